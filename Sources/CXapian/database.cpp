@@ -1,0 +1,270 @@
+// Opening, transactions and writes.
+
+#include <algorithm>
+
+#include "internal.hpp"
+
+using cx::str;
+
+namespace {
+
+cx_status require_writable(cx_database *database, char **out_error) {
+    if (database == nullptr) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no database handle", out_error);
+    if (database->closed) return cx::fail(CX_ERR_INVALID_ARGUMENT, "the database is closed", out_error);
+    if (!database->writable) return cx::fail(CX_ERR_INVALID_ARGUMENT, "the database is open read-only", out_error);
+    return CX_OK;
+}
+
+/// Builds the document for one item: free text for ranking and field search, boolean terms
+/// for filters and identity, and the values searches need.
+Xapian::Document make_document(cx_database &database, const cx_item &item, const std::string &unique) {
+    Xapian::Document document;
+    Xapian::TermGenerator &generator = database.generator;
+    generator.set_document(document);
+
+    // Weights by wdf: a title word counts three times, a keyword twice, a description word once.
+    // The gaps keep phrases from matching across fields.
+    const std::string title = cx::fold_accents(str(item.title));
+    generator.index_text(title, 3);
+    generator.increase_termpos(100);
+    generator.index_text(title, 1, cx::prefix::title);
+    for (size_t i = 0; i < item.keyword_count; ++i) {
+        const std::string keyword = str(item.keywords[i]);
+        generator.increase_termpos(100);
+        generator.index_text(cx::fold_accents(keyword), 2);
+        document.add_boolean_term(cx::keyword_term(keyword));
+    }
+    const std::string description_text = str(item.description);
+    const std::string description = cx::fold_accents(description_text);
+    generator.increase_termpos(100);
+    generator.index_text(description);
+    generator.increase_termpos(100);
+    generator.index_text(description, 1, cx::prefix::description);
+
+    const std::string domain = str(item.domain);
+    const std::string identifier = str(item.identifier);
+    document.add_boolean_term(unique);
+    document.add_boolean_term(cx::prefix::domain + domain);
+    for (size_t dot = 0;; ++dot) {
+        dot = domain.find('.', dot);
+        document.add_boolean_term(cx::prefix::domain_tree + domain.substr(0, dot));
+        if (dot == std::string::npos) break;
+    }
+    document.add_boolean_term(cx::prefix::mode + (item.is_public ? "public" : "private"));
+    document.add_boolean_term(cx::bounded_term(cx::prefix::identifier, identifier));
+    if (item.schema.length > 0) document.add_boolean_term(cx::schema_term(str(item.schema)));
+
+    double expiration = item.expiration_ms > 0 ? static_cast<double>(item.expiration_ms) : cx::never_ms;
+    document.add_value(cx::slot::expiration, Xapian::sortable_serialise(expiration));
+    if (!description_text.empty()) document.add_value(cx::slot::description, description_text);
+    document.add_value(cx::slot::is_public, item.is_public ? "1" : "0");
+    document.set_data(str(item.data));
+    return document;
+}
+
+}  // namespace
+
+extern "C" {
+
+cx_status cx_database_open(const char *path, cx_open_mode mode, cx_database **out, char **out_error) {
+    *out = nullptr;
+    try {
+        if (path == nullptr) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no path", out_error);
+        auto database = std::make_unique<cx_database>();
+        database->path = path;
+        if (mode == CX_OPEN_WRITE) {
+            database->writer = Xapian::WritableDatabase(path, Xapian::DB_CREATE_OR_OPEN);
+            database->reader = database->writer;
+            database->writable = true;
+            database->generator.set_stemmer(Xapian::Stem("english"));
+            database->generator.set_stemming_strategy(Xapian::TermGenerator::STEM_SOME);
+            database->generator.set_database(database->writer);
+            database->generator.set_flags(Xapian::TermGenerator::FLAG_SPELLING |
+                                          Xapian::TermGenerator::FLAG_CJK_NGRAM);
+        } else {
+            database->reader = Xapian::Database(path);
+        }
+        *out = database.release();
+        return CX_OK;
+    } catch (...) {
+        return cx::status_from_current_exception(out_error);
+    }
+}
+
+cx_status cx_database_close(cx_database *database, char **out_error) {
+    if (database == nullptr) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no database handle", out_error);
+    if (database->closed) return CX_OK;
+    database->closed = true;
+    try {
+        if (database->writable && database->in_transaction) {
+            database->in_transaction = false;
+            database->writer.cancel_transaction();
+        }
+        database->reader.close();
+        return CX_OK;
+    } catch (...) {
+        return cx::status_from_current_exception(out_error);
+    }
+}
+
+void cx_database_free(cx_database *database) {
+    if (database == nullptr) return;
+    cx_database_close(database, nullptr);
+    try {
+        delete database;
+    } catch (...) {
+        // Xapian's destructors do not throw; nothing can be reported from here in any case.
+    }
+}
+
+cx_status cx_database_reopen(cx_database *database, char **out_error) {
+    if (database == nullptr || database->closed) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no open database", out_error);
+    try {
+        database->reader.reopen();
+        return CX_OK;
+    } catch (...) {
+        return cx::status_from_current_exception(out_error);
+    }
+}
+
+bool cx_database_is_writable(const cx_database *database) { return database != nullptr && database->writable; }
+
+cx_status cx_database_begin(cx_database *database, char **out_error) {
+    if (cx_status status = require_writable(database, out_error)) return status;
+    if (database->in_transaction) return cx::fail(CX_ERR_INVALID_ARGUMENT, "a transaction is already open", out_error);
+    try {
+        database->writer.begin_transaction(true);
+        database->in_transaction = true;
+        return CX_OK;
+    } catch (...) {
+        return cx::status_from_current_exception(out_error);
+    }
+}
+
+cx_status cx_database_commit(cx_database *database, char **out_error) {
+    if (cx_status status = require_writable(database, out_error)) return status;
+    if (!database->in_transaction) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no transaction is open", out_error);
+    database->in_transaction = false;
+    try {
+        // Xapian: if commit_transaction() throws, the transaction is cancelled and the database
+        // keeps its last committed revision.
+        database->writer.commit_transaction();
+        return CX_OK;
+    } catch (...) {
+        return cx::status_from_current_exception(out_error);
+    }
+}
+
+cx_status cx_database_cancel(cx_database *database, char **out_error) {
+    if (cx_status status = require_writable(database, out_error)) return status;
+    if (!database->in_transaction) return CX_OK;
+    database->in_transaction = false;
+    try {
+        database->writer.cancel_transaction();
+        return CX_OK;
+    } catch (...) {
+        return cx::status_from_current_exception(out_error);
+    }
+}
+
+cx_status cx_database_replace_items(cx_database *database, const cx_item *items, size_t count, int64_t now_ms,
+                                    int32_t *out_outcomes, char **out_error) {
+    if (cx_status status = require_writable(database, out_error)) return status;
+    if (items == nullptr && count > 0) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no items", out_error);
+    try {
+        for (size_t i = 0; i < count; ++i) {
+            const cx_item &item = items[i];
+            const std::string unique = cx::unique_term(str(item.domain), str(item.identifier));
+            bool existed = database->writer.term_exists(unique);
+            int32_t outcome;
+            if (item.expiration_ms > 0 && item.expiration_ms <= now_ms) {
+                if (existed) database->writer.delete_document(unique);
+                outcome = 2;
+            } else {
+                // Xapian: replace_document(term, doc) replaces the first document indexed by
+                // `term` and deletes any others, or adds `doc` when there is none.
+                database->writer.replace_document(unique, make_document(*database, item, unique));
+                outcome = existed ? 1 : 0;
+            }
+            if (out_outcomes != nullptr) out_outcomes[i] = outcome;
+        }
+        return CX_OK;
+    } catch (...) {
+        return cx::status_from_current_exception(out_error);
+    }
+}
+
+cx_status cx_database_delete_items(cx_database *database, cx_text domain, const cx_text *identifiers, size_t count,
+                                   bool include_public, int32_t *out_outcomes, char **out_error) {
+    if (cx_status status = require_writable(database, out_error)) return status;
+    if ((identifiers == nullptr || out_outcomes == nullptr) && count > 0)
+        return cx::fail(CX_ERR_INVALID_ARGUMENT, "no identifiers", out_error);
+    try {
+        Xapian::WritableDatabase &writer = database->writer;
+        for (size_t i = 0; i < count; ++i) {
+            const std::string unique = cx::unique_term(str(domain), str(identifiers[i]));
+            Xapian::PostingIterator posting = writer.postlist_begin(unique);
+            if (posting == writer.postlist_end(unique)) {
+                out_outcomes[i] = CX_REMOVAL_NOT_FOUND;
+                continue;
+            }
+            Xapian::docid id = *posting;
+            if (!include_public && writer.get_document(id).get_value(cx::slot::is_public) == "1") {
+                out_outcomes[i] = CX_REMOVAL_REFUSED_PUBLIC;
+                continue;
+            }
+            writer.delete_document(unique);
+            out_outcomes[i] = CX_REMOVED;
+        }
+        return CX_OK;
+    } catch (...) {
+        return cx::status_from_current_exception(out_error);
+    }
+}
+
+cx_status cx_database_delete_domain(cx_database *database, cx_text domain, bool include_public, uint64_t *out_removed,
+                                    char **out_error) {
+    if (cx_status status = require_writable(database, out_error)) return status;
+    *out_removed = 0;
+    try {
+        Xapian::WritableDatabase &writer = database->writer;
+        const std::string term = cx::prefix::domain_tree + str(domain);
+        std::vector<Xapian::docid> doomed;
+        for (auto it = writer.postlist_begin(term); it != writer.postlist_end(term); ++it) {
+            if (include_public || writer.get_document(*it).get_value(cx::slot::is_public) != "1") doomed.push_back(*it);
+        }
+        for (Xapian::docid id : doomed) writer.delete_document(id);
+        *out_removed = doomed.size();
+        return CX_OK;
+    } catch (...) {
+        return cx::status_from_current_exception(out_error);
+    }
+}
+
+cx_status cx_database_delete_expired(cx_database *database, int64_t now_ms, bool dry_run, uint64_t *out_count,
+                                     char **out_error) {
+    *out_count = 0;
+    if (database == nullptr || database->closed) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no open database", out_error);
+    if (!dry_run) {
+        if (cx_status status = require_writable(database, out_error)) return status;
+    }
+    try {
+        Xapian::Database &reader = database->reader;
+        // Sortable serialisations compare as strings in the same order as the numbers.
+        const std::string now_key = Xapian::sortable_serialise(static_cast<double>(now_ms));
+        std::vector<Xapian::docid> expired;
+        for (auto it = reader.valuestream_begin(cx::slot::expiration); it != reader.valuestream_end(cx::slot::expiration);
+             ++it) {
+            if (*it <= now_key) expired.push_back(it.get_docid());
+        }
+        if (!dry_run) {
+            for (Xapian::docid id : expired) database->writer.delete_document(id);
+        }
+        *out_count = expired.size();
+        return CX_OK;
+    } catch (...) {
+        return cx::status_from_current_exception(out_error);
+    }
+}
+
+}  // extern "C"

@@ -1,0 +1,269 @@
+// CXapian.h — a coarse C API over Xapian for Searchlight.
+//
+// The API is shaped by the product, not by Xapian's classes: open an index, write items in a
+// transaction, delete by identifiers, domain, mode or expiry, search, and read everything back.
+// C++ stays inside: no C++ exception ever crosses these functions. Each returns a `cx_status`
+// and, on failure, may store a `malloc`-ed message in `*out_error`, which the caller frees with
+// `cx_string_free`.
+//
+// Strings are passed as `cx_text` (pointer and length, UTF-8, not necessarily NUL-terminated) so
+// that text holding NUL characters survives the boundary.
+
+#ifndef CXAPIAN_H
+#define CXAPIAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if !__has_feature(nullability)
+#define _Nonnull
+#define _Nullable
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#pragma clang assume_nonnull begin
+
+/// The outcome of a call. `CX_OK` is zero; every failure is a distinct value.
+typedef enum cx_status : int32_t {
+    CX_OK = 0,
+    /// Another process holds the database's write lock (Xapian::DatabaseLockError).
+    CX_ERR_LOCKED = 1,
+    /// The database does not exist or cannot be opened (Xapian::DatabaseOpeningError and
+    /// DatabaseNotFoundError).
+    CX_ERR_OPENING = 2,
+    /// The database is damaged (Xapian::DatabaseCorruptError).
+    CX_ERR_CORRUPT = 3,
+    /// The database changed under a reader more often than retries could absorb
+    /// (Xapian::DatabaseModifiedError).
+    CX_ERR_MODIFIED = 4,
+    /// The query could not be parsed (Xapian::QueryParserError, WildcardError).
+    CX_ERR_QUERY = 5,
+    /// An argument was invalid (Xapian::InvalidArgumentError, InvalidOperationError, or NULL).
+    CX_ERR_INVALID_ARGUMENT = 6,
+    /// Memory ran out (std::bad_alloc).
+    CX_ERR_NO_MEMORY = 7,
+    /// Reading or writing the database failed, e.g. the disk is full (Xapian::DatabaseError).
+    CX_ERR_IO = 8,
+    /// The requested item is not in the index.
+    CX_ERR_NOT_FOUND = 9,
+    /// A remote database could not be reached (Xapian::NetworkError).
+    CX_ERR_NETWORK = 10,
+    /// The database format is not supported (Xapian::DatabaseVersionError).
+    CX_ERR_VERSION = 11,
+    /// Any other failure, including non-Xapian exceptions.
+    CX_ERR_UNKNOWN = 99,
+} cx_status;
+
+/// A run of UTF-8 bytes that the callee does not own. `data` may be NULL when `length` is 0.
+typedef struct cx_text {
+    const char *_Nullable data;
+    size_t length;
+} cx_text;
+
+/// An open Xapian database: read-only (any path Xapian opens, including stub files listing
+/// shards or a `remote` line) or writable (a local directory, holding Xapian's write lock).
+typedef struct cx_database cx_database;
+
+/// The results of one search.
+typedef struct cx_results cx_results;
+
+/// A forward cursor over every stored item.
+typedef struct cx_cursor cx_cursor;
+
+/// How to open a database.
+typedef enum cx_open_mode : int32_t {
+    /// Read-only: `Xapian::Database(path)`. Fails with `CX_ERR_OPENING` when nothing is there.
+    CX_OPEN_READ = 0,
+    /// Writable, created when missing: `Xapian::WritableDatabase(path, DB_CREATE_OR_OPEN)`.
+    /// Fails at once with `CX_ERR_LOCKED` when another writer holds the lock.
+    CX_OPEN_WRITE = 1,
+} cx_open_mode;
+
+/// One item to store. Every `cx_text` is borrowed for the duration of the call.
+typedef struct cx_item {
+    cx_text domain;
+    cx_text identifier;
+    cx_text title;
+    cx_text description;
+    /// The content schema, e.g. `COMMERCE_PRODUCT`; may be empty.
+    cx_text schema;
+    /// The stored document data, returned verbatim by searches, `cx_database_get` and cursors.
+    cx_text data;
+    const cx_text *_Nullable keywords;
+    size_t keyword_count;
+    bool is_public;
+    /// Epoch milliseconds after which the item no longer exists; 0 means never.
+    int64_t expiration_ms;
+} cx_item;
+
+/// What happened to one identifier in `cx_database_delete_items`.
+typedef enum cx_removal : int32_t {
+    CX_REMOVED = 0,
+    CX_REMOVAL_NOT_FOUND = 1,
+    CX_REMOVAL_REFUSED_PUBLIC = 2,
+} cx_removal;
+
+/// Which items a search may see, by index mode.
+typedef enum cx_scope : int32_t {
+    CX_SCOPE_ALL = 0,
+    CX_SCOPE_PUBLIC = 1,
+    CX_SCOPE_PRIVATE = 2,
+} cx_scope;
+
+/// A search. `domain` is the caller's domain: it sees that domain's private items and every
+/// public item, unless `all_domains` is set.
+typedef struct cx_search_request {
+    cx_text query;
+    cx_text domain;
+    bool all_domains;
+    cx_scope scope;
+    int64_t now_ms;
+    uint32_t offset;
+    uint32_t limit;
+} cx_search_request;
+
+/// Counts over the whole database.
+typedef struct cx_stats {
+    uint64_t documents;
+    uint64_t public_count;
+    uint64_t private_count;
+    uint64_t expired_count;
+} cx_stats;
+
+// MARK: - Strings
+
+/// Frees a string returned through an `out_error` or an owned `cx_text`. Accepts NULL.
+void cx_string_free(char *_Nullable string);
+
+// MARK: - Opening and closing
+
+/// Opens the database at `path` (a NUL-terminated file-system path).
+///
+/// On success `*out` owns a new handle, freed with `cx_database_free`.
+/// Returns `CX_ERR_LOCKED`, `CX_ERR_OPENING`, `CX_ERR_CORRUPT`, `CX_ERR_VERSION`, `CX_ERR_IO`,
+/// `CX_ERR_NETWORK` or `CX_ERR_INVALID_ARGUMENT`.
+cx_status cx_database_open(const char *path, cx_open_mode mode, cx_database *_Nullable *_Nonnull out,
+                           char *_Nullable *_Nullable out_error);
+
+/// Closes the database, committing nothing that was not committed: a transaction still open is
+/// abandoned. Returns `CX_ERR_IO` if Xapian reports a failure while closing. The handle must
+/// still be freed.
+cx_status cx_database_close(cx_database *database, char *_Nullable *_Nullable out_error);
+
+/// Frees the handle, closing it first if needed (errors are discarded). Accepts NULL.
+void cx_database_free(cx_database *_Nullable database);
+
+/// Re-opens a read-only database at its latest revision. Returns `CX_ERR_IO` or
+/// `CX_ERR_CORRUPT` on failure.
+cx_status cx_database_reopen(cx_database *database, char *_Nullable *_Nullable out_error);
+
+/// True when the handle was opened with `CX_OPEN_WRITE`.
+bool cx_database_is_writable(const cx_database *database);
+
+// MARK: - Transactions
+
+/// Starts a flushed transaction: nothing written until `cx_database_commit` is visible to readers
+/// or survives a crash. Returns `CX_ERR_INVALID_ARGUMENT` on a read-only handle or when a
+/// transaction is already open.
+cx_status cx_database_begin(cx_database *database, char *_Nullable *_Nullable out_error);
+
+/// Commits the open transaction to disk atomically. Returns `CX_ERR_IO` (for example, the disk
+/// is full; the transaction is then abandoned and the database keeps its previous revision).
+cx_status cx_database_commit(cx_database *database, char *_Nullable *_Nullable out_error);
+
+/// Abandons the open transaction. Accepts a handle without one.
+cx_status cx_database_cancel(cx_database *database, char *_Nullable *_Nullable out_error);
+
+// MARK: - Writing
+
+/// Stores `count` items, replacing any item with the same (domain, identifier). An item whose
+/// expiration is at or before `now_ms` is not stored; any stored version is deleted instead.
+///
+/// `out_outcomes`, when not NULL, receives one value per item: 0 added, 1 replaced, 2 expired.
+/// Returns `CX_ERR_INVALID_ARGUMENT` on a read-only handle, or `CX_ERR_IO`.
+cx_status cx_database_replace_items(cx_database *database, const cx_item *items, size_t count, int64_t now_ms,
+                                    int32_t *_Nullable out_outcomes, char *_Nullable *_Nullable out_error);
+
+/// Deletes the items of `domain` with the given identifiers. Public items are refused unless
+/// `include_public` is set. `out_outcomes` receives one `cx_removal` per identifier.
+cx_status cx_database_delete_items(cx_database *database, cx_text domain, const cx_text *identifiers, size_t count,
+                                   bool include_public, int32_t *out_outcomes,
+                                   char *_Nullable *_Nullable out_error);
+
+/// Deletes the private items of `domain` and of every domain below it on dot-separated
+/// components (`com.example` covers `com.example.shop`); public ones too when `include_public`.
+/// `*out_removed` receives the number deleted.
+cx_status cx_database_delete_domain(cx_database *database, cx_text domain, bool include_public,
+                                    uint64_t *out_removed, char *_Nullable *_Nullable out_error);
+
+/// Deletes (or, with `dry_run`, only counts) every item whose expiration is at or before `now_ms`.
+cx_status cx_database_delete_expired(cx_database *database, int64_t now_ms, bool dry_run, uint64_t *out_count,
+                                     char *_Nullable *_Nullable out_error);
+
+// MARK: - Reading
+
+/// Finds the item (domain, identifier). On success `*out_data` receives a `malloc`-ed copy of its
+/// stored data, freed with `cx_string_free`. Returns `CX_ERR_NOT_FOUND` when absent.
+cx_status cx_database_get(cx_database *database, cx_text domain, cx_text identifier,
+                          char *_Nullable *_Nonnull out_data, size_t *out_length,
+                          char *_Nullable *_Nullable out_error);
+
+/// Counts documents, public, private and expired (at `now_ms`) items.
+cx_status cx_database_stats(cx_database *database, int64_t now_ms, cx_stats *out_stats,
+                            char *_Nullable *_Nullable out_error);
+
+/// Lists domains with their item counts as a `malloc`-ed buffer of lines `domain\tcount\n`.
+cx_status cx_database_domains(cx_database *database, char *_Nullable *_Nonnull out_lines, size_t *out_length,
+                              char *_Nullable *_Nullable out_error);
+
+/// Runs a search. On success `*out` owns the results, freed with `cx_results_free`.
+/// Returns `CX_ERR_QUERY` with a message for a query Xapian cannot parse.
+cx_status cx_search(cx_database *database, const cx_search_request *request, cx_results *_Nullable *_Nonnull out,
+                    char *_Nullable *_Nullable out_error);
+
+/// The number of results held (at most the request's limit).
+size_t cx_results_count(const cx_results *results);
+/// The number of matching items (exact up to 10,000, estimated beyond).
+uint64_t cx_results_total(const cx_results *results);
+/// The stored data of result `index`; borrowed from `results`.
+cx_text cx_results_data(const cx_results *results, size_t index);
+/// The relevance of result `index`, 0–100.
+int32_t cx_results_percent(const cx_results *results, size_t index);
+/// The description around the matches of result `index`, HTML-escaped, matches in `<mark>`.
+cx_text cx_results_snippet(const cx_results *results, size_t index);
+/// A corrected query when nothing matched and the index knows a better spelling; else empty.
+cx_text cx_results_suggestion(const cx_results *results);
+/// Frees results. Accepts NULL.
+void cx_results_free(cx_results *_Nullable results);
+
+/// Opens a cursor over every stored item, in storage order. `*out` is freed with
+/// `cx_cursor_free`; the database must outlive it.
+cx_status cx_cursor_open(cx_database *database, cx_cursor *_Nullable *_Nonnull out,
+                         char *_Nullable *_Nullable out_error);
+
+/// Moves to the next item. `*out_done` is set when there is none; otherwise `*out_data` holds
+/// its stored data, borrowed until the next call, and `*out_expiration_ms` its expiration.
+cx_status cx_cursor_next(cx_cursor *cursor, cx_text *out_data, int64_t *out_expiration_ms, bool *out_done,
+                         char *_Nullable *_Nullable out_error);
+
+/// Frees a cursor. Accepts NULL.
+void cx_cursor_free(cx_cursor *_Nullable cursor);
+
+// MARK: - Text
+
+/// Folds Latin accents (`Café` → `Cafe`, `Straße` → `Strasse`), keeping case. On success
+/// `*out` is `malloc`-ed, freed with `cx_string_free`.
+cx_status cx_fold_accents(cx_text text, char *_Nullable *_Nonnull out, size_t *out_length,
+                          char *_Nullable *_Nullable out_error);
+
+#pragma clang assume_nonnull end
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // CXAPIAN_H

@@ -1,0 +1,121 @@
+// Internal declarations shared by the shim's C++ files. Nothing here is visible to Swift.
+
+#ifndef CXAPIAN_INTERNAL_HPP
+#define CXAPIAN_INTERNAL_HPP
+
+#include <xapian.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "CXapian.h"
+
+struct cx_database {
+    std::string path;
+    bool writable = false;
+    bool closed = false;
+    bool in_transaction = false;
+    /// The database every read goes through; for a writable handle it shares `writer`'s internals.
+    Xapian::Database reader;
+    Xapian::WritableDatabase writer;
+    Xapian::TermGenerator generator;
+};
+
+namespace cx {
+
+// MARK: errors.cpp
+
+/// Maps the exception being handled to a status, storing its message in `*out_error`.
+/// Call only from inside a `catch` block.
+cx_status status_from_current_exception(char **out_error);
+
+/// Stores a copy of `message` in `*out_error` (when not NULL) and returns `status`.
+cx_status fail(cx_status status, const std::string &message, char **out_error);
+
+/// A `malloc`-ed copy of `bytes`, NUL-terminated; throws std::bad_alloc.
+char *copy_bytes(const std::string &bytes);
+
+inline std::string str(cx_text text) {
+    return text.data == nullptr ? std::string() : std::string(text.data, text.length);
+}
+
+// MARK: schema.cpp — the one prefix table and the value slots
+
+namespace prefix {
+/// The unique-id term: domain, U+001F, identifier (hashed past the term limit).
+inline const std::string unique = "Q";
+/// The exact domain (boolean).
+inline const std::string domain = "XD";
+/// The domain and each ancestor on dot components (boolean), for recursive domain removal.
+inline const std::string domain_tree = "XA";
+/// The index mode: `XMpublic` or `XMprivate` (boolean).
+inline const std::string mode = "XM";
+/// The content schema, lower-cased (boolean).
+inline const std::string schema = "XS";
+/// The canonical identifier alone, across domains (boolean).
+inline const std::string identifier = "XI";
+/// A whole keyword, folded and lower-cased (boolean).
+inline const std::string keyword = "K";
+/// Title words (free text).
+inline const std::string title = "S";
+/// Description words (free text).
+inline const std::string description = "XC";
+}  // namespace prefix
+
+namespace slot {
+/// `sortable_serialise` of the expiration in epoch ms; `never_ms` for items that never expire.
+constexpr Xapian::valueno expiration = 0;
+/// The original description, for snippets.
+constexpr Xapian::valueno description = 1;
+/// "1" for public items, "0" for private ones.
+constexpr Xapian::valueno is_public = 2;
+}  // namespace slot
+
+/// The expiration stored for items that never expire (far beyond any real date).
+constexpr double never_ms = 9.0e15;
+
+/// `prefix + value`, or, when that passes Xapian's term limit, a shortened form ending in a
+/// 64-bit hash of the whole value.
+std::string bounded_term(const std::string &prefix, const std::string &value);
+
+/// The unique-id term of (domain, identifier).
+std::string unique_term(const std::string &domain, const std::string &identifier);
+
+/// The keyword term of a keyword: accents folded, lower-cased, bounded.
+std::string keyword_term(const std::string &keyword);
+
+/// The schema term: lower-cased, bounded.
+std::string schema_term(const std::string &schema);
+
+/// The expiration of a document, in epoch ms (`never_ms` for none).
+double document_expiration(const Xapian::Document &document);
+
+// MARK: text.cpp
+
+/// Folds Latin accents and ligatures to ASCII, keeping case and every other character.
+std::string fold_accents(const std::string &text);
+
+/// Folds accents and lower-cases.
+std::string fold_lower(const std::string &text);
+
+/// Replaces typographic double quotes with straight ones.
+std::string straighten_quotes(const std::string &text);
+
+/// What a snippet highlights: plain words, stems (without their `Z`), and prefixes typed as-you-type.
+struct Highlighter {
+    std::vector<std::string> words;
+    std::vector<std::string> stems;
+    std::vector<std::string> prefixes;
+    Xapian::Stem stemmer;
+
+    bool matches(const std::string &folded_lower_word) const;
+};
+
+/// The description around the first match, HTML-escaped, each match inside `<mark>`…`</mark>`.
+std::string make_snippet(const std::string &text, const Highlighter &highlighter, size_t max_chars = 200);
+
+}  // namespace cx
+
+#endif  // CXAPIAN_INTERNAL_HPP

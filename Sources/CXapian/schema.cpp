@@ -1,0 +1,46 @@
+// Terms and values: how an item is laid out in a Xapian document.
+
+#include <cstdio>
+
+#include "internal.hpp"
+
+namespace cx {
+
+namespace {
+
+/// Xapian's glass backend refuses terms over 245 bytes; stay clear of it.
+constexpr size_t term_limit = 240;
+constexpr size_t kept_bytes = 200;
+
+uint64_t fnv1a64(const std::string &bytes) {
+    uint64_t hash = 0xcbf29ce484222325ULL;
+    for (unsigned char byte : bytes) {
+        hash ^= byte;
+        hash *= 0x100000001b3ULL;
+    }
+    return hash;
+}
+
+}  // namespace
+
+std::string bounded_term(const std::string &prefix, const std::string &value) {
+    if (prefix.size() + value.size() <= term_limit) return prefix + value;
+    char hash[17];
+    std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(fnv1a64(value)));
+    return prefix + value.substr(0, kept_bytes) + "\x1f#" + hash;
+}
+
+std::string unique_term(const std::string &domain, const std::string &identifier) {
+    return bounded_term(prefix::unique, domain + "\x1f" + identifier);
+}
+
+std::string keyword_term(const std::string &keyword) { return bounded_term(prefix::keyword, fold_lower(keyword)); }
+
+std::string schema_term(const std::string &schema) { return bounded_term(prefix::schema, fold_lower(schema)); }
+
+double document_expiration(const Xapian::Document &document) {
+    std::string value = document.get_value(slot::expiration);
+    return value.empty() ? never_ms : Xapian::sortable_unserialise(value);
+}
+
+}  // namespace cx

@@ -1,0 +1,1 @@
+internal import CXapian
