@@ -196,7 +196,9 @@ cx_status cx_search(cx_database *database, const cx_search_request *request, cx_
             results->snippets.push_back(cx::make_snippet(document.get_value(cx::slot::description), highlighter));
         }
         if (results->total == 0 && !folded.empty()) {
-            parser.parser.parse_query(folded, Parser::flags | Xapian::QueryParser::FLAG_SPELLING_CORRECTION);
+            // Spelling correction skips partial (as-you-type) terms, so the last word is taken whole.
+            parser.parser.parse_query(folded, (Parser::flags & ~Xapian::QueryParser::FLAG_PARTIAL) |
+                                                  Xapian::QueryParser::FLAG_SPELLING_CORRECTION);
             std::string corrected = parser.parser.get_corrected_query_string();
             if (!corrected.empty() && corrected != folded) results->suggestion = corrected;
         }

@@ -1,0 +1,80 @@
+/// What an indexing call did: the counts and every rejection, with its place and reason.
+public struct IndexingReport: Sendable, Hashable, Codable {
+    /// Items stored: added plus updated.
+    public var indexed = 0
+    /// Items that were new.
+    public var added = 0
+    /// Items that replaced a stored version of the same identity.
+    public var updated = 0
+    /// Items already expired: not stored, and any stored version removed.
+    public var expired = 0
+    /// Items whose expiration was clamped to the maximum lifetime.
+    public var clamped = 0
+    /// Items (or whole files) rejected.
+    public var rejected = 0
+    public var errors: [SearchlightError] = []
+
+    public init() {}
+
+    /// Adds another report's counts and errors to this one.
+    public mutating func merge(_ other: IndexingReport) {
+        indexed += other.indexed
+        added += other.added
+        updated += other.updated
+        expired += other.expired
+        clamped += other.clamped
+        rejected += other.rejected
+        errors += other.errors
+    }
+}
+
+extension SearchlightError: Hashable {
+    public static func == (lhs: SearchlightError, rhs: SearchlightError) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message && lhs.path == rhs.path && lhs.item == rhs.item
+            && lhs.line == rhs.line && lhs.column == rhs.column
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
+        hasher.combine(path)
+        hasher.combine(item)
+        hasher.combine(line)
+    }
+}
+
+/// What a removal call did.
+public struct RemovalReport: Sendable, Hashable, Codable {
+    /// A removal refused for one identifier.
+    public struct Refusal: Sendable, Hashable, Codable {
+        public var id: String
+        public var code: SearchlightError.Code
+        public var message: String
+    }
+
+    public var removed = 0
+    /// Identifiers with no item in the domain (removal is idempotent: not an error).
+    public var notFound: [String] = []
+    /// Identifiers whose removal was refused (public content, code 1014).
+    public var refused: [Refusal] = []
+
+    public init() {}
+
+    public mutating func merge(_ other: RemovalReport) {
+        removed += other.removed
+        notFound += other.notFound
+        refused += other.refused
+    }
+}
+
+/// Counts over the whole index.
+public struct IndexStatistics: Sendable, Hashable, Codable {
+    public var path: String
+    public var documents: Int
+    public var `public`: Int
+    public var `private`: Int
+    /// Items expired but not yet pruned (never returned by searches).
+    public var expired: Int
+    public var domains: [String: Int]
+    public var sizeBytes: Int
+}

@@ -1,0 +1,79 @@
+/// One result of a search: the item's main fields, its relevance and a snippet.
+public struct SearchResult: Sendable, Hashable, Codable {
+    public var canonicalIdentifier: String
+    public var domain: String
+    public var title: String?
+    public var contentDescription: String?
+    public var keywords: [String]
+    public var canonicalUrl: String?
+    public var imageUrl: String?
+    public var contentIndexMode: ContentIndexMode
+    /// Epoch milliseconds, or `nil` for never.
+    public var expirationDate: Int64?
+    /// Relevance, 0–100 (100 for every item of an empty query).
+    public var score: Int
+    /// The description around the matches: HTML-escaped text with each match in `<mark>`…`</mark>`.
+    public var snippet: String
+
+    init(item: SearchableItem, score: Int, snippet: String) {
+        let object = item.object
+        canonicalIdentifier = object.canonicalIdentifier
+        domain = item.domainIdentifier
+        title = object.title
+        contentDescription = object.contentDescription
+        keywords = object.keywords
+        canonicalUrl = object.canonicalUrl
+        imageUrl = object.imageUrl
+        contentIndexMode = item.contentIndexMode
+        expirationDate = object.expirationDate
+        self.score = score
+        self.snippet = snippet
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case canonicalIdentifier, domain, title, contentDescription, keywords, canonicalUrl, imageUrl
+        case contentIndexMode, expirationDate, score, snippet
+    }
+
+    /// Every key is written, `null` where a field is absent.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(canonicalIdentifier, forKey: .canonicalIdentifier)
+        try container.encode(domain, forKey: .domain)
+        try container.encode(title, forKey: .title)
+        try container.encode(contentDescription, forKey: .contentDescription)
+        try container.encode(keywords, forKey: .keywords)
+        try container.encode(canonicalUrl, forKey: .canonicalUrl)
+        try container.encode(imageUrl, forKey: .imageUrl)
+        try container.encode(contentIndexMode, forKey: .contentIndexMode)
+        try container.encode(expirationDate, forKey: .expirationDate)
+        try container.encode(score, forKey: .score)
+        try container.encode(snippet, forKey: .snippet)
+    }
+}
+
+/// A page of search results.
+public struct SearchResults: Sendable, Hashable, Codable {
+    public var query: String
+    /// How many items match in all (exact up to about a thousand, estimated beyond).
+    public var total: Int
+    public var offset: Int
+    public var limit: Int
+    /// A corrected query, when nothing matched and the index knows a likelier spelling.
+    public var suggestion: String?
+    public var results: [SearchResult]
+
+    enum CodingKeys: String, CodingKey {
+        case query, total, offset, limit, suggestion, results
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(query, forKey: .query)
+        try container.encode(total, forKey: .total)
+        try container.encode(offset, forKey: .offset)
+        try container.encode(limit, forKey: .limit)
+        try container.encode(suggestion, forKey: .suggestion)
+        try container.encode(results, forKey: .results)
+    }
+}

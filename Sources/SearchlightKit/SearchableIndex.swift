@@ -1,0 +1,381 @@
+import Foundation
+import Synchronization
+
+internal import CXapian
+
+/// A Searchlight index: a Xapian database of ``SearchableItem``s, with Core Spotlight's
+/// vocabulary.
+///
+/// Every write method is one transaction: all of it is committed, or none of it (even if the
+/// process is killed). Only one process may write an index at a time; a second writer waits up to
+/// its lock timeout and then fails with ``SearchlightError/Code/indexLocked``. Readers always see
+/// a committed state.
+///
+/// ```swift
+/// let index = try SearchableIndex(path: "/tmp/index", access: .readWrite(lockTimeout: .seconds(10)))
+/// var object = BranchUniversalObject(canonicalIdentifier: "article/1")
+/// object.title = "Deep linking explained"
+/// try index.indexSearchableItems([SearchableItem(object: object, domainIdentifier: "com.example.blog")])
+/// let results = try index.search(SearchQuery("deep link", domainIdentifier: "com.example.blog"))
+/// try index.close()
+/// ```
+public final class SearchableIndex: Sendable {
+    /// How an index is opened.
+    public enum Access: Sendable, Hashable {
+        /// Read-only. Any path Xapian opens works, including a stub database file listing several
+        /// shards, or a `remote` line naming an `xapian-tcpsrv`.
+        case readOnly
+        /// Read-write, creating the index (and its parent folders) when missing. Waits up to
+        /// `lockTimeout` for another writer to finish.
+        case readWrite(lockTimeout: Duration)
+    }
+
+    /// The index's path.
+    public let path: String
+    public let isWritable: Bool
+    private let database: Mutex<XapianDatabase>
+
+    /// Opens the index at `path`.
+    ///
+    /// - Throws: ``SearchlightError/Code/indexUnavailable`` (1010) when it cannot be opened or
+    ///   created, ``SearchlightError/Code/indexLocked`` when another writer holds it past the
+    ///   timeout.
+    public init(path: String, access: Access) throws(SearchlightError) {
+        self.path = path
+        switch access {
+        case .readOnly:
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw SearchlightError(
+                    .indexUnavailable,
+                    "There is no index at \(path); create one by indexing some files (searchlight index FILE…), "
+                        + "or name another with --index")
+            }
+            isWritable = false
+            database = Mutex(try XapianDatabase(path: path, writable: false))
+        case .readWrite(let lockTimeout):
+            isWritable = true
+            database = Mutex(try Self.openWriter(path: path, lockTimeout: lockTimeout))
+        }
+    }
+
+    /// Xapian fails at once when the write lock is held, so waiting is a poll.
+    private static func openWriter(path: String, lockTimeout: Duration) throws(SearchlightError) -> XapianDatabase {
+        let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        do {
+            try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        } catch {
+            throw SearchlightError(
+                .indexUnavailable, "Cannot create the folder \(parent) for the index: \(error.localizedDescription)")
+        }
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: lockTimeout)
+        while true {
+            do {
+                return try XapianDatabase(path: path, writable: true)
+            } catch SearchlightError.indexLocked {
+                guard clock.now < deadline else {
+                    throw SearchlightError(
+                        .indexLocked,
+                        "The index at \(path) is locked by another writer (waited \(lockTimeout.secondsText)); "
+                            + "try again when it has finished, or raise --lock-timeout")
+                }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
+    }
+
+    /// The current time in epoch milliseconds.
+    public static func currentTime() -> Int64 {
+        Int64((Date().timeIntervalSince1970 * 1000).rounded())
+    }
+
+    /// Closes the index. Reports Xapian's failures, which its destructor would swallow.
+    public func close() throws(SearchlightError) {
+        try database.withLock { database throws(SearchlightError) in try database.close() }
+    }
+
+    // MARK: - Writing
+
+    /// Indexes items (Core Spotlight's `indexSearchableItems`): one transaction, upserting by
+    /// (domain, identifier). An item already expired at `now` is not stored and removes any stored
+    /// version.
+    @discardableResult
+    public func indexSearchableItems(_ items: [SearchableItem], now: Int64 = currentTime()) throws(SearchlightError)
+        -> IndexingReport
+    {
+        for item in items { try SearchableItem.validateDomain(item.domainIdentifier) }
+        return try write { database throws(SearchlightError) in try Self.store(items, in: database, now: now) }
+    }
+
+    /// Indexes decoded input files in one transaction: each file's accepted items are all stored
+    /// or none; rejected items and files are reported, never stored, and never stop the others.
+    /// With `strict`, any rejection rejects everything: nothing is written.
+    public func index(
+        _ inputs: [DecodedInput], options: IndexingOptions, strict: Bool = false, now: Int64 = currentTime()
+    ) throws(SearchlightError) -> IndexingReport {
+        try SearchableItem.validateDomain(options.domainIdentifier)
+        var report = IndexingReport()
+        var items: [SearchableItem] = []
+        for input in inputs {
+            report.rejected += input.rejections.count
+            report.errors += input.rejections
+            for decoded in input.objects {
+                do {
+                    let (item, clamped) = try options.prepare(decoded, now: now)
+                    items.append(item)
+                    if clamped { report.clamped += 1 }
+                } catch {
+                    report.rejected += 1
+                    report.errors.append(
+                        SearchlightError(
+                            error.code, error.message, path: input.path, item: decoded.item, line: decoded.line))
+                }
+            }
+        }
+        guard !items.isEmpty, !(strict && report.rejected > 0) else { return report }
+        let stored = try write { database throws(SearchlightError) in try Self.store(items, in: database, now: now) }
+        report.merge(stored)
+        return report
+    }
+
+    private static func store(_ items: [SearchableItem], in database: XapianDatabase, now: Int64)
+        throws(SearchlightError) -> IndexingReport
+    {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var stored: [StoredItem] = []
+        stored.reserveCapacity(items.count)
+        for item in items {
+            let object = item.object
+            let data: Data
+            do {
+                data = try encoder.encode(item.dictionary)
+            } catch {
+                throw SearchlightError(.internalError, "Cannot encode \(quoted(item.uniqueIdentifier)): \(error)")
+            }
+            stored.append(
+                StoredItem(
+                    domain: item.domainIdentifier, identifier: object.canonicalIdentifier, title: object.title ?? "",
+                    description: object.contentDescription ?? "", schema: object.contentMetadata.contentSchema ?? "",
+                    keywords: object.keywords, data: Array(data), isPublic: item.contentIndexMode == .public,
+                    expiration: object.expirationDate ?? 0))
+        }
+        var report = IndexingReport()
+        for outcome in try database.replace(stored, now: now) {
+            switch outcome {
+            case .added: report.added += 1
+            case .replaced: report.updated += 1
+            case .expired: report.expired += 1
+            }
+        }
+        report.indexed = report.added + report.updated
+        return report
+    }
+
+    /// Removes items of a domain by identifier (Core Spotlight's
+    /// `deleteSearchableItems(withIdentifiers:)`). Public items are refused with code 1014 unless
+    /// `includePublic` is set; unknown identifiers are reported, not errors (removal is idempotent).
+    ///
+    /// - Throws: ``SearchlightError/Code/removalWithoutIdentifier`` (1013) when `identifiers` is empty.
+    public func deleteSearchableItems(
+        withIdentifiers identifiers: [String], domainIdentifier: String = SearchableItem.defaultDomain,
+        includePublic: Bool = false
+    ) throws(SearchlightError) -> RemovalReport {
+        try SearchableItem.validateDomain(domainIdentifier)
+        guard !identifiers.isEmpty else {
+            throw SearchlightError(
+                .removalWithoutIdentifier, "A removal needs at least one canonical identifier; name the items to remove")
+        }
+        var report = RemovalReport()
+        let named = identifiers.filter { !$0.isEmpty }
+        if named.count < identifiers.count {
+            report.refused.append(
+                .init(id: "", code: .removalWithoutIdentifier, message: "An empty identifier names no item"))
+        }
+        guard !named.isEmpty else { return report }
+        let outcomes = try write { database throws(SearchlightError) in
+            try database.delete(identifiers: named, domain: domainIdentifier, includePublic: includePublic)
+        }
+        for (identifier, outcome) in zip(named, outcomes) {
+            switch outcome {
+            case .removed: report.removed += 1
+            case .notFound: report.notFound.append(identifier)
+            case .refusedPublic:
+                report.refused.append(
+                    .init(
+                        id: identifier, code: .publicContentNotRemovable,
+                        message: "Spotlight cannot remove publicly indexed content; it leaves the index when it "
+                            + "expires (or pass --include-public)"))
+            }
+        }
+        return report
+    }
+
+    /// Removes every private item of the domains, and of the domains below them on dot-separated
+    /// components (Core Spotlight's `deleteSearchableItems(withDomainIdentifiers:)`): `com.example`
+    /// covers `com.example.shop`. Public items stay unless `includePublic` is set.
+    ///
+    /// - Returns: the number of items removed.
+    @discardableResult
+    public func deleteSearchableItems(withDomainIdentifiers domains: [String], includePublic: Bool = false)
+        throws(SearchlightError) -> Int
+    {
+        for domain in domains { try SearchableItem.validateDomain(domain) }
+        return try write { database throws(SearchlightError) in
+            var removed = 0
+            for domain in domains { removed += try database.deleteDomain(domain, includePublic: includePublic) }
+            return removed
+        }
+    }
+
+    /// Deletes every expired item, in every domain, in one transaction; with `dryRun`, only counts.
+    @discardableResult
+    public func pruneExpiredItems(now: Int64 = currentTime(), dryRun: Bool = false) throws(SearchlightError) -> Int {
+        if dryRun {
+            return try read { database throws(SearchlightError) in try database.deleteExpired(now: now, dryRun: true) }
+        }
+        return try write { database throws(SearchlightError) in try database.deleteExpired(now: now, dryRun: false) }
+    }
+
+    private func write<T: Sendable>(_ body: (XapianDatabase) throws(SearchlightError) -> T) throws(SearchlightError)
+        -> T
+    {
+        guard isWritable else {
+            throw SearchlightError(.invalidArgument, "The index at \(path) was opened read-only")
+        }
+        return try database.withLock { database throws(SearchlightError) in
+            do {
+                return try database.transaction { try body(database) }
+            } catch let error as SearchlightError {
+                throw error
+            } catch {
+                throw SearchlightError(.internalError, "\(error)")
+            }
+        }
+    }
+
+    /// Runs a read at the latest committed revision.
+    private func read<T: Sendable>(_ body: (XapianDatabase) throws(SearchlightError) -> T) throws(SearchlightError)
+        -> T
+    {
+        try database.withLock { database throws(SearchlightError) in
+            if !database.isWritable { try database.reopen() }
+            return try body(database)
+        }
+    }
+
+    // MARK: - Reading
+
+    /// Searches (SPEC §2): relevance-ranked, expired items never returned, visibility by domain
+    /// and scope.
+    ///
+    /// - Throws: ``SearchlightError/Code/invalidQuery`` for a malformed query.
+    public func search(_ query: SearchQuery, now: Int64 = currentTime()) throws(SearchlightError) -> SearchResults {
+        try query.validate()
+        let scope: cx_scope =
+            switch query.scope {
+            case .all: CX_SCOPE_ALL
+            case .public: CX_SCOPE_PUBLIC
+            case .private: CX_SCOPE_PRIVATE
+            }
+        let raw = try read { database throws(SearchlightError) in
+            try database.search(
+                query: query.text, domain: query.domainIdentifier, scope: scope, now: now, offset: query.offset,
+                limit: query.limit)
+        }
+        var results: [SearchResult] = []
+        for hit in raw.hits {
+            results.append(SearchResult(item: try decodeStored(hit.data), score: hit.percent, snippet: hit.snippet))
+        }
+        return SearchResults(
+            query: query.text, total: raw.total, offset: query.offset, limit: query.limit,
+            suggestion: raw.suggestion, results: results)
+    }
+
+    /// The item with this identifier as seen from `domainIdentifier`: the domain's own item, or a
+    /// public item of another domain. `nil` when there is none or it has expired.
+    public func item(
+        withIdentifier identifier: String, domainIdentifier: String = SearchableItem.defaultDomain,
+        now: Int64 = currentTime()
+    ) throws(SearchlightError) -> SearchableItem? {
+        try SearchableItem.validateDomain(domainIdentifier)
+        guard !identifier.isEmpty else {
+            throw SearchlightError(.missingIdentifier, "A canonical identifier is required to name the item")
+        }
+        let own = try read { database throws(SearchlightError) in
+            try database.get(domain: domainIdentifier, identifier: identifier)
+        }
+        if let own {
+            let item = try decodeStored(own)
+            return item.isExpired(at: now) ? nil : item
+        }
+        // A public item of another domain is visible too.
+        guard !identifier.contains("\"") else { return nil }
+        let raw = try read { database throws(SearchlightError) in
+            try database.search(
+                query: "id:\"\(identifier)\"", domain: domainIdentifier, scope: CX_SCOPE_PUBLIC, now: now, offset: 0,
+                limit: 1)
+        }
+        return try raw.hits.first.map { hit throws(SearchlightError) in try decodeStored(hit.data) }
+    }
+
+    /// Counts: documents, public, private, expired but not yet pruned, per domain, and the size on disk.
+    public func statistics(now: Int64 = currentTime()) throws(SearchlightError) -> IndexStatistics {
+        let (counts, domains) = try read { database throws(SearchlightError) in
+            (try database.counts(now: now), try database.domains())
+        }
+        return IndexStatistics(
+            path: path, documents: counts.documents, public: counts.publicCount, private: counts.privateCount,
+            expired: counts.expiredCount, domains: domains, sizeBytes: Self.size(of: path))
+    }
+
+    /// Calls `body` with every item of `domainIdentifier` (every domain when `nil`), in storage
+    /// order, skipping expired ones unless `includeExpired`.
+    public func forEachItem(
+        domainIdentifier: String?, includeExpired: Bool = false, now: Int64 = currentTime(),
+        _ body: (SearchableItem) throws -> Void
+    ) throws {
+        if let domainIdentifier { try SearchableItem.validateDomain(domainIdentifier) }
+        try database.withLock { database in
+            if !database.isWritable { try database.reopen() }
+            try database.forEachDocument { data, expiration in
+                if !includeExpired, expiration > 0, expiration <= now { return }
+                let item = try decodeStored(data)
+                if let domainIdentifier, item.domainIdentifier != domainIdentifier { return }
+                try body(item)
+            }
+        }
+    }
+
+    private func decodeStored(_ data: [UInt8]) throws(SearchlightError) -> SearchableItem {
+        do {
+            let dictionary = try JSONDecoder().decode([String: JSONValue].self, from: Data(data))
+            return try SearchableItem(storedDictionary: dictionary)
+        } catch {
+            throw SearchlightError(
+                .indexUnavailable,
+                "An item stored in \(path) cannot be read (\(error)); the index was not written by Searchlight, "
+                    + "or is damaged: re-index your files")
+        }
+    }
+
+    private static func size(of path: String) -> Int {
+        let manager = FileManager.default
+        var isDirectory: ObjCBool = false
+        guard manager.fileExists(atPath: path, isDirectory: &isDirectory) else { return 0 }
+        guard isDirectory.boolValue else {
+            return (try? manager.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        }
+        let files = (try? manager.contentsOfDirectory(atPath: path)) ?? []
+        return files.reduce(0) { total, name in
+            total + ((try? manager.attributesOfItem(atPath: path + "/" + name)[.size] as? Int) ?? 0)
+        }
+    }
+}
+
+extension Duration {
+    var secondsText: String {
+        let seconds = Double(components.seconds) + Double(components.attoseconds) / 1e18
+        return seconds == seconds.rounded() ? "\(Int(seconds))s" : "\(seconds)s"
+    }
+}

@@ -1,0 +1,118 @@
+/// The one error type of Searchlight.
+///
+/// Every failure carries a numeric ``Code`` (the Branch SDK's codes where one exists, the
+/// project's own otherwise) and a message that names the file, item, field, identifier or query
+/// at fault and says how to fix it.
+///
+/// ```swift
+/// do {
+///     let index = try SearchableIndex(path: path, access: .readWrite(lockTimeout: .seconds(10)))
+/// } catch SearchlightError.indexLocked {
+///     // another writer holds the index; try again later
+/// }
+/// ```
+public struct SearchlightError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure this is. Stable: scripts and HTTP clients read it.
+    public struct Code: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+        public var rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+
+        /// 1009: an item has no canonical identifier (the Branch SDK's code).
+        public static let missingIdentifier = Code(rawValue: 1009)
+        /// 1010: the index cannot be opened or created: missing, damaged, or not an index.
+        public static let indexUnavailable = Code(rawValue: 1010)
+        /// 1013: a removal named no identifier (the Branch SDK's code).
+        public static let removalWithoutIdentifier = Code(rawValue: 1013)
+        /// 1014: public content cannot be removed (the Branch SDK's code).
+        public static let publicContentNotRemovable = Code(rawValue: 1014)
+        /// 2001: a field has the wrong type or an impossible value.
+        public static let invalidField = Code(rawValue: 2001)
+        /// 2002: a file or line is not valid JSON.
+        public static let invalidJSON = Code(rawValue: 2002)
+        /// 2003: an input file cannot be read.
+        public static let unreadableInput = Code(rawValue: 2003)
+        /// 2004: a search query is malformed.
+        public static let invalidQuery = Code(rawValue: 2004)
+        /// 2005: another process holds the index's write lock.
+        public static let indexLocked = Code(rawValue: 2005)
+        /// 2006: no item has that identifier (or it has expired).
+        public static let itemNotFound = Code(rawValue: 2006)
+        /// 2007: writing the index failed (for example, the disk is full); nothing was committed.
+        public static let writeFailed = Code(rawValue: 2007)
+        /// 2008: an argument is invalid (a domain, a duration, a limit).
+        public static let invalidArgument = Code(rawValue: 2008)
+        /// 2009: a JSON value that should be a BUO object is not one.
+        public static let notAnObject = Code(rawValue: 2009)
+        /// 2010: an internal failure; the message says what Xapian reported.
+        public static let internalError = Code(rawValue: 2010)
+
+        public var description: String { String(rawValue) }
+    }
+
+    public var code: Code
+    public var message: String
+    /// The input file, when the error is about one (`-` for standard input).
+    public var path: String?
+    /// The 1-based position of the item in its file (the array element or the JSON Lines object).
+    public var item: Int?
+    /// The 1-based line in the file, for JSON Lines and syntax errors.
+    public var line: Int?
+    /// The 1-based column, for syntax errors.
+    public var column: Int?
+    /// The underlying failure, such as Xapian's own message.
+    public var cause: String?
+
+    public init(
+        _ code: Code, _ message: String, path: String? = nil, item: Int? = nil, line: Int? = nil,
+        column: Int? = nil, cause: String? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.path = path
+        self.item = item
+        self.line = line
+        self.column = column
+        self.cause = cause
+    }
+
+    /// `path:line:column: item N: message (code)`, with the parts that are known.
+    public var description: String {
+        var location = ""
+        if let path {
+            location = path
+            if let line { location += ":\(line)" }
+            if let column { location += ":\(column)" }
+            location += ": "
+        }
+        if let item { location += "item \(item): " }
+        return "\(location)\(message) (code \(code.rawValue))"
+    }
+
+    public static let missingIdentifier = Code.missingIdentifier
+    public static let indexUnavailable = Code.indexUnavailable
+    public static let removalWithoutIdentifier = Code.removalWithoutIdentifier
+    public static let publicContentNotRemovable = Code.publicContentNotRemovable
+    public static let invalidField = Code.invalidField
+    public static let invalidJSON = Code.invalidJSON
+    public static let unreadableInput = Code.unreadableInput
+    public static let invalidQuery = Code.invalidQuery
+    public static let indexLocked = Code.indexLocked
+    public static let itemNotFound = Code.itemNotFound
+    public static let writeFailed = Code.writeFailed
+    public static let invalidArgument = Code.invalidArgument
+    public static let notAnObject = Code.notAnObject
+    public static let internalError = Code.internalError
+}
+
+extension SearchlightError.Code {
+    /// Lets `catch SearchlightError.indexLocked` match errors by code.
+    public static func ~= (code: Self, error: any Error) -> Bool {
+        (error as? SearchlightError)?.code == code
+    }
+}
+
+extension SearchlightError {
+    static func invalidArgument(_ message: String) -> SearchlightError {
+        SearchlightError(.invalidArgument, message)
+    }
+}

@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+import SearchlightKit
+
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Print every item as JSON Lines in the Branch dictionary format.",
+        discussion: """
+            Each line is one item with its "domain" and "contentIndexMode"; indexing the output \
+            back yields the same items. Without --all-domains, only the items of --domain.
+
+            Examples:
+              searchlight export --all-domains > backup.jsonl
+              searchlight export --domain com.example.shop --include-expired
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var clock: ClockOptions
+
+    @Option(help: ArgumentHelp("Export this domain's items.", valueName: "domain"))
+    var domain: String?
+
+    @Flag(help: "Export every domain's items.")
+    var allDomains = false
+
+    @Flag(help: "Include items that have expired but are not yet pruned.")
+    var includeExpired = false
+
+    func validate() throws {
+        if domain != nil, allDomains { throw ValidationError("Use either --domain or --all-domains, not both") }
+    }
+
+    func run() throws {
+        try reportingErrors(global) {
+            let index = try SearchableIndex.openForReading(global)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            var buffer = Data()
+            try index.forEachItem(
+                domainIdentifier: allDomains ? nil : (domain ?? SearchableItem.defaultDomain),
+                includeExpired: includeExpired, now: clock.milliseconds
+            ) { item in
+                buffer += try encoder.encode(item.dictionary)
+                buffer.append(UInt8(ascii: "\n"))
+                if buffer.count > 1 << 16 {
+                    FileHandle.standardOutput.write(buffer)
+                    buffer.removeAll(keepingCapacity: true)
+                }
+            }
+            FileHandle.standardOutput.write(buffer)
+            try index.close()
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import SearchlightKit
+
+struct GetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "get",
+        abstract: "Show one item, in the Branch dictionary format plus domain and contentIndexMode.",
+        discussion: """
+            Looks the identifier up in --domain, then among every domain's public items. Expired \
+            items are not shown.
+
+            Examples:
+              searchlight get article/deep-linking-101
+              searchlight get product/8841 --domain com.example.shop --json
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var clock: ClockOptions
+    @OptionGroup var domain: DomainOption
+
+    @Argument(help: ArgumentHelp("The canonical identifier.", valueName: "id"))
+    var id: String
+
+    func run() throws {
+        try reportingErrors(global) {
+            let index = try SearchableIndex.openForReading(global)
+            let found = try index.item(withIdentifier: id, domainIdentifier: domain.domain, now: clock.milliseconds)
+            try index.close()
+            guard let item = found else {
+                throw SearchlightError(
+                    .itemNotFound,
+                    "No item \(id.quotedForDisplay) in domain \(domain.domain) (or it has expired); "
+                        + "check the identifier and --domain")
+            }
+            if global.json { return try global.output.printJSON(item.dictionary) }
+            printText(item)
+        }
+    }
+
+    private func printText(_ item: SearchableItem) {
+        let object = item.object
+        print(Output.bold(object.title ?? object.canonicalIdentifier))
+        var rows: [(String, String)] = [
+            ("Identifier", object.canonicalIdentifier), ("Domain", item.domainIdentifier),
+            ("Mode", item.contentIndexMode.rawValue), ("Expires", Output.date(object.expirationDate)),
+        ]
+        if let description = object.contentDescription { rows.append(("Description", description)) }
+        if let url = object.canonicalUrl { rows.append(("URL", url)) }
+        if let image = object.imageUrl { rows.append(("Image", image)) }
+        if !object.keywords.isEmpty { rows.append(("Keywords", object.keywords.joined(separator: ", "))) }
+        if let schema = object.contentMetadata.contentSchema { rows.append(("Schema", schema)) }
+        if let created = object.creationDate { rows.append(("Created", Output.date(created))) }
+        let width = rows.map(\.0.count).max() ?? 0
+        for (name, value) in rows {
+            print("  " + Output.dim((name + ":").padding(toLength: width + 1, withPad: " ", startingAt: 0)) + " " + value)
+        }
+    }
+}

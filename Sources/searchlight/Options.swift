@@ -1,0 +1,105 @@
+import ArgumentParser
+import Foundation
+import SearchlightKit
+
+/// Options every subcommand takes.
+struct GlobalOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "The index folder (a Xapian database). Default: $SEARCHLIGHT_INDEX, else "
+                + "$XDG_DATA_HOME/searchlight/index, else ~/.local/share/searchlight/index.",
+            valueName: "path"))
+    var index: String?
+
+    @Flag(help: "Print one JSON document on stdout instead of text.")
+    var json = false
+
+    /// The index path after the defaults.
+    var indexPath: String {
+        if let index { return index }
+        let environment = ProcessInfo.processInfo.environment
+        if let path = environment["SEARCHLIGHT_INDEX"], !path.isEmpty { return path }
+        if let data = environment["XDG_DATA_HOME"], !data.isEmpty { return data + "/searchlight/index" }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return home + "/.local/share/searchlight/index"
+    }
+
+    var output: Output { Output(json: json) }
+}
+
+/// Options of commands that write.
+struct WriterOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("How long to wait for another writer, in seconds.", valueName: "seconds"))
+    var lockTimeout: Double = 10
+
+    func validate() throws {
+        guard lockTimeout >= 0, lockTimeout.isFinite else {
+            throw ValidationError("--lock-timeout must be zero or more seconds, not \(lockTimeout)")
+        }
+    }
+
+    var duration: Duration { .milliseconds(Int64(lockTimeout * 1000)) }
+}
+
+/// `--now`, for commands that depend on the clock.
+struct ClockOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The current time in epoch milliseconds (default: the clock).", valueName: "epoch-ms"))
+    var now: Int64?
+
+    var milliseconds: Int64 { now ?? SearchableIndex.currentTime() }
+}
+
+/// `--domain`, the caller's domain.
+struct DomainOption: ParsableArguments {
+    @Option(help: ArgumentHelp("The domain (app) the command acts for.", valueName: "domain"))
+    var domain: String = SearchableItem.defaultDomain
+
+    func validate() throws {
+        do {
+            try SearchableItem.validateDomain(domain)
+        } catch {
+            throw ValidationError(error.message)
+        }
+    }
+}
+
+/// `--scope`: which index modes a search sees.
+enum ScopeOption: String, ExpressibleByArgument, CaseIterable {
+    case all, `public`, `private`
+
+    var scope: SearchQuery.Scope {
+        switch self {
+        case .all: .all
+        case .public: .public
+        case .private: .private
+        }
+    }
+}
+
+/// Parses `90s`, `30m`, `12h`, `31d` or `none`.
+struct TimeToLiveArgument: ExpressibleByArgument {
+    var duration: Duration?
+
+    init?(argument: String) {
+        guard let parsed = try? TimeToLive.parse(argument) else { return nil }
+        duration = parsed
+    }
+
+    init(_ duration: Duration?) { self.duration = duration }
+
+    var defaultValueDescription: String { TimeToLive.format(duration) }
+}
+
+extension SearchableIndex {
+    /// Opens the index for a read command.
+    static func openForReading(_ options: GlobalOptions) throws(SearchlightError) -> SearchableIndex {
+        try SearchableIndex(path: options.indexPath, access: .readOnly)
+    }
+
+    /// Opens the index for a write command, waiting for another writer up to the timeout.
+    static func openForWriting(_ options: GlobalOptions, _ writer: WriterOptions) throws(SearchlightError)
+        -> SearchableIndex
+    {
+        try SearchableIndex(path: options.indexPath, access: .readWrite(lockTimeout: writer.duration))
+    }
+}

@@ -1,0 +1,124 @@
+import ArgumentParser
+import Foundation
+import SearchlightKit
+
+/// Where results and messages go: JSON or text on stdout, errors and progress on stderr.
+struct Output {
+    var json: Bool
+
+    static let stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
+    static let stderrIsTerminal = isatty(STDERR_FILENO) == 1
+    /// Colour only on a terminal, and never when NO_COLOR is set (no-color.org).
+    static let useColor = stdoutIsTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+
+    /// Prints `value` as pretty, key-sorted JSON.
+    func printJSON(_ value: some Encodable) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(value)
+        FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+
+    func line(_ text: String = "") {
+        print(text)
+    }
+
+    static func warn(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    // MARK: Text styling
+
+    static func bold(_ text: String) -> String { useColor ? "\u{1B}[1m\(text)\u{1B}[0m" : text }
+    static func dim(_ text: String) -> String { useColor ? "\u{1B}[2m\(text)\u{1B}[0m" : text }
+
+    /// A snippet for a terminal: entities decoded, matches bold yellow on a terminal, plain otherwise.
+    static func snippet(_ html: String) -> String {
+        var text = html
+        text = text.replacingOccurrences(of: "<mark>", with: useColor ? "\u{1B}[1;33m" : "")
+        text = text.replacingOccurrences(of: "</mark>", with: useColor ? "\u{1B}[0m" : "")
+        for (entity, character) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&amp;", "&")] {
+            text = text.replacingOccurrences(of: entity, with: character)
+        }
+        return text
+    }
+
+    /// A date in epoch ms, as `2026-12-01 10:00 UTC`.
+    static func date(_ milliseconds: Int64?) -> String {
+        guard let milliseconds else { return "never" }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm 'UTC'"
+        return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+    }
+}
+
+/// The exit statuses of SPEC §3.
+enum ExitStatus {
+    static let failure = ExitCode(1)
+    static let usage = ExitCode(64)
+    static let noIndex = ExitCode(66)
+    static let locked = ExitCode(75)
+}
+
+/// The JSON shape of a fatal error: `{"error":{"code","message"}}`.
+struct ErrorDocument: Encodable {
+    struct Body: Encodable {
+        var code: Int
+        var message: String
+    }
+    var error: Body
+}
+
+extension ParsableCommand {
+    /// Runs `body`, turning a ``SearchlightError`` into a message on stderr (and a JSON error
+    /// document with `--json`) and the exit status the error calls for.
+    func reportingErrors(_ options: GlobalOptions, _ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as SearchlightError {
+            Output.warn("searchlight: \(error)")
+            if options.json {
+                try? options.output.printJSON(ErrorDocument(error: .init(code: error.code.rawValue, message: error.message)))
+            }
+            throw Self.exitCode(for: error, indexPath: options.indexPath)
+        }
+    }
+
+    static func exitCode(for error: SearchlightError, indexPath: String) -> ExitCode {
+        switch error.code {
+        case .indexLocked: return ExitStatus.locked
+        case .indexUnavailable where !FileManager.default.fileExists(atPath: indexPath): return ExitStatus.noIndex
+        case .invalidQuery, .invalidArgument: return ExitStatus.usage
+        default: return ExitStatus.failure
+        }
+    }
+}
+
+/// A one-line progress report on stderr, rewritten in place; silent unless stderr is a terminal.
+final class Progress {
+    private let enabled: Bool
+    private let start = ContinuousClock.now
+    private var lastDraw = ContinuousClock.now
+    private var drawn = false
+
+    init(enabled: Bool = Output.stderrIsTerminal) { self.enabled = enabled }
+
+    /// Redraws at most ten times a second.
+    func update(_ text: (Double) -> String, force: Bool = false) {
+        guard enabled else { return }
+        let now = ContinuousClock.now
+        guard force || now - lastDraw > .milliseconds(100) else { return }
+        lastDraw = now
+        let elapsed = now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        FileHandle.standardError.write(Data(("\r\u{1B}[2K" + text(max(seconds, 0.001))).utf8))
+        drawn = true
+    }
+
+    func finish() {
+        guard enabled, drawn else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
+    }
+}

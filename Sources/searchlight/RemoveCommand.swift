@@ -1,0 +1,109 @@
+import ArgumentParser
+import Foundation
+import SearchlightKit
+
+struct RemoveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove",
+        abstract: "Remove private items by identifier, by the BUOs in files, or all of a domain's.",
+        discussion: """
+            Public items are not removable, as in Spotlight: naming one refuses it with code 1014 \
+            and changes nothing for it (they leave when they expire); --include-public overrides. \
+            Removing an identifier that is not there is not an error: it is listed under notFound. \
+            --all-private covers the domain and every domain below it (com.example covers \
+            com.example.shop). With -, identifiers are read from standard input, one per line.
+
+            Examples:
+              searchlight remove cart/991 cart/992 --domain com.example.shop
+              searchlight remove --from exported.jsonl --domain com.example.shop
+              searchlight remove --all-private --domain com.example.shop
+              grep -l draft ids.txt | searchlight remove - --json
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var writer: WriterOptions
+    @OptionGroup var domain: DomainOption
+
+    @Argument(help: ArgumentHelp("Identifiers to remove, or - to read them from standard input.", valueName: "id"))
+    var ids: [String] = []
+
+    @Option(
+        name: .customLong("from"), parsing: .upToNextOption,
+        help: ArgumentHelp("Remove the items described by the BUOs in these files.", valueName: "file"))
+    var files: [String] = []
+
+    @Flag(help: "Remove every private item of the domain (and the domains below it).")
+    var allPrivate = false
+
+    @Flag(help: "Remove public items too (beyond Spotlight, for the index owner).")
+    var includePublic = false
+
+    func validate() throws {
+        let sources = [!ids.isEmpty, !files.isEmpty, allPrivate].filter { $0 }.count
+        if sources == 0 {
+            throw ValidationError("Name what to remove: identifiers, - (standard input), --from FILE, or --all-private")
+        }
+        if sources > 1 { throw ValidationError("Use only one of: identifiers, --from FILE, --all-private") }
+        if ids.contains("-"), ids.count > 1 { throw ValidationError("- reads identifiers from standard input; give no others") }
+    }
+
+    func run() throws {
+        try reportingErrors(global) {
+            var rejections: [SearchlightError] = []
+            var targets: [(domain: String, ids: [String])] = []
+            if ids == ["-"] {
+                let text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+                let lines = text.split(whereSeparator: \.isNewline).map { String($0.trimmingCharacters(in: .whitespaces)) }
+                targets = [(domain.domain, lines.filter { !$0.isEmpty })]
+            } else if !files.isEmpty {
+                var byDomain: [String: [String]] = [:]
+                var order: [String] = []
+                for file in try BranchUniversalObjectReader.inputFiles(for: files) {
+                    let input = BranchUniversalObjectReader.read(path: file)
+                    rejections += input.rejections
+                    for decoded in input.objects {
+                        let target = decoded.domain ?? domain.domain
+                        if byDomain[target] == nil { order.append(target) }
+                        byDomain[target, default: []].append(decoded.object.canonicalIdentifier)
+                    }
+                }
+                targets = order.map { ($0, byDomain[$0]!) }
+                if targets.isEmpty, rejections.isEmpty { targets = [(domain.domain, [])] }
+            } else if !ids.isEmpty {
+                targets = [(domain.domain, ids)]
+            }
+
+            var report = RemovalReport()
+            let index = try SearchableIndex.openForWriting(global, writer)
+            if allPrivate {
+                report.removed = try index.deleteSearchableItems(
+                    withDomainIdentifiers: [domain.domain], includePublic: includePublic)
+            }
+            for target in targets {
+                report.merge(
+                    try index.deleteSearchableItems(
+                        withIdentifiers: target.ids, domainIdentifier: target.domain, includePublic: includePublic))
+            }
+            try index.close()
+
+            for rejection in rejections { Output.warn("searchlight: \(rejection)") }
+            if global.json {
+                try global.output.printJSON(report)
+            } else {
+                printText(report)
+            }
+            if !report.refused.isEmpty || !rejections.isEmpty { throw ExitStatus.failure }
+        }
+    }
+
+    private func printText(_ report: RemovalReport) {
+        print("Removed \(report.removed) item\(report.removed == 1 ? "" : "s")")
+        if !report.notFound.isEmpty {
+            print("Not found (\(report.notFound.count)): " + report.notFound.joined(separator: ", "))
+        }
+        for refusal in report.refused {
+            Output.warn("Refused \(refusal.id.quotedForDisplay): \(refusal.message) (code \(refusal.code.rawValue))")
+        }
+    }
+}

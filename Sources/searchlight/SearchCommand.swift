@@ -1,0 +1,105 @@
+import ArgumentParser
+import SearchlightKit
+
+struct SearchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "search",
+        abstract: "Search the index.",
+        discussion: """
+            Words are ANDed, stemmed and matched without regard to case or accents; the last word \
+            also matches as a prefix. "Phrases" (straight or typographic quotes), -exclusion, \
+            AND/OR/NOT and parentheses, word*, and the fields title:, keyword:, description:, id:, \
+            schema:, mode: and domain: work as in SPEC §2.1. An empty query lists every visible item.
+
+            A search sees the private items of --domain and every domain's public items; \
+            --all-domains sees everything.
+
+            Examples:
+              searchlight search deep linking
+              searchlight search 'title:"tarte tatin" OR keyword:dessert' --all-domains
+              searchlight search 'android -firebase' --domain com.example.blog --scope private --json
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var clock: ClockOptions
+
+    @Argument(
+        parsing: .allUnrecognized,
+        help: ArgumentHelp("The query; several words are joined with spaces (-word excludes).", valueName: "query"))
+    var query: [String] = []
+
+    @Option(help: ArgumentHelp("Search as this domain (sees its private items).", valueName: "domain"))
+    var domain: String?
+
+    @Flag(help: "See every domain's items (the index owner's view).")
+    var allDomains = false
+
+    @Option(help: "Only public items, only private items, or all.")
+    var scope: ScopeOption = .all
+
+    @Option(help: "How many results to show (at most \(SearchQuery.maximumLimit)).")
+    var limit = 20
+
+    @Option(help: "How many results to skip.")
+    var offset = 0
+
+    func validate() throws {
+        if domain != nil, allDomains { throw ValidationError("Use either --domain or --all-domains, not both") }
+        if limit < 0 || limit > SearchQuery.maximumLimit {
+            throw ValidationError("--limit must be between 0 and \(SearchQuery.maximumLimit)")
+        }
+        if offset < 0 { throw ValidationError("--offset must not be negative") }
+    }
+
+    func run() throws {
+        try reportingErrors(global) {
+            let search = SearchQuery(
+                query.joined(separator: " "), domainIdentifier: allDomains ? nil : (domain ?? SearchableItem.defaultDomain),
+                scope: scope.scope, limit: limit, offset: offset)
+            try search.validate()
+            let index = try SearchableIndex.openForReading(global)
+            let results = try index.search(search, now: clock.milliseconds)
+            try index.close()
+            if global.json { return try global.output.printJSON(results) }
+            printText(results)
+        }
+    }
+
+    private func printText(_ page: SearchResults) {
+        guard !page.results.isEmpty else {
+            let scopeText = page.total > 0 ? "No more results (\(page.total) in all)" : "No results"
+            print(page.query.isEmpty ? "\(scopeText)." : "\(scopeText) for \(page.query.quotedForDisplay).")
+            if let suggestion = page.suggestion { print("Did you mean: \(Output.bold(suggestion))?") }
+            return
+        }
+        let first = page.offset + 1
+        let last = page.offset + page.results.count
+        let matching = page.total == 1 ? "1 result" : "\(page.total) results"
+        let subject = page.query.isEmpty ? "" : " for \(page.query.quotedForDisplay)"
+        print("\(matching)\(subject), showing \(first)–\(last)\n")
+        let width = String(last).count
+        for (position, result) in page.results.enumerated() {
+            let number = String(first + position).leftPadded(to: width)
+            let title = result.title.flatMap { $0.isEmpty ? nil : $0 } ?? result.canonicalIdentifier
+            print("\(number). \(Output.bold(title))")
+            let indent = String(repeating: " ", count: width + 2)
+            var facts = [result.canonicalIdentifier, result.domain, result.contentIndexMode.rawValue]
+            if let expiration = result.expirationDate { facts.append("expires \(Output.date(expiration))") }
+            if !page.query.isEmpty { facts.append("\(result.score)%") }
+            print(indent + Output.dim(facts.joined(separator: " · ")))
+            if !result.snippet.isEmpty { print(indent + Output.snippet(result.snippet)) }
+            if !result.keywords.isEmpty { print(indent + Output.dim("keywords: " + result.keywords.joined(separator: ", "))) }
+            if let url = result.canonicalUrl { print(indent + url) }
+            print()
+        }
+    }
+}
+
+extension String {
+    var quotedForDisplay: String { "“\(self)”" }
+
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+}

@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import SearchlightKit
+
+struct StatsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats",
+        abstract: "Count the index's items: public, private, expired, per domain, and its size.",
+        discussion: """
+            Examples:
+              searchlight stats
+              searchlight stats --json --index /var/lib/searchlight/index
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var clock: ClockOptions
+
+    func run() throws {
+        try reportingErrors(global) {
+            let index = try SearchableIndex.openForReading(global)
+            let stats = try index.statistics(now: clock.milliseconds)
+            try index.close()
+            if global.json { return try global.output.printJSON(stats) }
+            let rows: [(String, String)] = [
+                ("Index", stats.path), ("Items", String(stats.documents)), ("Public", String(stats.public)),
+                ("Private", String(stats.private)), ("Expired (not yet pruned)", String(stats.expired)),
+                ("Size", Self.bytes(stats.sizeBytes)),
+            ]
+            let width = rows.map(\.0.count).max() ?? 0
+            for (name, value) in rows { print((name + ":").padding(toLength: width + 1, withPad: " ", startingAt: 0) + " " + value) }
+            guard !stats.domains.isEmpty else { return }
+            print("\nDomains:")
+            let domainWidth = stats.domains.keys.map(\.count).max() ?? 0
+            for (domain, count) in stats.domains.sorted(by: { $0.key < $1.key }) {
+                print("  " + domain.padding(toLength: domainWidth, withPad: " ", startingAt: 0) + "  " + String(count).leftPadded(to: 6))
+            }
+        }
+    }
+
+    static func bytes(_ count: Int) -> String {
+        let units = ["bytes", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(count)
+        var unit = 0
+        while value >= 1024, unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return unit == 0 ? "\(count) bytes" : String(format: "%.1f %@", value, units[unit])
+    }
+}
