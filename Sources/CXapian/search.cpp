@@ -144,6 +144,46 @@ cx::Highlighter make_highlighter(const Xapian::Query &query, const std::string &
     return highlighter;
 }
 
+/// The top-level terms of a query: split on spaces outside quotes and parentheses.
+std::vector<std::string> top_level_terms(const std::string &query) {
+    std::vector<std::string> terms;
+    std::string current;
+    int depth = 0;
+    bool quoted = false;
+    for (char c : query) {
+        if (c == '"') quoted = !quoted;
+        if (!quoted && c == '(') ++depth;
+        if (!quoted && c == ')') --depth;
+        if (!quoted && depth <= 0 && std::isspace(static_cast<unsigned char>(c))) {
+            if (!current.empty()) terms.push_back(current);
+            current.clear();
+        } else {
+            current += c;
+        }
+    }
+    if (!current.empty()) terms.push_back(current);
+    return terms;
+}
+
+/// Parses the user's query. A query made only of exclusions (`-word -"a phrase"`) means
+/// "everything but these", which Xapian's parser would otherwise read as the words themselves.
+Xapian::Query parse_user_query(Xapian::QueryParser &parser, const std::string &folded) {
+    if (folded.empty()) return Xapian::Query::MatchAll;
+    std::vector<std::string> terms = top_level_terms(folded);
+    bool only_exclusions = !terms.empty();
+    std::string excluded;
+    for (const auto &term : terms) {
+        if (term.size() < 2 || term[0] != '-') {
+            only_exclusions = false;
+            break;
+        }
+        excluded += (excluded.empty() ? "" : " OR ") + term.substr(1);
+    }
+    if (!only_exclusions) return parser.parse_query(folded, Parser::flags);
+    return Xapian::Query(Xapian::Query::OP_AND_NOT, Xapian::Query::MatchAll,
+                         parser.parse_query(excluded, Parser::flags & ~Xapian::QueryParser::FLAG_PARTIAL));
+}
+
 std::string trim(const std::string &text) {
     size_t begin = 0, end = text.size();
     while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
@@ -167,7 +207,7 @@ cx_status cx_search(cx_database *database, const cx_search_request *request, cx_
         // Fold the query as the indexer folded the text; the last word is always also a prefix,
         // so trailing white space is dropped.
         const std::string folded = trim(cx::fold_accents(cx::straighten_quotes(str(request->query))));
-        Xapian::Query user = folded.empty() ? Xapian::Query::MatchAll : parser.parser.parse_query(folded, Parser::flags);
+        Xapian::Query user = parse_user_query(parser.parser, folded);
 
         std::vector<Xapian::Query> filters;
         // Expired items are never returned, pruned or not: keep expiration > now.
