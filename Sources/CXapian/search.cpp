@@ -184,6 +184,39 @@ Xapian::Query parse_user_query(Xapian::QueryParser &parser, const std::string &f
                          parser.parse_query(excluded, Parser::flags & ~Xapian::QueryParser::FLAG_PARTIAL));
 }
 
+/// Folds accents in a query except in the values of exact filters (`id:`, `domain:`), which must
+/// match byte for byte.
+std::string fold_query(const std::string &query) {
+    static const char *const exact_fields[] = {"id:", "domain:"};
+    std::string out;
+    size_t plain_start = 0;
+    auto flush_plain = [&](size_t end) { out += cx::fold_accents(query.substr(plain_start, end - plain_start)); };
+    for (size_t i = 0; i < query.size(); ++i) {
+        bool word_start = i == 0 || std::isspace(static_cast<unsigned char>(query[i - 1])) || query[i - 1] == '(' ||
+                          query[i - 1] == '-' || query[i - 1] == '+';
+        if (!word_start) continue;
+        for (const char *field : exact_fields) {
+            size_t length = std::char_traits<char>::length(field);
+            if (query.compare(i, length, field) != 0) continue;
+            size_t end = i + length;
+            if (end < query.size() && query[end] == '"') {
+                size_t close = query.find('"', end + 1);
+                end = close == std::string::npos ? query.size() : close + 1;
+            } else {
+                while (end < query.size() && !std::isspace(static_cast<unsigned char>(query[end])) && query[end] != ')')
+                    ++end;
+            }
+            flush_plain(i);
+            out += query.substr(i, end - i);
+            plain_start = end;
+            i = end - 1;
+            break;
+        }
+    }
+    flush_plain(query.size());
+    return out;
+}
+
 std::string trim(const std::string &text) {
     size_t begin = 0, end = text.size();
     while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
@@ -206,7 +239,7 @@ cx_status cx_search(cx_database *database, const cx_search_request *request, cx_
         Parser parser(reader);
         // Fold the query as the indexer folded the text; the last word is always also a prefix,
         // so trailing white space is dropped.
-        const std::string folded = trim(cx::fold_accents(cx::straighten_quotes(str(request->query))));
+        const std::string folded = trim(fold_query(cx::straighten_quotes(str(request->query))));
         Xapian::Query user = parse_user_query(parser.parser, folded);
 
         std::vector<Xapian::Query> filters;

@@ -9,6 +9,13 @@ public struct DecodedObject: Sendable, Hashable {
     public var item: Int
     /// The 1-based line, for JSON Lines.
     public var line: Int?
+
+    public init(object: BranchUniversalObject, domain: String? = nil, item: Int, line: Int? = nil) {
+        self.object = object
+        self.domain = domain
+        self.item = item
+        self.line = line
+    }
 }
 
 /// Everything read from one input file: its objects and its rejections.

@@ -109,6 +109,11 @@ extension SearchlightError.Code {
     public static func ~= (code: Self, error: any Error) -> Bool {
         (error as? SearchlightError)?.code == code
     }
+
+    /// The same, for typed throws.
+    public static func ~= (code: Self, error: SearchlightError) -> Bool {
+        error.code == code
+    }
 }
 
 extension SearchlightError {

@@ -1,0 +1,301 @@
+import Foundation
+import SearchlightKit
+import Testing
+
+@Suite("Identity, removal and domains (SPEC §1.3–1.4)")
+struct IdentityTests {
+    @Test("indexing the same (domain, identifier) again replaces the item")
+    func upsert() throws {
+        let test = try TestIndex()
+        let first = try test.index.indexSearchableItems([item("a", title: "Old title")], now: now)
+        #expect(first.added == 1 && first.updated == 0 && first.indexed == 1)
+        let second = try test.index.indexSearchableItems([item("a", title: "New title")], now: now)
+        #expect(second.added == 0 && second.updated == 1)
+        #expect(try test.index.item(withIdentifier: "a", now: now)?.object.title == "New title")
+        #expect(try test.index.statistics(now: now).documents == 1)
+        #expect(try test.index.ids("old").isEmpty)
+    }
+
+    @Test("the same identifier in two domains is two items")
+    func identityIsPerDomain() throws {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems(
+            [item("a", title: "Shop", domain: "com.shop"), item("a", title: "Blog", domain: "com.blog")], now: now)
+        #expect(try test.index.statistics(now: now).documents == 2)
+        #expect(try test.index.item(withIdentifier: "a", domainIdentifier: "com.shop", now: now)?.object.title == "Shop")
+        #expect(try test.index.item(withIdentifier: "a", domainIdentifier: "com.blog", now: now)?.object.title == "Blog")
+    }
+
+    @Test("identifiers longer than Xapian's term limit still work")
+    func longIdentifiers() throws {
+        let test = try TestIndex()
+        let stem = String(repeating: "x", count: 600)
+        let ids = [stem + "-one", stem + "-two", String(repeating: "é", count: 500)]
+        try test.index.indexSearchableItems(ids.map { item($0, title: "long \($0.suffix(3))") }, now: now)
+        #expect(try test.index.statistics(now: now).documents == 3)
+        for id in ids {
+            #expect(try test.index.item(withIdentifier: id, now: now)?.uniqueIdentifier == id)
+            #expect(try test.index.ids("id:\"\(id)\"") == [id])
+        }
+        let report = try test.index.deleteSearchableItems(withIdentifiers: [ids[0]])
+        #expect(report.removed == 1)
+        #expect(try test.index.item(withIdentifier: ids[1], now: now) != nil)
+        #expect(try test.index.item(withIdentifier: ids[0], now: now) == nil)
+    }
+
+    @Test("private items are removed by identifier; unknown identifiers are reported, not errors")
+    func removeByIdentifier() throws {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems([item("a"), item("b"), item("c")], now: now)
+        let report = try test.index.deleteSearchableItems(withIdentifiers: ["a", "b", "zzz"])
+        #expect(report.removed == 2)
+        #expect(report.notFound == ["zzz"])
+        #expect(report.refused.isEmpty)
+        #expect(try test.index.statistics(now: now).documents == 1)
+        let again = try test.index.deleteSearchableItems(withIdentifiers: ["a"])
+        #expect(again.removed == 0 && again.notFound == ["a"])
+    }
+
+    @Test("removal of a public item is refused with 1014 and changes nothing for it")
+    func publicRefused() throws {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems([item("pub", mode: .public), item("priv")], now: now)
+        let report = try test.index.deleteSearchableItems(withIdentifiers: ["pub", "priv"])
+        #expect(report.removed == 1)
+        #expect(report.refused.map(\.id) == ["pub"])
+        #expect(report.refused.first?.code == .publicContentNotRemovable)
+        #expect(report.refused.first?.message.hasPrefix("Spotlight cannot remove publicly indexed content") == true)
+        #expect(try test.index.item(withIdentifier: "pub", now: now) != nil)
+        let forced = try test.index.deleteSearchableItems(withIdentifiers: ["pub"], includePublic: true)
+        #expect(forced.removed == 1)
+        #expect(try test.index.item(withIdentifier: "pub", now: now) == nil)
+    }
+
+    @Test("a removal without an identifier is refused with 1013")
+    func removalWithoutIdentifier() throws {
+        let test = try TestIndex()
+        #expect {
+            _ = try test.index.deleteSearchableItems(withIdentifiers: [])
+        } throws: { error in
+            SearchlightError.removalWithoutIdentifier ~= error
+        }
+        let report = try test.index.deleteSearchableItems(withIdentifiers: [""])
+        #expect(report.refused.map(\.code) == [.removalWithoutIdentifier])
+    }
+
+    @Test("domain removal is recursive on dot components and keeps public items")
+    func domainRemoval() throws {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems(
+            [
+                item("1", domain: "com.example"), item("2", domain: "com.example.shop"),
+                item("3", domain: "com.example.shop.eu"), item("4", domain: "com.examples"),
+                item("5", domain: "org.example"), item("6", mode: .public, domain: "com.example.shop"),
+            ], now: now)
+        let removed = try test.index.deleteSearchableItems(withDomainIdentifiers: ["com.example"])
+        #expect(removed == 3)
+        let left = try test.index.statistics(now: now).domains
+        #expect(left == ["com.examples": 1, "org.example": 1, "com.example.shop": 1])
+    }
+
+    @Test("the Branch methods index, remove one, remove several and remove all private content")
+    func branchMethods() throws {
+        let test = try TestIndex()
+        let objects = ["a", "b", "c", "d"].map { object($0, title: "Item \($0)") }
+        let report = try test.index.indexOnSpotlight(usingSearchableItems: objects, domainIdentifier: "app", now: now)
+        #expect(report.added == 4)
+        try test.index.indexOnSpotlight(with: object("p", title: "Public", mode: .public), domainIdentifier: "app", now: now)
+        #expect(try test.index.removeFromSpotlight(objects[0], domainIdentifier: "app").removed == 1)
+        #expect(try test.index.removeSearchableItems(with: [objects[1], objects[2]], domainIdentifier: "app").removed == 2)
+        #expect(try test.index.removeFromSpotlight(object("p"), domainIdentifier: "app").refused.count == 1)
+        #expect(try test.index.removeAllPrivateContentFromSpotlight(domainIdentifier: "app") == 1)
+        #expect(try test.index.ids("", domain: "app") == ["p"])
+    }
+
+    @Test("domains must be names like com.example.shop", arguments: ["", "a b", "a..b", ".a", "a.", "a\u{0}b"])
+    func invalidDomain(domain: String) throws {
+        let test = try TestIndex()
+        #expect(throws: SearchlightError.self) { try test.index.indexSearchableItems([item("x", domain: domain)]) }
+    }
+}
+
+@Suite("Expiration (SPEC §1.5)")
+struct ExpirationTests {
+    @Test("an item is never returned from the instant it expires, pruned or not")
+    func neverReturnedOnceExpired() throws {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems([item("soon", title: "melon", expiration: now + 1000)], now: now)
+        #expect(try test.index.ids("melon", at: now + 999) == ["soon"])
+        #expect(try test.index.item(withIdentifier: "soon", now: now + 999) != nil)
+        #expect(try test.index.ids("melon", at: now + 1000).isEmpty)
+        #expect(try test.index.ids("", at: now + 1000).isEmpty)
+        #expect(try test.index.item(withIdentifier: "soon", now: now + 1000) == nil)
+        #expect(try test.index.statistics(now: now + 1000).expired == 1)
+        #expect(try test.index.statistics(now: now + 1000).documents == 1)
+    }
+
+    @Test("expirations more than 31 days ahead are clamped and counted")
+    func clamp() throws {
+        let test = try TestIndex()
+        var input = DecodedInput(path: "x")
+        input.objects = [
+            DecodedObject(object: object("far", expiration: now + 90 * day), domain: nil, item: 1, line: nil),
+            DecodedObject(object: object("near", expiration: now + 5 * day), domain: nil, item: 2, line: nil),
+            DecodedObject(object: object("never"), domain: nil, item: 3, line: nil),
+        ]
+        let report = try test.index.index([input], options: IndexingOptions(), now: now)
+        #expect(report.clamped == 1)
+        #expect(try test.index.item(withIdentifier: "far", now: now)?.expirationDate == now + 31 * day)
+        #expect(try test.index.item(withIdentifier: "near", now: now)?.expirationDate == now + 5 * day)
+        #expect(try test.index.item(withIdentifier: "never", now: now)?.expirationDate == nil)
+    }
+
+    @Test("the maximum lifetime can be changed or disabled, and a default lifetime given")
+    func lifetimes() throws {
+        let test = try TestIndex()
+        var input = DecodedInput(path: "x")
+        input.objects = [
+            DecodedObject(object: object("far", expiration: now + 90 * day), domain: nil, item: 1, line: nil),
+            DecodedObject(object: object("open"), domain: nil, item: 2, line: nil),
+        ]
+        let unlimited = IndexingOptions(maximumTimeToLive: nil, defaultTimeToLive: .seconds(3600))
+        #expect(try test.index.index([input], options: unlimited, now: now).clamped == 0)
+        #expect(try test.index.item(withIdentifier: "far", now: now)?.expirationDate == now + 90 * day)
+        #expect(try test.index.item(withIdentifier: "open", now: now)?.expirationDate == now + 3_600_000)
+        let tight = IndexingOptions(maximumTimeToLive: .seconds(60))
+        #expect(try test.index.index([input], options: tight, now: now).clamped == 1)
+        #expect(try test.index.item(withIdentifier: "far", now: now)?.expirationDate == now + 60_000)
+    }
+
+    @Test("an item already expired is not stored, removes the stored version, and counts as expired")
+    func alreadyExpired() throws {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems([item("x", title: "fresh")], now: now)
+        let report = try test.index.indexSearchableItems([item("x", title: "stale", expiration: now - 1)], now: now)
+        #expect(report.expired == 1 && report.indexed == 0)
+        #expect(try test.index.statistics(now: now).documents == 0)
+    }
+
+    @Test("prune deletes expired items in every domain; a dry run only counts")
+    func prune() throws {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems(
+            [
+                item("a", domain: "one", expiration: now + 10), item("b", domain: "two", expiration: now + 20),
+                item("c", domain: "two", expiration: now + day), item("d"),
+            ], now: now)
+        #expect(try test.index.pruneExpiredItems(now: now + 20, dryRun: true) == 2)
+        #expect(try test.index.statistics(now: now).documents == 4)
+        #expect(try test.index.pruneExpiredItems(now: now + 20) == 2)
+        #expect(try test.index.statistics(now: now + 20).documents == 2)
+        #expect(try test.index.pruneExpiredItems(now: now + 20) == 0)
+    }
+}
+
+@Suite("Transactions, locking and opening")
+struct StorageTests {
+    @Test("a second writer waits for the lock, then fails with indexLocked")
+    func secondWriter() throws {
+        let test = try TestIndex()
+        let clock = ContinuousClock()
+        let start = clock.now
+        #expect {
+            _ = try SearchableIndex(path: test.path, access: .readWrite(lockTimeout: .milliseconds(300)))
+        } throws: { error in
+            (error as? SearchlightError)?.code == .indexLocked
+        }
+        #expect(clock.now - start >= .milliseconds(300))
+        try test.index.close()
+        let second = try SearchableIndex(path: test.path, access: .readWrite(lockTimeout: .zero))
+        try second.close()
+    }
+
+    @Test("readers see only committed writes, and a reader opened earlier sees later commits")
+    func readersSeeCommits() throws {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems([item("a", title: "apple")], now: now)
+        let reader = try SearchableIndex(path: test.path, access: .readOnly)
+        #expect(try reader.ids("apple") == ["a"])
+        try test.index.indexSearchableItems([item("b", title: "apple pie")], now: now)
+        #expect(try reader.ids("apple").sorted() == ["a", "b"])
+        #expect(throws: SearchlightError.self) { try reader.indexSearchableItems([item("c")]) }
+    }
+
+    @Test("a missing index is reported as unavailable (1010) for reading")
+    func missingIndex() throws {
+        let directory = try TemporaryDirectory()
+        #expect {
+            _ = try SearchableIndex(path: directory.path + "/nothing", access: .readOnly)
+        } throws: { error in
+            (error as? SearchlightError)?.code == .indexUnavailable
+        }
+    }
+
+    @Test("a folder that is not an index is reported as unavailable (1010), naming the path")
+    func notAnIndex() throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.write("junk/iamglass", "garbage")
+        #expect {
+            _ = try SearchableIndex(path: directory.path + "/junk", access: .readOnly)
+        } throws: { error in
+            guard let error = error as? SearchlightError else { return false }
+            return error.code == .indexUnavailable && error.message.contains(directory.path + "/junk")
+        }
+    }
+
+    @Test("a stub database file listing several indexes is searched as one")
+    func stubDatabase() throws {
+        let one = try TestIndex()
+        let two = try TestIndex()
+        try one.index.indexSearchableItems([item("1", title: "shared word", mode: .public)], now: now)
+        try two.index.indexSearchableItems([item("2", title: "shared word", mode: .public)], now: now)
+        try one.index.close()
+        try two.index.close()
+        let stub = try one.directory.write("all.stub", "auto \(one.path)\nauto \(two.path)\n")
+        let both = try SearchableIndex(path: stub, access: .readOnly)
+        #expect(try both.ids("shared").sorted() == ["1", "2"])
+        #expect(try both.statistics(now: now).documents == 2)
+    }
+
+    @Test("statistics count documents, modes, expired items and domains")
+    func statistics() throws {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems(
+            [
+                item("a", mode: .public, domain: "x"), item("b", domain: "x"), item("c", domain: "y"),
+                item("d", domain: "y", expiration: now + 5),
+            ], now: now)
+        let stats = try test.index.statistics(now: now + 5)
+        #expect(stats.documents == 4)
+        #expect(stats.public == 1)
+        #expect(stats.private == 3)
+        #expect(stats.expired == 1)
+        #expect(stats.domains == ["x": 2, "y": 2])
+        #expect(stats.sizeBytes > 0)
+        #expect(stats.path == test.path)
+    }
+
+    @Test("exporting every item and indexing it into a new index reproduces the same items")
+    func exportRoundTrip() throws {
+        let test = try TestIndex()
+        let input = decode(
+            #"""
+            [{"$canonical_identifier":"a","$og_title":"Café crème","$keywords":["coffee"],"$exp_date":1750500000000,"$publicly_indexable":true,"color":"brown"},
+             {"canonicalIdentifier":"b","title":"深度链接","contentIndexMode":"private","contentMetadata":{"contentSchema":"TEXT_ARTICLE","price":2.5,"customMetadata":{"tags":["x"]}}},
+             {"canonicalIdentifier":"c","title":"Elsewhere","domain":"com.other"}]
+            """#)
+        #expect(try test.index.index([input], options: IndexingOptions(), now: now).indexed == 3)
+        var exported: [SearchableItem] = []
+        try test.index.forEachItem(domainIdentifier: nil, now: now) { exported.append($0) }
+        #expect(exported.count == 3)
+        let lines = try exported.map { String(decoding: try JSONEncoder().encode($0.dictionary), as: UTF8.self) }
+        let reread = decode(lines.joined(separator: "\n"), name: "export.jsonl")
+        #expect(reread.rejections.isEmpty)
+        let copy = try TestIndex()
+        #expect(try copy.index.index([reread], options: IndexingOptions(), now: now).indexed == 3)
+        var again: [SearchableItem] = []
+        try copy.index.forEachItem(domainIdentifier: nil, now: now) { again.append($0) }
+        #expect(Set(again) == Set(exported))
+        #expect(Set(exported.map(\.domainIdentifier)) == ["default", "com.other"])
+    }
+}

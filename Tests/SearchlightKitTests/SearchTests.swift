@@ -1,0 +1,231 @@
+import Foundation
+import SearchlightKit
+import Testing
+
+/// A small catalogue shared by the query-language tests.
+func catalogue() throws -> TestIndex {
+    let test = try TestIndex()
+    try test.index.indexSearchableItems(
+        [
+            item(
+                "shoes/red", title: "Red running shoes", description: "Light shoes for road running.",
+                keywords: ["footwear", "Running Gear"], mode: .public, schema: "COMMERCE_PRODUCT"),
+            item(
+                "shoes/blue", title: "Blue walking shoe", description: "A comfortable shoe for long walks.",
+                keywords: ["footwear"], schema: "COMMERCE_PRODUCT"),
+            item(
+                "article/deep-linking", title: "Deep linking explained",
+                description: "How deep linking works on Android and iOS, without Firebase.",
+                keywords: ["deep linking", "mobile"], mode: .public, schema: "TEXT_ARTICLE"),
+            item(
+                "article/firebase", title: "Android links with Firebase",
+                description: "Dynamic links on Android, the Firebase way.", keywords: ["android"]),
+            item(
+                "recipe/cafe", title: "Café crème", description: "Un café allongé avec de la crème.",
+                keywords: ["boisson"]),
+            item(
+                "recipe/strasse", title: "Straßenkaffee", description: "Kaffee für unterwegs, schön heiß.",
+                keywords: ["getränk"]),
+            item("zh/guide", title: "深度链接指南", description: "本文介绍深度链接的工作原理。", keywords: ["移动"], mode: .public),
+            item("other/private", title: "Red shoes of another app", domain: "com.other"),
+            item("other/public", title: "Red shoes shared by another app", mode: .public, domain: "com.other"),
+        ], now: now)
+    return test
+}
+
+@Suite("The query language (SPEC §2.1)")
+struct QueryLanguageTests {
+    @Test(
+        "each row of the query language finds what it should",
+        arguments: [
+            ("red shoes", ["shoes/red", "other/public"]),  // AND of words
+            ("RED SHOES", ["shoes/red", "other/public"]),  // case
+            ("walk", ["shoes/blue"]),  // stemming: walks, walking
+            ("running shoe", ["shoes/red"]),  // stemming: shoes
+            ("cafe creme", ["recipe/cafe"]),  // accents folded in the query's absence
+            ("café", ["recipe/cafe"]),  // and in its presence
+            ("strassenkaffee", ["recipe/strasse"]),  // ß
+            ("\"deep linking\"", ["article/deep-linking"]),  // phrase
+            ("\u{201C}deep linking\u{201D}", ["article/deep-linking"]),  // typographic quotes
+            ("\"linking deep\"", []),  // a phrase keeps its order
+            ("android -firebase", []),  // exclusion (both mention Firebase)
+            ("links -firebase", []),
+            ("android -\"dynamic links\"", ["article/deep-linking"]),  // excluded phrase
+            ("walking OR road", ["shoes/red", "shoes/blue"]),
+            ("shoes AND walk", ["shoes/blue"]),
+            ("shoes NOT red", ["shoes/blue"]),
+            ("(walking OR road) AND light", ["shoes/red"]),
+            ("NOT shoes", ["article/deep-linking", "article/firebase", "recipe/cafe", "recipe/strasse", "zh/guide"]),
+            ("foot*", ["shoes/red", "shoes/blue"]),  // wildcard
+            ("deep lin", ["article/deep-linking"]),  // the last word is a prefix
+            ("crè", ["recipe/cafe"]),
+            ("title:shoe", ["shoes/red", "shoes/blue", "other/public"]),
+            ("title:\"deep linking\"", ["article/deep-linking"]),
+            ("title:android", ["article/firebase"]),
+            ("keyword:footwear", ["shoes/red", "shoes/blue"]),
+            ("keyword:\"running gear\"", ["shoes/red"]),  // whole keyword, case-insensitive
+            ("keyword:running", []),  // not a whole keyword
+            ("keyword:\"deep linking\"", ["article/deep-linking"]),
+            ("description:firebase", ["article/deep-linking", "article/firebase"]),
+            ("description:explained", []),
+            ("id:shoes/blue", ["shoes/blue"]),
+            ("schema:COMMERCE_PRODUCT", ["shoes/red", "shoes/blue"]),
+            ("schema:text_article", ["article/deep-linking"]),
+            ("mode:public shoes", ["shoes/red", "other/public"]),
+            ("domain:com.other", ["other/public"]),
+            ("深度链接", ["zh/guide"]),  // CJK without spaces
+            ("工作原理", ["zh/guide"]),
+            ("链接", ["zh/guide"]),
+        ])
+    func syntax(query: String, expected: [String]) throws {
+        let test = try catalogue()
+        #expect(try Set(test.index.ids(query)) == Set(expected), "\(query)")
+    }
+
+    @Test("an empty query returns every visible item")
+    func emptyQuery() throws {
+        let test = try catalogue()
+        #expect(try test.index.ids("").count == 8)
+        #expect(try test.index.ids("   ").count == 8)
+        #expect(try test.index.ids("", domain: nil).count == 9)
+    }
+
+    @Test(
+        "a malformed query is an error with a clear message, never a crash",
+        arguments: [
+            ("\"unclosed phrase", "quote that is never closed"),
+            ("(red shoes", "'(' that is never closed"),
+            ("red shoes)", "')' with no '('"),
+            ("red AND", "AND without a term on each side"),
+            ("OR red", "OR without a term on each side"),
+            ("red AND OR shoes", "AND without a term on each side"),
+            ("red NOT", "NOT without a term after it"),
+            ("title:", "nothing after it"),
+            ("()", "empty parentheses"),
+            ("mode:secret", "mode: takes public or private"),
+        ])
+    func malformed(query: String, message: String) throws {
+        let test = try catalogue()
+        #expect {
+            _ = try test.index.search(SearchQuery(query), now: now)
+        } throws: { error in
+            guard let error = error as? SearchlightError else { return false }
+            return error.code == .invalidQuery && error.message.contains(message) && error.message.contains(query)
+        }
+    }
+
+    @Test("limits outside 0…1000 and negative offsets are rejected")
+    func badPaging() throws {
+        let test = try catalogue()
+        #expect(throws: SearchlightError.self) { try test.index.search(SearchQuery("x", limit: 1001), now: now) }
+        #expect(throws: SearchlightError.self) { try test.index.search(SearchQuery("x", offset: -1), now: now) }
+    }
+}
+
+@Suite("Ranking and results (SPEC §2.2)")
+struct RankingTests {
+    @Test("a match in the title ranks above one in keywords, above one in the description")
+    func fieldWeights() throws {
+        let test = try TestIndex()
+        let filler = "Plain words about something else entirely for the length of a normal description."
+        try test.index.indexSearchableItems(
+            [
+                item("description", title: "Alpha", description: "A note on kayaks. " + filler, keywords: ["boats"]),
+                item("keyword", title: "Beta", description: filler, keywords: ["kayak"]),
+                item("title", title: "Kayak", description: filler, keywords: ["boats"]),
+            ], now: now)
+        #expect(try test.index.ids("kayak") == ["title", "keyword", "description"])
+    }
+
+    @Test("each result carries the item's fields, a score from 0 to 100 and a snippet with marked matches")
+    func resultFields() throws {
+        let test = try catalogue()
+        let results = try test.index.search(SearchQuery("deep linking"), now: now)
+        let result = try #require(results.results.first)
+        #expect(result.canonicalIdentifier == "article/deep-linking")
+        #expect(result.domain == "default")
+        #expect(result.title == "Deep linking explained")
+        #expect(result.keywords == ["deep linking", "mobile"])
+        #expect(result.contentIndexMode == .public)
+        #expect(result.expirationDate == nil)
+        #expect((0...100).contains(result.score))
+        #expect(result.snippet == "How <mark>deep</mark> <mark>linking</mark> works on Android and iOS, without Firebase.")
+        #expect(results.total == 1)
+        #expect(results.query == "deep linking")
+    }
+
+    @Test("snippets keep accents and case, escape HTML, and cut long descriptions around the match")
+    func snippets() throws {
+        let test = try TestIndex()
+        let long = String(repeating: "Filler words go here. ", count: 30) + "The <b>Crème</b> brûlée is here."
+            + String(repeating: " More filler text.", count: 30)
+        try test.index.indexSearchableItems([item("x", title: "Dessert", description: long)], now: now)
+        let snippet = try #require(try test.index.search(SearchQuery("creme"), now: now).results.first?.snippet)
+        #expect(snippet.contains("&lt;b&gt;<mark>Crème</mark>&lt;/b&gt;"))
+        #expect(snippet.hasPrefix("…") && snippet.hasSuffix("…"))
+        #expect(snippet.count < 260)
+    }
+
+    @Test("CJK matches are marked in snippets")
+    func cjkSnippet() throws {
+        let test = try catalogue()
+        let result = try #require(try test.index.search(SearchQuery("深度链接"), now: now).results.first)
+        #expect(result.snippet == "本文介绍<mark>深度链接</mark>的工作原理。")
+    }
+
+    @Test("when nothing matches, a spelling suggestion is offered")
+    func suggestion() throws {
+        let test = try catalogue()
+        let results = try test.index.search(SearchQuery("firebsae"), now: now)
+        #expect(results.results.isEmpty)
+        #expect(results.suggestion == "firebase")
+        #expect(try test.index.search(SearchQuery("firebase"), now: now).suggestion == nil)
+    }
+
+    @Test("limit and offset page through results; total counts them all")
+    func paging() throws {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems((1...25).map { item("n\($0)", title: "number \($0)") }, now: now)
+        let first = try test.index.search(SearchQuery("number", limit: 10), now: now)
+        let third = try test.index.search(SearchQuery("number", limit: 10, offset: 20), now: now)
+        #expect(first.total == 25 && first.results.count == 10)
+        #expect(third.total == 25 && third.results.count == 5)
+        #expect(Set(first.results.map(\.canonicalIdentifier)).isDisjoint(with: third.results.map(\.canonicalIdentifier)))
+        #expect(try test.index.search(SearchQuery("number", limit: 0), now: now).results.isEmpty)
+    }
+}
+
+@Suite("Visibility (SPEC §2.3)")
+struct VisibilityTests {
+    @Test("a domain sees its own private items and every domain's public items")
+    func domainView() throws {
+        let test = try catalogue()
+        #expect(try Set(test.index.ids("red shoes", domain: "default")) == ["shoes/red", "other/public"])
+        #expect(
+            try Set(test.index.ids("red shoes", domain: "com.other"))
+                == ["shoes/red", "other/public", "other/private"])
+        #expect(try Set(test.index.ids("shoe", domain: "com.third")) == ["shoes/red", "other/public"])
+    }
+
+    @Test("all domains sees everything")
+    func allDomains() throws {
+        let test = try catalogue()
+        #expect(try Set(test.index.ids("red shoes", domain: nil)) == ["shoes/red", "other/public", "other/private"])
+    }
+
+    @Test("scope narrows to public or private items")
+    func scope() throws {
+        let test = try catalogue()
+        #expect(try Set(test.index.ids("shoe", scope: .public)) == ["shoes/red", "other/public"])
+        #expect(try Set(test.index.ids("shoe", scope: .private)) == ["shoes/blue"])
+        #expect(try Set(test.index.ids("shoe", domain: nil, scope: .private)) == ["shoes/blue", "other/private"])
+    }
+
+    @Test("get sees the domain's own item or another domain's public item, never another's private one")
+    func getVisibility() throws {
+        let test = try catalogue()
+        #expect(try test.index.item(withIdentifier: "other/public", domainIdentifier: "default", now: now) != nil)
+        #expect(try test.index.item(withIdentifier: "other/private", domainIdentifier: "default", now: now) == nil)
+        #expect(try test.index.item(withIdentifier: "other/private", domainIdentifier: "com.other", now: now) != nil)
+    }
+}
