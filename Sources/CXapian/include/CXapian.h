@@ -141,42 +141,45 @@ void cx_string_free(char *_Nullable string);
 
 // MARK: - Opening and closing
 
+/// Functions taking a database, request or cursor accept NULL and return
+/// `CX_ERR_INVALID_ARGUMENT` for it, as they do for a handle already closed.
+
 /// Opens the database at `path` (a NUL-terminated file-system path).
 ///
 /// On success `*out` owns a new handle, freed with `cx_database_free`.
 /// Returns `CX_ERR_LOCKED`, `CX_ERR_OPENING`, `CX_ERR_CORRUPT`, `CX_ERR_VERSION`, `CX_ERR_IO`,
 /// `CX_ERR_NETWORK` or `CX_ERR_INVALID_ARGUMENT`.
-cx_status cx_database_open(const char *path, cx_open_mode mode, cx_database *_Nullable *_Nonnull out,
+cx_status cx_database_open(const char *_Nullable path, cx_open_mode mode, cx_database *_Nullable *_Nonnull out,
                            char *_Nullable *_Nullable out_error);
 
 /// Closes the database, committing nothing that was not committed: a transaction still open is
 /// abandoned. Returns `CX_ERR_IO` if Xapian reports a failure while closing. The handle must
 /// still be freed.
-cx_status cx_database_close(cx_database *database, char *_Nullable *_Nullable out_error);
+cx_status cx_database_close(cx_database *_Nullable database, char *_Nullable *_Nullable out_error);
 
 /// Frees the handle, closing it first if needed (errors are discarded). Accepts NULL.
 void cx_database_free(cx_database *_Nullable database);
 
 /// Re-opens a read-only database at its latest revision. Returns `CX_ERR_IO` or
 /// `CX_ERR_CORRUPT` on failure.
-cx_status cx_database_reopen(cx_database *database, char *_Nullable *_Nullable out_error);
+cx_status cx_database_reopen(cx_database *_Nullable database, char *_Nullable *_Nullable out_error);
 
 /// True when the handle was opened with `CX_OPEN_WRITE`.
-bool cx_database_is_writable(const cx_database *database);
+bool cx_database_is_writable(const cx_database *_Nullable database);
 
 // MARK: - Transactions
 
 /// Starts a flushed transaction: nothing written until `cx_database_commit` is visible to readers
 /// or survives a crash. Returns `CX_ERR_INVALID_ARGUMENT` on a read-only handle or when a
 /// transaction is already open.
-cx_status cx_database_begin(cx_database *database, char *_Nullable *_Nullable out_error);
+cx_status cx_database_begin(cx_database *_Nullable database, char *_Nullable *_Nullable out_error);
 
 /// Commits the open transaction to disk atomically. Returns `CX_ERR_IO` (for example, the disk
 /// is full; the transaction is then abandoned and the database keeps its previous revision).
-cx_status cx_database_commit(cx_database *database, char *_Nullable *_Nullable out_error);
+cx_status cx_database_commit(cx_database *_Nullable database, char *_Nullable *_Nullable out_error);
 
 /// Abandons the open transaction. Accepts a handle without one.
-cx_status cx_database_cancel(cx_database *database, char *_Nullable *_Nullable out_error);
+cx_status cx_database_cancel(cx_database *_Nullable database, char *_Nullable *_Nullable out_error);
 
 // MARK: - Writing
 
@@ -185,44 +188,44 @@ cx_status cx_database_cancel(cx_database *database, char *_Nullable *_Nullable o
 ///
 /// `out_outcomes`, when not NULL, receives one value per item: 0 added, 1 replaced, 2 expired.
 /// Returns `CX_ERR_INVALID_ARGUMENT` on a read-only handle, or `CX_ERR_IO`.
-cx_status cx_database_replace_items(cx_database *database, const cx_item *items, size_t count, int64_t now_ms,
+cx_status cx_database_replace_items(cx_database *_Nullable database, const cx_item *items, size_t count, int64_t now_ms,
                                     int32_t *_Nullable out_outcomes, char *_Nullable *_Nullable out_error);
 
 /// Deletes the items of `domain` with the given identifiers. Public items are refused unless
 /// `include_public` is set. `out_outcomes` receives one `cx_removal` per identifier.
-cx_status cx_database_delete_items(cx_database *database, cx_text domain, const cx_text *identifiers, size_t count,
+cx_status cx_database_delete_items(cx_database *_Nullable database, cx_text domain, const cx_text *identifiers, size_t count,
                                    bool include_public, int32_t *out_outcomes,
                                    char *_Nullable *_Nullable out_error);
 
 /// Deletes the private items of `domain` and of every domain below it on dot-separated
 /// components (`com.example` covers `com.example.shop`); public ones too when `include_public`.
 /// `*out_removed` receives the number deleted.
-cx_status cx_database_delete_domain(cx_database *database, cx_text domain, bool include_public,
+cx_status cx_database_delete_domain(cx_database *_Nullable database, cx_text domain, bool include_public,
                                     uint64_t *out_removed, char *_Nullable *_Nullable out_error);
 
 /// Deletes (or, with `dry_run`, only counts) every item whose expiration is at or before `now_ms`.
-cx_status cx_database_delete_expired(cx_database *database, int64_t now_ms, bool dry_run, uint64_t *out_count,
+cx_status cx_database_delete_expired(cx_database *_Nullable database, int64_t now_ms, bool dry_run, uint64_t *out_count,
                                      char *_Nullable *_Nullable out_error);
 
 // MARK: - Reading
 
 /// Finds the item (domain, identifier). On success `*out_data` receives a `malloc`-ed copy of its
 /// stored data, freed with `cx_string_free`. Returns `CX_ERR_NOT_FOUND` when absent.
-cx_status cx_database_get(cx_database *database, cx_text domain, cx_text identifier,
+cx_status cx_database_get(cx_database *_Nullable database, cx_text domain, cx_text identifier,
                           char *_Nullable *_Nonnull out_data, size_t *out_length,
                           char *_Nullable *_Nullable out_error);
 
 /// Counts documents, public, private and expired (at `now_ms`) items.
-cx_status cx_database_stats(cx_database *database, int64_t now_ms, cx_stats *out_stats,
+cx_status cx_database_stats(cx_database *_Nullable database, int64_t now_ms, cx_stats *out_stats,
                             char *_Nullable *_Nullable out_error);
 
 /// Lists domains with their item counts as a `malloc`-ed buffer of lines `domain\tcount\n`.
-cx_status cx_database_domains(cx_database *database, char *_Nullable *_Nonnull out_lines, size_t *out_length,
+cx_status cx_database_domains(cx_database *_Nullable database, char *_Nullable *_Nonnull out_lines, size_t *out_length,
                               char *_Nullable *_Nullable out_error);
 
 /// Runs a search. On success `*out` owns the results, freed with `cx_results_free`.
 /// Returns `CX_ERR_QUERY` with a message for a query Xapian cannot parse.
-cx_status cx_search(cx_database *database, const cx_search_request *request, cx_results *_Nullable *_Nonnull out,
+cx_status cx_search(cx_database *_Nullable database, const cx_search_request *_Nullable request, cx_results *_Nullable *_Nonnull out,
                     char *_Nullable *_Nullable out_error);
 
 /// The number of results held (at most the request's limit).
@@ -242,12 +245,12 @@ void cx_results_free(cx_results *_Nullable results);
 
 /// Opens a cursor over every stored item, in storage order. `*out` is freed with
 /// `cx_cursor_free`; the database must outlive it.
-cx_status cx_cursor_open(cx_database *database, cx_cursor *_Nullable *_Nonnull out,
+cx_status cx_cursor_open(cx_database *_Nullable database, cx_cursor *_Nullable *_Nonnull out,
                          char *_Nullable *_Nullable out_error);
 
 /// Moves to the next item. `*out_done` is set when there is none; otherwise `*out_data` holds
 /// its stored data, borrowed until the next call, and `*out_expiration_ms` its expiration.
-cx_status cx_cursor_next(cx_cursor *cursor, cx_text *out_data, int64_t *out_expiration_ms, bool *out_done,
+cx_status cx_cursor_next(cx_cursor *_Nullable cursor, cx_text *out_data, int64_t *out_expiration_ms, bool *out_done,
                          char *_Nullable *_Nullable out_error);
 
 /// Frees a cursor. Accepts NULL.

@@ -1,0 +1,200 @@
+import CXapian
+import Foundation
+import Testing
+
+/// A temporary folder for one test.
+private final class Folder {
+    let path = NSTemporaryDirectory() + "cxapian-tests-" + UUID().uuidString
+    init() throws { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// Calls the shim, returning its status and taking ownership of its error message.
+private func call(_ body: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> cx_status) -> (
+    status: cx_status, message: String?
+) {
+    var error: UnsafeMutablePointer<CChar>?
+    let status = body(&error)
+    defer { cx_string_free(error) }
+    return (status, error.map { String(cString: $0) })
+}
+
+private func open(_ path: String, _ mode: cx_open_mode) -> (OpaquePointer?, cx_status, String?) {
+    var database: OpaquePointer?
+    let (status, message) = call { cx_database_open(path, mode, &database, $0) }
+    return (database, status, message)
+}
+
+/// Stores one item through the C API with borrowed strings.
+private func store(_ database: OpaquePointer, id: String, title: String, public isPublic: Bool = false) -> cx_status {
+    let domain = Array("app".utf8CString)
+    let idBytes = Array(id.utf8CString)
+    let titleBytes = Array(title.utf8CString)
+    let data = Array("{\"id\":\"\(id)\"}".utf8CString)
+    return domain.withUnsafeBufferPointer { domainBuffer in
+        idBytes.withUnsafeBufferPointer { idBuffer in
+            titleBytes.withUnsafeBufferPointer { titleBuffer in
+                data.withUnsafeBufferPointer { dataBuffer in
+                    func text(_ buffer: UnsafeBufferPointer<CChar>) -> cx_text {
+                        cx_text(data: buffer.baseAddress, length: buffer.count - 1)
+                    }
+                    var item = cx_item(
+                        domain: text(domainBuffer), identifier: text(idBuffer), title: text(titleBuffer),
+                        description: cx_text(), schema: cx_text(), data: text(dataBuffer), keywords: nil,
+                        keyword_count: 0, is_public: isPublic, expiration_ms: 0)
+                    return call { cx_database_replace_items(database, &item, 1, 0, nil, $0) }.status
+                }
+            }
+        }
+    }
+}
+
+private func search(_ database: OpaquePointer, _ query: String) -> (status: cx_status, count: Int, message: String?) {
+    let bytes = Array(query.utf8CString)
+    return bytes.withUnsafeBufferPointer { buffer in
+        var request = cx_search_request(
+            query: cx_text(data: buffer.baseAddress, length: buffer.count - 1), domain: cx_text(),
+            all_domains: true, scope: CX_SCOPE_ALL, now_ms: 0, offset: 0, limit: 10)
+        var results: OpaquePointer?
+        let (status, message) = call { cx_search(database, &request, &results, $0) }
+        defer { cx_results_free(results) }
+        return (status, results.map { Int(cx_results_count($0)) } ?? -1, message)
+    }
+}
+
+@Suite("The C shim over Xapian")
+struct ShimTests {
+    @Test("a missing database is CX_ERR_OPENING with a message, and no handle")
+    func missingDatabase() throws {
+        let folder = try Folder()
+        let (database, status, message) = open(folder.path + "/absent", CX_OPEN_READ)
+        #expect(status == CX_ERR_OPENING)
+        #expect(database == nil)
+        #expect(message?.isEmpty == false)
+    }
+
+    @Test("a second writer gets CX_ERR_LOCKED at once")
+    func lockedDatabase() throws {
+        let folder = try Folder()
+        let (first, status, _) = open(folder.path + "/db", CX_OPEN_WRITE)
+        #expect(status == CX_OK)
+        defer { cx_database_free(first) }
+        let (second, secondStatus, message) = open(folder.path + "/db", CX_OPEN_WRITE)
+        #expect(secondStatus == CX_ERR_LOCKED)
+        #expect(second == nil)
+        #expect(message?.contains("lock") == true)
+    }
+
+    @Test("a damaged database is reported, not a crash")
+    func corruptDatabase() throws {
+        let folder = try Folder()
+        let (database, _, _) = open(folder.path + "/db", CX_OPEN_WRITE)
+        let writer = try #require(database)
+        #expect(call { cx_database_begin(writer, $0) }.status == CX_OK)
+        for index in 0..<50 { #expect(store(writer, id: "id\(index)", title: "word \(index)") == CX_OK) }
+        #expect(call { cx_database_commit(writer, $0) }.status == CX_OK)
+        cx_database_free(writer)
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path + "/db")
+        where name.hasSuffix(".glass") {
+            try Data(repeating: 0xAB, count: 8192).write(to: URL(fileURLWithPath: folder.path + "/db/" + name))
+        }
+        let (reader, status, message) = open(folder.path + "/db", CX_OPEN_READ)
+        defer { cx_database_free(reader) }
+        if status == CX_OK, let reader {
+            #expect(search(reader, "word").status != CX_OK)
+        } else {
+            #expect([CX_ERR_CORRUPT, CX_ERR_OPENING, CX_ERR_IO, CX_ERR_VERSION].contains(status))
+            #expect(message?.isEmpty == false)
+        }
+    }
+
+    @Test("a malformed query is CX_ERR_QUERY with Xapian's message")
+    func malformedQuery() throws {
+        let folder = try Folder()
+        let (database, _, _) = open(folder.path + "/db", CX_OPEN_WRITE)
+        let writer = try #require(database)
+        defer { cx_database_free(writer) }
+        let result = search(writer, "mode:nonsense")
+        #expect(result.status == CX_ERR_QUERY)
+        #expect(result.message?.contains("mode:") == true)
+    }
+
+    @Test("NULL handles are refused or ignored, never dereferenced")
+    func nullHandling() {
+        cx_database_free(nil)
+        cx_results_free(nil)
+        cx_cursor_free(nil)
+        cx_string_free(nil)
+        var database: OpaquePointer?
+        #expect(call { cx_database_open(nil, CX_OPEN_READ, &database, $0) }.status == CX_ERR_INVALID_ARGUMENT)
+        #expect(call { cx_database_close(nil, $0) }.status == CX_ERR_INVALID_ARGUMENT)
+        #expect(call { cx_database_begin(nil, $0) }.status == CX_ERR_INVALID_ARGUMENT)
+        #expect(call { cx_database_commit(nil, $0) }.status == CX_ERR_INVALID_ARGUMENT)
+        var results: OpaquePointer?
+        #expect(call { cx_search(nil, nil, &results, $0) }.status == CX_ERR_INVALID_ARGUMENT)
+        var cursor: OpaquePointer?
+        #expect(call { cx_cursor_open(nil, &cursor, $0) }.status == CX_ERR_INVALID_ARGUMENT)
+        #expect(call { cx_database_reopen(nil, $0) }.status == CX_ERR_INVALID_ARGUMENT)
+        #expect(!cx_database_is_writable(nil))
+        // A NULL out_error is allowed: the status still says what happened.
+        #expect(cx_database_close(nil, nil) == CX_ERR_INVALID_ARGUMENT)
+    }
+
+    @Test("writes need a writable handle and an open transaction is committed or cancelled")
+    func transactions() throws {
+        let folder = try Folder()
+        let (database, _, _) = open(folder.path + "/db", CX_OPEN_WRITE)
+        let writer = try #require(database)
+        defer { cx_database_free(writer) }
+        #expect(call { cx_database_commit(writer, $0) }.status == CX_ERR_INVALID_ARGUMENT)
+        #expect(call { cx_database_begin(writer, $0) }.status == CX_OK)
+        #expect(call { cx_database_begin(writer, $0) }.status == CX_ERR_INVALID_ARGUMENT)
+        #expect(store(writer, id: "kept", title: "kept") == CX_OK)
+        #expect(call { cx_database_commit(writer, $0) }.status == CX_OK)
+        #expect(call { cx_database_begin(writer, $0) }.status == CX_OK)
+        #expect(store(writer, id: "dropped", title: "dropped") == CX_OK)
+        #expect(call { cx_database_cancel(writer, $0) }.status == CX_OK)
+        #expect(search(writer, "kept").count == 1)
+        #expect(search(writer, "dropped").count == 0)
+
+        let (reader, _, _) = open(folder.path + "/db", CX_OPEN_READ)
+        defer { cx_database_free(reader) }
+        let readOnly = try #require(reader)
+        #expect(!cx_database_is_writable(readOnly))
+        #expect(call { cx_database_begin(readOnly, $0) }.status == CX_ERR_INVALID_ARGUMENT)
+        #expect(store(readOnly, id: "x", title: "x") == CX_ERR_INVALID_ARGUMENT)
+    }
+
+    @Test("a closed handle refuses further calls")
+    func closedHandle() throws {
+        let folder = try Folder()
+        let (database, _, _) = open(folder.path + "/db", CX_OPEN_WRITE)
+        let writer = try #require(database)
+        defer { cx_database_free(writer) }
+        #expect(call { cx_database_close(writer, $0) }.status == CX_OK)
+        #expect(call { cx_database_close(writer, $0) }.status == CX_OK)
+        #expect(search(writer, "x").status == CX_ERR_INVALID_ARGUMENT)
+        #expect(call { cx_database_begin(writer, $0) }.status == CX_ERR_INVALID_ARGUMENT)
+    }
+
+    @Test(
+        "accent folding keeps case and every other character",
+        arguments: [
+            ("Café", "Cafe"), ("Straße", "Strasse"), ("Œuvre", "OEuvre"), ("Ångström", "Angstrom"),
+            ("Łódź", "Lodz"), ("cafe\u{301}", "cafe"), ("深度链接", "深度链接"), ("plain", "plain"), ("×÷", "×÷"),
+        ])
+    func folding(input: String, expected: String) {
+        let bytes = Array(input.utf8)
+        var output: UnsafeMutablePointer<CChar>?
+        var length = 0
+        let status = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { chars in
+                call { cx_fold_accents(cx_text(data: chars.baseAddress, length: chars.count), &output, &length, $0) }
+                    .status
+            }
+        }
+        defer { cx_string_free(output) }
+        #expect(status == CX_OK)
+        #expect(output.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: length), as: UTF8.self) } == expected)
+    }
+}
