@@ -1,0 +1,425 @@
+import Foundation
+import Testing
+
+/// 2026-11-20 00:00 UTC plus one day, for the fixture's expiring item.
+let fixtureExpiry = 1_795_132_800_000 + 86_400_000
+
+let fixture = """
+    [
+      {"$canonical_identifier":"a1","$og_title":"Deep linking explained","$og_description":"How deep links open apps.",
+       "$keywords":["deep linking"],"$publicly_indexable":true,"$exp_date":\(fixtureExpiry)},
+      {"canonicalIdentifier":"p1","title":"Private note","contentDescription":"A private note about links.",
+       "contentIndexMode":"private"}
+    ]
+    """
+
+/// A workspace whose index holds the fixture.
+func indexedWorkspace() throws -> Workspace {
+    let workspace = try Workspace()
+    let file = try workspace.write("fixture.json", fixture)
+    let run = try workspace.run(["index", file, "--now", corpusNow])
+    #expect(run.status == 0, "\(run.stderr)")
+    return workspace
+}
+
+@Suite("searchlight index")
+struct IndexCommandTests {
+    @Test("indexing the fixture prints the whole report")
+    func report() throws {
+        let workspace = try Workspace()
+        let file = try workspace.write("fixture.json", fixture)
+        let run = try workspace.run(["index", file, "--now", corpusNow, "--json"])
+        #expect(run.status == 0)
+        #expect(
+            try canonicalJSON(run.stdout)
+                == canonicalJSON(
+                    #"{"added":2,"clamped":0,"errors":[],"expired":0,"indexed":2,"rejected":0,"updated":0}"#))
+        let again = try workspace.run(["index", file, "--now", corpusNow, "--json"])
+        #expect(try again.object()["updated"] as? Int == 2)
+    }
+
+    @Test("the corpus indexes with no rejection; expired and clamped items are counted")
+    func corpus() throws {
+        let workspace = try Workspace()
+        let run = try workspace.run(["index", repositoryRoot + "/corpus", "--now", corpusNow, "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try run.object()
+        #expect(report["rejected"] as? Int == 0)
+        #expect((report["indexed"] as? Int ?? 0) >= 290)
+        #expect((report["expired"] as? Int ?? 0) > 0)
+        #expect((report["clamped"] as? Int ?? 0) > 0)
+        let text = try workspace.run(["search", "深度链接", "--all-domains", "--now", corpusNow])
+        #expect(text.status == 0)
+        #expect(text.stdout.contains("深度链接入门"))
+    }
+
+    @Test("a truncated file is rejected with its line and column; the other files are indexed")
+    func truncated() throws {
+        let workspace = try Workspace()
+        let good = try workspace.write("in/good.json", #"{"$canonical_identifier":"ok"}"#)
+        _ = good
+        let bad = try workspace.write("in/bad.json", "[{\"$canonical_identifier\":\"a\"},\n {\"$canonical_ident")
+        let run = try workspace.run(["index", workspace.path + "/in", "--json", "--now", corpusNow])
+        #expect(run.status == 1)
+        let report = try run.object()
+        #expect(report["indexed"] as? Int == 1)
+        #expect(report["rejected"] as? Int == 1)
+        let error = try #require((report["errors"] as? [[String: Any]])?.first)
+        #expect(error["path"] as? String == bad)
+        #expect(error["line"] as? Int == 2)
+        #expect(error["column"] as? Int != nil)
+        #expect(error["code"] as? Int == 2002)
+        #expect(error["item"] is NSNull)
+    }
+
+    @Test("a missing identifier and a wrong type are rejected by item, naming the field")
+    func badItems() throws {
+        let workspace = try Workspace()
+        let file = try workspace.write(
+            "items.jsonl",
+            """
+            {"$canonical_identifier":"fine","$og_title":"Fine"}
+            {"$og_title":"No identifier"}
+            {"$canonical_identifier":"typed","$keywords":42}
+            """)
+        let run = try workspace.run(["index", file, "--json", "--now", corpusNow])
+        #expect(run.status == 1)
+        #expect(
+            try canonicalJSON(run.stdout)
+                == canonicalJSON(
+                    """
+                    {"added":1,"clamped":0,"expired":0,"indexed":1,"rejected":2,"updated":0,"errors":[
+                     {"path":"\(file)","item":2,"line":2,"column":null,"code":1009,
+                      "message":"A canonical identifier is required to uniquely identify content: add \\"$canonical_identifier\\" (or \\"canonicalIdentifier\\") with a non-empty string"},
+                     {"path":"\(file)","item":3,"line":3,"column":null,"code":2001,
+                      "message":"\\"$keywords\\" must be an array of strings or a string, not a number (42)"}]}
+                    """))
+    }
+
+    @Test("--strict writes nothing when anything is rejected")
+    func strict() throws {
+        let workspace = try Workspace()
+        let good = try workspace.write("good.json", #"{"$canonical_identifier":"ok"}"#)
+        let bad = try workspace.write("bad.json", #"{"$og_title":"no id"}"#)
+        let run = try workspace.run(["index", good, bad, "--strict", "--json", "--now", corpusNow])
+        #expect(run.status == 1)
+        #expect(try run.object()["indexed"] as? Int == 0)
+        let stats = try workspace.run(["stats", "--json"])
+        #expect(try stats.object()["documents"] as? Int == 0)
+    }
+
+    @Test("an empty file is reported; standard input is read with -")
+    func emptyAndStdin() throws {
+        let workspace = try Workspace()
+        let empty = try workspace.write("empty.json", "")
+        let run = try workspace.run(["index", empty, "--json"])
+        #expect(run.status == 1)
+        #expect((try run.object()["errors"] as? [[String: Any]])?.first?["code"] as? Int == 2002)
+        let piped = try workspace.run(["index", "-", "--json"], stdin: #"{"$canonical_identifier":"from-stdin"}"#)
+        #expect(piped.status == 0)
+        #expect(try piped.object()["added"] as? Int == 1)
+    }
+
+    @Test("a path that does not exist is rejected by name")
+    func missingPath() throws {
+        let workspace = try Workspace()
+        let run = try workspace.run(["index", workspace.path + "/nope.json"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("No such file or directory: \(workspace.path)/nope.json"))
+    }
+
+    @Test("bad durations are usage errors", arguments: [["--max-ttl", "forever"], ["--default-ttl", "3 weeks"]])
+    func badDuration(option: [String]) throws {
+        let workspace = try Workspace()
+        let file = try workspace.write("f.json", #"{"$canonical_identifier":"x"}"#)
+        let run = try workspace.run(["index", file] + option)
+        #expect(run.status == 64)
+        #expect(run.stderr.contains(option[0]))
+    }
+
+    @Test("a second writer with --lock-timeout 0 exits 75; with a wait it succeeds")
+    func lock() throws {
+        let workspace = try Workspace()
+        let file = try workspace.write("f.json", #"{"$canonical_identifier":"x"}"#)
+        #expect(try workspace.run(["index", file]).status == 0)
+        // The first writer holds the lock while it waits for standard input.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: binaryPath)
+        holder.arguments = ["index", "-", "--index", workspace.index]
+        let input = Pipe()
+        holder.standardInput = input
+        holder.standardOutput = FileHandle.nullDevice
+        holder.standardError = FileHandle.nullDevice
+        try holder.run()
+        var locked: Run?
+        for _ in 0..<100 {
+            let attempt = try workspace.run(["index", file, "--lock-timeout", "0"])
+            if attempt.status == 75 {
+                locked = attempt
+                break
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let run = try #require(locked)
+        #expect(run.stderr.contains("is locked by another writer"))
+        #expect(run.stderr.contains("code 2005"))
+        // A writer that waits gets the lock once the first finishes.
+        input.fileHandleForWriting.write(Data(#"{"$canonical_identifier":"y"}"#.utf8))
+        try input.fileHandleForWriting.close()
+        let waiting = try workspace.run(["index", file, "--lock-timeout", "20"])
+        holder.waitUntilExit()
+        #expect(holder.terminationStatus == 0)
+        #expect(waiting.status == 0)
+        #expect(FileManager.default.fileExists(atPath: workspace.index + "/flintlock"))
+    }
+}
+
+@Suite("searchlight search")
+struct SearchCommandTests {
+    @Test("JSON output is the whole result document")
+    func json() throws {
+        let workspace = try indexedWorkspace()
+        let run = try workspace.run(["search", "deep", "--json", "--now", corpusNow])
+        #expect(run.status == 0)
+        #expect(
+            try canonicalJSON(run.stdout)
+                == canonicalJSON(
+                    """
+                    {"query":"deep","total":1,"offset":0,"limit":20,"suggestion":null,"results":[
+                      {"canonicalIdentifier":"a1","domain":"default","title":"Deep linking explained",
+                       "contentDescription":"How deep links open apps.","keywords":["deep linking"],
+                       "canonicalUrl":null,"imageUrl":null,"contentIndexMode":"public",
+                       "expirationDate":\(fixtureExpiry),"score":100,
+                       "snippet":"How <mark>deep</mark> links open apps."}]}
+                    """))
+    }
+
+    @Test("text output is plain when stdout is not a terminal")
+    func text() throws {
+        let workspace = try indexedWorkspace()
+        let run = try workspace.run(["search", "links", "--now", corpusNow])
+        #expect(run.status == 0)
+        #expect(
+            run.stdout == """
+                2 results for “links”, showing 1–2
+
+                1. Deep linking explained
+                   a1 · default · public · expires 2026-11-21 00:00 UTC · 100%
+                   How deep links open apps.
+                   keywords: deep linking
+
+                2. Private note
+                   p1 · default · private · 79%
+                   A private note about links.
+
+
+                """)
+        #expect(!run.stdout.contains("\u{1B}"))
+    }
+
+    @Test("-word excludes without being taken for an option")
+    func exclusion() throws {
+        let workspace = try indexedWorkspace()
+        let run = try workspace.run(["search", "links", "-private", "--json", "--now", corpusNow])
+        #expect(run.status == 0)
+        #expect(((try run.object()["results"]) as? [[String: Any]])?.map { $0["canonicalIdentifier"] as? String } == ["a1"])
+    }
+
+    @Test("visibility: another domain sees only public items; --all-domains sees all")
+    func visibility() throws {
+        let workspace = try indexedWorkspace()
+        let other = try workspace.run(["search", "--domain", "com.other", "--json", "--now", corpusNow])
+        #expect(try other.object()["total"] as? Int == 1)
+        let all = try workspace.run(["search", "--all-domains", "--scope", "private", "--json", "--now", corpusNow])
+        #expect(try all.object()["total"] as? Int == 1)
+        let conflict = try workspace.run(["search", "x", "--domain", "a", "--all-domains"])
+        #expect(conflict.status == 64)
+    }
+
+    @Test("an expired item is not returned")
+    func expired() throws {
+        let workspace = try indexedWorkspace()
+        let run = try workspace.run(["search", "deep", "--json", "--now", String(fixtureExpiry)])
+        #expect(try run.object()["total"] as? Int == 0)
+    }
+
+    @Test("a malformed query exits 64 with a JSON error naming the query")
+    func malformed() throws {
+        let workspace = try indexedWorkspace()
+        let run = try workspace.run(["search", "(deep", "--json"])
+        #expect(run.status == 64)
+        #expect(
+            try canonicalJSON(run.stdout)
+                == canonicalJSON(
+                    #"{"error":{"code":2004,"message":"The query \"(deep\" has a '(' that is never closed (column 1)"}}"#))
+        #expect(run.stderr.contains("never closed"))
+    }
+
+    @Test("a spelling suggestion is shown when nothing matches")
+    func suggestion() throws {
+        let workspace = try indexedWorkspace()
+        let run = try workspace.run(["search", "explaned", "--now", corpusNow])
+        #expect(run.stdout == "No results for “explaned”.\nDid you mean: explained?\n")
+    }
+
+    @Test("a missing index exits 66")
+    func missingIndex() throws {
+        let workspace = try Workspace()
+        let run = try workspace.run(["search", "x"])
+        #expect(run.status == 66)
+        #expect(run.stderr.contains("There is no index at \(workspace.index)"))
+    }
+
+    @Test("the index defaults to $SEARCHLIGHT_INDEX, then $XDG_DATA_HOME/searchlight/index")
+    func defaultLocation() throws {
+        let workspace = try Workspace()
+        let file = try workspace.write("f.json", #"{"$canonical_identifier":"x","$og_title":"Lighthouse"}"#)
+        let xdg = ["XDG_DATA_HOME": workspace.path + "/xdg", "SEARCHLIGHT_INDEX": ""]
+        #expect(try runBinary(["index", file], environment: xdg).status == 0)
+        #expect(FileManager.default.fileExists(atPath: workspace.path + "/xdg/searchlight/index/iamglass"))
+        #expect(try runBinary(["search", "lighthouse"], environment: xdg).stdout.contains("Lighthouse"))
+        let explicit = ["SEARCHLIGHT_INDEX": workspace.path + "/env-index"]
+        #expect(try runBinary(["index", file], environment: explicit).status == 0)
+        #expect(FileManager.default.fileExists(atPath: workspace.path + "/env-index/iamglass"))
+    }
+}
+
+@Suite("searchlight get, remove, prune, stats and export")
+struct OtherCommandTests {
+    @Test("get prints the Branch dictionary plus domain and contentIndexMode")
+    func get() throws {
+        let workspace = try indexedWorkspace()
+        let run = try workspace.run(["get", "p1", "--json", "--now", corpusNow])
+        #expect(run.status == 0)
+        #expect(
+            try canonicalJSON(run.stdout)
+                == canonicalJSON(
+                    #"{"$canonical_identifier":"p1","$og_title":"Private note","$og_description":"A private note about links.","contentIndexMode":"private","domain":"default"}"#
+                ))
+        let missing = try workspace.run(["get", "nope", "--json"])
+        #expect(missing.status == 1)
+        #expect(try missing.object()["error"] != nil)
+    }
+
+    @Test("remove reports removed, not found and refused public items")
+    func remove() throws {
+        let workspace = try indexedWorkspace()
+        let run = try workspace.run(["remove", "p1", "a1", "ghost", "--json"])
+        #expect(run.status == 1)
+        #expect(
+            try canonicalJSON(run.stdout)
+                == canonicalJSON(
+                    """
+                    {"removed":1,"notFound":["ghost"],"refused":[{"id":"a1","code":1014,
+                     "message":"Spotlight cannot remove publicly indexed content; it leaves the index when it expires (or pass --include-public)"}]}
+                    """))
+        let forced = try workspace.run(["remove", "a1", "--include-public", "--json"])
+        #expect(forced.status == 0)
+        #expect(try forced.object()["removed"] as? Int == 1)
+    }
+
+    @Test("a script can pipe identifiers to remove -")
+    func removeFromStdin() throws {
+        let workspace = try Workspace()
+        let items = (1...5).map { #"{"$canonical_identifier":"draft/\#($0)"}"# }.joined(separator: "\n")
+        let file = try workspace.write("drafts.jsonl", items)
+        #expect(try workspace.run(["index", file, "--domain", "com.example.cms"]).status == 0)
+        let run = try workspace.run(
+            ["remove", "-", "--domain", "com.example.cms", "--json"], stdin: "draft/1\ndraft/2\n\n  draft/3  \n")
+        #expect(run.status == 0)
+        #expect(try canonicalJSON(run.stdout) == canonicalJSON(#"{"removed":3,"notFound":[],"refused":[]}"#))
+        let empty = try workspace.run(["remove", "-", "--domain", "com.example.cms"], stdin: "")
+        #expect(empty.status == 1)
+        #expect(empty.stderr.contains("code 1013"))
+    }
+
+    @Test("remove --from FILE and --all-private")
+    func removeFromFilesAndAll() throws {
+        let workspace = try indexedWorkspace()
+        let list = try workspace.write("remove.json", #"[{"$canonical_identifier":"p1"}]"#)
+        let run = try workspace.run(["remove", "--from", list, "--json"])
+        #expect(try canonicalJSON(run.stdout) == canonicalJSON(#"{"removed":1,"notFound":[],"refused":[]}"#))
+        let file = try workspace.write("more.json", #"[{"$canonical_identifier":"q1"},{"$canonical_identifier":"q2"}]"#)
+        #expect(try workspace.run(["index", file]).status == 0)
+        let all = try workspace.run(["remove", "--all-private", "--json"])
+        #expect(try canonicalJSON(all.stdout) == canonicalJSON(#"{"removed":2,"notFound":[],"refused":[]}"#))
+        #expect(try workspace.run(["stats", "--json"]).object()["documents"] as? Int == 1)
+    }
+
+    @Test("remove with nothing to remove is a usage error")
+    func removeUsage() throws {
+        let workspace = try indexedWorkspace()
+        #expect(try workspace.run(["remove"]).status == 64)
+        #expect(try workspace.run(["remove", "a", "--all-private"]).status == 64)
+    }
+
+    @Test("prune deletes expired items; --dry-run only counts")
+    func prune() throws {
+        let workspace = try indexedWorkspace()
+        let later = String(fixtureExpiry)
+        let dry = try workspace.run(["prune", "--dry-run", "--json", "--now", later])
+        #expect(try canonicalJSON(dry.stdout) == canonicalJSON(#"{"pruned":1,"dryRun":true}"#))
+        let run = try workspace.run(["prune", "--now", later])
+        #expect(run.stdout == "Pruned 1 expired item\n")
+        #expect(try workspace.run(["stats", "--json"]).object()["documents"] as? Int == 1)
+    }
+
+    @Test("stats prints counts, domains and size")
+    func stats() throws {
+        let workspace = try indexedWorkspace()
+        let run = try workspace.run(["stats", "--json", "--now", String(fixtureExpiry)])
+        let stats = try run.object()
+        #expect(stats["path"] as? String == workspace.index)
+        #expect(stats["documents"] as? Int == 2)
+        #expect(stats["public"] as? Int == 1)
+        #expect(stats["private"] as? Int == 1)
+        #expect(stats["expired"] as? Int == 1)
+        #expect(stats["domains"] as? [String: Int] == ["default": 2])
+        #expect((stats["sizeBytes"] as? Int ?? 0) > 0)
+    }
+
+    @Test("export, index the export into a new index, export again: the same lines")
+    func exportRoundTrip() throws {
+        let workspace = try Workspace()
+        #expect(try workspace.run(["index", repositoryRoot + "/corpus", "--now", corpusNow]).status == 0)
+        let first = try workspace.run(["export", "--all-domains", "--now", corpusNow])
+        #expect(first.status == 0)
+        let lines = first.stdout.split(separator: "\n")
+        #expect(lines.count > 250)
+        let file = try workspace.write("export.jsonl", first.stdout)
+        let copy = workspace.path + "/copy"
+        let reindex = try workspace.run(["index", file, "--index", copy, "--now", corpusNow, "--json"])
+        #expect(try reindex.object()["indexed"] as? Int == lines.count)
+        let second = try workspace.run(["export", "--all-domains", "--index", copy, "--now", corpusNow])
+        #expect(Set(second.stdout.split(separator: "\n")) == Set(lines))
+        let shop = try workspace.run(["export", "--domain", "com.example.shop", "--now", corpusNow])
+        #expect(shop.stdout.split(separator: "\n").allSatisfy { $0.contains(#""domain":"com.example.shop""#) })
+    }
+}
+
+@Suite("Usage and help")
+struct UsageTests {
+    @Test("an unknown option is a usage error (64)")
+    func unknownOption() throws {
+        let run = try runBinary(["stats", "--frobnicate"])
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("Unknown option '--frobnicate'"))
+    }
+
+    @Test("every subcommand's help has examples", arguments: ["index", "search", "get", "remove", "prune", "stats", "export"])
+    func help(subcommand: String) throws {
+        let run = try runBinary([subcommand, "--help"])
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("Examples:"))
+        #expect(run.stdout.contains("--index"))
+    }
+
+    @Test("the top-level help lists the subcommands")
+    func topLevelHelp() throws {
+        let run = try runBinary(["--help"])
+        #expect(run.status == 0)
+        for name in ["index", "search", "get", "remove", "prune", "stats", "export"] {
+            #expect(run.stdout.contains("  \(name)"))
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+
+/// The repository's root, for `corpus/`.
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().path
+
+/// The corpus's reference "now": 2026-11-20 00:00 UTC, in epoch ms.
+let corpusNow = "1795132800000"
+
+/// The built `searchlight` binary: beside the test bundle, or $SEARCHLIGHT_BINARY.
+let binaryPath: String = {
+    if let path = ProcessInfo.processInfo.environment["SEARCHLIGHT_BINARY"] { return path }
+    let bundle = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+    return bundle.deletingLastPathComponent().appendingPathComponent("searchlight").path
+}()
+
+/// What a run of the binary printed and how it ended.
+struct Run {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+
+    /// stdout parsed as JSON.
+    func json(sourceLocation: SourceLocation = #_sourceLocation) throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(stdout.utf8), options: [.fragmentsAllowed])
+    }
+
+    func object(sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
+        try #require(try json() as? [String: Any], "stdout is not a JSON object: \(stdout)", sourceLocation: sourceLocation)
+    }
+}
+
+/// A temporary folder with an index path inside, removed afterwards.
+final class Workspace {
+    let path = NSTemporaryDirectory() + "searchlight-e2e-" + UUID().uuidString
+    var index: String { path + "/index" }
+
+    init() throws { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    @discardableResult
+    func write(_ name: String, _ text: String) throws -> String {
+        let file = path + "/" + name
+        try FileManager.default.createDirectory(
+            atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+        return file
+    }
+
+    /// Runs `searchlight ARGUMENTS --index <this index>` unless the arguments name their own.
+    func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], useIndex: Bool = true)
+        throws -> Run
+    {
+        var arguments = arguments
+        if useIndex, !arguments.contains("--index"), !(arguments.first?.hasPrefix("-") ?? true) {
+            arguments += ["--index", index]
+        }
+        return try runBinary(arguments, stdin: stdin, environment: environment)
+    }
+}
+
+/// Runs the binary to completion with the given standard input.
+func runBinary(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Run {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: binaryPath)
+    process.arguments = arguments
+    var env = ProcessInfo.processInfo.environment
+    env["NO_COLOR"] = "1"
+    for (key, value) in environment { env[key] = value }
+    process.environment = env
+    // Output goes to files, so that a large output cannot fill a pipe and stall the child.
+    let base = NSTemporaryDirectory() + "searchlight-run-" + UUID().uuidString
+    FileManager.default.createFile(atPath: base + ".out", contents: nil)
+    FileManager.default.createFile(atPath: base + ".err", contents: nil)
+    defer {
+        try? FileManager.default.removeItem(atPath: base + ".out")
+        try? FileManager.default.removeItem(atPath: base + ".err")
+    }
+    let output = try #require(FileHandle(forWritingAtPath: base + ".out"))
+    let errors = try #require(FileHandle(forWritingAtPath: base + ".err"))
+    let input = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    process.standardInput = input
+    try process.run()
+    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+    try input.fileHandleForWriting.close()
+    process.waitUntilExit()
+    try output.close()
+    try errors.close()
+    let outData = try Data(contentsOf: URL(fileURLWithPath: base + ".out"))
+    let errData = try Data(contentsOf: URL(fileURLWithPath: base + ".err"))
+    return Run(
+        status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+        stderr: String(decoding: errData, as: UTF8.self))
+}
+
+/// A JSON text in a canonical form (sorted keys, pretty), for comparing whole outputs.
+func canonicalJSON(_ text: String) throws -> String {
+    let value = try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
+    let data = try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .prettyPrinted, .fragmentsAllowed])
+    return String(decoding: data, as: UTF8.self)
+}
