@@ -226,7 +226,8 @@ public enum BranchUniversalObjectReader {
             case nil, .null?: domain = nil
             case .string(let name)?: domain = name
             case let other?:
-                throw FieldError(code: .invalidField, message: "\"domain\" must be a string, not \(other.typeDescription)")
+                throw FieldError(
+                    code: .invalidField, message: "\"domain\" must be a string, not \(other.typeDescription)")
             }
             let decoded = try BranchUniversalObject(json: object)
             input.objects.append(DecodedObject(object: decoded, domain: domain, item: item, line: line))
@@ -263,7 +264,9 @@ public enum BranchUniversalObjectReader {
             reason = description.trimmingCharacters(in: CharacterSet(charactersIn: ". "))
             if let range = description.range(of: "character ") {
                 offset = Int(description[range.upperBound...].prefix { $0.isNumber })
-            } else if description.lowercased().contains("end of file") || description.lowercased().contains("end of data") {
+            } else if description.lowercased().contains("end of file")
+                || description.lowercased().contains("end of data")
+            {
                 offset = bytes.count
             }
         }

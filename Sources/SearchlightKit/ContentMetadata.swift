@@ -33,33 +33,35 @@ public struct ContentMetadata: Sendable, Hashable {
     public init() {}
 
     /// The text fields: (Branch dictionary key, camelCase key, property).
-    static let textFields: [(branch: String, camel: String, keyPath: any WritableKeyPath<ContentMetadata, String?> & Sendable)] = [
-        ("$content_schema", "contentSchema", \.contentSchema),
-        ("$currency", "currency", \.currency),
-        ("$sku", "sku", \.sku),
-        ("$product_name", "productName", \.productName),
-        ("$product_brand", "productBrand", \.productBrand),
-        ("$product_category", "productCategory", \.productCategory),
-        ("$product_variant", "productVariant", \.productVariant),
-        ("$condition", "condition", \.condition),
-        ("$address_street", "addressStreet", \.addressStreet),
-        ("$address_city", "addressCity", \.addressCity),
-        ("$address_region", "addressRegion", \.addressRegion),
-        ("$address_country", "addressCountry", \.addressCountry),
-        ("$address_postal_code", "addressPostalCode", \.addressPostalCode),
-    ]
+    static let textFields:
+        [(branch: String, camel: String, keyPath: any WritableKeyPath<ContentMetadata, String?> & Sendable)] = [
+            ("$content_schema", "contentSchema", \.contentSchema),
+            ("$currency", "currency", \.currency),
+            ("$sku", "sku", \.sku),
+            ("$product_name", "productName", \.productName),
+            ("$product_brand", "productBrand", \.productBrand),
+            ("$product_category", "productCategory", \.productCategory),
+            ("$product_variant", "productVariant", \.productVariant),
+            ("$condition", "condition", \.condition),
+            ("$address_street", "addressStreet", \.addressStreet),
+            ("$address_city", "addressCity", \.addressCity),
+            ("$address_region", "addressRegion", \.addressRegion),
+            ("$address_country", "addressCountry", \.addressCountry),
+            ("$address_postal_code", "addressPostalCode", \.addressPostalCode),
+        ]
 
     /// The numeric fields: (Branch dictionary key, camelCase key, property).
-    static let numberFields: [(branch: String, camel: String, keyPath: any WritableKeyPath<ContentMetadata, Double?> & Sendable)] = [
-        ("$price", "price", \.price),
-        ("$quantity", "quantity", \.quantity),
-        ("$rating_average", "ratingAverage", \.ratingAverage),
-        ("$rating_count", "ratingCount", \.ratingCount),
-        ("$rating_max", "ratingMax", \.ratingMax),
-        ("$rating", "rating", \.rating),
-        ("$latitude", "latitude", \.latitude),
-        ("$longitude", "longitude", \.longitude),
-    ]
+    static let numberFields:
+        [(branch: String, camel: String, keyPath: any WritableKeyPath<ContentMetadata, Double?> & Sendable)] = [
+            ("$price", "price", \.price),
+            ("$quantity", "quantity", \.quantity),
+            ("$rating_average", "ratingAverage", \.ratingAverage),
+            ("$rating_count", "ratingCount", \.ratingCount),
+            ("$rating_max", "ratingMax", \.ratingMax),
+            ("$rating", "rating", \.rating),
+            ("$latitude", "latitude", \.latitude),
+            ("$longitude", "longitude", \.longitude),
+        ]
 
     /// The captions field's keys.
     static let captionKeys = (branch: "$image_captions", camel: "imageCaptions")

@@ -34,7 +34,8 @@ public struct IndexingOptions: Sendable, Hashable {
             guard itemsMayChooseDomain else {
                 throw FieldError(
                     code: .invalidField,
-                    message: "\"domain\" names \(quoted(named)), but this request writes to \(quoted(domainIdentifier))")
+                    message: "\"domain\" names \(quoted(named)), but this request writes to \(quoted(domainIdentifier))"
+                )
             }
             do {
                 try SearchableItem.validateDomain(named)

@@ -184,7 +184,8 @@ public final class SearchableIndex: Sendable {
         try SearchableItem.validateDomain(domainIdentifier)
         guard !identifiers.isEmpty else {
             throw SearchlightError(
-                .removalWithoutIdentifier, "A removal needs at least one canonical identifier; name the items to remove")
+                .removalWithoutIdentifier, "A removal needs at least one canonical identifier; name the items to remove"
+            )
         }
         var report = RemovalReport()
         let named = identifiers.filter { !$0.isEmpty }

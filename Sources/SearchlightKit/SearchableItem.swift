@@ -59,7 +59,9 @@ extension SearchableItem {
             problem = "is empty"
         } else if domain.utf8.count > 200 {
             problem = "is longer than 200 bytes"
-        } else if domain.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 || $0 == "\u{7F}" }) {
+        } else if domain.unicodeScalars.contains(where: {
+            $0.properties.isWhitespace || $0.value < 0x20 || $0 == "\u{7F}"
+        }) {
             problem = "contains white space or control characters"
         } else if domain.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty) {
             problem = "has an empty component (a leading, trailing or double dot)"

@@ -54,7 +54,8 @@ struct GetCommand: ParsableCommand {
         if let created = object.creationDate { rows.append(("Created", Output.date(created))) }
         let width = rows.map(\.0.count).max() ?? 0
         for (name, value) in rows {
-            print("  " + Output.dim((name + ":").padding(toLength: width + 1, withPad: " ", startingAt: 0)) + " " + value)
+            print(
+                "  " + Output.dim((name + ":").padding(toLength: width + 1, withPad: " ", startingAt: 0)) + " " + value)
         }
     }
 }

@@ -29,10 +29,13 @@ struct IndexCommand: ParsableCommand {
     @Flag(help: "Reject everything, and write nothing, if any item or file is rejected.")
     var strict = false
 
-    @Option(help: ArgumentHelp("Clamp expirations to at most this long after now (none: no limit).", valueName: "duration"))
+    @Option(
+        help: ArgumentHelp("Clamp expirations to at most this long after now (none: no limit).", valueName: "duration"))
     var maxTtl = TimeToLiveArgument(IndexingOptions.branchMaximumTimeToLive)
 
-    @Option(help: ArgumentHelp("Give items without an expiration this lifetime (none: never expire).", valueName: "duration"))
+    @Option(
+        help: ArgumentHelp(
+            "Give items without an expiration this lifetime (none: never expire).", valueName: "duration"))
     var defaultTtl = TimeToLiveArgument(nil)
 
     /// A transaction holds at least one whole file and about this many items.

@@ -80,7 +80,8 @@ extension ParsableCommand {
         } catch let error as SearchlightError {
             Output.warn("searchlight: \(error)")
             if options.json {
-                try? options.output.printJSON(ErrorDocument(error: .init(code: error.code.rawValue, message: error.message)))
+                try? options.output.printJSON(
+                    ErrorDocument(error: .init(code: error.code.rawValue, message: error.message)))
             }
             throw Self.exitCode(for: error, indexPath: options.indexPath)
         }

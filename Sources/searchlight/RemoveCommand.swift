@@ -45,7 +45,9 @@ struct RemoveCommand: ParsableCommand {
             throw ValidationError("Name what to remove: identifiers, - (standard input), --from FILE, or --all-private")
         }
         if sources > 1 { throw ValidationError("Use only one of: identifiers, --from FILE, --all-private") }
-        if ids.contains("-"), ids.count > 1 { throw ValidationError("- reads identifiers from standard input; give no others") }
+        if ids.contains("-"), ids.count > 1 {
+            throw ValidationError("- reads identifiers from standard input; give no others")
+        }
     }
 
     func run() throws {
@@ -54,7 +56,9 @@ struct RemoveCommand: ParsableCommand {
             var targets: [(domain: String, ids: [String])] = []
             if ids == ["-"] {
                 let text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-                let lines = text.split(whereSeparator: \.isNewline).map { String($0.trimmingCharacters(in: .whitespaces)) }
+                let lines = text.split(whereSeparator: \.isNewline).map {
+                    String($0.trimmingCharacters(in: .whitespaces))
+                }
                 targets = [(domain.domain, lines.filter { !$0.isEmpty })]
             } else if !files.isEmpty {
                 var byDomain: [String: [String]] = [:]

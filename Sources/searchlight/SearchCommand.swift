@@ -55,7 +55,8 @@ struct SearchCommand: ParsableCommand {
     func run() throws {
         try reportingErrors(global) {
             let search = SearchQuery(
-                query.joined(separator: " "), domainIdentifier: allDomains ? nil : (domain ?? SearchableItem.defaultDomain),
+                query.joined(separator: " "),
+                domainIdentifier: allDomains ? nil : (domain ?? SearchableItem.defaultDomain),
                 scope: scope.scope, limit: limit, offset: offset)
             try search.validate()
             let index = try SearchableIndex.openForReading(global)
@@ -89,7 +90,9 @@ struct SearchCommand: ParsableCommand {
             if !page.query.isEmpty { facts.append("\(result.score)%") }
             print(indent + Output.dim(facts.joined(separator: " · ")))
             if !result.snippet.isEmpty { print(indent + Output.snippet(result.snippet)) }
-            if !result.keywords.isEmpty { print(indent + Output.dim("keywords: " + result.keywords.joined(separator: ", "))) }
+            if !result.keywords.isEmpty {
+                print(indent + Output.dim("keywords: " + result.keywords.joined(separator: ", ")))
+            }
             if let url = result.canonicalUrl { print(indent + url) }
             print()
         }

@@ -28,12 +28,16 @@ struct StatsCommand: ParsableCommand {
                 ("Size", Self.bytes(stats.sizeBytes)),
             ]
             let width = rows.map(\.0.count).max() ?? 0
-            for (name, value) in rows { print((name + ":").padding(toLength: width + 1, withPad: " ", startingAt: 0) + " " + value) }
+            for (name, value) in rows {
+                print((name + ":").padding(toLength: width + 1, withPad: " ", startingAt: 0) + " " + value)
+            }
             guard !stats.domains.isEmpty else { return }
             print("\nDomains:")
             let domainWidth = stats.domains.keys.map(\.count).max() ?? 0
             for (domain, count) in stats.domains.sorted(by: { $0.key < $1.key }) {
-                print("  " + domain.padding(toLength: domainWidth, withPad: " ", startingAt: 0) + "  " + String(count).leftPadded(to: 6))
+                print(
+                    "  " + domain.padding(toLength: domainWidth, withPad: " ", startingAt: 0) + "  "
+                        + String(count).leftPadded(to: 6))
             }
         }
     }

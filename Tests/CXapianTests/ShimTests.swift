@@ -195,6 +195,8 @@ struct ShimTests {
         }
         defer { cx_string_free(output) }
         #expect(status == CX_OK)
-        #expect(output.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: length), as: UTF8.self) } == expected)
+        #expect(
+            output.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: length), as: UTF8.self) } == expected
+        )
     }
 }

@@ -76,7 +76,8 @@ struct DecodingTests {
             ("null", nil),
         ])
     func dates(value: String, expected: Int64?) throws {
-        let branch = try decodeOne(#"{"$canonical_identifier":"x","$exp_date":\#(value),"$creation_timestamp":\#(value)}"#)
+        let branch = try decodeOne(
+            #"{"$canonical_identifier":"x","$exp_date":\#(value),"$creation_timestamp":\#(value)}"#)
         #expect(branch.expirationDate == expected)
         #expect(branch.creationDate == expected)
         let camel = try decodeOne(#"{"canonicalIdentifier":"x","expirationDate":\#(value)}"#)
@@ -91,7 +92,8 @@ struct DecodingTests {
             ("\"NO\"", false), ("\"yes\"", true),
         ])
     func booleans(value: String, expected: Bool) throws {
-        let object = try decodeOne(#"{"$canonical_identifier":"x","$publicly_indexable":\#(value),"locallyIndex":\#(value)}"#)
+        let object = try decodeOne(
+            #"{"$canonical_identifier":"x","$publicly_indexable":\#(value),"locallyIndex":\#(value)}"#)
         #expect(object.publiclyIndex == expected)
         #expect(object.locallyIndex == expected)
     }
@@ -154,7 +156,8 @@ struct DecodingTests {
         #expect(input.rejections.map(\.code) == [.missingIdentifier, .missingIdentifier])
         #expect(input.rejections.map(\.item) == [2, 3])
         #expect(input.rejections.allSatisfy { $0.path == "input.json" })
-        #expect(input.rejections[0].message.hasPrefix("A canonical identifier is required to uniquely identify content"))
+        #expect(
+            input.rejections[0].message.hasPrefix("A canonical identifier is required to uniquely identify content"))
     }
 
     @Test("JSON Lines rejections name the line")
@@ -206,7 +209,9 @@ struct DecodingTests {
 
     @Test("in JSON Lines a broken line rejects that line only")
     func brokenLine() {
-        let input = decode("{\"$canonical_identifier\":\"a\"}\n{\"$canonical_identifier\":\n{\"canonicalIdentifier\":\"c\"}\n", name: "x.ndjson")
+        let input = decode(
+            "{\"$canonical_identifier\":\"a\"}\n{\"$canonical_identifier\":\n{\"canonicalIdentifier\":\"c\"}\n",
+            name: "x.ndjson")
         #expect(input.objects.map(\.object.canonicalIdentifier) == ["a", "c"])
         #expect(input.rejections.map(\.line) == [2])
         #expect(input.rejections.map(\.code) == [.invalidJSON])

@@ -22,8 +22,10 @@ struct IdentityTests {
         try test.index.indexSearchableItems(
             [item("a", title: "Shop", domain: "com.shop"), item("a", title: "Blog", domain: "com.blog")], now: now)
         #expect(try test.index.statistics(now: now).documents == 2)
-        #expect(try test.index.item(withIdentifier: "a", domainIdentifier: "com.shop", now: now)?.object.title == "Shop")
-        #expect(try test.index.item(withIdentifier: "a", domainIdentifier: "com.blog", now: now)?.object.title == "Blog")
+        #expect(
+            try test.index.item(withIdentifier: "a", domainIdentifier: "com.shop", now: now)?.object.title == "Shop")
+        #expect(
+            try test.index.item(withIdentifier: "a", domainIdentifier: "com.blog", now: now)?.object.title == "Blog")
     }
 
     @Test("identifiers longer than Xapian's term limit still work")
@@ -104,9 +106,11 @@ struct IdentityTests {
         let objects = ["a", "b", "c", "d"].map { object($0, title: "Item \($0)") }
         let report = try test.index.indexOnSpotlight(usingSearchableItems: objects, domainIdentifier: "app", now: now)
         #expect(report.added == 4)
-        try test.index.indexOnSpotlight(with: object("p", title: "Public", mode: .public), domainIdentifier: "app", now: now)
+        try test.index.indexOnSpotlight(
+            with: object("p", title: "Public", mode: .public), domainIdentifier: "app", now: now)
         #expect(try test.index.removeFromSpotlight(objects[0], domainIdentifier: "app").removed == 1)
-        #expect(try test.index.removeSearchableItems(with: [objects[1], objects[2]], domainIdentifier: "app").removed == 2)
+        #expect(
+            try test.index.removeSearchableItems(with: [objects[1], objects[2]], domainIdentifier: "app").removed == 2)
         #expect(try test.index.removeFromSpotlight(object("p"), domainIdentifier: "app").refused.count == 1)
         #expect(try test.index.removeAllPrivateContentFromSpotlight(domainIdentifier: "app") == 1)
         #expect(try test.index.ids("", domain: "app") == ["p"])

@@ -149,7 +149,8 @@ struct RankingTests {
         #expect(result.contentIndexMode == .public)
         #expect(result.expirationDate == nil)
         #expect((0...100).contains(result.score))
-        #expect(result.snippet == "How <mark>deep</mark> <mark>linking</mark> works on Android and iOS, without Firebase.")
+        #expect(
+            result.snippet == "How <mark>deep</mark> <mark>linking</mark> works on Android and iOS, without Firebase.")
         #expect(results.total == 1)
         #expect(results.query == "deep linking")
     }
@@ -157,7 +158,8 @@ struct RankingTests {
     @Test("snippets keep accents and case, escape HTML, and cut long descriptions around the match")
     func snippets() throws {
         let test = try TestIndex()
-        let long = String(repeating: "Filler words go here. ", count: 30) + "The <b>Crème</b> brûlée is here."
+        let long =
+            String(repeating: "Filler words go here. ", count: 30) + "The <b>Crème</b> brûlée is here."
             + String(repeating: " More filler text.", count: 30)
         try test.index.indexSearchableItems([item("x", title: "Dessert", description: long)], now: now)
         let snippet = try #require(try test.index.search(SearchQuery("creme"), now: now).results.first?.snippet)
@@ -190,7 +192,8 @@ struct RankingTests {
         let third = try test.index.search(SearchQuery("number", limit: 10, offset: 20), now: now)
         #expect(first.total == 25 && first.results.count == 10)
         #expect(third.total == 25 && third.results.count == 5)
-        #expect(Set(first.results.map(\.canonicalIdentifier)).isDisjoint(with: third.results.map(\.canonicalIdentifier)))
+        #expect(
+            Set(first.results.map(\.canonicalIdentifier)).isDisjoint(with: third.results.map(\.canonicalIdentifier)))
         #expect(try test.index.search(SearchQuery("number", limit: 0), now: now).results.isEmpty)
     }
 }

@@ -222,7 +222,8 @@ struct SearchCommandTests {
         let workspace = try indexedWorkspace()
         let run = try workspace.run(["search", "links", "-private", "--json", "--now", corpusNow])
         #expect(run.status == 0)
-        #expect(((try run.object()["results"]) as? [[String: Any]])?.map { $0["canonicalIdentifier"] as? String } == ["a1"])
+        #expect(
+            ((try run.object()["results"]) as? [[String: Any]])?.map { $0["canonicalIdentifier"] as? String } == ["a1"])
     }
 
     @Test("visibility: another domain sees only public items; --all-domains sees all")
@@ -251,7 +252,8 @@ struct SearchCommandTests {
         #expect(
             try canonicalJSON(run.stdout)
                 == canonicalJSON(
-                    #"{"error":{"code":2004,"message":"The query \"(deep\" has a '(' that is never closed (column 1)"}}"#))
+                    #"{"error":{"code":2004,"message":"The query \"(deep\" has a '(' that is never closed (column 1)"}}"#
+                ))
         #expect(run.stderr.contains("never closed"))
     }
 
@@ -406,7 +408,9 @@ struct UsageTests {
         #expect(run.stderr.contains("Unknown option '--frobnicate'"))
     }
 
-    @Test("every subcommand's help has examples", arguments: ["index", "search", "get", "remove", "prune", "stats", "export"])
+    @Test(
+        "every subcommand's help has examples",
+        arguments: ["index", "search", "get", "remove", "prune", "stats", "export"])
     func help(subcommand: String) throws {
         let run = try runBinary([subcommand, "--help"])
         #expect(run.status == 0)

@@ -27,7 +27,8 @@ struct Run {
     }
 
     func object(sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
-        try #require(try json() as? [String: Any], "stdout is not a JSON object: \(stdout)", sourceLocation: sourceLocation)
+        try #require(
+            try json() as? [String: Any], "stdout is not a JSON object: \(stdout)", sourceLocation: sourceLocation)
     }
 }
 
@@ -99,6 +100,7 @@ func runBinary(_ arguments: [String], stdin: String? = nil, environment: [String
 /// A JSON text in a canonical form (sorted keys, pretty), for comparing whole outputs.
 func canonicalJSON(_ text: String) throws -> String {
     let value = try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
-    let data = try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .prettyPrinted, .fragmentsAllowed])
+    let data = try JSONSerialization.data(
+        withJSONObject: value, options: [.sortedKeys, .prettyPrinted, .fragmentsAllowed])
     return String(decoding: data, as: UTF8.self)
 }
