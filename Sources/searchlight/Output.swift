@@ -15,8 +15,10 @@ struct Output {
     func printJSON(_ value: some Encodable) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let data = try encoder.encode(value)
-        FileHandle.standardOutput.write(data + Data("\n".utf8))
+        // Foundation pretty-prints an empty array or object over three lines; write `[]` and `{}`.
+        let text = String(decoding: try encoder.encode(value), as: UTF8.self)
+            .replacing(/\[\n\s*\n\s*\]/, with: "[]").replacing(/\{\n\s*\n\s*\}/, with: "{}")
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
 
     func line(_ text: String = "") {
