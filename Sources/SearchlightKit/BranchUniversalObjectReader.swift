@@ -262,15 +262,20 @@ public enum BranchUniversalObjectReader {
                 ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String)
                 ?? (error as NSError).localizedDescription
             reason = description.trimmingCharacters(in: CharacterSet(charactersIn: ". "))
-            if let range = description.range(of: "character ") {
-                offset = Int(description[range.upperBound...].prefix { $0.isNumber })
-            } else if description.lowercased().contains("end of file")
-                || description.lowercased().contains("end of data")
+            if let match = description.firstMatch(of: /around character (\d+)/) ?? description.firstMatch(of: /from character (\d+)/) {
+                offset = Int(match.1)
+            } else if let match = description.firstMatch(of: /Number (\S+) is not representable/),
+                let range = Data(bytes).range(of: Data(match.1.utf8))
             {
+                offset = range.lowerBound
+            } else if description.lowercased().contains("end of file") || description.lowercased().contains("end of data") {
                 offset = bytes.count
             }
         }
         if reason.hasPrefix("Invalid value around character") { reason = "unexpected character" }
+        reason = reason.replacing(/\s(around|starting from) character \d+/, with: "")
+            .replacing(/is not representable in Swift/, with: "is out of range")
+        if reason.hasPrefix("Invalid UTF-8") { reason = "the text is not valid UTF-8 (save the file as UTF-8)" }
         if reason.hasPrefix("Unexpected end of file") { reason = "the input ends before the JSON is complete" }
         guard var remaining = offset else { return (nil, nil, reason) }
         remaining = min(remaining, bytes.count)

@@ -8,7 +8,7 @@ struct IndexCommand: ParsableCommand {
         discussion: """
             Each file holds one BUO object, an array of them, or JSON Lines. Folders are walked for \
             .json, .jsonl and .ndjson files; - reads standard input. Each file is atomic: all of its \
-            accepted items are stored, or none. Indexing the same (domain, identifier) again replaces \
+            accepted items are stored, or none (a commit holds whole files, about --commit-every items). Indexing the same (domain, identifier) again replaces \
             the item. An item's own "domain" key (as export writes it) overrides --domain.
 
             Examples:
@@ -38,11 +38,12 @@ struct IndexCommand: ParsableCommand {
             "Give items without an expiration this lifetime (none: never expire).", valueName: "duration"))
     var defaultTtl = TimeToLiveArgument(nil)
 
-    /// A transaction holds at least one whole file and about this many items.
-    static let itemsPerTransaction = 20_000
+    @Option(help: ArgumentHelp("Commit after about this many items; a file is never split.", valueName: "items"))
+    var commitEvery = 20_000
 
     func validate() throws {
         if paths.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (-) can be read only once") }
+        if commitEvery < 1 { throw ValidationError("--commit-every must be at least 1") }
     }
 
     func run() throws {
@@ -81,7 +82,7 @@ struct IndexCommand: ParsableCommand {
                 let input = BranchUniversalObjectReader.read(path: file)
                 pending.append(input)
                 pendingItems += input.objects.count
-                if !strict, pendingItems >= Self.itemsPerTransaction { try flush() }
+                if !strict, pendingItems >= commitEvery { try flush() }
             }
             if strict, report.rejected > 0 {
                 // A path that could not be expanded already rejects everything.
