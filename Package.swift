@@ -36,6 +36,18 @@ let package = Package(
             ],
             swiftSettings: upcomingFeatures
         ),
+        .executableTarget(
+            name: "fuzz-decoder",
+            dependencies: ["SearchlightKit"],
+            path: "Fuzz/Decoder",
+            swiftSettings: upcomingFeatures
+        ),
+        .executableTarget(
+            name: "fuzz-query",
+            dependencies: ["SearchlightKit"],
+            path: "Fuzz/Query",
+            swiftSettings: upcomingFeatures
+        ),
         .testTarget(
             name: "CXapianTests",
             dependencies: ["CXapian"],

@@ -299,7 +299,8 @@ final class XapianDatabase: @unchecked Sendable {
         case CX_ERR_OPENING, CX_ERR_VERSION, CX_ERR_NETWORK:
             return SearchlightError(
                 .indexUnavailable,
-                "Cannot open the index at \(path)\(detail). Check the path (or --index), or create it by indexing",
+                "Cannot open the index at \(path)\(detail). Check the path (or --index), or create it by indexing; "
+                    + "if it is damaged, move it aside and re-index your files, or index a saved `searchlight export`",
                 cause: cause)
         case CX_ERR_CORRUPT:
             return SearchlightError(

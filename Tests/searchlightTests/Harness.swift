@@ -50,19 +50,23 @@ final class Workspace {
     }
 
     /// Runs `searchlight ARGUMENTS --index <this index>` unless the arguments name their own.
-    func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], useIndex: Bool = true)
-        throws -> Run
-    {
+    func run(
+        _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], useIndex: Bool = true,
+        timeout: Double = 120
+    ) throws -> Run {
         var arguments = arguments
         if useIndex, !arguments.contains("--index"), !(arguments.first?.hasPrefix("-") ?? true) {
             arguments += ["--index", index]
         }
-        return try runBinary(arguments, stdin: stdin, environment: environment)
+        return try runBinary(arguments, stdin: stdin, environment: environment, timeout: timeout)
     }
 }
 
 /// Runs the binary to completion with the given standard input.
-func runBinary(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Run {
+/// A run that outlives `timeout` seconds is killed, and its status is then SIGKILL's.
+func runBinary(
+    _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], timeout: Double = 120
+) throws -> Run {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: binaryPath)
     process.arguments = arguments
@@ -87,6 +91,9 @@ func runBinary(_ arguments: [String], stdin: String? = nil, environment: [String
     try process.run()
     if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
     try input.fileHandleForWriting.close()
+    let deadline = Date().addingTimeInterval(timeout)
+    while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     process.waitUntilExit()
     try output.close()
     try errors.close()

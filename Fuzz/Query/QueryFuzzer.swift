@@ -1,0 +1,81 @@
+// A libFuzzer target for the query language: any query must give results or an invalidQuery
+// error, never a crash, through validation, accent folding, Xapian's parser and snippets.
+//
+// Built with `-sanitize=fuzzer -D FUZZING` by scripts/fuzz. Built plainly, it replays the files
+// named on its command line.
+
+import Foundation
+import SearchlightKit
+
+/// A small index with text in several scripts, made once per process.
+let fuzzIndex: SearchableIndex = {
+    let path = NSTemporaryDirectory() + "searchlight-fuzz-" + String(getpid())
+    let index = try! SearchableIndex(path: path, access: .readWrite(lockTimeout: .seconds(1)))
+    var items: [SearchableItem] = []
+    let texts = [
+        ("Deep linking explained", "How deep links open apps on Android and iOS.", ["deep linking"]),
+        ("Crème brûlée", "Une crème à la vanille sous une couche de sucre caramélisé.", ["dessert"]),
+        ("Straßenkaffee", "Kaffee für unterwegs, schön heiß.", ["getränk"]),
+        ("深度链接指南", "本文介绍深度链接的工作原理。", ["移动"]),
+        ("Red running shoes", String(repeating: "Light shoes for road running. ", count: 20), ["footwear"]),
+    ]
+    for (position, text) in texts.enumerated() {
+        var object = BranchUniversalObject(canonicalIdentifier: "item/\(position)")
+        object.title = text.0
+        object.contentDescription = text.1
+        object.keywords = text.2
+        object.contentIndexMode = position % 2 == 0 ? .public : .private
+        object.contentMetadata.contentSchema = "TEXT_ARTICLE"
+        items.append(SearchableItem(object: object, domainIdentifier: "com.example"))
+    }
+    try! index.indexSearchableItems(items)
+    atexit { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "searchlight-fuzz-" + String(getpid())) }
+    return index
+}()
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzQuery(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+    let text = String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    for domain in ["com.example", nil] {
+        do {
+            let results = try fuzzIndex.search(SearchQuery(text, domainIdentifier: domain, limit: 10))
+            precondition(results.results.count <= 10)
+            for result in results.results { precondition((0...100).contains(result.score)) }
+        } catch {
+            precondition(error.code == .invalidQuery || error.code == .invalidArgument, "\(error)")
+        }
+    }
+    return 0
+}
+
+#if FUZZING
+/// libFuzzer's driver, for executables that keep their own `main` (as SwiftPM's do).
+@_silgen_name("LLVMFuzzerRunDriver")
+func runFuzzerDriver(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
+) -> CInt
+
+@main
+struct Fuzzer {
+    static func main() {
+        var argc = CommandLine.argc
+        var argv = CommandLine.unsafeArgv
+        exit(runFuzzerDriver(&argc, &argv, { bytes, count in fuzzQuery(bytes, count) }))
+    }
+}
+#else
+@main
+struct QueryReplay {
+    static func main() throws {
+        for path in CommandLine.arguments.dropFirst() {
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            _ = data.withUnsafeBytes { raw in
+                fuzzQuery(raw.bindMemory(to: UInt8.self).baseAddress ?? UnsafePointer(bitPattern: 1)!, data.count)
+            }
+            print("ok \(path)")
+        }
+    }
+}
+#endif

@@ -1,0 +1,42 @@
+import Foundation
+import SearchlightKit
+import Testing
+
+/// Inputs kept from fuzzing (Fuzz/regressions/): each must give its documented outcome, not a crash.
+@Suite("Fuzzing regressions")
+struct FuzzRegressionTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fuzz/regressions")
+
+    static func inputs(_ target: String) -> [String] {
+        let folder = root.appendingPathComponent(target).path
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.sorted().map { folder + "/" + $0 }
+    }
+
+    @Test("the BUO reader reads or rejects each kept input", arguments: inputs("decoder"))
+    func decoder(path: String) throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        for format in [BranchUniversalObjectReader.Format.automatic, .lines] {
+            let input = BranchUniversalObjectReader.decode(data, path: path, format: format)
+            #expect(input.rejections.allSatisfy { !$0.message.isEmpty })
+        }
+    }
+
+    @Test("each kept query returns results or a query error", arguments: inputs("query"))
+    func query(path: String) throws {
+        let test = try catalogue()
+        let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
+        do {
+            _ = try test.index.search(SearchQuery(text), now: now)
+        } catch {
+            #expect(error.code == .invalidQuery, "\(error)")
+        }
+    }
+
+    @Test("there are kept inputs for both targets")
+    func present() {
+        #expect(!Self.inputs("decoder").isEmpty)
+        #expect(!Self.inputs("query").isEmpty)
+    }
+}

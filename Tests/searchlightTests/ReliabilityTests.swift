@@ -1,0 +1,274 @@
+import Foundation
+import Testing
+
+let hostileInputFolder = repositoryRoot + "/Tests/hostile-input"
+
+/// Writes `files` JSON Lines files of `items` items each; item j of file i is `f<i>/<j>`.
+func writeBatch(_ workspace: Workspace, folder: String, files: Int, items: Int, version: String = "one") throws {
+    for file in 0..<files {
+        let lines = (0..<items).map { item in
+            #"{"$canonical_identifier":"f\#(file)/\#(item)","$og_title":"title \#(version) \#(item)","#
+                + #""$og_description":"description \#(version) of file \#(file)","$publicly_indexable":true}"#
+        }
+        try workspace.write("\(folder)/f\(String(format: "%03d", file)).jsonl", lines.joined(separator: "\n") + "\n")
+    }
+}
+
+/// Every item of the index, from `searchlight export --all-domains`.
+func exportedItems(_ workspace: Workspace, index: String? = nil) throws -> [[String: Any]] {
+    let run = try workspace.run(["export", "--all-domains", "--index", index ?? workspace.index])
+    #expect(run.status == 0, "\(run.stderr)")
+    return try run.stdout.split(separator: "\n").map {
+        try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+    }
+}
+
+/// `xapian-check` on the index: no error.
+func checkWithXapian(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/xapian-check")
+    process.arguments = [path]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "xapian-check: \(text)", sourceLocation: sourceLocation)
+    #expect(text.contains("No errors found"), "xapian-check: \(text)", sourceLocation: sourceLocation)
+}
+
+@Suite("Reliability")
+struct ReliabilityTests {
+    @Test("killed with SIGKILL mid-write, the index stays whole: each file is all there or absent")
+    func killedMidWrite() throws {
+        let workspace = try Workspace()
+        let files = 60
+        let perFile = 40
+        try writeBatch(workspace, folder: "in", files: files, items: perFile)
+        var random = SystemRandomNumberGenerator()
+        for run in 0..<20 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: binaryPath)
+            process.arguments = ["index", workspace.path + "/in", "--index", workspace.index, "--commit-every", "50"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            Thread.sleep(forTimeInterval: Double.random(in: 0.02...1.5, using: &random))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            guard FileManager.default.fileExists(atPath: workspace.index + "/iamglass") else { continue }
+            try checkWithXapian(workspace.index)
+            var perFileCounts: [String: Int] = [:]
+            for item in try exportedItems(workspace) {
+                let id = try #require(item["$canonical_identifier"] as? String)
+                perFileCounts[String(id.split(separator: "/")[0]), default: 0] += 1
+            }
+            for (file, count) in perFileCounts {
+                #expect(count == perFile, "run \(run): file \(file) has \(count) of \(perFile) items")
+            }
+        }
+        let finish = try workspace.run(["index", workspace.path + "/in", "--json"])
+        #expect(finish.status == 0)
+        #expect(try exportedItems(workspace).count == files * perFile)
+        try checkWithXapian(workspace.index)
+    }
+
+    @Test("two writers at once both succeed: the second waits for the first")
+    func twoWriters() throws {
+        let workspace = try Workspace()
+        try writeBatch(workspace, folder: "a", files: 10, items: 100)
+        for file in 0..<10 {
+            let lines = (0..<100).map { #"{"$canonical_identifier":"b\#(file)/\#($0)","$og_title":"second writer"}"# }
+            try workspace.write("b/b\(file).jsonl", lines.joined(separator: "\n"))
+        }
+        let processes = try ["a", "b"].map { folder in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: binaryPath)
+            process.arguments = ["index", workspace.path + "/" + folder, "--index", workspace.index, "--commit-every", "100"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            return process
+        }
+        for process in processes {
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
+        #expect(try exportedItems(workspace).count == 2000)
+        #expect(FileManager.default.fileExists(atPath: workspace.index + "/flintlock"))
+    }
+
+    @Test("searches during a long batch never fail and see each item whole, old or new")
+    func readersDuringWrites() throws {
+        let workspace = try Workspace()
+        try writeBatch(workspace, folder: "v1", files: 30, items: 40, version: "one")
+        try writeBatch(workspace, folder: "v2", files: 30, items: 40, version: "two")
+        #expect(try workspace.run(["index", workspace.path + "/v1"]).status == 0)
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: binaryPath)
+        writer.arguments = ["index", workspace.path + "/v2", "--index", workspace.index, "--commit-every", "40"]
+        writer.standardOutput = FileHandle.nullDevice
+        writer.standardError = FileHandle.nullDevice
+        try writer.run()
+        var searches = 0
+        var sawNew = false
+        repeat {
+            let run = try workspace.run(["search", "--all-domains", "--limit", "1000", "--json"])
+            #expect(run.status == 0, "\(run.stderr)")
+            let page = try run.object()
+            #expect(page["total"] as? Int == 1200)
+            for result in page["results"] as? [[String: Any]] ?? [] {
+                let title = result["title"] as? String ?? ""
+                let description = result["contentDescription"] as? String ?? ""
+                let version = title.hasPrefix("title two") ? "two" : "one"
+                #expect(description.hasPrefix("description \(version) "), "\(title) / \(description)")
+                if version == "two" { sawNew = true }
+            }
+            searches += 1
+        } while writer.isRunning
+        writer.waitUntilExit()
+        #expect(writer.terminationStatus == 0)
+        #expect(searches > 1)
+        let last = try workspace.run(["search", "title two", "--all-domains", "--json", "--limit", "0"])
+        #expect(try last.object()["total"] as? Int == 1200)
+        _ = sawNew
+    }
+
+    @Test(
+        "a full disk fails the batch with a clear error and keeps the previous content",
+        .enabled(if: getuid() == 0, "mounting a small tmpfs needs root; run the tests as root to cover this")
+    )
+    func fullDisk() throws {
+        let workspace = try Workspace()
+        let mountPoint = workspace.path + "/small"
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        let mount = try runCommand("/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", mountPoint])
+        try #require(mount == 0, "mount failed: this machine does not allow tmpfs mounts")
+        defer { _ = try? runCommand("/bin/umount", [mountPoint]) }
+        let index = mountPoint + "/index"
+        let small = try workspace.write("small.json", #"{"$canonical_identifier":"keep","$og_title":"Still here"}"#)
+        #expect(try workspace.run(["index", small, "--index", index]).status == 0)
+        // Unique words, so that the postings cannot compress: far more than 2 MB of index.
+        var lines: [String] = []
+        for item in 0..<6000 {
+            let words = (0..<30).map { "w\(item)x\($0)" }.joined(separator: " ")
+            lines.append(#"{"$canonical_identifier":"big/\#(item)","$og_title":"\#(words)","$og_description":"\#(words)"}"#)
+        }
+        let big = try workspace.write("big.jsonl", lines.joined(separator: "\n"))
+        let run = try workspace.run(["index", big, "--index", index, "--json"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("code 2007"), "\(run.stderr)")
+        #expect(run.stderr.contains("nothing of this batch was committed"))
+        let search = try workspace.run(["search", "still", "--index", index, "--json"])
+        #expect(search.status == 0)
+        #expect(try search.object()["total"] as? Int == 1)
+    }
+
+    @Test("a damaged index gives 1010 naming the path and how to recover, never a crash")
+    func corruptIndex() throws {
+        let workspace = try indexedWorkspace()
+        for name in try FileManager.default.contentsOfDirectory(atPath: workspace.index) where name.hasSuffix(".glass") {
+            try Data(repeating: 0x5A, count: 16384).write(to: URL(fileURLWithPath: workspace.index + "/" + name))
+        }
+        for arguments in [["search", "deep"], ["stats"], ["get", "a1"], ["export"], ["index", workspace.path + "/fixture.json"]] {
+            let run = try workspace.run(arguments)
+            #expect(run.status == 1, "\(arguments): \(run.stderr)")
+            #expect(run.stderr.contains("code 1010"), "\(arguments): \(run.stderr)")
+            #expect(run.stderr.contains(workspace.index))
+            #expect(run.stderr.contains("re-index"), "\(arguments): \(run.stderr)")
+        }
+    }
+
+    @Test(
+        "hostile input gets its documented outcome and never crashes or hangs",
+        arguments: [
+            ("truncated.json", 0, [2002]),
+            ("wrong-types.json", 0, [2001, 2001, 2001, 2001, 2001, 2001, 2001, 2001]),
+            ("invalid-utf8.json", 0, [2002]),
+            ("nul-raw.json", 0, [2002]),
+            ("nul-escaped.json", 1, []),
+            ("long-ids.jsonl", 3, []),
+            ("duplicates.json", 2, []),
+            ("bom.json", 1, []),
+            ("empty.json", 0, [2002]),
+            ("whitespace.json", 0, [2002]),
+            ("out-of-range.json", 0, [2002]),
+            ("out-of-range-dates.jsonl", 1, [2001, 2001, 2001, 2001]),
+            ("nan.json", 0, [2002]),
+            ("not-objects.jsonl", 1, [2009, 2009, 2009, 2009]),
+        ])
+    func hostileInput(file: String, indexed: Int, codes: [Int]) throws {
+        let workspace = try Workspace()
+        let run = try workspace.run(["index", hostileInputFolder + "/" + file, "--json"], timeout: 60)
+        #expect(run.status == (codes.isEmpty ? 0 : 1), "\(run.stderr)")
+        let report = try run.object()
+        #expect(report["indexed"] as? Int == indexed)
+        let errors = report["errors"] as? [[String: Any]] ?? []
+        #expect(errors.map { $0["code"] as? Int } == codes)
+        for error in errors {
+            #expect((error["message"] as? String)?.isEmpty == false)
+            #expect(error["path"] as? String == hostileInputFolder + "/" + file)
+        }
+    }
+
+    @Test("hostile input: NUL characters, long identifiers and duplicates are stored as given")
+    func hostileContent() throws {
+        let workspace = try Workspace()
+        for file in ["nul-escaped.json", "long-ids.jsonl", "duplicates.json", "wrong-types.json"] {
+            _ = try workspace.run(["index", hostileInputFolder + "/" + file])
+        }
+        #expect(try workspace.run(["get", "nul\u{0}id"]).status != 0)  // a NUL cannot pass through argv
+        #expect(try workspace.run(["search", "before", "--json"]).object()["total"] as? Int == 1)
+        #expect(try workspace.run(["get", String(repeating: "b", count: 1000)]).status == 0)
+        let duplicate = try workspace.run(["get", "dup", "--json"]).object()
+        #expect(duplicate["$og_title"] as? String == "last version")
+        #expect(try workspace.run(["get", "t1"]).status == 1)  // rejected items are never written
+    }
+
+    @Test(
+        "hostile input: a 10 MB title, 10,000 keywords and nesting 10,000 deep",
+        arguments: ["title", "keywords", "nesting"])
+    func largeInput(kind: String) throws {
+        let workspace = try Workspace()
+        let text: String
+        switch kind {
+        case "title":
+            text = #"{"$canonical_identifier":"huge","$og_title":"\#(String(repeating: "lighthouse keeper ", count: 580_000))"}"#
+        case "keywords":
+            let keywords = (0..<10_000).map { #""keyword \#($0)""# }.joined(separator: ",")
+            text = #"{"$canonical_identifier":"many","$keywords":[\#(keywords)]}"#
+        default:
+            text = #"{"$canonical_identifier":"deep","x":"# + String(repeating: #"{"a":"#, count: 10_000) + "1"
+                + String(repeating: "}", count: 10_000) + "}"
+        }
+        let file = try workspace.write("\(kind).json", text)
+        let run = try workspace.run(["index", file, "--json"], timeout: 120)
+        let report = try run.object()
+        switch kind {
+        case "title":
+            #expect(run.status == 0)
+            #expect(try workspace.run(["search", "lighthouse", "--json"]).object()["total"] as? Int == 1)
+        case "keywords":
+            #expect(run.status == 0)
+            #expect(try workspace.run(["search", "keyword:\"keyword 9999\"", "--json"]).object()["total"] as? Int == 1)
+        default:
+            #expect(run.status == 1)
+            let error = try #require((report["errors"] as? [[String: Any]])?.first)
+            #expect(error["code"] as? Int == 2002)
+            #expect((error["message"] as? String)?.contains("Too many nested") == true)
+        }
+    }
+}
+
+/// Runs a system command, returning its exit status.
+func runCommand(_ path: String, _ arguments: [String]) throws -> Int32 {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    return process.terminationStatus
+}
