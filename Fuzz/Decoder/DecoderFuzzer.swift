@@ -21,33 +21,33 @@ public func fuzzDecoder(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
 }
 
 #if FUZZING
-/// libFuzzer's driver, for executables that keep their own `main` (as SwiftPM's do).
-@_silgen_name("LLVMFuzzerRunDriver")
-func runFuzzerDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
-) -> CInt
+    /// libFuzzer's driver, for executables that keep their own `main` (as SwiftPM's do).
+    @_silgen_name("LLVMFuzzerRunDriver")
+    func runFuzzerDriver(
+        _ argc: UnsafeMutablePointer<CInt>,
+        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+        _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
+    ) -> CInt
 
-@main
-struct Fuzzer {
-    static func main() {
-        var argc = CommandLine.argc
-        var argv = CommandLine.unsafeArgv
-        exit(runFuzzerDriver(&argc, &argv, { bytes, count in fuzzDecoder(bytes, count) }))
-    }
-}
-#else
-@main
-struct DecoderReplay {
-    static func main() throws {
-        for path in CommandLine.arguments.dropFirst() {
-            let data = try Data(contentsOf: URL(fileURLWithPath: path))
-            _ = data.withUnsafeBytes { raw in
-                fuzzDecoder(raw.bindMemory(to: UInt8.self).baseAddress ?? UnsafePointer(bitPattern: 1)!, data.count)
-            }
-            print("ok \(path)")
+    @main
+    struct Fuzzer {
+        static func main() {
+            var argc = CommandLine.argc
+            var argv = CommandLine.unsafeArgv
+            exit(runFuzzerDriver(&argc, &argv, { bytes, count in fuzzDecoder(bytes, count) }))
         }
     }
-}
+#else
+    @main
+    struct DecoderReplay {
+        static func main() throws {
+            for path in CommandLine.arguments.dropFirst() {
+                let data = try Data(contentsOf: URL(fileURLWithPath: path))
+                _ = data.withUnsafeBytes { raw in
+                    fuzzDecoder(raw.bindMemory(to: UInt8.self).baseAddress ?? UnsafePointer(bitPattern: 1)!, data.count)
+                }
+                print("ok \(path)")
+            }
+        }
+    }
 #endif

@@ -55,33 +55,64 @@ cx_status with_retries(cx_database *database, char **out_error, Body body) {
 }
 
 /// `field:value` filters whose terms are built the way the indexer built them.
+///
+/// A processor never throws: an exception unwinding through Xapian 1.4's query parser can free
+/// memory twice (found by fuzzing `-mode:…`). It records the problem instead, returns a query that
+/// matches nothing, and the caller reports the problem once parsing is over.
 class TermProcessor : public Xapian::FieldProcessor {
   public:
-    using Maker = std::string (*)(const std::string &);
-    explicit TermProcessor(Maker maker) : maker_(maker) {}
-    Xapian::Query operator()(const std::string &value) override { return Xapian::Query(maker_(value)); }
+    /// Makes the term, or returns false with a message.
+    using Maker = bool (*)(const std::string &value, std::string &term_or_error);
+    TermProcessor(Maker maker, std::string &error) : maker_(maker), error_(error) {}
+
+    Xapian::Query operator()(const std::string &value) override {
+        std::string result;
+        if (maker_(value, result)) return Xapian::Query(result);
+        if (error_.empty()) error_ = result;
+        return Xapian::Query::MatchNothing;
+    }
 
   private:
     Maker maker_;
+    std::string &error_;
 };
 
-std::string identifier_filter(const std::string &value) { return cx::bounded_term(cx::prefix::identifier, value); }
-std::string domain_filter(const std::string &value) { return cx::prefix::domain + value; }
-std::string mode_filter(const std::string &value) {
+bool identifier_filter(const std::string &value, std::string &term) {
+    term = cx::bounded_term(cx::prefix::identifier, value);
+    return true;
+}
+bool domain_filter(const std::string &value, std::string &term) {
+    term = cx::bounded_term(cx::prefix::domain, value);
+    return true;
+}
+bool keyword_filter(const std::string &value, std::string &term) {
+    term = cx::keyword_term(value);
+    return true;
+}
+bool schema_filter(const std::string &value, std::string &term) {
+    term = cx::schema_term(value);
+    return true;
+}
+bool mode_filter(const std::string &value, std::string &term) {
     std::string mode = cx::fold_lower(value);
-    if (mode != "public" && mode != "private")
-        throw Xapian::QueryParserError("mode: takes public or private, not '" + value + "'");
-    return cx::prefix::mode + mode;
+    if (mode != "public" && mode != "private") {
+        term = "mode: takes public or private, not '" + value + "'";
+        return false;
+    }
+    term = cx::prefix::mode + mode;
+    return true;
 }
 
 /// The query parser, set up once per search with the product's prefixes and flags.
 struct Parser {
     Xapian::QueryParser parser;
-    TermProcessor keywords{cx::keyword_term};
-    TermProcessor identifiers{identifier_filter};
-    TermProcessor schemas{cx::schema_term};
-    TermProcessor modes{mode_filter};
-    TermProcessor domains{domain_filter};
+    /// The first problem a field processor met while parsing.
+    std::string error;
+    TermProcessor keywords{keyword_filter, error};
+    TermProcessor identifiers{identifier_filter, error};
+    TermProcessor schemas{schema_filter, error};
+    TermProcessor modes{mode_filter, error};
+    TermProcessor domains{domain_filter, error};
 
     explicit Parser(const Xapian::Database &database) {
         parser.set_database(database);
@@ -98,6 +129,14 @@ struct Parser {
         // As-you-type and `word*` expand to the most frequent matching terms rather than failing.
         parser.set_max_expansion(100, Xapian::Query::WILDCARD_LIMIT_MOST_FREQUENT,
                                  Xapian::QueryParser::FLAG_WILDCARD | Xapian::QueryParser::FLAG_PARTIAL);
+    }
+
+    /// Parses, then reports a field processor's problem as Xapian's parser would have.
+    Xapian::Query parse(const std::string &text, unsigned flags_used) {
+        error.clear();
+        Xapian::Query query = parser.parse_query(text, flags_used);
+        if (!error.empty()) throw Xapian::QueryParserError(error);
+        return query;
     }
 
     static constexpr unsigned flags = Xapian::QueryParser::FLAG_PHRASE | Xapian::QueryParser::FLAG_BOOLEAN |
@@ -167,7 +206,7 @@ std::vector<std::string> top_level_terms(const std::string &query) {
 
 /// Parses the user's query. A query made only of exclusions (`-word -"a phrase"`) means
 /// "everything but these", which Xapian's parser would otherwise read as the words themselves.
-Xapian::Query parse_user_query(Xapian::QueryParser &parser, const std::string &folded) {
+Xapian::Query parse_user_query(Parser &parser, const std::string &folded) {
     if (folded.empty()) return Xapian::Query::MatchAll;
     std::vector<std::string> terms = top_level_terms(folded);
     bool only_exclusions = !terms.empty();
@@ -179,9 +218,9 @@ Xapian::Query parse_user_query(Xapian::QueryParser &parser, const std::string &f
         }
         excluded += (excluded.empty() ? "" : " OR ") + term.substr(1);
     }
-    if (!only_exclusions) return parser.parse_query(folded, Parser::flags);
+    if (!only_exclusions) return parser.parse(folded, Parser::flags);
     return Xapian::Query(Xapian::Query::OP_AND_NOT, Xapian::Query::MatchAll,
-                         parser.parse_query(excluded, Parser::flags & ~Xapian::QueryParser::FLAG_PARTIAL));
+                         parser.parse(excluded, Parser::flags & ~Xapian::QueryParser::FLAG_PARTIAL));
 }
 
 /// Folds accents in a query except in the values of exact filters (`id:`, `domain:`), which must
@@ -240,7 +279,7 @@ cx_status cx_search(cx_database *database, const cx_search_request *request, cx_
         // Fold the query as the indexer folded the text; the last word is always also a prefix,
         // so trailing white space is dropped.
         const std::string folded = trim(fold_query(cx::straighten_quotes(str(request->query))));
-        Xapian::Query user = parse_user_query(parser.parser, folded);
+        Xapian::Query user = parse_user_query(parser, folded);
 
         std::vector<Xapian::Query> filters;
         // Expired items are never returned, pruned or not: keep expiration > now.
@@ -270,8 +309,8 @@ cx_status cx_search(cx_database *database, const cx_search_request *request, cx_
         }
         if (results->total == 0 && !folded.empty()) {
             // Spelling correction skips partial (as-you-type) terms, so the last word is taken whole.
-            parser.parser.parse_query(folded, (Parser::flags & ~Xapian::QueryParser::FLAG_PARTIAL) |
-                                                  Xapian::QueryParser::FLAG_SPELLING_CORRECTION);
+            parser.parse(folded, (Parser::flags & ~Xapian::QueryParser::FLAG_PARTIAL) |
+                                     Xapian::QueryParser::FLAG_SPELLING_CORRECTION);
             std::string corrected = parser.parser.get_corrected_query_string();
             if (!corrected.empty() && corrected != folded) results->suggestion = corrected;
         }

@@ -85,7 +85,9 @@ struct ReliabilityTests {
         let processes = try ["a", "b"].map { folder in
             let process = Process()
             process.executableURL = URL(fileURLWithPath: binaryPath)
-            process.arguments = ["index", workspace.path + "/" + folder, "--index", workspace.index, "--commit-every", "100"]
+            process.arguments = [
+                "index", workspace.path + "/" + folder, "--index", workspace.index, "--commit-every", "100",
+            ]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
@@ -153,7 +155,8 @@ struct ReliabilityTests {
         var lines: [String] = []
         for item in 0..<6000 {
             let words = (0..<30).map { "w\(item)x\($0)" }.joined(separator: " ")
-            lines.append(#"{"$canonical_identifier":"big/\#(item)","$og_title":"\#(words)","$og_description":"\#(words)"}"#)
+            lines.append(
+                #"{"$canonical_identifier":"big/\#(item)","$og_title":"\#(words)","$og_description":"\#(words)"}"#)
         }
         let big = try workspace.write("big.jsonl", lines.joined(separator: "\n"))
         let run = try workspace.run(["index", big, "--index", index, "--json"])
@@ -168,10 +171,13 @@ struct ReliabilityTests {
     @Test("a damaged index gives 1010 naming the path and how to recover, never a crash")
     func corruptIndex() throws {
         let workspace = try indexedWorkspace()
-        for name in try FileManager.default.contentsOfDirectory(atPath: workspace.index) where name.hasSuffix(".glass") {
+        for name in try FileManager.default.contentsOfDirectory(atPath: workspace.index) where name.hasSuffix(".glass")
+        {
             try Data(repeating: 0x5A, count: 16384).write(to: URL(fileURLWithPath: workspace.index + "/" + name))
         }
-        for arguments in [["search", "deep"], ["stats"], ["get", "a1"], ["export"], ["index", workspace.path + "/fixture.json"]] {
+        for arguments in [
+            ["search", "deep"], ["stats"], ["get", "a1"], ["export"], ["index", workspace.path + "/fixture.json"],
+        ] {
             let run = try workspace.run(arguments)
             #expect(run.status == 1, "\(arguments): \(run.stderr)")
             #expect(run.stderr.contains("code 1010"), "\(arguments): \(run.stderr)")
@@ -234,12 +240,14 @@ struct ReliabilityTests {
         let text: String
         switch kind {
         case "title":
-            text = #"{"$canonical_identifier":"huge","$og_title":"\#(String(repeating: "lighthouse keeper ", count: 580_000))"}"#
+            text =
+                #"{"$canonical_identifier":"huge","$og_title":"\#(String(repeating: "lighthouse keeper ", count: 580_000))"}"#
         case "keywords":
             let keywords = (0..<10_000).map { #""keyword \#($0)""# }.joined(separator: ",")
             text = #"{"$canonical_identifier":"many","$keywords":[\#(keywords)]}"#
         default:
-            text = #"{"$canonical_identifier":"deep","x":"# + String(repeating: #"{"a":"#, count: 10_000) + "1"
+            text =
+                #"{"$canonical_identifier":"deep","x":"# + String(repeating: #"{"a":"#, count: 10_000) + "1"
                 + String(repeating: "}", count: 10_000) + "}"
         }
         let file = try workspace.write("\(kind).json", text)
