@@ -15,7 +15,10 @@ let package = Package(
         .library(name: "SearchlightKit", targets: ["SearchlightKit"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .target(
@@ -28,11 +31,23 @@ let package = Package(
             dependencies: ["CXapian"],
             swiftSettings: upcomingFeatures
         ),
+        .target(
+            name: "SearchlightServer",
+            dependencies: [
+                "SearchlightKit",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: upcomingFeatures
+        ),
         .executableTarget(
             name: "searchlight",
             dependencies: [
                 "SearchlightKit",
+                "SearchlightServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: upcomingFeatures
         ),
@@ -56,6 +71,14 @@ let package = Package(
         .testTarget(
             name: "SearchlightKitTests",
             dependencies: ["SearchlightKit"],
+            swiftSettings: upcomingFeatures
+        ),
+        .testTarget(
+            name: "SearchlightServerTests",
+            dependencies: [
+                "SearchlightServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
             swiftSettings: upcomingFeatures
         ),
         .testTarget(

@@ -297,7 +297,9 @@ cx_status cx_search(cx_database *database, const cx_search_request *request, cx_
 
         Xapian::Enquire enquire(reader);
         enquire.set_query(query);
-        const Xapian::doccount check_at_least = 1000 + request->offset + request->limit;
+        // A request for no results is a count, and counts exactly.
+        const Xapian::doccount check_at_least =
+            request->limit == 0 ? reader.get_doccount() : 1000 + request->offset + request->limit;
         Xapian::MSet mset = enquire.get_mset(request->offset, request->limit, check_at_least);
         results->total = mset.get_matches_estimated();
         cx::Highlighter highlighter = make_highlighter(user, folded);

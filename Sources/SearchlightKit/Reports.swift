@@ -69,12 +69,14 @@ public struct RemovalReport: Sendable, Hashable, Codable {
 
 /// Counts over the whole index.
 public struct IndexStatistics: Sendable, Hashable, Codable {
-    public var path: String
+    /// The index's path; `nil` in a single domain's statistics.
+    public var path: String?
     public var documents: Int
     public var `public`: Int
     public var `private`: Int
     /// Items expired but not yet pruned (never returned by searches).
     public var expired: Int
     public var domains: [String: Int]
-    public var sizeBytes: Int
+    /// The index's size on disk; `nil` in a single domain's statistics.
+    public var sizeBytes: Int?
 }

@@ -63,6 +63,15 @@ public struct SearchResults: Sendable, Hashable, Codable {
     public var suggestion: String?
     public var results: [SearchResult]
 
+    public init(query: String, total: Int, offset: Int, limit: Int, suggestion: String?, results: [SearchResult]) {
+        self.query = query
+        self.total = total
+        self.offset = offset
+        self.limit = limit
+        self.suggestion = suggestion
+        self.results = results
+    }
+
     enum CodingKeys: String, CodingKey {
         case query, total, offset, limit, suggestion, results
     }

@@ -96,6 +96,33 @@ public final class SearchableIndex: Sendable {
 
     // MARK: - Writing
 
+    /// Runs several writes as one transaction: all of them are committed together, or none.
+    ///
+    /// ```swift
+    /// let (report, removal) = try index.performBatch { batch in
+    ///     (try batch.indexSearchableItems(fresh), try batch.deleteSearchableItems(withIdentifiers: stale))
+    /// }
+    /// ```
+    ///
+    /// - Throws: the first error of `body` (the transaction is then abandoned), or
+    ///   ``SearchlightError/Code/writeFailed`` when the commit fails.
+    public func performBatch<T: Sendable>(_ body: (IndexTransaction) throws(SearchlightError) -> T)
+        throws(SearchlightError) -> T
+    {
+        guard isWritable else {
+            throw SearchlightError(.invalidArgument, "The index at \(path) was opened read-only")
+        }
+        return try database.withLock { database throws(SearchlightError) in
+            do {
+                return try database.transaction { try body(IndexTransaction(database: database)) }
+            } catch let error as SearchlightError {
+                throw error
+            } catch {
+                throw SearchlightError(.internalError, "\(error)")
+            }
+        }
+    }
+
     /// Indexes items (Core Spotlight's `indexSearchableItems`): one transaction, upserting by
     /// (domain, identifier). An item already expired at `now` is not stored and removes any stored
     /// version.
@@ -103,8 +130,7 @@ public final class SearchableIndex: Sendable {
     public func indexSearchableItems(_ items: [SearchableItem], now: Int64 = currentTime()) throws(SearchlightError)
         -> IndexingReport
     {
-        for item in items { try SearchableItem.validateDomain(item.domainIdentifier) }
-        return try write { database throws(SearchlightError) in try Self.store(items, in: database, now: now) }
+        try performBatch { batch throws(SearchlightError) in try batch.indexSearchableItems(items, now: now) }
     }
 
     /// Indexes decoded input files in one transaction: each file's accepted items are all stored
@@ -113,63 +139,9 @@ public final class SearchableIndex: Sendable {
     public func index(
         _ inputs: [DecodedInput], options: IndexingOptions, strict: Bool = false, now: Int64 = currentTime()
     ) throws(SearchlightError) -> IndexingReport {
-        try SearchableItem.validateDomain(options.domainIdentifier)
-        var report = IndexingReport()
-        var items: [SearchableItem] = []
-        for input in inputs {
-            report.rejected += input.rejections.count
-            report.errors += input.rejections
-            for decoded in input.objects {
-                do {
-                    let (item, clamped) = try options.prepare(decoded, now: now)
-                    items.append(item)
-                    if clamped { report.clamped += 1 }
-                } catch {
-                    report.rejected += 1
-                    report.errors.append(
-                        SearchlightError(
-                            error.code, error.message, path: input.path, item: decoded.item, line: decoded.line))
-                }
-            }
+        try performBatch { batch throws(SearchlightError) in
+            try batch.index(inputs, options: options, strict: strict, now: now)
         }
-        guard !items.isEmpty, !(strict && report.rejected > 0) else { return report }
-        let stored = try write { database throws(SearchlightError) in try Self.store(items, in: database, now: now) }
-        report.merge(stored)
-        return report
-    }
-
-    private static func store(_ items: [SearchableItem], in database: XapianDatabase, now: Int64)
-        throws(SearchlightError) -> IndexingReport
-    {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var stored: [StoredItem] = []
-        stored.reserveCapacity(items.count)
-        for item in items {
-            let object = item.object
-            let data: Data
-            do {
-                data = try encoder.encode(item.dictionary)
-            } catch {
-                throw SearchlightError(.internalError, "Cannot encode \(quoted(item.uniqueIdentifier)): \(error)")
-            }
-            stored.append(
-                StoredItem(
-                    domain: item.domainIdentifier, identifier: object.canonicalIdentifier, title: object.title ?? "",
-                    description: object.contentDescription ?? "", schema: object.contentMetadata.contentSchema ?? "",
-                    keywords: object.keywords, data: Array(data), isPublic: item.contentIndexMode == .public,
-                    expiration: object.expirationDate ?? 0))
-        }
-        var report = IndexingReport()
-        for outcome in try database.replace(stored, now: now) {
-            switch outcome {
-            case .added: report.added += 1
-            case .replaced: report.updated += 1
-            case .expired: report.expired += 1
-            }
-        }
-        report.indexed = report.added + report.updated
-        return report
     }
 
     /// Removes items of a domain by identifier (Core Spotlight's
@@ -181,35 +153,10 @@ public final class SearchableIndex: Sendable {
         withIdentifiers identifiers: [String], domainIdentifier: String = SearchableItem.defaultDomain,
         includePublic: Bool = false
     ) throws(SearchlightError) -> RemovalReport {
-        try SearchableItem.validateDomain(domainIdentifier)
-        guard !identifiers.isEmpty else {
-            throw SearchlightError(
-                .removalWithoutIdentifier, "A removal needs at least one canonical identifier; name the items to remove"
-            )
+        try performBatch { batch throws(SearchlightError) in
+            try batch.deleteSearchableItems(
+                withIdentifiers: identifiers, domainIdentifier: domainIdentifier, includePublic: includePublic)
         }
-        var report = RemovalReport()
-        let named = identifiers.filter { !$0.isEmpty }
-        if named.count < identifiers.count {
-            report.refused.append(
-                .init(id: "", code: .removalWithoutIdentifier, message: "An empty identifier names no item"))
-        }
-        guard !named.isEmpty else { return report }
-        let outcomes = try write { database throws(SearchlightError) in
-            try database.delete(identifiers: named, domain: domainIdentifier, includePublic: includePublic)
-        }
-        for (identifier, outcome) in zip(named, outcomes) {
-            switch outcome {
-            case .removed: report.removed += 1
-            case .notFound: report.notFound.append(identifier)
-            case .refusedPublic:
-                report.refused.append(
-                    .init(
-                        id: identifier, code: .publicContentNotRemovable,
-                        message: "Spotlight cannot remove publicly indexed content; it leaves the index when it "
-                            + "expires (or pass --include-public)"))
-            }
-        }
-        return report
     }
 
     /// Removes every private item of the domains, and of the domains below them on dot-separated
@@ -221,11 +168,8 @@ public final class SearchableIndex: Sendable {
     public func deleteSearchableItems(withDomainIdentifiers domains: [String], includePublic: Bool = false)
         throws(SearchlightError) -> Int
     {
-        for domain in domains { try SearchableItem.validateDomain(domain) }
-        return try write { database throws(SearchlightError) in
-            var removed = 0
-            for domain in domains { removed += try database.deleteDomain(domain, includePublic: includePublic) }
-            return removed
+        try performBatch { batch throws(SearchlightError) in
+            try batch.deleteSearchableItems(withDomainIdentifiers: domains, includePublic: includePublic)
         }
     }
 
@@ -235,24 +179,7 @@ public final class SearchableIndex: Sendable {
         if dryRun {
             return try read { database throws(SearchlightError) in try database.deleteExpired(now: now, dryRun: true) }
         }
-        return try write { database throws(SearchlightError) in try database.deleteExpired(now: now, dryRun: false) }
-    }
-
-    private func write<T: Sendable>(_ body: (XapianDatabase) throws(SearchlightError) -> T) throws(SearchlightError)
-        -> T
-    {
-        guard isWritable else {
-            throw SearchlightError(.invalidArgument, "The index at \(path) was opened read-only")
-        }
-        return try database.withLock { database throws(SearchlightError) in
-            do {
-                return try database.transaction { try body(database) }
-            } catch let error as SearchlightError {
-                throw error
-            } catch {
-                throw SearchlightError(.internalError, "\(error)")
-            }
-        }
+        return try performBatch { batch throws(SearchlightError) in try batch.pruneExpiredItems(now: now) }
     }
 
     /// Runs a read at the latest committed revision.
@@ -273,12 +200,7 @@ public final class SearchableIndex: Sendable {
     /// - Throws: ``SearchlightError/Code/invalidQuery`` for a malformed query.
     public func search(_ query: SearchQuery, now: Int64 = currentTime()) throws(SearchlightError) -> SearchResults {
         try query.validate()
-        let scope: cx_scope =
-            switch query.scope {
-            case .all: CX_SCOPE_ALL
-            case .public: CX_SCOPE_PUBLIC
-            case .private: CX_SCOPE_PRIVATE
-            }
+        let scope = query.scope.cScope
         let raw = try read { database throws(SearchlightError) in
             try database.search(
                 query: query.text, domain: query.domainIdentifier, scope: scope, now: now, offset: query.offset,
@@ -310,14 +232,48 @@ public final class SearchableIndex: Sendable {
             let item = try decodeStored(own)
             return item.isExpired(at: now) ? nil : item
         }
-        // A public item of another domain is visible too.
+        return try item(withIdentifier: identifier, visibleTo: domainIdentifier, scope: .public, now: now)
+    }
+
+    /// The first item with this identifier that a search from `domainIdentifier` (every domain
+    /// when `nil`) in `scope` sees; `nil` when there is none or it has expired.
+    public func item(
+        withIdentifier identifier: String, visibleTo domainIdentifier: String?, scope: SearchQuery.Scope,
+        now: Int64 = currentTime()
+    ) throws(SearchlightError) -> SearchableItem? {
+        guard !identifier.isEmpty else {
+            throw SearchlightError(.missingIdentifier, "A canonical identifier is required to name the item")
+        }
+        // The `id:` filter takes a quoted value; an identifier holding a quote cannot be written in it.
         guard !identifier.contains("\"") else { return nil }
+        let query = SearchQuery("id:\"\(identifier)\"", domainIdentifier: domainIdentifier, scope: scope, limit: 1)
         let raw = try read { database throws(SearchlightError) in
             try database.search(
-                query: "id:\"\(identifier)\"", domain: domainIdentifier, scope: CX_SCOPE_PUBLIC, now: now, offset: 0,
-                limit: 1)
+                query: query.text, domain: domainIdentifier, scope: query.scope.cScope, now: now, offset: 0, limit: 1)
         }
         return try raw.hits.first.map { hit throws(SearchlightError) in try decodeStored(hit.data) }
+    }
+
+    /// Counts for one domain: its live public and private items, and its expired ones not yet
+    /// pruned. `path` and `sizeBytes` are left out: they describe the whole index.
+    public func statistics(domainIdentifier: String, now: Int64 = currentTime()) throws(SearchlightError)
+        -> IndexStatistics
+    {
+        try SearchableItem.validateDomain(domainIdentifier)
+        let (stored, publicCount, privateCount) = try read { database throws(SearchlightError) in
+            let stored = try database.domains()[domainIdentifier] ?? 0
+            var counts: [Int] = []
+            for mode in ["public", "private"] {
+                let raw = try database.search(
+                    query: "domain:\"\(domainIdentifier)\" mode:\(mode)", domain: nil, scope: CX_SCOPE_ALL, now: now,
+                    offset: 0, limit: 0)
+                counts.append(raw.total)
+            }
+            return (stored, counts[0], counts[1])
+        }
+        return IndexStatistics(
+            path: nil, documents: stored, public: publicCount, private: privateCount,
+            expired: max(0, stored - publicCount - privateCount), domains: [domainIdentifier: stored], sizeBytes: nil)
     }
 
     /// Counts: documents, public, private, expired but not yet pruned, per domain, and the size on disk.
@@ -370,6 +326,16 @@ public final class SearchableIndex: Sendable {
         let files = (try? manager.contentsOfDirectory(atPath: path)) ?? []
         return files.reduce(0) { total, name in
             total + ((try? manager.attributesOfItem(atPath: path + "/" + name)[.size] as? Int) ?? 0)
+        }
+    }
+}
+
+extension SearchQuery.Scope {
+    var cScope: cx_scope {
+        switch self {
+        case .all: CX_SCOPE_ALL
+        case .public: CX_SCOPE_PUBLIC
+        case .private: CX_SCOPE_PRIVATE
         }
     }
 }

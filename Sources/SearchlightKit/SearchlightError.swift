@@ -45,6 +45,12 @@ public struct SearchlightError: Error, Sendable, CustomStringConvertible {
         public static let notAnObject = Code(rawValue: 2009)
         /// 2010: an internal failure; the message says what Xapian reported.
         public static let internalError = Code(rawValue: 2010)
+        /// 2011: (HTTP) no token, or an unknown one, where a token is required.
+        public static let unauthorized = Code(rawValue: 2011)
+        /// 2012: (HTTP) the token's role or domain does not allow this.
+        public static let forbidden = Code(rawValue: 2012)
+        /// 2013: (HTTP) the request body is larger than the service accepts.
+        public static let bodyTooLarge = Code(rawValue: 2013)
 
         public var description: String { String(rawValue) }
     }
@@ -76,7 +82,10 @@ public struct SearchlightError: Error, Sendable, CustomStringConvertible {
     }
 
     /// `path:line:column: item N: message (code)`, with the parts that are known.
-    public var description: String {
+    public var description: String { "\(located) (code \(code.rawValue))" }
+
+    /// `path:line:column: item N: message`, with the parts that are known.
+    public var located: String {
         var location = ""
         if let path {
             location = path
@@ -85,7 +94,7 @@ public struct SearchlightError: Error, Sendable, CustomStringConvertible {
             location += ": "
         }
         if let item { location += "item \(item): " }
-        return "\(location)\(message) (code \(code.rawValue))"
+        return location + message
     }
 
     public static let missingIdentifier = Code.missingIdentifier
@@ -102,6 +111,9 @@ public struct SearchlightError: Error, Sendable, CustomStringConvertible {
     public static let invalidArgument = Code.invalidArgument
     public static let notAnObject = Code.notAnObject
     public static let internalError = Code.internalError
+    public static let unauthorized = Code.unauthorized
+    public static let forbidden = Code.forbidden
+    public static let bodyTooLarge = Code.bodyTooLarge
 }
 
 extension SearchlightError.Code {

@@ -1,7 +1,7 @@
 import ArgumentParser
 
 @main
-struct SearchlightCommand: ParsableCommand {
+struct SearchlightCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "searchlight",
         abstract: "A Spotlight-style local index and search for Branch Universal Objects.",
@@ -16,11 +16,12 @@ struct SearchlightCommand: ParsableCommand {
               searchlight index corpus/ --domain com.example.shop
               searchlight search "deep linking" --all-domains
               searchlight remove item/42 --domain com.example.shop
+              searchlight serve --tokens tokens.json
             """,
         version: "0.1.0",
         subcommands: [
             IndexCommand.self, SearchCommand.self, GetCommand.self, RemoveCommand.self, PruneCommand.self,
-            StatsCommand.self, ExportCommand.self,
+            StatsCommand.self, ExportCommand.self, ServeCommand.self,
         ]
     )
 }

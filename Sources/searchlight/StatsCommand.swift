@@ -23,9 +23,9 @@ struct StatsCommand: ParsableCommand {
             try index.close()
             if global.json { return try global.output.printJSON(stats) }
             let rows: [(String, String)] = [
-                ("Index", stats.path), ("Items", String(stats.documents)), ("Public", String(stats.public)),
+                ("Index", stats.path ?? ""), ("Items", String(stats.documents)), ("Public", String(stats.public)),
                 ("Private", String(stats.private)), ("Expired (not yet pruned)", String(stats.expired)),
-                ("Size", Self.bytes(stats.sizeBytes)),
+                ("Size", Self.bytes(stats.sizeBytes ?? 0)),
             ]
             let width = rows.map(\.0.count).max() ?? 0
             for (name, value) in rows {

@@ -275,7 +275,7 @@ struct StorageTests {
         #expect(stats.private == 3)
         #expect(stats.expired == 1)
         #expect(stats.domains == ["x": 2, "y": 2])
-        #expect(stats.sizeBytes > 0)
+        #expect((stats.sizeBytes ?? 0) > 0)
         #expect(stats.path == test.path)
     }
 

@@ -230,7 +230,8 @@ cx_status cx_search(cx_database *_Nullable database, const cx_search_request *_N
 
 /// The number of results held (at most the request's limit).
 size_t cx_results_count(const cx_results *results);
-/// The number of matching items (exact up to 10,000, estimated beyond).
+/// The number of matching items: exact up to 1,000 past the page, estimated beyond; exact when
+/// the request's limit is 0.
 uint64_t cx_results_total(const cx_results *results);
 /// The stored data of result `index`; borrowed from `results`.
 cx_text cx_results_data(const cx_results *results, size_t index);

@@ -1,0 +1,78 @@
+import Foundation
+public import Hummingbird
+public import Logging
+public import SearchlightKit
+import ServiceLifecycle
+
+/// How `searchlight serve` runs.
+public struct ServerConfiguration: Sendable {
+    public var host: String
+    public var port: Int
+    public var indexPath: String
+    public var tokens: AccessTokens
+    /// How often expired items are pruned; `nil`: never in the background.
+    public var pruneInterval: Duration?
+    public var lockTimeout: Duration
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 7700, indexPath: String, tokens: AccessTokens = .none,
+        pruneInterval: Duration? = .seconds(3600), lockTimeout: Duration = .seconds(10)
+    ) {
+        self.host = host
+        self.port = port
+        self.indexPath = indexPath
+        self.tokens = tokens
+        self.pruneInterval = pruneInterval
+        self.lockTimeout = lockTimeout
+    }
+}
+
+/// The routes: `/health`, the search page at `/`, and the API under `/v1`.
+public func buildRouter(service: IndexService, tokens: AccessTokens) -> Router<SearchlightRequestContext> {
+    let router = Router(context: SearchlightRequestContext.self)
+    router.add(middleware: RequestLogMiddleware())
+    router.get("/health") { _, _ -> Response in
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: #"{"status":"ok"}"#)))
+    }
+    router.get("/") { _, _ -> Response in SearchPage.response }
+    let api = router.group("v1").add(middleware: AuthenticationMiddleware(tokens: tokens))
+    SearchController(service: service).addRoutes(to: api)
+    ItemsController(service: service).addRoutes(to: api)
+    AdminController(service: service).addRoutes(to: api)
+    return router
+}
+
+/// The application: the router over an ``IndexService``, with the background prune and the
+/// service that commits and closes the index on SIGTERM/SIGINT.
+public func buildApplication(
+    _ configuration: ServerConfiguration, logger: Logger,
+    onServerRunning: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
+) throws(SearchlightError) -> some ApplicationProtocol {
+    let service = try IndexService(path: configuration.indexPath, lockTimeout: configuration.lockTimeout)
+    var services: [any Service] = [IndexLifecycleService(index: service, logger: logger)]
+    if let interval = configuration.pruneInterval {
+        services.append(PruneService(index: service, interval: interval, logger: logger))
+    }
+    return Application(
+        router: buildRouter(service: service, tokens: configuration.tokens),
+        configuration: .init(
+            address: .hostname(configuration.host, port: configuration.port), serverName: "searchlight"),
+        services: services,
+        onServerRunning: { channel in
+            let port = channel.localAddress?.port ?? configuration.port
+            await onServerRunning(configuration.host, port)
+        },
+        logger: logger)
+}
+
+/// Builds the application and runs it until SIGTERM or SIGINT, after which writes in flight are
+/// committed and the index is closed.
+public func runServer(
+    _ configuration: ServerConfiguration, logger: Logger,
+    onServerRunning: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
+) async throws {
+    let application = try buildApplication(configuration, logger: logger, onServerRunning: onServerRunning)
+    try await application.runService()
+}

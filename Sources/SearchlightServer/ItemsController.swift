@@ -1,0 +1,98 @@
+import Foundation
+import Hummingbird
+import Logging
+import SearchlightKit
+
+/// Writes: index (`POST /v1/items`), remove one (`DELETE /v1/items/{id}`), remove a list
+/// (`POST /v1/items/remove`), remove all private items (`DELETE /v1/items?mode=private`).
+struct ItemsController {
+    let service: IndexService
+
+    func addRoutes(to group: RouterGroup<SearchlightRequestContext>) {
+        group.post("items", use: index)
+        group.delete("items/{id}", use: removeOne)
+        group.post("items/remove", use: removeList)
+        group.delete("items", use: removeAllPrivate)
+    }
+
+    @Sendable func index(request: Request, context: SearchlightRequestContext) async throws -> IndexingReport {
+        let domain = try context.caller.writeDomain(request)
+        let body = try await request.collectBody(context: context)
+        let contentType = request.headers[.contentType] ?? ""
+        let format: BranchUniversalObjectReader.Format =
+            contentType.contains("ndjson") || contentType.contains("jsonl") ? .lines : .automatic
+        let input = BranchUniversalObjectReader.decode(
+            Data(body.readableBytesView), path: "request body", format: format)
+        // A body that is not JSON at all is a bad request, with its line and column.
+        if input.objects.isEmpty, let first = input.rejections.first, first.item == nil {
+            throw first.api
+        }
+        let options = IndexingOptions(domainIdentifier: domain, itemsMayChooseDomain: context.caller.role == .admin)
+        let now = SearchableIndex.currentTime()
+        return try await api { () async throws(SearchlightError) in
+            try await service.write { batch throws(SearchlightError) in
+                try batch.index([input], options: options, now: now)
+            }
+        }
+    }
+
+    @Sendable func removeOne(request: Request, context: SearchlightRequestContext) async throws -> RemovalReport {
+        let domain = try context.caller.writeDomain(request)
+        let id = try context.itemIdentifier()
+        let report = try await remove([id], domain: domain, request: request, context: context)
+        if let refusal = report.refused.first {
+            throw SearchlightError(refusal.code, refusal.message).api
+        }
+        if report.removed == 0 {
+            throw SearchlightError(.itemNotFound, "No item \"\(id)\" in domain \(domain)").api
+        }
+        return report
+    }
+
+    /// The body is `{"ids":[…]}`, or BUOs (one, an array, or JSON Lines) whose identifiers are removed.
+    @Sendable func removeList(request: Request, context: SearchlightRequestContext) async throws -> RemovalReport {
+        let domain = try context.caller.writeDomain(request)
+        let body = Data(try await request.collectBody(context: context).readableBytesView)
+        struct IdentifierList: Decodable { var ids: [String] }
+        let ids: [String]
+        if let list = try? JSONDecoder().decode(IdentifierList.self, from: body) {
+            ids = list.ids
+        } else {
+            let input = BranchUniversalObjectReader.decode(body, path: "request body")
+            if let first = input.rejections.first { throw first.api }
+            ids = input.objects.map(\.object.canonicalIdentifier)
+        }
+        return try await remove(ids, domain: domain, request: request, context: context)
+    }
+
+    @Sendable func removeAllPrivate(request: Request, context: SearchlightRequestContext) async throws
+        -> RemovalReport
+    {
+        let domain = try context.caller.writeDomain(request)
+        guard request.parameter("mode") == "private" else {
+            throw SearchlightError(
+                .invalidArgument, "DELETE /v1/items removes all private items: add ?mode=private to confirm"
+            ).api
+        }
+        let removed = try await api { () async throws(SearchlightError) in
+            try await service.write { batch throws(SearchlightError) in
+                try batch.deleteSearchableItems(withDomainIdentifiers: [domain])
+            }
+        }
+        var report = RemovalReport()
+        report.removed = removed
+        return report
+    }
+
+    private func remove(_ ids: [String], domain: String, request: Request, context: SearchlightRequestContext)
+        async throws -> RemovalReport
+    {
+        let includePublic = context.caller.role == .admin && request.parameter("includePublic") == "true"
+        return try await api { () async throws(SearchlightError) in
+            try await service.write { batch throws(SearchlightError) in
+                try batch.deleteSearchableItems(
+                    withIdentifiers: ids, domainIdentifier: domain, includePublic: includePublic)
+            }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+public import Foundation
+public import Hummingbird
+import Logging
+import SearchlightKit
+
+/// Each request's context: Hummingbird's core, and the caller its token names.
+public struct SearchlightRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// Set by ``AuthenticationMiddleware`` for `/v1` routes.
+    public var caller = Caller.anonymous
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+    }
+
+    /// The largest request body accepted: 10 MiB. Larger bodies get 413.
+    public static let maximumBodySize = 10 * 1024 * 1024
+    public var maxUploadSize: Int { Self.maximumBodySize }
+
+    public var responseEncoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+}
+
+/// Reads the bearer token into the context's caller; an unknown token is 401.
+struct AuthenticationMiddleware: RouterMiddleware {
+    typealias Context = SearchlightRequestContext
+    let tokens: AccessTokens
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        var context = context
+        let authorization = request.headers[.authorization]
+        context.caller = try api { () throws(SearchlightError) in try tokens.caller(authorization: authorization) }
+        return try await next(request, context)
+    }
+}
+
+/// Logs each request's method, path, status and duration (never its headers, so never a token).
+struct RequestLogMiddleware: RouterMiddleware {
+    typealias Context = SearchlightRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        let start = ContinuousClock.now
+        var status = HTTPResponse.Status.internalServerError
+        defer {
+            let elapsed = ContinuousClock.now - start
+            let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
+            context.logger.info(
+                "request",
+                metadata: [
+                    "method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(status.code)",
+                    "ms": "\(String(format: "%.2f", milliseconds))",
+                ])
+        }
+        do {
+            let response = try await next(request, context)
+            status = response.status
+            return response
+        } catch let error as any HTTPResponseError {
+            status = error.status
+            throw error
+        }
+    }
+}
+
+extension SearchlightRequestContext {
+    /// The `{id}` path parameter, percent-decoded (identifiers hold `/`, sent as `%2F`).
+    func itemIdentifier() throws -> String {
+        let raw = try parameters.require("id")
+        return raw.removingPercentEncoding ?? raw
+    }
+}

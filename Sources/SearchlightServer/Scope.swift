@@ -1,0 +1,82 @@
+import Foundation
+import Hummingbird
+import Logging
+import SearchlightKit
+
+/// How a request's caller and parameters become a domain and a scope.
+extension Caller {
+    /// The domain a read acts as: the token's; for admin, the `domain` parameter or every domain;
+    /// for no token, none (public items only).
+    func readDomain(_ request: Request) throws -> (domain: String?, publicOnly: Bool) {
+        guard let role, let domain else { return (nil, true) }
+        let named = request.parameter("domain")
+        if role == .admin { return (named, false) }
+        if let named, named != domain {
+            throw SearchlightError(.forbidden, "This token reads domain \(domain) only, not \(named)").api
+        }
+        return (domain, false)
+    }
+
+    /// The domain a write acts on: the token's; for admin, the `domain` parameter when given.
+    ///
+    /// - Throws: 401 without a token, 403 for a read token or another domain.
+    func writeDomain(_ request: Request) throws -> String {
+        guard let role, let domain else {
+            throw SearchlightError(.unauthorized, "Writing needs a token with the write or admin role").api
+        }
+        guard role >= .write else {
+            throw SearchlightError(.forbidden, "This token may read only; writing needs the write or admin role").api
+        }
+        let named = request.parameter("domain")
+        if role == .admin { return named ?? domain }
+        if let named, named != domain {
+            throw SearchlightError(.forbidden, "This token writes domain \(domain) only, not \(named)").api
+        }
+        return domain
+    }
+
+    func require(_ needed: Role, to action: String) throws {
+        guard role != nil else {
+            throw SearchlightError(.unauthorized, "\(action) needs a token with the \(needed.rawValue) role").api
+        }
+        guard allows(needed) else {
+            throw SearchlightError(.forbidden, "\(action) needs the \(needed.rawValue) role").api
+        }
+    }
+}
+
+extension Request {
+    /// A query parameter as a form sends it: `+` is a space, then percent-decoding.
+    func parameter(_ name: String) -> String? {
+        guard let query = uri.query else { return nil }
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.first.map(String.init)?.removingPercentEncoding == name else { continue }
+            let value = parts.count > 1 ? String(parts[1]) : ""
+            return value.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? value
+        }
+        return nil
+    }
+
+    /// An integer query parameter, or 400 naming it.
+    func integer(_ name: String, default value: Int) throws -> Int {
+        guard let text = parameter(name) else { return value }
+        guard let number = Int(text) else {
+            throw SearchlightError(.invalidArgument, "The parameter \(name) must be a whole number, not \(text)").api
+        }
+        return number
+    }
+
+    /// The body, up to the service's limit; 413 beyond it.
+    func collectBody(context: SearchlightRequestContext) async throws -> ByteBuffer {
+        do {
+            return try await body.collect(upTo: context.maxUploadSize)
+        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+            throw SearchlightError(
+                .bodyTooLarge,
+                "The request body is larger than \(SearchlightRequestContext.maximumBodySize / 1_048_576) MiB; "
+                    + "send the items in several requests"
+            ).api
+        }
+    }
+}

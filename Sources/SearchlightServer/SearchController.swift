@@ -1,0 +1,54 @@
+import Foundation
+import Hummingbird
+import Logging
+import SearchlightKit
+
+/// `GET /v1/search` and `GET /v1/items/{id}`: reads, as the caller's domain sees the index.
+struct SearchController {
+    let service: IndexService
+
+    func addRoutes(to group: RouterGroup<SearchlightRequestContext>) {
+        group.get("search", use: search)
+        group.get("items/{id}", use: item)
+    }
+
+    @Sendable func search(request: Request, context: SearchlightRequestContext) async throws -> SearchResults {
+        let (domain, publicOnly) = try context.caller.readDomain(request)
+        var scope = SearchQuery.Scope.all
+        if let text = request.parameter("scope") {
+            guard let parsed = SearchQuery.Scope(rawValue: text) else {
+                throw SearchlightError(.invalidArgument, "scope must be public, private or all, not \(text)").api
+            }
+            scope = parsed
+        }
+        if publicOnly {
+            // Without a token only public items are visible: a private scope sees nothing.
+            if scope == .private {
+                return SearchResults(
+                    query: request.parameter("q") ?? "", total: 0, offset: 0,
+                    limit: 0, suggestion: nil, results: [])
+            }
+            scope = .public
+        }
+        let query = SearchQuery(
+            request.parameter("q") ?? "", domainIdentifier: domain, scope: scope,
+            limit: try request.integer("limit", default: 20), offset: try request.integer("offset", default: 0))
+        let reader = service.reader
+        return try api { () throws(SearchlightError) in try reader.search(query) }
+    }
+
+    @Sendable func item(request: Request, context: SearchlightRequestContext) async throws -> Response {
+        let id = try context.itemIdentifier()
+        let (domain, publicOnly) = try context.caller.readDomain(request)
+        let reader = service.reader
+        let found = try api { () throws(SearchlightError) -> SearchableItem? in
+            if publicOnly { return try reader.item(withIdentifier: id, visibleTo: nil, scope: .public) }
+            guard let domain else { return try reader.item(withIdentifier: id, visibleTo: nil, scope: .all) }
+            return try reader.item(withIdentifier: id, domainIdentifier: domain)
+        }
+        guard let found else {
+            throw SearchlightError(.itemNotFound, "No item \"\(id)\" is visible to this caller (or it has expired)").api
+        }
+        return try context.responseEncoder.encode(found.dictionary, from: request, context: context)
+    }
+}

@@ -1,0 +1,412 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import SearchlightKit
+import Testing
+
+@testable import SearchlightServer
+
+let writerToken = "shop-writer-token-0123456789"
+let readerToken = "shop-reader-token-0123456789"
+let otherToken = "blog-writer-token-0123456789"
+let adminToken = "admin-token-0123456789abcdef"
+
+/// A fresh index with a few items in two domains, behind the router.
+struct Fixture {
+    let directory: String
+    let service: IndexService
+    let application: Application<RouterResponder<SearchlightRequestContext>>
+
+    init() throws {
+        directory = NSTemporaryDirectory() + "searchlight-server-" + UUID().uuidString
+        service = try IndexService(path: directory + "/index", readers: 2)
+        let seed: [SearchableItem] = [
+            Self.item("shop/public", "Red lantern", .public, "com.example.shop"),
+            Self.item("shop/private", "Secret lantern", .private, "com.example.shop"),
+            Self.item("blog/public", "Lantern history", .public, "com.example.blog"),
+            Self.item("blog/private", "Draft about lanterns", .private, "com.example.blog"),
+        ]
+        try service.writer.indexSearchableItems(seed)
+        let tokens = AccessTokens(entries: [
+            .init(token: writerToken, domain: "com.example.shop", role: .write),
+            .init(token: readerToken, domain: "com.example.shop", role: .read),
+            .init(token: otherToken, domain: "com.example.blog", role: .write),
+            .init(token: adminToken, domain: "default", role: .admin),
+        ])
+        application = Application(router: buildRouter(service: service, tokens: tokens))
+    }
+
+    static func item(_ id: String, _ title: String, _ mode: ContentIndexMode, _ domain: String) -> SearchableItem {
+        var object = BranchUniversalObject(canonicalIdentifier: id)
+        object.title = title
+        object.contentDescription = "About \(title.lowercased())."
+        object.contentIndexMode = mode
+        return SearchableItem(object: object, domainIdentifier: domain)
+    }
+
+    func cleanUp() async throws {
+        try await service.close()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+func headers(_ token: String?) -> HTTPFields {
+    var fields = HTTPFields()
+    if let token { fields[.authorization] = "Bearer \(token)" }
+    return fields
+}
+
+/// The JSON of a response body.
+func json(_ response: TestResponse) throws -> [String: Any] {
+    try #require(
+        try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any],
+        "body: \(String(buffer: response.body))")
+}
+
+func ids(_ response: TestResponse) throws -> Set<String> {
+    Set((try json(response)["results"] as? [[String: Any]] ?? []).compactMap { $0["canonicalIdentifier"] as? String })
+}
+
+func errorCode(_ response: TestResponse) throws -> Int? {
+    (try json(response)["error"] as? [String: Any])?["code"] as? Int
+}
+
+/// Runs `body` against the router over a fresh fixture.
+func withRouter(_ body: @Sendable (any TestClientProtocol, Fixture) async throws -> Void) async throws {
+    let fixture = try Fixture()
+    try await fixture.application.test(.router) { client in try await body(client, fixture) }
+    try await fixture.cleanUp()
+}
+
+@Suite("HTTP: reading")
+struct ReadingTests {
+    @Test("GET /health answers ok")
+    func health() async throws {
+        try await withRouter { client, _ in
+            let response = try await client.execute(uri: "/health", method: .get)
+            #expect(response.status == .ok)
+            #expect(String(buffer: response.body) == #"{"status":"ok"}"#)
+        }
+    }
+
+    @Test("GET / is the search page, self-contained")
+    func page() async throws {
+        try await withRouter { client, _ in
+            let response = try await client.execute(uri: "/", method: .get)
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType] == "text/html; charset=utf-8")
+            #expect(response.headers[.contentSecurityPolicy]?.contains("default-src 'none'") == true)
+            let html = String(buffer: response.body)
+            #expect(html.contains(#"<input id="q""#))
+            #expect(!html.contains("<script src") && !html.contains("<link") && !html.contains("@import"))
+        }
+    }
+
+    @Test("without a token a search sees public items only")
+    func anonymousSearch() async throws {
+        try await withRouter { client, _ in
+            let response = try await client.execute(uri: "/v1/search?q=lantern", method: .get)
+            #expect(response.status == .ok)
+            #expect(try ids(response) == ["shop/public", "blog/public"])
+            let privateScope = try await client.execute(uri: "/v1/search?q=lantern&scope=private", method: .get)
+            #expect(try ids(privateScope).isEmpty)
+        }
+    }
+
+    @Test("a token sees its domain's private items and every public item, never another domain's private ones")
+    func tokenSearch() async throws {
+        try await withRouter { client, _ in
+            let shop = try await client.execute(
+                uri: "/v1/search?q=lantern", method: .get, headers: headers(readerToken))
+            #expect(try ids(shop) == ["shop/public", "shop/private", "blog/public"])
+            let blog = try await client.execute(uri: "/v1/search?q=lantern", method: .get, headers: headers(otherToken))
+            #expect(try ids(blog) == ["shop/public", "blog/public", "blog/private"])
+            let admin = try await client.execute(
+                uri: "/v1/search?q=lantern", method: .get, headers: headers(adminToken))
+            #expect(try ids(admin).count == 4)
+            let adminAsBlog = try await client.execute(
+                uri: "/v1/search?q=lantern&domain=com.example.blog", method: .get, headers: headers(adminToken))
+            #expect(try ids(adminAsBlog) == ["shop/public", "blog/public", "blog/private"])
+            let forbidden = try await client.execute(
+                uri: "/v1/search?q=lantern&domain=com.example.blog", method: .get, headers: headers(readerToken))
+            #expect(forbidden.status == .forbidden)
+        }
+    }
+
+    @Test("query parameters: q with + or %20, limit, offset, scope")
+    func parameters() async throws {
+        try await withRouter { client, _ in
+            let plus = try await client.execute(uri: "/v1/search?q=red+lantern", method: .get)
+            #expect(try json(plus)["query"] as? String == "red lantern")
+            #expect(try ids(plus) == ["shop/public"])
+            let paged = try await client.execute(uri: "/v1/search?q=lantern&limit=1&offset=1", method: .get)
+            let page = try json(paged)
+            #expect(page["limit"] as? Int == 1 && page["offset"] as? Int == 1 && page["total"] as? Int == 2)
+            let badScope = try await client.execute(uri: "/v1/search?q=x&scope=secret", method: .get)
+            #expect(badScope.status == .badRequest)
+            let badLimit = try await client.execute(uri: "/v1/search?q=x&limit=many", method: .get)
+            #expect(badLimit.status == .badRequest)
+        }
+    }
+
+    @Test("a malformed query is 400 with code 2004")
+    func malformedQuery() async throws {
+        try await withRouter { client, _ in
+            let response = try await client.execute(uri: "/v1/search?q=%28lantern", method: .get)
+            #expect(response.status == .badRequest)
+            #expect(try errorCode(response) == 2004)
+        }
+    }
+
+    @Test("an unknown or malformed token is 401, even for reads")
+    func unknownToken() async throws {
+        try await withRouter { client, _ in
+            let unknown = try await client.execute(uri: "/v1/search?q=x", method: .get, headers: headers("nope"))
+            #expect(unknown.status == .unauthorized)
+            #expect(try errorCode(unknown) == 2011)
+            var basic = HTTPFields()
+            basic[.authorization] = "Basic dXNlcjpwYXNz"
+            let malformed = try await client.execute(uri: "/v1/search?q=x", method: .get, headers: basic)
+            #expect(malformed.status == .unauthorized)
+        }
+    }
+
+    @Test("GET /v1/items/{id} follows search's visibility; identifiers with / are percent-encoded")
+    func getItem() async throws {
+        try await withRouter { client, _ in
+            let found = try await client.execute(uri: "/v1/items/shop%2Fpublic", method: .get)
+            #expect(found.status == .ok)
+            let item = try json(found)
+            #expect(item["$og_title"] as? String == "Red lantern")
+            #expect(item["domain"] as? String == "com.example.shop")
+            #expect(item["contentIndexMode"] as? String == "public")
+            let hidden = try await client.execute(uri: "/v1/items/shop%2Fprivate", method: .get)
+            #expect(hidden.status == .notFound)
+            #expect(try errorCode(hidden) == 2006)
+            let own = try await client.execute(
+                uri: "/v1/items/shop%2Fprivate", method: .get, headers: headers(readerToken))
+            #expect(own.status == .ok)
+            let others = try await client.execute(
+                uri: "/v1/items/blog%2Fprivate", method: .get, headers: headers(readerToken))
+            #expect(others.status == .notFound)
+            let admin = try await client.execute(
+                uri: "/v1/items/blog%2Fprivate", method: .get, headers: headers(adminToken))
+            #expect(admin.status == .ok)
+        }
+    }
+
+    @Test("stats need a token: a domain's counts, or everything for admin")
+    func stats() async throws {
+        try await withRouter { client, fixture in
+            let anonymous = try await client.execute(uri: "/v1/stats", method: .get)
+            #expect(anonymous.status == .unauthorized)
+            let shop = try json(try await client.execute(uri: "/v1/stats", method: .get, headers: headers(readerToken)))
+            #expect(shop["documents"] as? Int == 2 && shop["public"] as? Int == 1 && shop["private"] as? Int == 1)
+            #expect(shop["domains"] as? [String: Int] == ["com.example.shop": 2])
+            #expect(shop["path"] == nil)
+            let all = try json(try await client.execute(uri: "/v1/stats", method: .get, headers: headers(adminToken)))
+            #expect(all["documents"] as? Int == 4)
+            #expect(all["path"] as? String == fixture.directory + "/index")
+        }
+    }
+}
+
+@Suite("HTTP: writing")
+struct WritingTests {
+    @Test("POST /v1/items indexes into the token's domain; no token is 401, a read token 403")
+    func index() async throws {
+        try await withRouter { client, _ in
+            let body = ByteBuffer(string: #"[{"$canonical_identifier":"new/1","$og_title":"Paper lantern"}]"#)
+            let anonymous = try await client.execute(uri: "/v1/items", method: .post, body: body)
+            #expect(anonymous.status == .unauthorized)
+            let reader = try await client.execute(
+                uri: "/v1/items", method: .post, headers: headers(readerToken), body: body)
+            #expect(reader.status == .forbidden)
+            #expect(try errorCode(reader) == 2012)
+            let written = try await client.execute(
+                uri: "/v1/items", method: .post, headers: headers(writerToken), body: body)
+            #expect(written.status == .ok)
+            #expect(
+                String(buffer: written.body)
+                    == #"{"added":1,"clamped":0,"errors":[],"expired":0,"indexed":1,"rejected":0,"updated":0}"#)
+            let item = try await client.execute(uri: "/v1/items/new%2F1", method: .get, headers: headers(readerToken))
+            #expect(try json(item)["domain"] as? String == "com.example.shop")
+        }
+    }
+
+    @Test("a write token cannot write another domain; admin can")
+    func domains() async throws {
+        try await withRouter { client, _ in
+            let named = ByteBuffer(string: #"{"$canonical_identifier":"x","domain":"com.example.blog"}"#)
+            let writer = try await client.execute(
+                uri: "/v1/items", method: .post, headers: headers(writerToken), body: named)
+            let report = try json(writer)
+            #expect(report["rejected"] as? Int == 1 && report["indexed"] as? Int == 0)
+            let param = try await client.execute(
+                uri: "/v1/items?domain=com.example.blog", method: .post, headers: headers(writerToken),
+                body: ByteBuffer(string: #"{"$canonical_identifier":"x"}"#))
+            #expect(param.status == .forbidden)
+            let admin = try await client.execute(
+                uri: "/v1/items?domain=com.example.blog", method: .post, headers: headers(adminToken),
+                body: ByteBuffer(string: #"{"$canonical_identifier":"x"}"#))
+            #expect(try json(admin)["indexed"] as? Int == 1)
+        }
+    }
+
+    @Test("bad JSON is 400 naming the line and column; JSON Lines are accepted")
+    func badJSON() async throws {
+        try await withRouter { client, _ in
+            let broken = try await client.execute(
+                uri: "/v1/items", method: .post, headers: headers(writerToken),
+                body: ByteBuffer(string: "[{\"$canonical_identifier\":\"a\"},\n {\"$canonical_identifier\": oops}]"))
+            #expect(broken.status == .badRequest)
+            #expect(try errorCode(broken) == 2002)
+            let message = try #require((try json(broken)["error"] as? [String: Any])?["message"] as? String)
+            #expect(message.hasPrefix("request body:2:28: "))
+            var fields = headers(writerToken)
+            fields[.contentType] = "application/x-ndjson"
+            let lines = try await client.execute(
+                uri: "/v1/items", method: .post, headers: fields,
+                body: ByteBuffer(
+                    string: "{\"$canonical_identifier\":\"l1\"}\n{\"$canonical_identifier\":\"l2\"}\n{oops\n"))
+            let report = try json(lines)
+            #expect(report["indexed"] as? Int == 2 && report["rejected"] as? Int == 1)
+        }
+    }
+
+    @Test("a body over 10 MiB is 413")
+    func tooLarge() async throws {
+        try await withRouter { client, _ in
+            let huge = ByteBuffer(repeating: UInt8(ascii: " "), count: SearchlightRequestContext.maximumBodySize + 1)
+            let response = try await client.execute(
+                uri: "/v1/items", method: .post, headers: headers(writerToken), body: huge)
+            #expect(response.status == .contentTooLarge)
+            #expect(try errorCode(response) == 2013)
+        }
+    }
+
+    @Test("DELETE /v1/items/{id}: own private item removed; public refused 409 (1014); unknown 404")
+    func removeOne() async throws {
+        try await withRouter { client, _ in
+            let removed = try await client.execute(
+                uri: "/v1/items/shop%2Fprivate", method: .delete, headers: headers(writerToken))
+            #expect(removed.status == .ok)
+            #expect(try json(removed)["removed"] as? Int == 1)
+            let refused = try await client.execute(
+                uri: "/v1/items/shop%2Fpublic", method: .delete, headers: headers(writerToken))
+            #expect(refused.status == .conflict)
+            #expect(try errorCode(refused) == 1014)
+            let unknown = try await client.execute(
+                uri: "/v1/items/nothing", method: .delete, headers: headers(writerToken))
+            #expect(unknown.status == .notFound)
+            let others = try await client.execute(
+                uri: "/v1/items/blog%2Fprivate", method: .delete, headers: headers(writerToken))
+            #expect(others.status == .notFound)
+            let reader = try await client.execute(
+                uri: "/v1/items/shop%2Fpublic", method: .delete, headers: headers(readerToken))
+            #expect(reader.status == .forbidden)
+            let anonymous = try await client.execute(uri: "/v1/items/shop%2Fpublic", method: .delete)
+            #expect(anonymous.status == .unauthorized)
+        }
+    }
+
+    @Test("POST /v1/items/remove takes ids or BUOs and reports removed, not found and refused")
+    func removeList() async throws {
+        try await withRouter { client, _ in
+            let byIds = try await client.execute(
+                uri: "/v1/items/remove", method: .post, headers: headers(writerToken),
+                body: ByteBuffer(string: #"{"ids":["shop/private","shop/public","ghost"]}"#))
+            #expect(byIds.status == .ok)
+            let report = try json(byIds)
+            #expect(report["removed"] as? Int == 1)
+            #expect(report["notFound"] as? [String] == ["ghost"])
+            #expect((report["refused"] as? [[String: Any]])?.first?["code"] as? Int == 1014)
+            let byObjects = try await client.execute(
+                uri: "/v1/items/remove", method: .post, headers: headers(otherToken),
+                body: ByteBuffer(string: #"[{"$canonical_identifier":"blog/private"}]"#))
+            #expect(try json(byObjects)["removed"] as? Int == 1)
+        }
+    }
+
+    @Test("DELETE /v1/items?mode=private removes the domain's private items only")
+    func removeAllPrivate() async throws {
+        try await withRouter { client, _ in
+            let unconfirmed = try await client.execute(uri: "/v1/items", method: .delete, headers: headers(writerToken))
+            #expect(unconfirmed.status == .badRequest)
+            let response = try await client.execute(
+                uri: "/v1/items?mode=private", method: .delete, headers: headers(writerToken))
+            #expect(try json(response)["removed"] as? Int == 1)
+            let left = try await client.execute(uri: "/v1/search?q=lantern", method: .get, headers: headers(adminToken))
+            #expect(try ids(left) == ["shop/public", "blog/public", "blog/private"])
+        }
+    }
+
+    @Test("POST /v1/prune is for admin only")
+    func prune() async throws {
+        try await withRouter { client, _ in
+            #expect(try await client.execute(uri: "/v1/prune", method: .post).status == .unauthorized)
+            #expect(
+                try await client.execute(uri: "/v1/prune", method: .post, headers: headers(writerToken)).status
+                    == .forbidden)
+            let admin = try await client.execute(uri: "/v1/prune", method: .post, headers: headers(adminToken))
+            #expect(String(buffer: admin.body) == #"{"pruned":0}"#)
+        }
+    }
+
+    @Test("concurrent writes are coalesced into fewer commits, and every one is answered")
+    func coalescing() async throws {
+        try await withRouter { client, fixture in
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for number in 0..<40 {
+                    group.addTask {
+                        let body = ByteBuffer(
+                            string: #"{"$canonical_identifier":"c/\#(number)","$og_title":"coalesced"}"#)
+                        let response = try await client.execute(
+                            uri: "/v1/items", method: .post, headers: headers(writerToken), body: body)
+                        return try json(response)["indexed"] as? Int ?? 0
+                    }
+                }
+                var indexed = 0
+                for try await count in group { indexed += count }
+                #expect(indexed == 40)
+            }
+            let batches = await fixture.service.queue.batches
+            #expect(batches < 40)
+            let search = try await client.execute(
+                uri: "/v1/search?q=coalesced&limit=100", method: .get, headers: headers(readerToken))
+            #expect(try json(search)["total"] as? Int == 40)
+        }
+    }
+}
+
+@Suite("Access tokens")
+struct AccessTokenTests {
+    @Test("tokens compare in constant time and exactly")
+    func comparison() {
+        #expect(AccessTokens.constantTimeEqual(Array("abc".utf8), Array("abc".utf8)))
+        #expect(!AccessTokens.constantTimeEqual(Array("abc".utf8), Array("abd".utf8)))
+        #expect(!AccessTokens.constantTimeEqual(Array("abc".utf8), Array("abcd".utf8)))
+        #expect(!AccessTokens.constantTimeEqual([], Array("a".utf8)))
+    }
+
+    @Test(
+        "a bad tokens file is refused with a message naming it",
+        arguments: [
+            #"{"tokens":[{"token":"short","domain":"a.b","role":"read"}]}"#,
+            #"{"tokens":[{"token":"long-enough-token-123","domain":"a.b","role":"owner"}]}"#,
+            #"{"tokens":[{"token":"long-enough-token-123","domain":"a b","role":"read"}]}"#,
+            #"{"tokens":[{"token":"long-enough-token-123","domain":"a.b","role":"read"},{"token":"long-enough-token-123","domain":"c.d","role":"read"}]}"#,
+            "not json",
+        ])
+    func badFile(text: String) throws {
+        let path = NSTemporaryDirectory() + "tokens-" + UUID().uuidString + ".json"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect {
+            _ = try AccessTokens(contentsOf: path)
+        } throws: { error in
+            (error as? SearchlightError)?.message.contains(path) == true
+        }
+    }
+}
