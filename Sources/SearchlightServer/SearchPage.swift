@@ -177,7 +177,7 @@ enum SearchPage {
             status.textContent = error.message;
           }
         }
-        q.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(search, 150); });
+        q.addEventListener("input", () => { detail.hidden = true; clearTimeout(timer); timer = setTimeout(search, 150); });
         token.addEventListener("change", () => { localStorage.setItem("searchlight.token", token.value.trim()); search(); });
         q.value = new URLSearchParams(location.search).get("q") || "";
         search();

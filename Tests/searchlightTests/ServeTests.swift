@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A `searchlight serve` process on a free loopback port.
+final class RunningServer {
+    let process = Process()
+    let port: Int
+    let stderrPath: String
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    init(index: String, tokens: String? = nil, extra: [String] = []) throws {
+        stderrPath = NSTemporaryDirectory() + "searchlight-serve-" + UUID().uuidString + ".log"
+        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        process.executableURL = URL(fileURLWithPath: binaryPath)
+        process.arguments = ["serve", "--index", index, "--port", "0"] + (tokens.map { ["--tokens", $0] } ?? []) + extra
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = try #require(FileHandle(forWritingAtPath: stderrPath))
+        try process.run()
+        // The first line says where it listens: "Searchlight listening on http://127.0.0.1:PORT (…)".
+        var line = Data()
+        let deadline = Date().addingTimeInterval(30)
+        while !line.contains(UInt8(ascii: "\n")), Date() < deadline {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line += chunk
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let range = text.range(of: "http://127.0.0.1:"),
+            let port = Int(text[range.upperBound...].prefix { $0.isNumber })
+        else {
+            process.terminate()
+            throw SearchlightTestError("serve did not start: \(text) \(try String(contentsOfFile: stderrPath, encoding: .utf8))")
+        }
+        self.port = port
+    }
+
+    /// Stops with SIGTERM and returns the exit status.
+    func stop() -> Int32 {
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    var log: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+        try? FileManager.default.removeItem(atPath: stderrPath)
+    }
+}
+
+struct SearchlightTestError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// One HTTP exchange.
+func http(
+    _ method: String, _ url: String, body: String? = nil, token: String? = nil
+) async throws -> (status: Int, body: String) {
+    var request = URLRequest(url: try #require(URL(string: url)))
+    request.httpMethod = method
+    if let body { request.httpBody = Data(body.utf8) }
+    if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+    let (data, response) = try await URLSession.shared.data(for: request)
+    return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+}
+
+let shopToken = "shop-writer-token-0123456789"
+
+func writeTokens(_ workspace: Workspace) throws -> String {
+    try workspace.write(
+        "tokens.json", #"{"tokens":[{"token":"\#(shopToken)","domain":"com.example.shop","role":"write"}]}"#)
+}
+
+@Suite("searchlight serve (the real binary on loopback)")
+struct ServeTests {
+    @Test("serves search, takes writes, logs requests without tokens, and commits them on SIGTERM")
+    func lifecycle() async throws {
+        let workspace = try Workspace()
+        let file = try workspace.write("public.json", #"{"$canonical_identifier":"lamp","$og_title":"Deep sea lamp","$publicly_indexable":true}"#)
+        #expect(try workspace.run(["index", file]).status == 0)
+        let server = try RunningServer(index: workspace.index, tokens: try writeTokens(workspace))
+        let health = try await http("GET", server.baseURL + "/health")
+        #expect(health.status == 200 && health.body == #"{"status":"ok"}"#)
+        let search = try await http("GET", server.baseURL + "/v1/search?q=deep")
+        #expect(search.status == 200 && search.body.contains(#""canonicalIdentifier":"lamp""#))
+        let write = try await http(
+            "POST", server.baseURL + "/v1/items", body: #"{"$canonical_identifier":"late","$og_title":"Written late"}"#,
+            token: shopToken)
+        #expect(write.status == 200)
+        #expect(server.stop() == 0)
+        #expect(server.log.contains("method=POST"))
+        #expect(server.log.contains("status=200"))
+        #expect(!server.log.contains(shopToken))
+        let get = try workspace.run(["get", "late", "--domain", "com.example.shop"])
+        #expect(get.status == 0)
+        #expect(get.stdout.contains("Written late"))
+    }
+
+    @Test("serve refuses a bad tokens file and a locked index with clear errors")
+    func startupErrors() throws {
+        let workspace = try indexedWorkspace()
+        let bad = try workspace.write("bad-tokens.json", #"{"tokens":[{"token":"x","domain":"d","role":"read"}]}"#)
+        let run = try workspace.run(["serve", "--tokens", bad, "--port", "0"], timeout: 30)
+        #expect(run.status == 64)
+        #expect(run.stderr.contains(bad))
+        let server = try RunningServer(index: workspace.index)
+        let second = try workspace.run(["serve", "--port", "0", "--lock-timeout", "0"], timeout: 30)
+        #expect(second.status == 75)
+        #expect(server.stop() == 0)
+    }
+}
