@@ -152,8 +152,18 @@ public enum BranchUniversalObjectReader {
             let location = syntaxErrorLocation(in: bytes)
             input.rejections.append(
                 SearchlightError(
-                    .invalidJSON, "The file is not valid JSON: \(location.reason); nothing in it was indexed",
+                    .invalidJSON,
+                    "\(subject(input.path)) is not valid JSON: \(location.reason); nothing in it was indexed",
                     path: input.path, line: location.line, column: location.column))
+        }
+    }
+
+    /// How messages name an input.
+    private static func subject(_ path: String) -> String {
+        switch path {
+        case "-": "Standard input"
+        case "request body": "The request body"
+        default: "The file"
         }
     }
 

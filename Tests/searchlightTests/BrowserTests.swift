@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A WebDriver session on headless Chromium, through chromedriver's HTTP protocol.
@@ -47,7 +47,8 @@ final class Browser {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         process.arguments =
-            ["-s", "-X", method, "-H", "Content-Type: application/json", url] + (body.map { ["--data-binary", $0] } ?? [])
+            ["-s", "-X", method, "-H", "Content-Type: application/json", url]
+            + (body.map { ["--data-binary", $0] } ?? [])
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -70,7 +71,8 @@ final class Browser {
     func type(_ css: String, _ text: String) async throws {
         let element = try #require(try await elements(css).first)
         try await command("POST", "/element/\(element)/clear")
-        let escaped = String(decoding: try JSONSerialization.data(withJSONObject: [text]), as: UTF8.self).dropFirst().dropLast()
+        let escaped = String(decoding: try JSONSerialization.data(withJSONObject: [text]), as: UTF8.self).dropFirst()
+            .dropLast()
         try await command("POST", "/element/\(element)/value", #"{"text":\#(escaped)}"#)
     }
 
@@ -137,6 +139,7 @@ struct BrowserTests {
             if let path = ProcessInfo.processInfo.environment["SEARCHLIGHT_SCREENSHOT"] {
                 try await browser.type("#q", "creme")
                 try await Task.sleep(for: .milliseconds(600))
+                try await browser.command("POST", "/execute/sync", #"{"script":"window.scrollTo(0, 0)","args":[]}"#)
                 try await browser.screenshot(to: path)
             }
         } catch {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A `searchlight serve` process on a free loopback port.
@@ -16,7 +16,8 @@ final class RunningServer {
         stderrPath = NSTemporaryDirectory() + "searchlight-serve-" + UUID().uuidString + ".log"
         FileManager.default.createFile(atPath: stderrPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: binaryPath)
-        process.arguments = ["serve", "--index", index, "--port", "0"] + (tokens.map { ["--tokens", $0] } ?? []) + extra
+        process.arguments =
+            ["serve", "--index", index, "--port", "0"] + (tokens.map { ["--tokens", $0] } ?? []) + extra
         let output = Pipe()
         process.standardOutput = output
         process.standardError = try #require(FileHandle(forWritingAtPath: stderrPath))
@@ -34,7 +35,8 @@ final class RunningServer {
             let port = Int(text[range.upperBound...].prefix { $0.isNumber })
         else {
             process.terminate()
-            throw SearchlightTestError("serve did not start: \(text) \(try String(contentsOfFile: stderrPath, encoding: .utf8))")
+            throw SearchlightTestError(
+                "serve did not start: \(text) \(try String(contentsOfFile: stderrPath, encoding: .utf8))")
         }
         self.port = port
     }
@@ -83,7 +85,8 @@ struct ServeTests {
     @Test("serves search, takes writes, logs requests without tokens, and commits them on SIGTERM")
     func lifecycle() async throws {
         let workspace = try Workspace()
-        let file = try workspace.write("public.json", #"{"$canonical_identifier":"lamp","$og_title":"Deep sea lamp","$publicly_indexable":true}"#)
+        let file = try workspace.write(
+            "public.json", #"{"$canonical_identifier":"lamp","$og_title":"Deep sea lamp","$publicly_indexable":true}"#)
         #expect(try workspace.run(["index", file]).status == 0)
         let server = try RunningServer(index: workspace.index, tokens: try writeTokens(workspace))
         let health = try await http("GET", server.baseURL + "/health")
