@@ -51,15 +51,20 @@ let package = Package(
             ],
             swiftSettings: upcomingFeatures
         ),
+        .target(
+            name: "FuzzHarness",
+            path: "Fuzz/Harness",
+            swiftSettings: upcomingFeatures
+        ),
         .executableTarget(
             name: "fuzz-decoder",
-            dependencies: ["SearchlightKit"],
+            dependencies: ["SearchlightKit", "FuzzHarness"],
             path: "Fuzz/Decoder",
             swiftSettings: upcomingFeatures
         ),
         .executableTarget(
             name: "fuzz-query",
-            dependencies: ["SearchlightKit"],
+            dependencies: ["SearchlightKit", "FuzzHarness"],
             path: "Fuzz/Query",
             swiftSettings: upcomingFeatures
         ),

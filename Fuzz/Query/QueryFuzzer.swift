@@ -1,10 +1,10 @@
 // A libFuzzer target for the query language: any query must give results or an invalidQuery
 // error, never a crash, through validation, accent folding, Xapian's parser and snippets.
 //
-// Built with `-sanitize=fuzzer -D FUZZING` by scripts/fuzz. Built plainly, it replays the files
-// named on its command line.
+// Built by scripts/fuzz; see FuzzHarness for how it runs.
 
 import Foundation
+import FuzzHarness
 import SearchlightKit
 
 /// A small index with text in several scripts, made once per process.
@@ -50,34 +50,7 @@ public func fuzzQuery(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     return 0
 }
 
-#if FUZZING
-    /// libFuzzer's driver, for executables that keep their own `main` (as SwiftPM's do).
-    @_silgen_name("LLVMFuzzerRunDriver")
-    func runFuzzerDriver(
-        _ argc: UnsafeMutablePointer<CInt>,
-        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-        _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
-    ) -> CInt
-
-    @main
-    struct Fuzzer {
-        static func main() {
-            var argc = CommandLine.argc
-            var argv = CommandLine.unsafeArgv
-            exit(runFuzzerDriver(&argc, &argv, { bytes, count in fuzzQuery(bytes, count) }))
-        }
-    }
-#else
-    @main
-    struct QueryReplay {
-        static func main() throws {
-            for path in CommandLine.arguments.dropFirst() {
-                let data = try Data(contentsOf: URL(fileURLWithPath: path))
-                _ = data.withUnsafeBytes { raw in
-                    fuzzQuery(raw.bindMemory(to: UInt8.self).baseAddress ?? UnsafePointer(bitPattern: 1)!, data.count)
-                }
-                print("ok \(path)")
-            }
-        }
-    }
-#endif
+@main
+struct QueryFuzzer {
+    static func main() { fuzzMain { bytes, count in fuzzQuery(bytes, count) } }
+}

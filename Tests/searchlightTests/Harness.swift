@@ -76,8 +76,8 @@ func runBinary(
     process.environment = env
     // Output goes to files, so that a large output cannot fill a pipe and stall the child.
     let base = NSTemporaryDirectory() + "searchlight-run-" + UUID().uuidString
-    FileManager.default.createFile(atPath: base + ".out", contents: nil)
-    FileManager.default.createFile(atPath: base + ".err", contents: nil)
+    _ = FileManager.default.createFile(atPath: base + ".out", contents: nil)
+    _ = FileManager.default.createFile(atPath: base + ".err", contents: nil)
     defer {
         try? FileManager.default.removeItem(atPath: base + ".out")
         try? FileManager.default.removeItem(atPath: base + ".err")
@@ -110,4 +110,15 @@ func canonicalJSON(_ text: String) throws -> String {
     let data = try JSONSerialization.data(
         withJSONObject: value, options: [.sortedKeys, .prettyPrinted, .fragmentsAllowed])
     return String(decoding: data, as: UTF8.self)
+}
+
+/// Starts the binary in the background, its output discarded.
+func startBinary(_ arguments: [String]) throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: binaryPath)
+    process.arguments = arguments
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    return process
 }

@@ -14,7 +14,7 @@ final class RunningServer {
 
     init(index: String, tokens: String? = nil, extra: [String] = []) throws {
         stderrPath = NSTemporaryDirectory() + "searchlight-serve-" + UUID().uuidString + ".log"
-        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: binaryPath)
         process.arguments =
             ["serve", "--index", index, "--port", "0"] + (tokens.map { ["--tokens", $0] } ?? []) + extra
@@ -104,6 +104,24 @@ struct ServeTests {
         let get = try workspace.run(["get", "late", "--domain", "com.example.shop"])
         #expect(get.status == 0)
         #expect(get.stdout.contains("Written late"))
+    }
+
+    @Test("expired items are pruned in the background every --prune-interval")
+    func backgroundPrune() async throws {
+        let workspace = try Workspace()
+        let soon = Int64(Date().timeIntervalSince1970 * 1000) + 1500
+        let file = try workspace.write(
+            "soon.json", #"[{"$canonical_identifier":"soon","$exp_date":\#(soon)},{"$canonical_identifier":"stays"}]"#)
+        #expect(try workspace.run(["index", file]).status == 0)
+        let server = try RunningServer(index: workspace.index, extra: ["--prune-interval", "1s"])
+        var documents = 2
+        for _ in 0..<50 where documents == 2 {
+            try await Task.sleep(for: .milliseconds(200))
+            documents = try workspace.run(["stats", "--json"]).object()["documents"] as? Int ?? -1
+        }
+        #expect(documents == 1)
+        #expect(server.log.contains("Pruned expired items"))
+        #expect(server.stop() == 0)
     }
 
     @Test("serve refuses a bad tokens file and a locked index with clear errors")
