@@ -6,6 +6,8 @@ import Foundation
 import FuzzHarness
 import SearchlightKit
 
+// libFuzzer's library refers to this symbol, so it must exist even though FuzzHarness passes the
+// function to the driver directly.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzDecoder(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let data = Data(bytes: bytes, count: count)

@@ -35,6 +35,8 @@ let fuzzIndex: SearchableIndex = {
     return index
 }()
 
+// libFuzzer's library refers to this symbol, so it must exist even though FuzzHarness passes the
+// function to the driver directly.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzQuery(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let text = String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)

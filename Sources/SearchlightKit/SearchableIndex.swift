@@ -246,10 +246,10 @@ public final class SearchableIndex: Sendable {
         }
         // The `id:` filter takes a quoted value; an identifier holding a quote cannot be written in it.
         guard !identifier.contains("\"") else { return nil }
-        let query = SearchQuery("id:\"\(identifier)\"", domainIdentifier: domainIdentifier, scope: scope, limit: 1)
         let raw = try read { database throws(SearchlightError) in
             try database.search(
-                query: query.text, domain: domainIdentifier, scope: query.scope.cScope, now: now, offset: 0, limit: 1)
+                query: "id:\"\(identifier)\"", domain: domainIdentifier, scope: scope.cScope, now: now, offset: 0,
+                limit: 1)
         }
         return try raw.hits.first.map { hit throws(SearchlightError) in try decodeStored(hit.data) }
     }

@@ -14,24 +14,23 @@ struct SearchController {
 
     @Sendable func search(request: Request, context: SearchlightRequestContext) async throws -> SearchResults {
         let (domain, publicOnly) = try context.caller.readDomain(request)
+        let text = request.parameter("q") ?? ""
         var scope = SearchQuery.Scope.all
-        if let text = request.parameter("scope") {
-            guard let parsed = SearchQuery.Scope(rawValue: text) else {
-                throw SearchlightError(.invalidArgument, "scope must be public, private or all, not \(text)").api
+        if let named = request.parameter("scope") {
+            guard let parsed = SearchQuery.Scope(rawValue: named) else {
+                throw SearchlightError(.invalidArgument, "scope must be public, private or all, not \(named)").api
             }
             scope = parsed
         }
         if publicOnly {
             // Without a token only public items are visible: a private scope sees nothing.
             if scope == .private {
-                return SearchResults(
-                    query: request.parameter("q") ?? "", total: 0, offset: 0,
-                    limit: 0, suggestion: nil, results: [])
+                return SearchResults(query: text, total: 0, offset: 0, limit: 0, suggestion: nil, results: [])
             }
             scope = .public
         }
         let query = SearchQuery(
-            request.parameter("q") ?? "", domainIdentifier: domain, scope: scope,
+            text, domainIdentifier: domain, scope: scope,
             limit: try request.integer("limit", default: 20), offset: try request.integer("offset", default: 0))
         let reader = service.reader
         return try api { () throws(SearchlightError) in try reader.search(query) }

@@ -21,10 +21,6 @@ struct Output {
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
 
-    func line(_ text: String = "") {
-        print(text)
-    }
-
     static func warn(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
