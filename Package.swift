@@ -68,6 +68,12 @@ let package = Package(
             path: "Fuzz/Query",
             swiftSettings: upcomingFeatures
         ),
+        .executableTarget(
+            name: "searchlight-bench",
+            dependencies: ["SearchlightKit"],
+            path: "Benchmarks/Sources/searchlight-bench",
+            swiftSettings: upcomingFeatures
+        ),
         .testTarget(
             name: "CXapianTests",
             dependencies: ["CXapian"],

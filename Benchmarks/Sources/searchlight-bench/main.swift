@@ -1,0 +1,99 @@
+// The in-process half of Searchlight's benchmark, run by Benchmarks/run:
+//
+//   searchlight-bench query INDEX manifest.json ROUNDS   the query mix through SearchlightKit
+//   searchlight-bench upsert INDEX manifest.json         single-item upsert and remove latencies
+//
+// Each prints one line of JSON: latencies in milliseconds per query kind or operation.
+
+import Foundation
+import SearchlightKit
+
+struct Manifest: Decodable {
+    var index_now: Int64
+    var queries: [String: [String]]
+}
+
+/// The query mix in Searchlight's query language.
+func queryText(kind: String, text: String) -> String {
+    switch kind {
+    case "phrase": "\"\(text)\""
+    case "field": "title:\(text)"
+    default: text  // single and two words; a prefix is the last word typed so far
+    }
+}
+
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+}
+
+func readManifest(_ path: String) throws -> (Manifest, [String: Any]) {
+    let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    let raw = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+    return (try JSONDecoder().decode(Manifest.self, from: data), raw)
+}
+
+func printJSON(_ value: Any) throws {
+    let data = try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys])
+    print(String(decoding: data, as: UTF8.self))
+}
+
+func query(index path: String, manifest manifestPath: String, rounds: Int) throws {
+    let (manifest, _) = try readManifest(manifestPath)
+    let index = try SearchableIndex(path: path, access: .readOnly)
+    let clock = ContinuousClock()
+    var latencies: [String: [Double]] = [:]
+    var matches: [String: Int] = [:]
+    for (kind, texts) in manifest.queries {
+        for _ in 0..<rounds {
+            for text in texts {
+                let query = SearchQuery(queryText(kind: kind, text: text))
+                var results: SearchResults?
+                let elapsed = try clock.measure { results = try index.search(query, now: manifest.index_now) }
+                latencies[kind, default: []].append(milliseconds(elapsed))
+                matches[kind, default: 0] += results?.results.count ?? 0
+            }
+        }
+    }
+    try printJSON(["latencies": latencies, "results": matches])
+}
+
+func upsert(index path: String, manifest manifestPath: String) throws {
+    let (manifest, raw) = try readManifest(manifestPath)
+    let samples = raw["upsert_sample"] as? [[String: Any]] ?? []
+    let index = try SearchableIndex(path: path, access: .readWrite(lockTimeout: .seconds(10)))
+    let clock = ContinuousClock()
+    var upserts: [Double] = [], removals: [Double] = []
+    var identifiers: [String] = []
+    for var sample in samples {
+        sample["title"] = "\(sample["title"] ?? "") revised"
+        let data = try JSONSerialization.data(withJSONObject: sample)
+        let input = BranchUniversalObjectReader.decode(data, path: "manifest.json")
+        let items = input.objects.map { SearchableItem(object: $0.object) }
+        identifiers += items.map(\.uniqueIdentifier)
+        upserts.append(milliseconds(try clock.measure { try index.indexSearchableItems(items, now: manifest.index_now) }))
+    }
+    for identifier in identifiers {
+        removals.append(
+            milliseconds(
+                try clock.measure {
+                    _ = try index.deleteSearchableItems(withIdentifiers: [identifier], includePublic: true)
+                }))
+    }
+    try index.close()
+    try printJSON(["upsert": upserts, "remove": removals])
+}
+
+let arguments = CommandLine.arguments
+do {
+    switch (arguments.count > 1 ? arguments[1] : "", arguments.count) {
+    case ("query", 5): try query(index: arguments[2], manifest: arguments[3], rounds: Int(arguments[4]) ?? 1)
+    case ("upsert", 4): try upsert(index: arguments[2], manifest: arguments[3])
+    default:
+        FileHandle.standardError.write(
+            Data("usage: searchlight-bench query INDEX MANIFEST ROUNDS | upsert INDEX MANIFEST\n".utf8))
+        exit(64)
+    }
+} catch {
+    FileHandle.standardError.write(Data("searchlight-bench: \(error)\n".utf8))
+    exit(1)
+}

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""Writes a deterministic benchmark corpus of Branch Universal Objects.
+
+    python3 Benchmarks/make_corpus.py --items 200000 --out /tmp/searchlight-bench/200k
+
+The same seed and size always give the same bytes. Each item has a 6-word title, a 40-word
+description and 5 keywords drawn from a Zipf-distributed vocabulary (s = 1.0 over 50,000
+pseudo-words); 30 % are private, ~5 % are in Chinese, 20 % expire (a fifth of those within two days
+of the reference time, so a prune three days later removes ~4 % of the corpus).
+
+It writes, under --out:
+  items.jsonl        every item, one per line (Core Spotlight / Branch SDK dialect)
+  files/NNN/*.json   the same items, one small file each (with --layout files or both)
+  manifest.json      sizes, reference times and the query mix the benchmark runs
+"""
+
+import argparse
+import bisect
+import itertools
+import json
+import os
+import random
+
+DAY = 86_400_000
+# 2026-11-20 00:00 UTC, the reference "now" for indexing.
+INDEX_NOW = 1_795_132_800_000
+# Three days later: the items that expire within two days are expired then.
+PRUNE_NOW = INDEX_NOW + 3 * DAY
+VOCABULARY = 50_000
+ONSETS = ["b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "z",
+          "br", "cl", "dr", "fl", "gr", "pl", "st", "tr", "sh", "ch", "th", "qu"]
+VOWELS = ["a", "e", "i", "o", "u", "ai", "ea", "io", "ou", "y"]
+CODAS = ["", "n", "r", "s", "l", "m", "nd", "st", "rk", "x"]
+# Frequent Chinese characters; words are pairs of them.
+HANZI = ("的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可"
+         "她里后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面公同三已老"
+         "从动两长知民样现分将外但身些与高意进把法此实回二理美点月明其种声全工己话儿者向情部正名定女问力机给"
+         "等几很业最间新什打便位因重被走电四第门相次东政海口使教西再平真听世气信北少关并内加化由却代军产入先")
+
+
+def make_words(rng):
+    """50,000 distinct pronounceable pseudo-words, most frequent first (shorter words first)."""
+    words, seen = [], set()
+    syllables = [o + v + c for o, v, c in itertools.product(ONSETS, VOWELS, CODAS)]
+    rng.shuffle(syllables)
+    for count in (1, 2, 3):
+        for _ in range(VOCABULARY * 3):
+            word = "".join(rng.choice(syllables) for _ in range(count))
+            if word not in seen:
+                seen.add(word)
+                words.append(word)
+            if len(words) == VOCABULARY:
+                return words
+    return words
+
+
+def make_hanzi_words(rng, count=3000):
+    words, seen = [], set()
+    while len(words) < count:
+        word = rng.choice(HANZI) + rng.choice(HANZI)
+        if word not in seen:
+            seen.add(word)
+            words.append(word)
+    return words
+
+
+def zipf_cumulative(n, s=1.0):
+    total, cumulative = 0.0, []
+    for rank in range(1, n + 1):
+        total += 1.0 / rank ** s
+        cumulative.append(total)
+    return cumulative
+
+
+class Generator:
+    def __init__(self, seed):
+        self.rng = random.Random(seed)
+        self.words = make_words(self.rng)
+        self.hanzi = make_hanzi_words(self.rng)
+        self.cumulative = zipf_cumulative(len(self.words))
+        self.hanzi_cumulative = zipf_cumulative(len(self.hanzi))
+        self.tags = self.words[50:2050]
+        self.tag_cumulative = zipf_cumulative(len(self.tags))
+
+    def draw(self, k, chinese=False):
+        words, cumulative = (self.hanzi, self.hanzi_cumulative) if chinese else (self.words, self.cumulative)
+        return self.rng.choices(words, cum_weights=cumulative, k=k)
+
+    def item(self, number):
+        rng = self.rng
+        chinese = rng.random() < 0.05
+        title = self.draw(6, chinese)
+        description = self.draw(40, chinese)
+        if chinese:
+            title_text = "".join(title)
+            description_text = "，".join("".join(description[i:i + 5]) for i in range(0, 40, 5)) + "。"
+        else:
+            title_text = " ".join(title).capitalize()
+            description_text = " ".join(description).capitalize() + "."
+        # Keywords are five distinct tags from a Zipf-distributed set of 2,000.
+        keywords = []
+        while len(keywords) < 5:
+            tag = rng.choices(self.tags, cum_weights=self.tag_cumulative)[0]
+            if tag not in keywords:
+                keywords.append(tag)
+        item = {
+            "canonicalIdentifier": f"item/{number:07d}",
+            "canonicalUrl": f"https://bench.example.com/item/{number:07d}",
+            "title": title_text,
+            "contentDescription": description_text,
+            "keywords": keywords,
+            "contentIndexMode": "private" if rng.random() < 0.30 else "public",
+        }
+        roll = rng.random()
+        if roll < 0.04:
+            item["expirationDate"] = INDEX_NOW + DAY + rng.randrange(DAY)
+        elif roll < 0.20:
+            item["expirationDate"] = INDEX_NOW + 5 * DAY + rng.randrange(25 * DAY)
+        return item
+
+
+def query_mix(gen, items_sample):
+    """The fixed query mix: every kind the benchmark times, with words of several frequencies."""
+    rng = random.Random(7)
+    ranks = [3, 10, 30, 100, 300, 1000, 3000, 10000]
+    single = [gen.words[r] for r in ranks]
+    two = [f"{gen.words[a]} {gen.words[b]}" for a, b in zip(ranks, reversed(ranks))]
+    phrases, fields = [], []
+    for item in items_sample:
+        if any(ord(c) > 0x2000 for c in item["title"]):
+            continue
+        words = item["contentDescription"].rstrip(".").lower().split()
+        start = rng.randrange(len(words) - 1)
+        phrases.append(f"{words[start]} {words[start + 1]}")
+        fields.append(rng.choice(item["title"].lower().split()))
+        if len(phrases) == 8:
+            break
+    prefix = [gen.words[r][:3] for r in (20, 50, 200, 500, 2000, 5000, 20000, 40000)]
+    return {"single": single, "two": two, "phrase": phrases, "prefix": prefix, "field": fields}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=200_000)
+    parser.add_argument("--seed", type=int, default=20261122)
+    parser.add_argument("--layout", choices=["jsonl", "files", "both"], default="both")
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+
+    os.makedirs(args.out, exist_ok=True)
+    gen = Generator(args.seed)
+    sample, expired, private, chinese = [], 0, 0, 0
+    jsonl = open(os.path.join(args.out, "items.jsonl"), "w", encoding="utf-8") if args.layout != "files" else None
+    for number in range(1, args.items + 1):
+        item = gen.item(number)
+        line = json.dumps(item, ensure_ascii=False)
+        if jsonl:
+            jsonl.write(line + "\n")
+        if args.layout != "jsonl":
+            folder = os.path.join(args.out, "files", f"{number // 1000:04d}")
+            if number % 1000 == 0 or number == 1:
+                os.makedirs(folder, exist_ok=True)
+            with open(os.path.join(folder, f"item-{number:07d}.json"), "w", encoding="utf-8") as f:
+                f.write(line)
+        expired += item.get("expirationDate", PRUNE_NOW + 1) <= PRUNE_NOW
+        private += item["contentIndexMode"] == "private"
+        chinese += any(ord(c) > 0x2000 for c in item["title"])
+        if number % 97 == 0 and len(sample) < 50:
+            sample.append(item)
+    if jsonl:
+        jsonl.close()
+    manifest = {
+        "items": args.items, "seed": args.seed, "layout": args.layout,
+        "index_now": INDEX_NOW, "prune_now": PRUNE_NOW,
+        "expired_at_prune": expired, "private": private, "chinese": chinese,
+        "queries": query_mix(gen, sample),
+        "upsert_sample": sample[:20],
+    }
+    with open(os.path.join(args.out, "manifest.json"), "w", encoding="utf-8") as f:
+        json.dump(manifest, f, ensure_ascii=False, indent=1)
+    print(f"{args.items} items in {args.out}: {private} private, {chinese} Chinese, "
+          f"{expired} expired at the prune time")
+
+
+if __name__ == "__main__":
+    main()
