@@ -17,29 +17,25 @@ cx_status require_writable(cx_database *database, char **out_error) {
 
 /// Builds the document for one item: free text for ranking and field search, boolean terms
 /// for filters and identity, and the values searches need.
+///
+/// Each field is indexed once, under its own prefix (the title unprefixed); a plain query word
+/// searches all three. A title word weighs three times a description word, a keyword's twice; the
+/// position gaps keep phrases from matching across fields.
 Xapian::Document make_document(cx_database &database, const cx_item &item, const std::string &unique) {
     Xapian::Document document;
     Xapian::TermGenerator &generator = database.generator;
     generator.set_document(document);
 
-    // Weights by wdf: a title word counts three times, a keyword twice, a description word once.
-    // The gaps keep phrases from matching across fields.
-    const std::string title = cx::fold_accents(str(item.title));
-    generator.index_text(title, 3);
-    generator.increase_termpos(100);
-    generator.index_text(title, 1, cx::prefix::title);
+    generator.index_text(cx::fold_accents(str(item.title)), 3, cx::prefix::title);
     for (size_t i = 0; i < item.keyword_count; ++i) {
         const std::string keyword = str(item.keywords[i]);
         generator.increase_termpos(100);
-        generator.index_text(cx::fold_accents(keyword), 2);
+        generator.index_text(cx::fold_accents(keyword), 2, cx::prefix::keyword_text);
         document.add_boolean_term(cx::keyword_term(keyword));
     }
     const std::string description_text = str(item.description);
-    const std::string description = cx::fold_accents(description_text);
     generator.increase_termpos(100);
-    generator.index_text(description);
-    generator.increase_termpos(100);
-    generator.index_text(description, 1, cx::prefix::description);
+    generator.index_text(cx::fold_accents(description_text), 1, cx::prefix::description);
 
     const std::string domain = str(item.domain);
     const std::string identifier = str(item.identifier);
@@ -83,6 +79,16 @@ cx_status cx_database_open(const char *path, cx_open_mode mode, cx_database **ou
                                           Xapian::TermGenerator::FLAG_CJK_NGRAM);
         } else {
             database->reader = Xapian::Database(path);
+        }
+        // An index of another format would be read with the wrong terms: refuse it, saying how to
+        // rebuild. (Export reads only stored data, so it still works through an older Searchlight.)
+        const std::string format = database->reader.get_metadata(cx::format_key);
+        if (database->reader.get_doccount() > 0 && format != cx::format) {
+            return cx::fail(CX_ERR_VERSION,
+                            "it was written in index format " + (format.empty() ? std::string("1") : format) +
+                                " and this Searchlight reads format " + cx::format +
+                                "; rebuild it by indexing an export of its items into a new index",
+                            out_error);
         }
         *out = database.release();
         return CX_OK;
@@ -135,6 +141,9 @@ cx_status cx_database_begin(cx_database *database, char **out_error) {
     try {
         database->writer.begin_transaction(true);
         database->in_transaction = true;
+        // The first transaction stamps the format, atomically with its items.
+        if (database->writer.get_metadata(cx::format_key).empty())
+            database->writer.set_metadata(cx::format_key, cx::format);
         return CX_OK;
     } catch (...) {
         return cx::status_from_current_exception(out_error);
@@ -182,8 +191,13 @@ cx_status cx_database_replace_items(cx_database *database, const cx_item *items,
                 outcome = 2;
             } else {
                 // Xapian: replace_document(term, doc) replaces the first document indexed by
-                // `term` and deletes any others, or adds `doc` when there is none.
-                database->writer.replace_document(unique, make_document(*database, item, unique));
+                // `term` and deletes any others. A new item skips that look-up.
+                Xapian::Document document = make_document(*database, item, unique);
+                if (existed) {
+                    database->writer.replace_document(unique, document);
+                } else {
+                    database->writer.add_document(document);
+                }
                 outcome = existed ? 1 : 0;
             }
             if (out_outcomes != nullptr) out_outcomes[i] = outcome;

@@ -58,8 +58,10 @@ inline const std::string schema = "XS";
 inline const std::string identifier = "XI";
 /// A whole keyword, folded and lower-cased (boolean).
 inline const std::string keyword = "K";
-/// Title words (free text).
-inline const std::string title = "S";
+/// Title words (free text) are unprefixed, so that they feed the spelling table.
+inline const std::string title = "";
+/// Keyword words (free text).
+inline const std::string keyword_text = "XK";
 /// Description words (free text).
 inline const std::string description = "XC";
 }  // namespace prefix
@@ -72,6 +74,11 @@ constexpr Xapian::valueno description = 1;
 /// "1" for public items, "0" for private ones.
 constexpr Xapian::valueno is_public = 2;
 }  // namespace slot
+
+/// The index format this shim writes and reads, kept in the database's metadata under
+/// `format_key`. Format 2 indexes each field once under its own prefix.
+inline const std::string format_key = "searchlight.format";
+inline const std::string format = "2";
 
 /// The expiration stored for items that never expire (far beyond any real date).
 constexpr double never_ms = 9.0e15;

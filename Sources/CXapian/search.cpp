@@ -119,6 +119,9 @@ struct Parser {
         parser.set_stemmer(Xapian::Stem("english"));
         parser.set_stemming_strategy(Xapian::QueryParser::STEM_SOME);
         parser.set_default_op(Xapian::Query::OP_AND);
+        // A plain word searches the title, the keywords and the description.
+        for (const std::string *prefix : {&cx::prefix::title, &cx::prefix::keyword_text, &cx::prefix::description})
+            parser.add_prefix("", *prefix);
         parser.add_prefix("title", cx::prefix::title);
         parser.add_prefix("description", cx::prefix::description);
         parser.add_boolean_prefix("keyword", &keywords);
@@ -159,7 +162,7 @@ cx::Highlighter make_highlighter(const Xapian::Query &query, const std::string &
         if (term.compare(0, cx::prefix::description.size(), cx::prefix::description) == 0) {
             term.erase(0, cx::prefix::description.size());
         } else if (!term.empty() && is_upper(term[0])) {
-            continue;  // a title, keyword or filter term
+            continue;  // a keyword or filter term
         }
         (stemmed ? highlighter.stems : highlighter.words).push_back(term);
     }
