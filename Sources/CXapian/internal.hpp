@@ -17,6 +17,8 @@ struct cx_database {
     bool writable = false;
     bool closed = false;
     bool in_transaction = false;
+    /// Why searching this index is refused (another index format), or empty.
+    std::string format_error;
     /// The database every read goes through; for a writable handle it shares `writer`'s internals.
     Xapian::Database reader;
     Xapian::WritableDatabase writer;

@@ -274,6 +274,7 @@ cx_status cx_search(cx_database *database, const cx_search_request *request, cx_
     *out = nullptr;
     if (cx_status status = require_open(database, out_error)) return status;
     if (request == nullptr) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no request", out_error);
+    if (!database->format_error.empty()) return cx::fail(CX_ERR_VERSION, database->format_error, out_error);
     auto results = std::make_unique<cx_results>();
     cx_status status = with_retries(database, out_error, [&] {
         Xapian::Database &reader = database->reader;

@@ -88,6 +88,12 @@ public enum BranchUniversalObjectReader {
         return files
     }
 
+    /// True for a file named as JSON Lines (`.jsonl`, `.ndjson`).
+    public static func isLines(path: String) -> Bool {
+        let lowered = path.lowercased()
+        return lowered.hasSuffix(".jsonl") || lowered.hasSuffix(".ndjson")
+    }
+
     /// Reads and decodes one file (`-` for standard input). An unreadable file gives one rejection.
     public static func read(path: String) -> DecodedInput {
         let data: Data
@@ -104,8 +110,7 @@ public enum BranchUniversalObjectReader {
                     .unreadableInput, "Cannot read the file: \(error.localizedDescription)", path: path))
             return input
         }
-        let lowered = path.lowercased()
-        let format: Format = lowered.hasSuffix(".jsonl") || lowered.hasSuffix(".ndjson") ? .lines : .automatic
+        let format: Format = isLines(path: path) ? .lines : .automatic
         return decode(data, path: path, format: format)
     }
 
@@ -199,26 +204,110 @@ public enum BranchUniversalObjectReader {
         var lineNumber = 0
         for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             lineNumber += 1
-            guard line.contains(where: { !isSpace($0) }) else { continue }
-            item += 1
-            do {
-                let value = try parse(line)
-                guard case .object(let object) = value else {
-                    input.rejections.append(
-                        SearchlightError(
-                            .notAnObject, "The line holds \(value.typeDescription), not a BUO object",
-                            path: input.path, item: item, line: lineNumber))
-                    continue
-                }
-                add(object, item: item, line: lineNumber, into: &input)
-            } catch {
-                let location = syntaxErrorLocation(in: line)
+            decodeLine(line, number: lineNumber, item: &item, into: &input)
+        }
+    }
+
+    /// Decodes one line of JSON Lines; a blank line is skipped, a bad one rejected alone.
+    private static func decodeLine(
+        _ line: Data.SubSequence, number lineNumber: Int, item: inout Int, into input: inout DecodedInput
+    ) {
+        guard line.contains(where: { !isSpace($0) }) else { return }
+        item += 1
+        do {
+            let value = try parse(line)
+            guard case .object(let object) = value else {
                 input.rejections.append(
                     SearchlightError(
-                        .invalidJSON, "The line is not valid JSON: \(location.reason); the other lines were read",
-                        path: input.path, item: item, line: lineNumber, column: location.column))
+                        .notAnObject, "The line holds \(value.typeDescription), not a BUO object",
+                        path: input.path, item: item, line: lineNumber))
+                return
             }
+            add(object, item: item, line: lineNumber, into: &input)
+        } catch {
+            let location = syntaxErrorLocation(in: line)
+            input.rejections.append(
+                SearchlightError(
+                    .invalidJSON, "The line is not valid JSON: \(location.reason); the other lines were read",
+                    path: input.path, item: item, line: lineNumber, column: location.column))
         }
+    }
+
+    /// Reads a JSON Lines file in pieces of about `piece` lines, handing each to `body` as it is
+    /// decoded, so that a file of any size is read in bounded memory. A second thread reads and
+    /// decodes at most two pieces ahead of `body`, which runs on the calling thread. Item
+    /// positions and line numbers run on across pieces. An unreadable file gives one piece
+    /// holding its rejection. If `body` throws, reading stops and the error is rethrown.
+    ///
+    /// ```swift
+    /// try BranchUniversalObjectReader.readLines(path: "items.jsonl") { piece in store(piece) }
+    /// ```
+    public static func readLines<E: Error>(
+        path: String, piece: Int = 2_000, _ body: (DecodedInput) throws(E) -> Void
+    ) throws(E) {
+        let pieces = PieceQueue(capacity: 2)
+        let reader = Thread {
+            decodeLines(path: path, piece: piece) { pieces.put($0) }
+            pieces.finish()
+        }
+        reader.start()
+        defer {
+            pieces.cancel()
+            pieces.waitUntilFinished()
+        }
+        while let next = pieces.take() { try body(next) }
+    }
+
+    /// Reads and decodes the file, calling `emit` with each piece; `emit` returns false to stop.
+    private static func decodeLines(path: String, piece: Int, emit: (DecodedInput) -> Bool) {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            var input = DecodedInput(path: path)
+            input.rejections.append(SearchlightError(.unreadableInput, "Cannot read the file", path: path))
+            _ = emit(input)
+            return
+        }
+        defer { try? handle.close() }
+        var input = DecodedInput(path: path)
+        var pending = Data()
+        var item = 0
+        var lineNumber = 0
+        var lines = 0
+        var atStart = true
+        while true {
+            let block: Data
+            do {
+                block = try handle.read(upToCount: 1 << 20) ?? Data()
+            } catch {
+                input.rejections.append(
+                    SearchlightError(
+                        .unreadableInput, "Cannot read the file: \(error.localizedDescription)", path: path))
+                break
+            }
+            if block.isEmpty { break }
+            pending.append(block)
+            if atStart, pending.count >= 3 {
+                if pending.starts(with: [0xEF, 0xBB, 0xBF]) { pending.removeFirst(3) }
+                atStart = false
+            }
+            var start = pending.startIndex
+            while let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                lineNumber += 1
+                decodeLine(pending[start..<newline], number: lineNumber, item: &item, into: &input)
+                start = pending.index(after: newline)
+                lines += 1
+                if lines >= piece {
+                    guard emit(input) else { return }
+                    input = DecodedInput(path: path)
+                    lines = 0
+                }
+            }
+            pending.removeSubrange(pending.startIndex..<start)
+        }
+        if !pending.isEmpty {
+            lineNumber += 1
+            decodeLine(pending[...], number: lineNumber, item: &item, into: &input)
+        }
+        _ = emit(input)
     }
 
     private static func looksLikeLines(_ bytes: Data.SubSequence) -> Bool {
@@ -323,5 +412,60 @@ public enum BranchUniversalObjectReader {
             }
         }
         return (line, column, reason)
+    }
+}
+
+/// Decoded pieces handed from the reading thread to the indexing one, at most `capacity` waiting.
+private final class PieceQueue: @unchecked Sendable {
+    // Every field is guarded by `condition`.
+    private let condition = NSCondition()
+    private var pieces: [DecodedInput] = []
+    private let capacity: Int
+    private var finished = false
+    private var cancelled = false
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    /// Waits for room, then adds a piece; returns false once the consumer has gone.
+    func put(_ piece: DecodedInput) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while pieces.count >= capacity, !cancelled { condition.wait() }
+        guard !cancelled else { return false }
+        pieces.append(piece)
+        condition.broadcast()
+        return true
+    }
+
+    /// The next piece, or nil when the producer has finished and nothing is left.
+    func take() -> DecodedInput? {
+        condition.lock()
+        defer { condition.unlock() }
+        while pieces.isEmpty, !finished { condition.wait() }
+        guard !pieces.isEmpty else { return nil }
+        condition.broadcast()
+        return pieces.removeFirst()
+    }
+
+    /// Called by the producer when it has put its last piece.
+    func finish() {
+        condition.lock()
+        finished = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Called by the consumer when it stops taking: the producer stops at its next piece.
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func waitUntilFinished() {
+        condition.lock()
+        while !finished { condition.wait() }
+        condition.unlock()
     }
 }

@@ -8,8 +8,9 @@ struct IndexCommand: ParsableCommand {
         discussion: """
             Each file holds one BUO object, an array of them, or JSON Lines. Folders are walked for \
             .json, .jsonl and .ndjson files; - reads standard input. Each file is atomic: all of its \
-            accepted items are stored, or none (a commit holds whole files, about --commit-every items). Indexing the same (domain, identifier) again replaces \
-            the item. An item's own "domain" key (as export writes it) overrides --domain.
+            accepted items are stored, or none (a commit holds whole files, about --commit-every items). JSON \
+            Lines files (.jsonl, .ndjson) are read as a stream, in bounded memory, except with --strict. \
+            Indexing the same (domain, identifier) again replaces the item. An item's own "domain" key (as export writes it) overrides --domain.
 
             Examples:
               searchlight index corpus/
@@ -79,6 +80,26 @@ struct IndexCommand: ParsableCommand {
                 }
             }
             for file in files {
+                if !strict, BranchUniversalObjectReader.isLines(path: file) {
+                    // JSON Lines are streamed: the file is still one transaction, but read and
+                    // stored piece by piece, so its size does not matter.
+                    try flush()
+                    report.merge(
+                        try index.performBatch { batch throws(SearchlightError) in
+                            var fileReport = IndexingReport()
+                            try BranchUniversalObjectReader.readLines(path: file) { piece throws(SearchlightError) in
+                                fileReport.merge(try batch.index([piece], options: options, now: now))
+                                progress.update { seconds in
+                                    "Indexed \(filesDone)/\(files.count) files, "
+                                        + "\(report.indexed + fileReport.indexed) items "
+                                        + "(\(Int(Double(report.indexed + fileReport.indexed) / seconds)) items/s)"
+                                }
+                            }
+                            return fileReport
+                        })
+                    filesDone += 1
+                    continue
+                }
                 let input = BranchUniversalObjectReader.read(path: file)
                 pending.append(input)
                 pendingItems += input.objects.count

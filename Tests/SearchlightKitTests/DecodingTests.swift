@@ -15,6 +15,48 @@ struct DecodingTests {
         #expect(lines.rejections.isEmpty)
     }
 
+    @Test(
+        "streamed JSON Lines give the same items, rejections, positions and line numbers as a whole read",
+        arguments: [1, 2, 1_000])
+    func streamedLines(piece: Int) throws {
+        let directory = try TemporaryDirectory()
+        let lines = [
+            #"{"canonicalIdentifier":"a","title":"First"}"#, "", "   ", #"{"canonicalIdentifier":"b"}"#,
+            "{not json", "[1, 2]", #"{"canonicalIdentifier":"c","keywords":"x"}"#,
+            #"{"canonicalIdentifier":"d","title":"no newline at the end"}"#,
+        ]
+        let file = try directory.write("items.jsonl", "\u{FEFF}" + lines.joined(separator: "\n"))
+        let whole = BranchUniversalObjectReader.read(path: file)
+        var pieces: [DecodedInput] = []
+        BranchUniversalObjectReader.readLines(path: file, piece: piece) { pieces.append($0) }
+        #expect(pieces.flatMap(\.objects) == whole.objects)
+        #expect(pieces.flatMap(\.rejections) == whole.rejections)
+        #expect(whole.objects.map(\.line) == [1, 4, 7, 8])
+        #expect(whole.rejections.map(\.line) == [5, 6])
+        // Seven lines end in a newline; the last piece holds what follows the last one.
+        #expect(pieces.count == (piece == 1_000 ? 1 : 7 / piece + 1))
+    }
+
+    @Test("a streamed read stops when its consumer throws, and reports an unreadable file")
+    func streamedLinesStop() throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write(
+            "items.jsonl", (1...10_000).map { #"{"canonicalIdentifier":"\#($0)"}"# }.joined(separator: "\n"))
+        var seen = 0
+        #expect(throws: SearchlightError.self) {
+            try BranchUniversalObjectReader.readLines(path: file, piece: 100) {
+                (_: DecodedInput) throws(SearchlightError) in
+                seen += 1
+                if seen == 3 { throw SearchlightError(.writeFailed, "stop") }
+            }
+        }
+        #expect(seen == 3)
+        var missing: [DecodedInput] = []
+        BranchUniversalObjectReader.readLines(path: directory.path + "/absent.jsonl") { missing.append($0) }
+        #expect(missing.count == 1)
+        #expect(missing.first?.rejections.first?.code == .unreadableInput)
+    }
+
     @Test("a .json file holding JSON Lines is read as JSON Lines")
     func jsonLinesInJSONFile() {
         let input = decode("{\"$canonical_identifier\":\"a\"}\n{\"$canonical_identifier\":\"b\"}\n", name: "x.json")

@@ -151,6 +151,23 @@ struct ReliabilityTests {
         #expect(try search.object()["total"] as? Int == 1)
     }
 
+    @Test("an index of an older format is refused for search and writes with how to rebuild; export still works")
+    func olderFormat() throws {
+        let workspace = try indexedWorkspace()
+        // Format 1 indexes carry no format stamp.
+        #expect(try runCommand("/usr/bin/xapian-metadata", ["set", workspace.index, "searchlight.format", ""]) == 0)
+        for arguments in [["search", "deep"], ["index", workspace.path + "/fixture.json"]] {
+            let run = try workspace.run(arguments)
+            #expect(run.status == 1, "\(arguments): \(run.stderr)")
+            #expect(run.stderr.contains("code 1010"), "\(arguments): \(run.stderr)")
+            #expect(run.stderr.contains("index format 1"), "\(arguments): \(run.stderr)")
+            #expect(run.stderr.contains("searchlight export"), "\(arguments): \(run.stderr)")
+        }
+        let export = try workspace.run(["export", "--all-domains", "--include-expired"])
+        #expect(export.status == 0, "\(export.stderr)")
+        #expect(export.stdout.split(separator: "\n").count == 2)
+    }
+
     @Test("a damaged index gives 1010 naming the path and how to recover, never a crash")
     func corruptIndex() throws {
         let workspace = try indexedWorkspace()

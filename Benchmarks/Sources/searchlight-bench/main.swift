@@ -70,7 +70,8 @@ func upsert(index path: String, manifest manifestPath: String) throws {
         let input = BranchUniversalObjectReader.decode(data, path: "manifest.json")
         let items = input.objects.map { SearchableItem(object: $0.object) }
         identifiers += items.map(\.uniqueIdentifier)
-        upserts.append(milliseconds(try clock.measure { try index.indexSearchableItems(items, now: manifest.index_now) }))
+        upserts.append(
+            milliseconds(try clock.measure { try index.indexSearchableItems(items, now: manifest.index_now) }))
     }
     for identifier in identifiers {
         removals.append(
