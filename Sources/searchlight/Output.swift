@@ -31,24 +31,42 @@ struct Output {
     static func dim(_ text: String) -> String { useColor ? "\u{1B}[2m\(text)\u{1B}[0m" : text }
 
     /// A snippet for a terminal: entities decoded, matches bold yellow on a terminal, plain otherwise.
+    ///
+    /// One pass in plain Swift: Foundation's string replacement would load its Unicode tables,
+    /// which costs a short search a third of its time.
     static func snippet(_ html: String) -> String {
-        var text = html
-        text = text.replacingOccurrences(of: "<mark>", with: useColor ? "\u{1B}[1;33m" : "")
-        text = text.replacingOccurrences(of: "</mark>", with: useColor ? "\u{1B}[0m" : "")
-        for (entity, character) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&amp;", "&")] {
-            text = text.replacingOccurrences(of: entity, with: character)
+        let replacements: [(String, String)] = [
+            ("<mark>", useColor ? "\u{1B}[1;33m" : ""), ("</mark>", useColor ? "\u{1B}[0m" : ""),
+            ("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&amp;", "&"),
+        ]
+        var text = ""
+        var rest = Substring(html)
+        scanning: while let first = rest.first {
+            if first == "<" || first == "&" {
+                for (pattern, replacement) in replacements where rest.hasPrefix(pattern) {
+                    text += replacement
+                    rest = rest.dropFirst(pattern.count)
+                    continue scanning
+                }
+            }
+            text.append(first)
+            rest = rest.dropFirst()
         }
         return text
     }
 
-    /// A date in epoch ms, as `2026-12-01 10:00 UTC`.
+    /// A date in epoch ms, as `2026-12-01 10:00 UTC` (computed directly: no locale is involved).
     static func date(_ milliseconds: Int64?) -> String {
         guard let milliseconds else { return "never" }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm 'UTC'"
-        return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+        var seconds = time_t((milliseconds - (milliseconds < 0 ? 999 : 0)) / 1000)
+        var parts = tm()
+        guard gmtime_r(&seconds, &parts) != nil else { return "\(milliseconds) ms" }
+        func padded(_ value: Int32, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(padded(parts.tm_year + 1900, 4))-\(padded(parts.tm_mon + 1, 2))-\(padded(parts.tm_mday, 2)) "
+            + "\(padded(parts.tm_hour, 2)):\(padded(parts.tm_min, 2)) UTC"
     }
 }
 
