@@ -58,8 +58,9 @@ Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &
     document.add_boolean_term(cx::bounded_term(cx::prefix::identifier, identifier));
     if (item.schema.length > 0) document.add_boolean_term(cx::schema_term(str(item.schema)));
 
-    double expiration = item.expiration_ms > 0 ? static_cast<double>(item.expiration_ms) : cx::never_ms;
-    document.add_value(cx::slot::expiration, Xapian::sortable_serialise(expiration));
+    if (!item.is_public) document.add_boolean_term(cx::bounded_term(cx::prefix::private_domain, domain));
+    if (item.expiration_ms > 0)
+        document.add_value(cx::slot::expiration, Xapian::sortable_serialise(static_cast<double>(item.expiration_ms)));
     if (!description_text.empty()) document.add_value(cx::slot::description, description_text);
     document.add_value(cx::slot::is_public, item.is_public ? "1" : "0");
     document.set_data(str(item.data));

@@ -54,6 +54,8 @@ inline const std::string domain = "XD";
 inline const std::string domain_tree = "XA";
 /// The index mode: `XMpublic` or `XMprivate` (boolean).
 inline const std::string mode = "XM";
+/// A private item's domain (boolean): what a search from that domain may see besides public items.
+inline const std::string private_domain = "XP";
 /// The content schema, lower-cased (boolean).
 inline const std::string schema = "XS";
 /// The canonical identifier alone, across domains (boolean).
@@ -69,7 +71,8 @@ inline const std::string description = "XC";
 }  // namespace prefix
 
 namespace slot {
-/// `sortable_serialise` of the expiration in epoch ms; `never_ms` for items that never expire.
+/// `sortable_serialise` of the expiration in epoch ms; absent for items that never expire, so that
+/// the value stream holds only the items that can expire.
 constexpr Xapian::valueno expiration = 0;
 /// The original description, for snippets.
 constexpr Xapian::valueno description = 1;
