@@ -209,7 +209,7 @@ struct SearchCommandTests {
                    keywords: deep linking
 
                 2. Private note
-                   p1 · default · private · 80%
+                   p1 · default · private · 15%
                    A private note about links.
 
 
