@@ -16,6 +16,27 @@ struct IdentityTests {
         #expect(try test.index.ids("old").isEmpty)
     }
 
+    @Test(
+        "a large batch (documents built on a second thread) stores every item; a repeated identifier's last version wins"
+    )
+    func largeBatch() throws {
+        let test = try TestIndex()
+        // 1,500 items span several of the builder's chunks; "dup" appears in the first and the last.
+        var items = [item("dup", title: "first version")]
+        items += (1..<1_499).map { item("n\($0)", title: "number \($0)", description: "bulk item", keywords: ["bulk"]) }
+        items.append(item("dup", title: "last version", expiration: now + day))
+        items.append(item("gone", title: "already expired", expiration: now - 1))
+        let report = try test.index.indexSearchableItems(items, now: now)
+        #expect(report.indexed == 1_500 && report.added == 1_499 && report.updated == 1 && report.expired == 1)
+        #expect(try test.index.statistics(now: now).documents == 1_499)
+        #expect(try test.index.search(SearchQuery("bulk", limit: 0), now: now).total == 1_498)
+        #expect(try test.index.ids("\"number 777\"") == ["n777"])
+        #expect(try test.index.item(withIdentifier: "dup", now: now)?.object.title == "last version")
+        #expect(try test.index.ids("first").isEmpty)
+        // Spelling data comes from titles, whichever thread built the document.
+        #expect(try test.index.search(SearchQuery("numbr"), now: now).suggestion == "number")
+    }
+
     @Test("the same identifier in two domains is two items")
     func identityIsPerDomain() throws {
         let test = try TestIndex()
