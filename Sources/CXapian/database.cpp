@@ -118,7 +118,7 @@ int32_t store(Xapian::WritableDatabase &writer, const cx_item &item, const std::
     return existed ? 1 : 0;
 }
 
-/// Batches at least this large build their documents on a second thread, a chunk ahead of the
+/// Batches of two chunks or more build their documents on a second thread, a chunk ahead of the
 /// writer: term generation is about a fifth of the work, and Xapian's writer cannot be shared.
 constexpr size_t pipeline_chunk = 256;
 
@@ -136,7 +136,6 @@ cx_status cx_database_open(const char *path, cx_open_mode mode, cx_database **ou
             database->writer = Xapian::WritableDatabase(path, Xapian::DB_CREATE_OR_OPEN);
             database->reader = database->writer;
             database->writable = true;
-            database->generator = make_generator();
         } else {
             database->reader = Xapian::Database(path);
         }
@@ -242,26 +241,22 @@ cx_status cx_database_replace_items(cx_database *database, const cx_item *items,
     if (items == nullptr && count > 0) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no items", out_error);
     try {
         Xapian::WritableDatabase &writer = database->writer;
-        if (count < 2 * pipeline_chunk) {
-            Built built = build(database->generator, items, 0, count);
-            for (size_t i = 0; i < count; ++i) {
-                int32_t outcome = store(writer, items[i], built.uniques[i], built.documents[i], now_ms);
-                if (out_outcomes != nullptr) out_outcomes[i] = outcome;
-            }
-            return CX_OK;
-        }
-        // The builder thread has its own generator (and stemmer): Xapian objects are not shared
-        // between threads, only handed over through the future.
-        Xapian::TermGenerator builder_generator = make_generator();
+        // The builder has its own generator (and stemmer): Xapian objects are not shared between
+        // threads, only handed over through the future. A small batch builds in one piece on the
+        // calling thread (a deferred future), sparing a thread for a single upsert.
+        Xapian::TermGenerator generator = make_generator();
+        const bool pipelined = count >= 2 * pipeline_chunk;
+        const size_t chunk = pipelined ? pipeline_chunk : std::max<size_t>(count, 1);
         auto build_chunk = [&](size_t begin) {
-            return std::async(std::launch::async, [&builder_generator, items, begin, count] {
-                return build(builder_generator, items, begin, std::min(begin + pipeline_chunk, count));
-            });
+            return std::async(pipelined ? std::launch::async : std::launch::deferred,
+                              [&generator, items, begin, chunk, count] {
+                                  return build(generator, items, begin, std::min(begin + chunk, count));
+                              });
         };
         std::future<Built> next = build_chunk(0);
-        for (size_t begin = 0; begin < count; begin += pipeline_chunk) {
+        for (size_t begin = 0; begin < count; begin += chunk) {
             Built built = next.get();
-            if (begin + pipeline_chunk < count) next = build_chunk(begin + pipeline_chunk);
+            if (begin + chunk < count) next = build_chunk(begin + chunk);
             for (size_t j = 0; j < built.documents.size(); ++j) {
                 size_t i = begin + j;
                 int32_t outcome = store(writer, items[i], built.uniques[j], built.documents[j], now_ms);

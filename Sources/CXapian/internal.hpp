@@ -22,7 +22,6 @@ struct cx_database {
     /// The database every read goes through; for a writable handle it shares `writer`'s internals.
     Xapian::Database reader;
     Xapian::WritableDatabase writer;
-    Xapian::TermGenerator generator;
 };
 
 namespace cx {

@@ -68,16 +68,18 @@ struct IndexCommand: ParsableCommand {
             var filesDone = 0
             var pending: [DecodedInput] = []
             var pendingItems = 0
+            func showProgress(items: Int) {
+                progress.update { seconds in
+                    "Indexed \(filesDone)/\(files.count) files, \(items) items (\(Int(Double(items) / seconds)) items/s)"
+                }
+            }
             func flush() throws {
                 guard !pending.isEmpty else { return }
                 report.merge(try index.index(pending, options: options, strict: strict, now: now))
                 filesDone += pending.count
                 pending.removeAll(keepingCapacity: true)
                 pendingItems = 0
-                progress.update { seconds in
-                    "Indexed \(filesDone)/\(files.count) files, \(report.indexed) items "
-                        + "(\(Int(Double(report.indexed) / seconds)) items/s)"
-                }
+                showProgress(items: report.indexed)
             }
             for file in files {
                 if !strict, BranchUniversalObjectReader.isLines(path: file) {
@@ -89,11 +91,7 @@ struct IndexCommand: ParsableCommand {
                             var fileReport = IndexingReport()
                             try BranchUniversalObjectReader.readLines(path: file) { piece throws(SearchlightError) in
                                 fileReport.merge(try batch.index([piece], options: options, now: now))
-                                progress.update { seconds in
-                                    "Indexed \(filesDone)/\(files.count) files, "
-                                        + "\(report.indexed + fileReport.indexed) items "
-                                        + "(\(Int(Double(report.indexed + fileReport.indexed) / seconds)) items/s)"
-                                }
+                                showProgress(items: report.indexed + fileReport.indexed)
                             }
                             return fileReport
                         })
