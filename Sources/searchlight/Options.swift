@@ -81,8 +81,13 @@ struct TimeToLiveArgument: ExpressibleByArgument {
     var duration: Duration?
 
     init?(argument: String) {
-        guard let parsed = try? TimeToLive.parse(argument) else { return nil }
-        duration = parsed
+        // `none` parses to a nil duration, which is a value here, not a failure: `try?` would
+        // flatten the two into one `nil`.
+        do {
+            duration = try TimeToLive.parse(argument)
+        } catch {
+            return nil
+        }
     }
 
     init(_ duration: Duration?) { self.duration = duration }

@@ -137,6 +137,22 @@ struct IndexCommandTests {
         #expect(run.stderr.contains(option[0]))
     }
 
+    @Test("none is a duration: --max-ttl none keeps a far expiration, --default-ttl none keeps items forever")
+    func noneDurations() throws {
+        let workspace = try Workspace()
+        let far = 1_795_132_800_000 + 400 * 86_400_000
+        let file = try workspace.write(
+            "f.json", #"[{"$canonical_identifier":"far","$exp_date":\#(far)},{"$canonical_identifier":"plain"}]"#)
+        let run = try workspace.run(
+            ["index", file, "--max-ttl", "none", "--default-ttl", "none", "--now", corpusNow, "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try run.object()["clamped"] as? Int == 0)
+        let item = try workspace.run(["get", "far", "--now", corpusNow, "--json"])
+        #expect(try item.object()["$exp_date"] as? Int == far)
+        let plain = try workspace.run(["get", "plain", "--now", corpusNow, "--json"])
+        #expect(try plain.object()["$exp_date"] == nil)
+    }
+
     @Test("a second writer with --lock-timeout 0 exits 75; with a wait it succeeds")
     func lock() throws {
         let workspace = try Workspace()
