@@ -1,7 +1,6 @@
 // Opening, transactions and writes.
 
 #include <algorithm>
-#include <cstdlib>
 #include <future>
 
 #include "internal.hpp"
@@ -9,13 +8,6 @@
 using cx::str;
 
 namespace {
-
-/// Xapian 1.4 buffers this many documents' changes before writing them out inside a transaction
-/// (default 10,000), and reads the number only from the environment. Its in-memory buffers grow
-/// slower per document as they fill, so a smaller threshold is faster and lighter for
-/// Searchlight's items: 2,000 indexes about 10 % faster and peaks at 40 % less memory. Set while
-/// the program loads, before any thread exists; a value the user set wins.
-const bool flush_threshold_set = setenv("XAPIAN_FLUSH_THRESHOLD", "2000", 0) == 0;
 
 cx_status require_writable(cx_database *database, char **out_error) {
     if (database == nullptr) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no database handle", out_error);
@@ -140,13 +132,11 @@ cx_status cx_database_open(const char *path, cx_open_mode mode, cx_database **ou
             database->reader = Xapian::Database(path);
         }
         // An index of another format would be searched and written with the wrong terms. Writing
-        // and searching refuse it, saying how to rebuild; export and get read only stored data.
+        // and searching refuse it with CX_ERR_VERSION; export and get read only stored data.
         const std::string format = database->reader.get_metadata(cx::format_key);
         if (database->reader.get_doccount() > 0 && format != cx::format) {
             database->format_error = "it was written in index format " + (format.empty() ? std::string("1") : format) +
-                                     " and this Searchlight searches and writes format " + cx::format +
-                                     "; rebuild it: searchlight export --all-domains --include-expired > items.jsonl, "
-                                     "then index items.jsonl into a new index";
+                                     ", and this version searches and writes format " + cx::format;
             if (database->writable) return cx::fail(CX_ERR_VERSION, database->format_error, out_error);
         }
         *out = database.release();

@@ -111,21 +111,73 @@ std::string fold_accents(const std::string &text);
 /// Folds accents and lower-cases.
 std::string fold_lower(const std::string &text);
 
-/// Replaces typographic double quotes with straight ones.
-std::string straighten_quotes(const std::string &text);
+// MARK: snippet.cpp
 
 /// What a snippet highlights: plain words, stems (without their `Z`), and prefixes typed as-you-type.
 struct Highlighter {
     std::vector<std::string> words;
     std::vector<std::string> stems;
     std::vector<std::string> prefixes;
-    Xapian::Stem stemmer;
+    Xapian::Stem stemmer{"english"};
 
     bool matches(const std::string &folded_lower_word) const;
 };
 
-/// The description around the first match, HTML-escaped, each match inside `<mark>`…`</mark>`.
-std::string make_snippet(const std::string &text, const Highlighter &highlighter, size_t max_chars = 200);
+/// A description's text around its first match, and the matched words in it.
+struct Snippet {
+    /// Plain text; an ellipsis (U+2026) stands where the description was cut.
+    std::string text;
+    /// Byte ranges of the matches inside `text`, in order, adjacent ones merged.
+    std::vector<cx_range> matches;
+};
+
+/// The description around the first match, at most `max_chars` characters of it.
+Snippet make_snippet(const std::string &text, const Highlighter &highlighter, size_t max_chars = 200);
+
+// MARK: query.cpp
+
+/// A Xapian query built from the Kit's query tree, with what searching needs to know about it.
+struct BuiltQuery {
+    Xapian::Query query;
+    /// The tree was the empty query: every item, each scored 100.
+    bool matches_everything = false;
+    /// What the query's positive words highlight in descriptions.
+    Highlighter highlighter;
+    /// The words that spelling correction may replace: pre-order node index and folded word.
+    std::vector<std::pair<uint32_t, std::string>> spellable;
+};
+
+/// Builds the query. Throws Xapian::InvalidArgumentError for a malformed tree.
+BuiltQuery build_query(const Xapian::Database &database, const cx_query_node *nodes, size_t count);
+
+// MARK: read.cpp — shared by every reading entry point
+
+/// `CX_ERR_INVALID_ARGUMENT` for a NULL or closed handle, else `CX_OK`.
+cx_status require_open(cx_database *database, char **out_error);
+
+/// Readers retry this many times when a writer's commits overtake them.
+constexpr int modified_retries = 5;
+
+/// Runs `body`, and when a writer's commit has overtaken this reader (Xapian::DatabaseModifiedError),
+/// reopens at the latest revision and runs it again. Every exception becomes a status.
+template <typename Body>
+cx_status with_retries(cx_database *database, char **out_error, Body body) {
+    for (int attempt = 0;; ++attempt) {
+        try {
+            body();
+            return CX_OK;
+        } catch (const Xapian::DatabaseModifiedError &) {
+            if (attempt >= modified_retries) return status_from_current_exception(out_error);
+            try {
+                database->reader.reopen();
+            } catch (...) {
+                return status_from_current_exception(out_error);
+            }
+        } catch (...) {
+            return status_from_current_exception(out_error);
+        }
+    }
+}
 
 }  // namespace cx
 

@@ -44,8 +44,7 @@ public struct IndexTransaction {
     }
 
     private func store(_ items: [SearchableItem], now: Int64) throws(SearchlightError) -> IndexingReport {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let encoder = JSONEncoder.searchlight()
         var stored: [StoredItem] = []
         stored.reserveCapacity(items.count)
         for item in items {
@@ -102,7 +101,7 @@ public struct IndexTransaction {
                     .init(
                         id: identifier, code: .publicContentNotRemovable,
                         message: "Spotlight cannot remove publicly indexed content; it leaves the index when it "
-                            + "expires (or pass --include-public)"))
+                            + "expires"))
             }
         }
         return report

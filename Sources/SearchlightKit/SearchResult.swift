@@ -1,5 +1,5 @@
 /// One result of a search: the item's main fields, its relevance and a snippet.
-public struct SearchResult: Sendable, Hashable, Codable {
+public struct SearchResult: Sendable, Hashable, Encodable {
     public var canonicalIdentifier: String
     public var domain: String
     public var title: String?
@@ -12,10 +12,10 @@ public struct SearchResult: Sendable, Hashable, Codable {
     public var expirationDate: Int64?
     /// Relevance, 0–100 (100 for every item of an empty query).
     public var score: Int
-    /// The description around the matches: HTML-escaped text with each match in `<mark>`…`</mark>`.
-    public var snippet: String
+    /// The description around the matches. JSON carries it as HTML, each match in `<mark>`.
+    public var snippet: Snippet
 
-    init(item: SearchableItem, score: Int, snippet: String) {
+    init(item: SearchableItem, score: Int, snippet: Snippet) {
         let object = item.object
         canonicalIdentifier = object.canonicalIdentifier
         domain = item.domainIdentifier
@@ -48,12 +48,12 @@ public struct SearchResult: Sendable, Hashable, Codable {
         try container.encode(contentIndexMode, forKey: .contentIndexMode)
         try container.encode(expirationDate, forKey: .expirationDate)
         try container.encode(score, forKey: .score)
-        try container.encode(snippet, forKey: .snippet)
+        try container.encode(snippet.html, forKey: .snippet)
     }
 }
 
 /// A page of search results.
-public struct SearchResults: Sendable, Hashable, Codable {
+public struct SearchResults: Sendable, Hashable, Encodable {
     public var query: String
     /// How many items match in all (exact up to about a thousand, estimated beyond).
     public var total: Int

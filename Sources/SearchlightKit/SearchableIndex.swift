@@ -1,8 +1,6 @@
 import Foundation
 import Synchronization
 
-internal import CXapian
-
 /// A Searchlight index: a Xapian database of ``SearchableItem``s, with Core Spotlight's
 /// vocabulary.
 ///
@@ -45,10 +43,7 @@ public final class SearchableIndex: Sendable {
         switch access {
         case .readOnly:
             guard FileManager.default.fileExists(atPath: path) else {
-                throw SearchlightError(
-                    .indexUnavailable,
-                    "There is no index at \(path); create one by indexing some files (searchlight index FILE…), "
-                        + "or name another with --index")
+                throw SearchlightError(.indexUnavailable, "There is no index at \(path)", failure: .notFound)
             }
             isWritable = false
             database = Mutex(try XapianDatabase(path: path, writable: false))
@@ -65,7 +60,8 @@ public final class SearchableIndex: Sendable {
             try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
         } catch {
             throw SearchlightError(
-                .indexUnavailable, "Cannot create the folder \(parent) for the index: \(error.localizedDescription)")
+                .indexUnavailable, "Cannot create the folder \(parent) for the index: \(error.localizedDescription)",
+                failure: .notOpenable)
         }
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: lockTimeout)
@@ -76,8 +72,8 @@ public final class SearchableIndex: Sendable {
                 guard clock.now < deadline else {
                     throw SearchlightError(
                         .indexLocked,
-                        "The index at \(path) is locked by another writer (waited \(lockTimeout.secondsText)); "
-                            + "try again when it has finished, or raise --lock-timeout")
+                        "The index at \(path) is locked by another writer (waited \(lockTimeout.secondsText))",
+                        failure: .locked)
                 }
                 Thread.sleep(forTimeInterval: 0.05)
             }
@@ -199,11 +195,10 @@ public final class SearchableIndex: Sendable {
     ///
     /// - Throws: ``SearchlightError/Code/invalidQuery`` for a malformed query.
     public func search(_ query: SearchQuery, now: Int64 = currentTime()) throws(SearchlightError) -> SearchResults {
-        try query.validate()
-        let scope = query.scope.cScope
+        let expression = try query.parsed()
         let raw = try read { database throws(SearchlightError) in
             try database.search(
-                query: query.text, domain: query.domainIdentifier, scope: scope, now: now, offset: query.offset,
+                expression, domain: query.domainIdentifier, scope: query.scope, now: now, offset: query.offset,
                 limit: query.limit)
         }
         var results: [SearchResult] = []
@@ -212,7 +207,18 @@ public final class SearchableIndex: Sendable {
         }
         return SearchResults(
             query: query.text, total: raw.total, offset: query.offset, limit: query.limit,
-            suggestion: raw.suggestion, results: results)
+            suggestion: Self.suggestion(for: query.text, corrections: raw.corrections), results: results)
+    }
+
+    /// The query with its misspelled words replaced, or `nil` when there is nothing to correct.
+    private static func suggestion(for text: String, corrections: [(location: Range<Int>, word: String)]) -> String? {
+        guard !corrections.isEmpty else { return nil }
+        var characters = Array(text)
+        for correction in corrections.sorted(by: { $0.location.lowerBound > $1.location.lowerBound })
+        where correction.location.upperBound <= characters.count {
+            characters.replaceSubrange(correction.location, with: Array(correction.word))
+        }
+        return String(characters)
     }
 
     /// The item with this identifier as seen from `domainIdentifier`: the domain's own item, or a
@@ -244,12 +250,9 @@ public final class SearchableIndex: Sendable {
         guard !identifier.isEmpty else {
             throw SearchlightError(.missingIdentifier, "A canonical identifier is required to name the item")
         }
-        // The `id:` filter takes a quoted value; an identifier holding a quote cannot be written in it.
-        guard !identifier.contains("\"") else { return nil }
         let raw = try read { database throws(SearchlightError) in
             try database.search(
-                query: "id:\"\(identifier)\"", domain: domainIdentifier, scope: scope.cScope, now: now, offset: 0,
-                limit: 1)
+                .filter(.identifier, identifier), domain: domainIdentifier, scope: scope, now: now, offset: 0, limit: 1)
         }
         return try raw.hits.first.map { hit throws(SearchlightError) in try decodeStored(hit.data) }
     }
@@ -260,20 +263,12 @@ public final class SearchableIndex: Sendable {
         -> IndexStatistics
     {
         try SearchableItem.validateDomain(domainIdentifier)
-        let (stored, publicCount, privateCount) = try read { database throws(SearchlightError) in
-            let stored = try database.domains()[domainIdentifier] ?? 0
-            var counts: [Int] = []
-            for mode in ["public", "private"] {
-                let raw = try database.search(
-                    query: "domain:\"\(domainIdentifier)\" mode:\(mode)", domain: nil, scope: CX_SCOPE_ALL, now: now,
-                    offset: 0, limit: 0)
-                counts.append(raw.total)
-            }
-            return (stored, counts[0], counts[1])
+        let counts = try read { database throws(SearchlightError) in
+            try database.counts(domain: domainIdentifier, now: now)
         }
         return IndexStatistics(
-            path: nil, documents: stored, public: publicCount, private: privateCount,
-            expired: max(0, stored - publicCount - privateCount), domains: [domainIdentifier: stored], sizeBytes: nil)
+            path: nil, documents: counts.documents, public: counts.publicCount, private: counts.privateCount,
+            expired: counts.expiredCount, domains: [domainIdentifier: counts.documents], sizeBytes: nil)
     }
 
     /// Counts: documents, public, private, expired but not yet pruned, per domain, and the size on disk.
@@ -311,8 +306,8 @@ public final class SearchableIndex: Sendable {
         } catch {
             throw SearchlightError(
                 .indexUnavailable,
-                "An item stored in \(path) cannot be read (\(error)); the index was not written by Searchlight, "
-                    + "or is damaged: re-index your files")
+                "An item stored in \(path) cannot be read (\(error)): the index was not written by Searchlight, "
+                    + "or is damaged", failure: .corrupt)
         }
     }
 
@@ -326,16 +321,6 @@ public final class SearchableIndex: Sendable {
         let files = (try? manager.contentsOfDirectory(atPath: path)) ?? []
         return files.reduce(0) { total, name in
             total + ((try? manager.attributesOfItem(atPath: path + "/" + name)[.size] as? Int) ?? 0)
-        }
-    }
-}
-
-extension SearchQuery.Scope {
-    var cScope: cx_scope {
-        switch self {
-        case .all: CX_SCOPE_ALL
-        case .public: CX_SCOPE_PUBLIC
-        case .private: CX_SCOPE_PRIVATE
         }
     }
 }

@@ -45,12 +45,7 @@ public struct SearchlightError: Error, Sendable, CustomStringConvertible {
         public static let notAnObject = Code(rawValue: 2009)
         /// 2010: an internal failure; the message says what Xapian reported.
         public static let internalError = Code(rawValue: 2010)
-        /// 2011: (HTTP) no token, or an unknown one, where a token is required.
-        public static let unauthorized = Code(rawValue: 2011)
-        /// 2012: (HTTP) the token's role or domain does not allow this.
-        public static let forbidden = Code(rawValue: 2012)
-        /// 2013: (HTTP) the request body is larger than the service accepts.
-        public static let bodyTooLarge = Code(rawValue: 2013)
+        // 2011–2013 are the HTTP service's own (SearchlightServer).
 
         public var description: String { String(rawValue) }
     }
@@ -67,10 +62,39 @@ public struct SearchlightError: Error, Sendable, CustomStringConvertible {
     public var column: Int?
     /// The underlying failure, such as Xapian's own message.
     public var cause: String?
+    /// What the index reported, for errors that come from opening, reading or writing it.
+    public var failure: IndexFailure?
+
+    /// What went wrong with an index, as its storage reported it. Front ends choose their words
+    /// (and exit statuses) from it; the ``code`` stays what scripts read.
+    public enum IndexFailure: String, Sendable, Hashable, Codable {
+        /// Nothing is at the path.
+        case notFound
+        /// Something is at the path, but it cannot be opened as an index.
+        case notOpenable
+        /// Another writer holds the index.
+        case locked
+        /// The index is damaged.
+        case corrupt
+        /// The index was written in another format.
+        case wrongFormat
+        /// Memory ran out.
+        case outOfMemory
+        /// A remote part of the index could not be reached.
+        case network
+        /// Writers' commits kept overtaking a reader.
+        case modified
+        /// Reading or writing the files failed, for example on a full disk.
+        case io
+        /// The handle was already closed.
+        case closed
+        /// Anything else the storage reported.
+        case other
+    }
 
     public init(
         _ code: Code, _ message: String, path: String? = nil, item: Int? = nil, line: Int? = nil,
-        column: Int? = nil, cause: String? = nil
+        column: Int? = nil, cause: String? = nil, failure: IndexFailure? = nil
     ) {
         self.code = code
         self.message = message
@@ -79,6 +103,7 @@ public struct SearchlightError: Error, Sendable, CustomStringConvertible {
         self.line = line
         self.column = column
         self.cause = cause
+        self.failure = failure
     }
 
     /// `path:line:column: item N: message (code)`, with the parts that are known.
@@ -111,9 +136,6 @@ public struct SearchlightError: Error, Sendable, CustomStringConvertible {
     public static let invalidArgument = Code.invalidArgument
     public static let notAnObject = Code.notAnObject
     public static let internalError = Code.internalError
-    public static let unauthorized = Code.unauthorized
-    public static let forbidden = Code.forbidden
-    public static let bodyTooLarge = Code.bodyTooLarge
 }
 
 extension SearchlightError.Code {
@@ -132,4 +154,9 @@ extension SearchlightError {
     static func invalidArgument(_ message: String) -> SearchlightError {
         SearchlightError(.invalidArgument, message)
     }
+}
+
+/// `text` in straight double quotes, its own quotes escaped: how messages name a value.
+func quoted(_ text: String) -> String {
+    "\"" + text.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\\\"") + "\""
 }

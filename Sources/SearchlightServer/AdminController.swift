@@ -19,9 +19,7 @@ struct AdminController {
     @Sendable func prune(request: Request, context: SearchlightRequestContext) async throws -> PruneReport {
         try context.caller.require(.admin, to: "Pruning")
         let now = SearchableIndex.currentTime()
-        let pruned = try await api { () async throws(SearchlightError) in
-            try await service.write { batch throws(SearchlightError) in try batch.pruneExpiredItems(now: now) }
-        }
+        let pruned = try await service.write { batch throws(SearchlightError) in try batch.pruneExpiredItems(now: now) }
         return PruneReport(pruned: pruned)
     }
 
@@ -30,10 +28,8 @@ struct AdminController {
         try context.caller.require(.read, to: "Statistics")
         let (domain, _) = try context.caller.readDomain(request)
         let reader = service.reader
-        return try api { () throws(SearchlightError) in
-            if let domain { return try reader.statistics(domainIdentifier: domain) }
-            return try reader.statistics()
-        }
+        if let domain { return try reader.statistics(domainIdentifier: domain) }
+        return try reader.statistics()
     }
 }
 

@@ -31,6 +31,7 @@ public struct ServerConfiguration: Sendable {
 public func buildRouter(service: IndexService, tokens: AccessTokens) -> Router<SearchlightRequestContext> {
     let router = Router(context: SearchlightRequestContext.self)
     router.add(middleware: RequestLogMiddleware())
+    router.add(middleware: ErrorMiddleware())
     router.get("/health") { _, _ -> Response in
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"

@@ -1,14 +1,20 @@
 import Foundation
-import Hummingbird
-import Logging
-import SearchlightKit
+public import Hummingbird
+public import SearchlightKit
 
-/// A ``SearchlightError`` as an HTTP response: `{"error":{"code","message"}}` with its status.
-struct APIError: HTTPResponseError {
-    var error: SearchlightError
+extension SearchlightError.Code {
+    /// 2011: no token, or an unknown one, where a token is required (HTTP 401).
+    public static let unauthorized = Self(rawValue: 2011)
+    /// 2012: the token's role or domain does not allow this (HTTP 403).
+    public static let forbidden = Self(rawValue: 2012)
+    /// 2013: the request body is larger than the service accepts (HTTP 413).
+    public static let bodyTooLarge = Self(rawValue: 2013)
+}
 
-    var status: HTTPResponse.Status {
-        switch error.code {
+extension SearchlightError {
+    /// The HTTP status a failure answers with: the one place codes become statuses.
+    var httpStatus: HTTPResponse.Status {
+        switch code {
         case .unauthorized: .unauthorized
         case .forbidden: .forbidden
         case .itemNotFound: .notFound
@@ -19,6 +25,15 @@ struct APIError: HTTPResponseError {
         default: .badRequest
         }
     }
+}
+
+/// Turns every ``SearchlightError`` a route or middleware throws into
+/// `{"error":{"code","message"}}` with its HTTP status.
+///
+/// A 413 also closes the connection: the rest of an oversized body is not read (see
+/// `Request.collectBody`), so the connection cannot carry another request.
+struct ErrorMiddleware: RouterMiddleware {
+    typealias Context = SearchlightRequestContext
 
     struct Body: Encodable {
         struct Detail: Encodable {
@@ -28,35 +43,22 @@ struct APIError: HTTPResponseError {
         var error: Detail
     }
 
-    func response(from request: Request, context: some RequestContext) throws -> Response {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = try encoder.encode(Body(error: .init(code: error.code.rawValue, message: error.located)))
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        do {
+            return try await next(request, context)
+        } catch let error as SearchlightError {
+            return try Self.response(for: error)
+        }
+    }
+
+    static func response(for error: SearchlightError) throws -> Response {
+        let data = try JSONEncoder.searchlight().encode(
+            Body(error: .init(code: error.code.rawValue, message: error.located)))
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
-    }
-}
-
-extension SearchlightError {
-    /// The error as an HTTP response error.
-    var api: APIError { APIError(error: self) }
-}
-
-/// Runs `body`, turning a ``SearchlightError`` into an ``APIError``.
-func api<T>(_ body: () throws(SearchlightError) -> T) throws -> T {
-    do {
-        return try body()
-    } catch {
-        throw error.api
-    }
-}
-
-/// The async form.
-func api<T>(_ body: () async throws(SearchlightError) -> T) async throws -> T {
-    do {
-        return try await body()
-    } catch {
-        throw error.api
+        if error.code == .bodyTooLarge { headers[.connection] = "close" }
+        return Response(status: error.httpStatus, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

@@ -25,14 +25,12 @@ struct ItemsController {
             Data(body.readableBytesView), path: "request body", format: format)
         // A body that is not JSON at all is a bad request, with its line and column.
         if input.objects.isEmpty, let first = input.rejections.first, first.item == nil {
-            throw first.api
+            throw first
         }
         let options = IndexingOptions(domainIdentifier: domain, itemsMayChooseDomain: context.caller.role == .admin)
         let now = SearchableIndex.currentTime()
-        return try await api { () async throws(SearchlightError) in
-            try await service.write { batch throws(SearchlightError) in
-                try batch.index([input], options: options, now: now)
-            }
+        return try await service.write { batch throws(SearchlightError) in
+            try batch.index([input], options: options, now: now)
         }
     }
 
@@ -41,10 +39,10 @@ struct ItemsController {
         let id = try context.itemIdentifier()
         let report = try await remove([id], domain: domain, request: request, context: context)
         if let refusal = report.refused.first {
-            throw SearchlightError(refusal.code, refusal.message).api
+            throw SearchlightError(refusal.code, refusal.message)
         }
         if report.removed == 0 {
-            throw SearchlightError(.itemNotFound, "No item \"\(id)\" in domain \(domain)").api
+            throw SearchlightError(.itemNotFound, "No item \"\(id)\" in domain \(domain)")
         }
         return report
     }
@@ -59,7 +57,7 @@ struct ItemsController {
             ids = list.ids
         } else {
             let input = BranchUniversalObjectReader.decode(body, path: "request body")
-            if let first = input.rejections.first { throw first.api }
+            if let first = input.rejections.first { throw first }
             ids = input.objects.map(\.object.canonicalIdentifier)
         }
         return try await remove(ids, domain: domain, request: request, context: context)
@@ -72,12 +70,10 @@ struct ItemsController {
         guard request.parameter("mode") == "private" else {
             throw SearchlightError(
                 .invalidArgument, "DELETE /v1/items removes all private items: add ?mode=private to confirm"
-            ).api
+            )
         }
-        let removed = try await api { () async throws(SearchlightError) in
-            try await service.write { batch throws(SearchlightError) in
-                try batch.deleteSearchableItems(withDomainIdentifiers: [domain])
-            }
+        let removed = try await service.write { batch throws(SearchlightError) in
+            try batch.deleteSearchableItems(withDomainIdentifiers: [domain])
         }
         var report = RemovalReport()
         report.removed = removed
@@ -88,11 +84,9 @@ struct ItemsController {
         async throws -> RemovalReport
     {
         let includePublic = context.caller.role == .admin && request.parameter("includePublic") == "true"
-        return try await api { () async throws(SearchlightError) in
-            try await service.write { batch throws(SearchlightError) in
-                try batch.deleteSearchableItems(
-                    withIdentifiers: ids, domainIdentifier: domain, includePublic: includePublic)
-            }
+        return try await service.write { batch throws(SearchlightError) in
+            try batch.deleteSearchableItems(
+                withIdentifiers: ids, domainIdentifier: domain, includePublic: includePublic)
         }
     }
 }

@@ -1,6 +1,7 @@
 public import Foundation
 public import Hummingbird
 import Logging
+import NIOCore
 import SearchlightKit
 
 /// Each request's context: Hummingbird's core, and the caller its token names.
@@ -8,9 +9,19 @@ public struct SearchlightRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// Set by ``AuthenticationMiddleware`` for `/v1` routes.
     public var caller = Caller.anonymous
+    /// The request's connection.
+    private let channel: any Channel
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
+        channel = source.channel
+    }
+
+    /// Closes the request's connection once what was written to it has gone out.
+    func closeConnection() {
+        channel.eventLoop.execute { [channel] in
+            channel.close(mode: .all, promise: nil)
+        }
     }
 
     /// The largest request body accepted: 10 MiB. Larger bodies get 413.
@@ -18,9 +29,7 @@ public struct SearchlightRequestContext: RequestContext {
     public var maxUploadSize: Int { Self.maximumBodySize }
 
     public var responseEncoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
+        JSONEncoder.searchlight()
     }
 }
 
@@ -34,7 +43,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
     {
         var context = context
         let authorization = request.headers[.authorization]
-        context.caller = try api { () throws(SearchlightError) in try tokens.caller(authorization: authorization) }
+        context.caller = try tokens.caller(authorization: authorization)
         return try await next(request, context)
     }
 }

@@ -12,7 +12,7 @@ extension Caller {
         let named = request.parameter("domain")
         if role == .admin { return (named, false) }
         if let named, named != domain {
-            throw SearchlightError(.forbidden, "This token reads domain \(domain) only, not \(named)").api
+            throw SearchlightError(.forbidden, "This token reads domain \(domain) only, not \(named)")
         }
         return (domain, false)
     }
@@ -22,25 +22,25 @@ extension Caller {
     /// - Throws: 401 without a token, 403 for a read token or another domain.
     func writeDomain(_ request: Request) throws -> String {
         guard let role, let domain else {
-            throw SearchlightError(.unauthorized, "Writing needs a token with the write or admin role").api
+            throw SearchlightError(.unauthorized, "Writing needs a token with the write or admin role")
         }
         guard role >= .write else {
-            throw SearchlightError(.forbidden, "This token may read only; writing needs the write or admin role").api
+            throw SearchlightError(.forbidden, "This token may read only; writing needs the write or admin role")
         }
         let named = request.parameter("domain")
         if role == .admin { return named ?? domain }
         if let named, named != domain {
-            throw SearchlightError(.forbidden, "This token writes domain \(domain) only, not \(named)").api
+            throw SearchlightError(.forbidden, "This token writes domain \(domain) only, not \(named)")
         }
         return domain
     }
 
     func require(_ needed: Role, to action: String) throws {
         guard role != nil else {
-            throw SearchlightError(.unauthorized, "\(action) needs a token with the \(needed.rawValue) role").api
+            throw SearchlightError(.unauthorized, "\(action) needs a token with the \(needed.rawValue) role")
         }
         guard allows(needed) else {
-            throw SearchlightError(.forbidden, "\(action) needs the \(needed.rawValue) role").api
+            throw SearchlightError(.forbidden, "\(action) needs the \(needed.rawValue) role")
         }
     }
 }
@@ -62,21 +62,38 @@ extension Request {
     func integer(_ name: String, default value: Int) throws -> Int {
         guard let text = parameter(name) else { return value }
         guard let number = Int(text) else {
-            throw SearchlightError(.invalidArgument, "The parameter \(name) must be a whole number, not \(text)").api
+            throw SearchlightError(.invalidArgument, "The parameter \(name) must be a whole number, not \(text)")
         }
         return number
     }
 
     /// The body, up to the service's limit; 413 beyond it.
+    ///
+    /// Past the limit the rest of the body is still read, and dropped, up to ``drainLimit``: a
+    /// client that writes its whole body before reading (Python's http.client, urllib) then gets
+    /// the 413 instead of waiting on a connection nobody reads. A body larger still is cut off
+    /// by closing the connection.
     func collectBody(context: SearchlightRequestContext) async throws -> ByteBuffer {
-        do {
-            return try await body.collect(upTo: context.maxUploadSize)
-        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+        let limit = context.maxUploadSize
+        var collected = ByteBuffer()
+        var received = 0
+        var parts = body.makeAsyncIterator()
+        while let part = try await parts.next() {
+            received += part.readableBytes
+            if received <= limit {
+                collected.writeImmutableBuffer(part)
+                continue
+            }
+            while received <= Self.drainLimit, let more = try await parts.next() { received += more.readableBytes }
+            if received > Self.drainLimit { context.closeConnection() }
             throw SearchlightError(
                 .bodyTooLarge,
                 "The request body is larger than \(SearchlightRequestContext.maximumBodySize / 1_048_576) MiB; "
-                    + "send the items in several requests"
-            ).api
+                    + "send the items in several requests")
         }
+        return collected
     }
+
+    /// How much of an oversized body is read, and dropped, before the connection is closed.
+    static let drainLimit = 64 * 1024 * 1024
 }

@@ -18,7 +18,7 @@ struct SearchController {
         var scope = SearchQuery.Scope.all
         if let named = request.parameter("scope") {
             guard let parsed = SearchQuery.Scope(rawValue: named) else {
-                throw SearchlightError(.invalidArgument, "scope must be public, private or all, not \(named)").api
+                throw SearchlightError(.invalidArgument, "scope must be public, private or all, not \(named)")
             }
             scope = parsed
         }
@@ -33,20 +33,23 @@ struct SearchController {
             text, domainIdentifier: domain, scope: scope,
             limit: try request.integer("limit", default: 20), offset: try request.integer("offset", default: 0))
         let reader = service.reader
-        return try api { () throws(SearchlightError) in try reader.search(query) }
+        return try reader.search(query)
     }
 
     @Sendable func item(request: Request, context: SearchlightRequestContext) async throws -> Response {
         let id = try context.itemIdentifier()
         let (domain, publicOnly) = try context.caller.readDomain(request)
         let reader = service.reader
-        let found = try api { () throws(SearchlightError) -> SearchableItem? in
-            if publicOnly { return try reader.item(withIdentifier: id, visibleTo: nil, scope: .public) }
-            guard let domain else { return try reader.item(withIdentifier: id, visibleTo: nil, scope: .all) }
-            return try reader.item(withIdentifier: id, domainIdentifier: domain)
+        let found: SearchableItem?
+        if publicOnly {
+            found = try reader.item(withIdentifier: id, visibleTo: nil, scope: .public)
+        } else if let domain {
+            found = try reader.item(withIdentifier: id, domainIdentifier: domain)
+        } else {
+            found = try reader.item(withIdentifier: id, visibleTo: nil, scope: .all)
         }
         guard let found else {
-            throw SearchlightError(.itemNotFound, "No item \"\(id)\" is visible to this caller (or it has expired)").api
+            throw SearchlightError(.itemNotFound, "No item \"\(id)\" is visible to this caller (or it has expired)")
         }
         return try context.responseEncoder.encode(found.dictionary, from: request, context: context)
     }

@@ -35,8 +35,7 @@ struct ExportCommand: ParsableCommand {
     func run() throws {
         try reportingErrors(global) {
             let index = try SearchableIndex.openForReading(global)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            let encoder = JSONEncoder.searchlight()
             var buffer = Data()
             try index.forEachItem(
                 domainIdentifier: allDomains ? nil : (domain ?? SearchableItem.defaultDomain),

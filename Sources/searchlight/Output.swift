@@ -13,8 +13,7 @@ struct Output {
 
     /// Prints `value` as pretty, key-sorted JSON.
     func printJSON(_ value: some Encodable) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let encoder = JSONEncoder.searchlight(pretty: true)
         // Foundation pretty-prints an empty array or object over three lines; write `[]` and `{}`.
         let text = String(decoding: try encoder.encode(value), as: UTF8.self)
             .replacing(/\[\n\s*\n\s*\]/, with: "[]").replacing(/\{\n\s*\n\s*\}/, with: "{}")
@@ -30,29 +29,9 @@ struct Output {
     static func bold(_ text: String) -> String { useColor ? "\u{1B}[1m\(text)\u{1B}[0m" : text }
     static func dim(_ text: String) -> String { useColor ? "\u{1B}[2m\(text)\u{1B}[0m" : text }
 
-    /// A snippet for a terminal: entities decoded, matches bold yellow on a terminal, plain otherwise.
-    ///
-    /// One pass in plain Swift: Foundation's string replacement would load its Unicode tables,
-    /// which costs a short search a third of its time.
-    static func snippet(_ html: String) -> String {
-        let replacements: [(String, String)] = [
-            ("<mark>", useColor ? "\u{1B}[1;33m" : ""), ("</mark>", useColor ? "\u{1B}[0m" : ""),
-            ("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&amp;", "&"),
-        ]
-        var text = ""
-        var rest = Substring(html)
-        scanning: while let first = rest.first {
-            if first == "<" || first == "&" {
-                for (pattern, replacement) in replacements where rest.hasPrefix(pattern) {
-                    text += replacement
-                    rest = rest.dropFirst(pattern.count)
-                    continue scanning
-                }
-            }
-            text.append(first)
-            rest = rest.dropFirst()
-        }
-        return text
+    /// A snippet for a terminal: matches bold yellow on a terminal, plain otherwise.
+    static func snippet(_ snippet: Snippet) -> String {
+        useColor ? snippet.rendered(open: "\u{1B}[1;33m", close: "\u{1B}[0m") : snippet.text
     }
 
     /// A date in epoch ms, as `2026-12-01 10:00 UTC` (computed directly: no locale is involved).
@@ -94,21 +73,12 @@ extension ParsableCommand {
         do {
             try body()
         } catch let error as SearchlightError {
-            Output.warn("searchlight: \(error)")
+            Output.warn("searchlight: \(error.withAdvice)")
             if options.json {
                 try? options.output.printJSON(
-                    ErrorDocument(error: .init(code: error.code.rawValue, message: error.message)))
+                    ErrorDocument(error: .init(code: error.code.rawValue, message: error.withAdvice.message)))
             }
-            throw Self.exitCode(for: error, indexPath: options.indexPath)
-        }
-    }
-
-    static func exitCode(for error: SearchlightError, indexPath: String) -> ExitCode {
-        switch error.code {
-        case .indexLocked: return ExitStatus.locked
-        case .indexUnavailable where !FileManager.default.fileExists(atPath: indexPath): return ExitStatus.noIndex
-        case .invalidQuery, .invalidArgument: return ExitStatus.usage
-        default: return ExitStatus.failure
+            throw error.exitCode
         }
     }
 }

@@ -90,8 +90,9 @@ struct RemoveCommand: ParsableCommand {
                         withIdentifiers: target.ids, domainIdentifier: target.domain, includePublic: includePublic))
             }
             try index.close()
+            report = report.withAdvice
 
-            for rejection in rejections { Output.warn("searchlight: \(rejection)") }
+            for rejection in rejections { Output.warn("searchlight: \(rejection.withAdvice)") }
             if global.json {
                 try global.output.printJSON(report)
             } else {

@@ -89,7 +89,7 @@ struct SearchCommand: ParsableCommand {
             if let expiration = result.expirationDate { facts.append("expires \(Output.date(expiration))") }
             if !page.query.isEmpty { facts.append("\(result.score)%") }
             print(indent + Output.dim(facts.joined(separator: " · ")))
-            if !result.snippet.isEmpty { print(indent + Output.snippet(result.snippet)) }
+            if !result.snippet.text.isEmpty { print(indent + Output.snippet(result.snippet)) }
             if !result.keywords.isEmpty {
                 print(indent + Output.dim("keywords: " + result.keywords.joined(separator: ", ")))
             }

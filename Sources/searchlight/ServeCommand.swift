@@ -58,8 +58,8 @@ struct ServeCommand: AsyncParsableCommand {
                 FileHandle.standardOutput.write(Data(line.utf8))
             }
         } catch let error as SearchlightError {
-            Output.warn("searchlight: \(error)")
-            throw Self.exitCode(for: error, indexPath: global.indexPath)
+            Output.warn("searchlight: \(error.withAdvice)")
+            throw error.exitCode
         }
     }
 }

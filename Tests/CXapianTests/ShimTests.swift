@@ -49,17 +49,44 @@ private func store(_ database: OpaquePointer, id: String, title: String, public 
     }
 }
 
-private func search(_ database: OpaquePointer, _ query: String) -> (status: cx_status, count: Int, message: String?) {
-    let bytes = Array(query.utf8CString)
-    return bytes.withUnsafeBufferPointer { buffer in
-        var request = cx_search_request(
-            query: cx_text(data: buffer.baseAddress, length: buffer.count - 1), domain: cx_text(),
-            all_domains: true, scope: CX_SCOPE_ALL, now_ms: 0, offset: 0, limit: 10)
-        var results: OpaquePointer?
-        let (status, message) = call { cx_search(database, &request, &results, $0) }
-        defer { cx_results_free(results) }
-        return (status, results.map { Int(cx_results_count($0)) } ?? -1, message)
+/// One node of a query tree, as the test writes it.
+private typealias Node = (kind: cx_node_kind, field: cx_field, text: String, children: UInt32)
+
+/// Searches with a query tree (pre-order nodes); keeps the results for `inspect` before freeing them.
+private func search(
+    _ database: OpaquePointer, _ nodes: [Node], limit: UInt32 = 10, inspect: (OpaquePointer) -> Void = { _ in }
+) -> (status: cx_status, count: Int, message: String?) {
+    var bytes: [UInt8] = []
+    var offsets: [(Int, Int)] = []
+    for node in nodes {
+        offsets.append((bytes.count, node.text.utf8.count))
+        bytes += Array(node.text.utf8)
     }
+    return bytes.withUnsafeBufferPointer { raw in
+        raw.withMemoryRebound(to: CChar.self) { buffer in
+            let cNodes = zip(nodes, offsets).map { node, offset in
+                cx_query_node(
+                    kind: node.kind, field: node.field,
+                    text: cx_text(data: offset.1 == 0 ? nil : buffer.baseAddress! + offset.0, length: offset.1),
+                    child_count: node.children)
+            }
+            return cNodes.withUnsafeBufferPointer { nodeBuffer in
+                var request = cx_search_request(
+                    nodes: nodeBuffer.baseAddress, node_count: nodeBuffer.count, domain: cx_text(), all_domains: true,
+                    scope: CX_SCOPE_ALL, now_ms: 0, offset: 0, limit: limit)
+                var results: OpaquePointer?
+                let (status, message) = call { cx_search(database, &request, &results, $0) }
+                defer { cx_results_free(results) }
+                if let results { inspect(results) }
+                return (status, results.map { Int(cx_results_count($0)) } ?? -1, message)
+            }
+        }
+    }
+}
+
+/// Searches for one plain word.
+private func search(_ database: OpaquePointer, _ word: String) -> (status: cx_status, count: Int, message: String?) {
+    search(database, [(CX_NODE_WORD, CX_FIELD_ANY, word, 0)])
 }
 
 @Suite("The C shim over Xapian")
@@ -108,15 +135,70 @@ struct ShimTests {
         }
     }
 
-    @Test("a malformed query is CX_ERR_QUERY with Xapian's message")
-    func malformedQuery() throws {
+    @Test("a malformed query tree is CX_ERR_INVALID_ARGUMENT with a message, never a crash")
+    func malformedTree() throws {
         let folder = try Folder()
         let (database, _, _) = open(folder.path + "/db", CX_OPEN_WRITE)
         let writer = try #require(database)
         defer { cx_database_free(writer) }
-        let result = search(writer, "mode:nonsense")
-        #expect(result.status == CX_ERR_QUERY)
-        #expect(result.message?.contains("mode:") == true)
+        let badMode = search(writer, [(CX_NODE_FILTER, CX_FIELD_MODE, "nonsense", 0)])
+        #expect(badMode.status == CX_ERR_INVALID_ARGUMENT)
+        #expect(badMode.message?.contains("mode:") == true)
+        let cutShort = search(writer, [(CX_NODE_AND, CX_FIELD_ANY, "", 2), (CX_NODE_WORD, CX_FIELD_ANY, "a", 0)])
+        #expect(cutShort.status == CX_ERR_INVALID_ARGUMENT)
+        let trailing = search(writer, [(CX_NODE_WORD, CX_FIELD_ANY, "a", 0), (CX_NODE_WORD, CX_FIELD_ANY, "b", 0)])
+        #expect(trailing.status == CX_ERR_INVALID_ARGUMENT)
+        let wordAsFilter = search(writer, [(CX_NODE_WORD, CX_FIELD_ID, "a", 0)])
+        #expect(wordAsFilter.status == CX_ERR_INVALID_ARGUMENT)
+        let none = search(writer, [])
+        #expect(none.status == CX_ERR_INVALID_ARGUMENT)
+    }
+
+    @Test("results give snippets as text and byte ranges; accessors past the end give empty values")
+    func resultAccessors() throws {
+        let folder = try Folder()
+        let (database, _, _) = open(folder.path + "/db", CX_OPEN_WRITE)
+        let writer = try #require(database)
+        defer { cx_database_free(writer) }
+        #expect(store(writer, id: "one", title: "Crème brûlée") == CX_OK)
+        var checked = false
+        let result = search(writer, [(CX_NODE_PARTIAL, CX_FIELD_ANY, "creme", 0)]) { results in
+            #expect(cx_results_count(results) == 1)
+            #expect(cx_results_data(results, 0).length > 0)
+            #expect(cx_results_data(results, 5).length == 0)
+            #expect(cx_results_data(results, 5).data == nil)
+            #expect(cx_results_percent(results, 5) == 0)
+            #expect(cx_results_snippet(results, 5).length == 0)
+            var count = 1
+            #expect(cx_results_snippet_matches(results, 5, &count) == nil && count == 0)
+            #expect(cx_results_correction_count(results) == 0)
+            #expect(cx_results_correction_text(results, 3).length == 0)
+            checked = true
+        }
+        #expect(result.status == CX_OK && checked)
+    }
+
+    @Test("domains come back as a list of names and counts")
+    func domainList() throws {
+        let folder = try Folder()
+        let (database, _, _) = open(folder.path + "/db", CX_OPEN_WRITE)
+        let writer = try #require(database)
+        defer { cx_database_free(writer) }
+        #expect(store(writer, id: "a", title: "A") == CX_OK)
+        #expect(store(writer, id: "b", title: "B") == CX_OK)
+        var list: OpaquePointer?
+        #expect(call { cx_database_domains(writer, &list, $0) }.status == CX_OK)
+        defer { cx_domain_list_free(list) }
+        let domains = try #require(list)
+        #expect(cx_domain_list_count(domains) == 1)
+        let entry = cx_domain_list_entry(domains, 0)
+        #expect(
+            String(
+                decoding: UnsafeRawBufferPointer(start: entry.domain.data, count: entry.domain.length), as: UTF8.self)
+                == "app")
+        #expect(entry.documents == 2)
+        #expect(cx_domain_list_entry(domains, 1).documents == 0)
+        cx_domain_list_free(nil)
     }
 
     @Test("NULL handles are refused or ignored, never dereferenced")

@@ -150,7 +150,8 @@ struct RankingTests {
         #expect(result.expirationDate == nil)
         #expect((0...100).contains(result.score))
         #expect(
-            result.snippet == "How <mark>deep</mark> <mark>linking</mark> works on Android and iOS, without Firebase.")
+            result.snippet.html
+                == "How <mark>deep</mark> <mark>linking</mark> works on Android and iOS, without Firebase.")
         #expect(results.total == 1)
         #expect(results.query == "deep linking")
     }
@@ -162,7 +163,7 @@ struct RankingTests {
             String(repeating: "Filler words go here. ", count: 30) + "The <b>Crème</b> brûlée is here."
             + String(repeating: " More filler text.", count: 30)
         try test.index.indexSearchableItems([item("x", title: "Dessert", description: long)], now: now)
-        let snippet = try #require(try test.index.search(SearchQuery("creme"), now: now).results.first?.snippet)
+        let snippet = try #require(try test.index.search(SearchQuery("creme"), now: now).results.first?.snippet.html)
         #expect(snippet.contains("&lt;b&gt;<mark>Crème</mark>&lt;/b&gt;"))
         #expect(snippet.hasPrefix("…") && snippet.hasSuffix("…"))
         #expect(snippet.count < 260)
@@ -172,7 +173,7 @@ struct RankingTests {
     func cjkSnippet() throws {
         let test = try catalogue()
         let result = try #require(try test.index.search(SearchQuery("深度链接"), now: now).results.first)
-        #expect(result.snippet == "本文介绍<mark>深度链接</mark>的工作原理。")
+        #expect(result.snippet.html == "本文介绍<mark>深度链接</mark>的工作原理。")
     }
 
     @Test("when nothing matches, a spelling suggestion is offered")

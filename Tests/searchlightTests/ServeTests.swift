@@ -124,6 +124,43 @@ struct ServeTests {
         #expect(server.stop() == 0)
     }
 
+    @Test("--prune-interval none starts a service that never prunes in the background")
+    func pruneIntervalNone() async throws {
+        let workspace = try indexedWorkspace()
+        let server = try RunningServer(index: workspace.index, extra: ["--prune-interval", "none"])
+        #expect(try await http("GET", server.baseURL + "/health").status == 200)
+        #expect(server.stop() == 0)
+    }
+
+    @Test("a body over the limit, sent whole with Connection: close before reading, gets 413 at once")
+    func oversizedBodyWithConnectionClose() throws {
+        let workspace = try indexedWorkspace()
+        let server = try RunningServer(index: workspace.index, tokens: try writeTokens(workspace))
+        defer { _ = server.stop() }
+        // Python's http.client writes the whole body, then reads: the way scripts send large batches.
+        let script = """
+            import http.client, json, sys
+            connection = http.client.HTTPConnection("127.0.0.1", \(server.port), timeout=20)
+            body = b"[" + b",".join([b'{"$canonical_identifier":"x"}'] * 400000) + b"]"
+            connection.request("POST", "/v1/items", body=body, headers={
+                "Authorization": "Bearer \(shopToken)", "Content-Type": "application/json", "Connection": "close"})
+            response = connection.getresponse()
+            print(response.status, json.loads(response.read())["error"]["code"])
+            """
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        python.arguments = ["python3", "-c", script]
+        let output = Pipe()
+        python.standardOutput = output
+        let started = Date()
+        try python.run()
+        python.waitUntilExit()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(python.terminationStatus == 0)
+        #expect(printed.trimmingCharacters(in: .whitespacesAndNewlines) == "413 2013")
+        #expect(Date().timeIntervalSince(started) < 15)
+    }
+
     @Test("serve refuses a bad tokens file and a locked index with clear errors")
     func startupErrors() throws {
         let workspace = try indexedWorkspace()

@@ -114,10 +114,65 @@ typedef enum cx_scope : int32_t {
     CX_SCOPE_PRIVATE = 2,
 } cx_scope;
 
+/// What a query node is. The Kit parses the query language (SPEC §2.1) and hands the shim a
+/// tree; the shim only turns each piece of text into terms, as the indexer did.
+typedef enum cx_node_kind : int32_t {
+    /// Every item (the empty query). No text, no children.
+    CX_NODE_ALL = 0,
+    /// Items matching every child.
+    CX_NODE_AND = 1,
+    /// Items matching any child.
+    CX_NODE_OR = 2,
+    /// Items matching exactly one of two children.
+    CX_NODE_XOR = 3,
+    /// Items matching the first child and none of the others.
+    CX_NODE_AND_NOT = 4,
+    /// One word of free text in `field` (`CX_FIELD_ANY`, `TITLE` or `DESCRIPTION`): stemmed, folded.
+    CX_NODE_WORD = 5,
+    /// `word*`: every word of the field starting with `text` (the most frequent hundred).
+    CX_NODE_PREFIX = 6,
+    /// The query's last word, typed as the user types: the word itself, or any word it begins.
+    CX_NODE_PARTIAL = 7,
+    /// Words in this order, next to each other, in `field`.
+    CX_NODE_PHRASE = 8,
+    /// An exact filter: `field` is `CX_FIELD_KEYWORD`, `ID`, `SCHEMA`, `MODE` (text `public` or
+    /// `private`) or `DOMAIN`; `text` is the value as written.
+    CX_NODE_FILTER = 9,
+} cx_node_kind;
+
+/// Which part of an item a node looks at.
+typedef enum cx_field : int32_t {
+    /// The title, the keywords and the description (a plain word).
+    CX_FIELD_ANY = 0,
+    CX_FIELD_TITLE = 1,
+    CX_FIELD_DESCRIPTION = 2,
+    /// A whole keyword, case- and accent-insensitive.
+    CX_FIELD_KEYWORD = 3,
+    /// The canonical identifier, byte for byte.
+    CX_FIELD_ID = 4,
+    /// The content schema, case-insensitive.
+    CX_FIELD_SCHEMA = 5,
+    /// The index mode: `public` or `private`.
+    CX_FIELD_MODE = 6,
+    /// The domain, byte for byte.
+    CX_FIELD_DOMAIN = 7,
+} cx_field;
+
+/// One node of a query tree. A tree is an array in pre-order: each node is followed by its
+/// `child_count` subtrees. `text` is borrowed for the duration of the call.
+typedef struct cx_query_node {
+    cx_node_kind kind;
+    cx_field field;
+    cx_text text;
+    uint32_t child_count;
+} cx_query_node;
+
 /// A search. `domain` is the caller's domain: it sees that domain's private items and every
 /// public item, unless `all_domains` is set.
 typedef struct cx_search_request {
-    cx_text query;
+    /// The query tree, in pre-order (see `cx_query_node`); at least one node.
+    const cx_query_node *_Nullable nodes;
+    size_t node_count;
     cx_text domain;
     bool all_domains;
     cx_scope scope;
@@ -125,6 +180,12 @@ typedef struct cx_search_request {
     uint32_t offset;
     uint32_t limit;
 } cx_search_request;
+
+/// A run of bytes inside a text: `offset` and `length` in bytes.
+typedef struct cx_range {
+    uint32_t offset;
+    uint32_t length;
+} cx_range;
 
 /// Counts over the whole database.
 typedef struct cx_stats {
@@ -219,14 +280,41 @@ cx_status cx_database_get(cx_database *_Nullable database, cx_text domain, cx_te
 cx_status cx_database_stats(cx_database *_Nullable database, int64_t now_ms, cx_stats *out_stats,
                             char *_Nullable *_Nullable out_error);
 
-/// Lists domains with their item counts as a `malloc`-ed buffer of lines `domain\tcount\n`.
-cx_status cx_database_domains(cx_database *_Nullable database, char *_Nullable *_Nonnull out_lines, size_t *out_length,
+/// One domain and how many items it stores.
+typedef struct cx_domain_count {
+    /// Borrowed from the list that holds it.
+    cx_text domain;
+    uint64_t documents;
+} cx_domain_count;
+
+/// The domains of a database with their item counts.
+typedef struct cx_domain_list cx_domain_list;
+
+/// Lists every domain with its stored item count, in byte order of the names. On success `*out`
+/// owns the list, freed with `cx_domain_list_free`.
+cx_status cx_database_domains(cx_database *_Nullable database, cx_domain_list *_Nullable *_Nonnull out,
                               char *_Nullable *_Nullable out_error);
 
+/// The number of domains in the list.
+size_t cx_domain_list_count(const cx_domain_list *list);
+/// Entry `index`; an index past the end gives an empty name and a zero count.
+cx_domain_count cx_domain_list_entry(const cx_domain_list *list, size_t index);
+/// Frees a list. Accepts NULL.
+void cx_domain_list_free(cx_domain_list *_Nullable list);
+
+/// Counts for one domain (exactly, not its subdomains): `documents` stored, live `public_count`
+/// and `private_count` at `now_ms`, and `expired_count`, stored but expired.
+cx_status cx_database_domain_stats(cx_database *_Nullable database, cx_text domain, int64_t now_ms,
+                                   cx_stats *out_stats, char *_Nullable *_Nullable out_error);
+
 /// Runs a search. On success `*out` owns the results, freed with `cx_results_free`.
-/// Returns `CX_ERR_QUERY` with a message for a query Xapian cannot parse.
-cx_status cx_search(cx_database *_Nullable database, const cx_search_request *_Nullable request, cx_results *_Nullable *_Nonnull out,
-                    char *_Nullable *_Nullable out_error);
+/// Returns `CX_ERR_INVALID_ARGUMENT` for a malformed tree, or `CX_ERR_VERSION` for an index of
+/// another format.
+cx_status cx_search(cx_database *_Nullable database, const cx_search_request *_Nullable request,
+                    cx_results *_Nullable *_Nonnull out, char *_Nullable *_Nullable out_error);
+
+/// Every accessor below accepts any index: one past the results gives an empty text, zero, or
+/// no ranges, never an error.
 
 /// The number of results held (at most the request's limit).
 size_t cx_results_count(const cx_results *results);
@@ -237,10 +325,18 @@ uint64_t cx_results_total(const cx_results *results);
 cx_text cx_results_data(const cx_results *results, size_t index);
 /// The relevance of result `index`, 0–100.
 int32_t cx_results_percent(const cx_results *results, size_t index);
-/// The description around the matches of result `index`, HTML-escaped, matches in `<mark>`.
+/// The plain description text around the matches of result `index` (an ellipsis marks a cut);
+/// borrowed from `results`.
 cx_text cx_results_snippet(const cx_results *results, size_t index);
-/// A corrected query when nothing matched and the index knows a better spelling; else empty.
-cx_text cx_results_suggestion(const cx_results *results);
+/// The matched runs inside that snippet, in order and not overlapping; `*out_count` receives
+/// their number. Borrowed from `results`; NULL when there are none.
+const cx_range *_Nullable cx_results_snippet_matches(const cx_results *results, size_t index, size_t *out_count);
+/// When nothing matched: how many words of the query have a likelier spelling in the index.
+size_t cx_results_correction_count(const cx_results *results);
+/// The pre-order position of the corrected node (a `CX_NODE_WORD` or `CX_NODE_PARTIAL`).
+uint32_t cx_results_correction_node(const cx_results *results, size_t index);
+/// The corrected word, lower-cased and folded; borrowed from `results`.
+cx_text cx_results_correction_text(const cx_results *results, size_t index);
 /// Frees results. Accepts NULL.
 void cx_results_free(cx_results *_Nullable results);
 

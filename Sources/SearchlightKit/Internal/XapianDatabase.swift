@@ -1,5 +1,3 @@
-import Foundation
-
 internal import CXapian
 
 /// Owns one `cx_database` handle: the only Swift type that calls the shim's database functions.
@@ -39,7 +37,7 @@ final class XapianDatabase: @unchecked Sendable {
 
     private func open() throws(SearchlightError) -> OpaquePointer {
         guard let handle else {
-            throw SearchlightError(.indexUnavailable, "The index at \(path) has been closed")
+            throw SearchlightError(.indexUnavailable, "The index at \(path) has been closed", failure: .closed)
         }
         return handle
     }
@@ -80,18 +78,17 @@ final class XapianDatabase: @unchecked Sendable {
         var outcomes = [Int32](repeating: 0, count: items.count)
         var arena = TextArena()
         let ranges = items.map { arena.add($0) }
-        let failure = arena.withTexts { texts in
+        try arena.withTexts { texts throws(SearchlightError) in
             let cItems = ranges.map { $0.item(in: texts) }
-            return cItems.withUnsafeBufferPointer { buffer in
-                outcomes.withUnsafeMutableBufferPointer { outcomeBuffer in
-                    result { error in
+            try cItems.withUnsafeBufferPointer { buffer throws(SearchlightError) in
+                try outcomes.withUnsafeMutableBufferPointer { outcomeBuffer throws(SearchlightError) in
+                    try check { error in
                         cx_database_replace_items(
                             handle, buffer.baseAddress!, buffer.count, now, outcomeBuffer.baseAddress, error)
                     }
                 }
             }
         }
-        if let failure { throw failure }
         return outcomes.map { StoreOutcome(rawValue: $0) ?? .added }
     }
 
@@ -109,11 +106,11 @@ final class XapianDatabase: @unchecked Sendable {
         var arena = TextArena()
         let domainRange = arena.add(domain)
         let idRanges = identifiers.map { arena.add($0) }
-        let failure = arena.withTexts { texts in
+        try arena.withTexts { texts throws(SearchlightError) in
             let ids = idRanges.map { texts.text($0) }
-            return ids.withUnsafeBufferPointer { buffer in
-                outcomes.withUnsafeMutableBufferPointer { outcomeBuffer in
-                    result { error in
+            try ids.withUnsafeBufferPointer { buffer throws(SearchlightError) in
+                try outcomes.withUnsafeMutableBufferPointer { outcomeBuffer throws(SearchlightError) in
+                    try check { error in
                         cx_database_delete_items(
                             handle, texts.text(domainRange), buffer.baseAddress!, buffer.count, includePublic,
                             outcomeBuffer.baseAddress!, error)
@@ -121,7 +118,6 @@ final class XapianDatabase: @unchecked Sendable {
                 }
             }
         }
-        if let failure { throw failure }
         return outcomes.map { RemovalOutcome(rawValue: $0) ?? .notFound }
     }
 
@@ -143,6 +139,7 @@ final class XapianDatabase: @unchecked Sendable {
 
     // MARK: Reads
 
+    /// The stored data of the item (domain, identifier), or `nil` when there is none.
     func get(domain: String, identifier: String) throws(SearchlightError) -> [UInt8]? {
         let handle = try open()
         var arena = TextArena()
@@ -150,20 +147,18 @@ final class XapianDatabase: @unchecked Sendable {
         let idRange = arena.add(identifier)
         var data: UnsafeMutablePointer<CChar>?
         var length = 0
+        defer { cx_string_free(data) }
         var status = CX_OK
-        var message: String?
+        var message = ""
         arena.withTexts { texts in
             var error: UnsafeMutablePointer<CChar>?
             status = cx_database_get(handle, texts.text(domainRange), texts.text(idRange), &data, &length, &error)
-            message = error.map { String(cString: $0) }
+            message = error.map { String(cString: $0) } ?? ""
             cx_string_free(error)
         }
-        defer { cx_string_free(data) }
         if status == CX_ERR_NOT_FOUND { return nil }
-        if status != CX_OK { throw Self.error(status, message: message ?? "", path: path) }
-        return data.map { pointer in
-            Array(UnsafeRawBufferPointer(start: pointer, count: length))
-        } ?? []
+        if status != CX_OK { throw SearchlightError(status: status, message: message, path: path) }
+        return data.map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
     }
 
     struct Counts {
@@ -171,74 +166,109 @@ final class XapianDatabase: @unchecked Sendable {
         var publicCount: Int
         var privateCount: Int
         var expiredCount: Int
+
+        init(_ stats: cx_stats) {
+            documents = Int(stats.documents)
+            publicCount = Int(stats.public_count)
+            privateCount = Int(stats.private_count)
+            expiredCount = Int(stats.expired_count)
+        }
     }
 
     func counts(now: Int64) throws(SearchlightError) -> Counts {
         let handle = try open()
         var stats = cx_stats()
         try check { error in cx_database_stats(handle, now, &stats, error) }
-        return Counts(
-            documents: Int(stats.documents), publicCount: Int(stats.public_count),
-            privateCount: Int(stats.private_count), expiredCount: Int(stats.expired_count))
+        return Counts(stats)
     }
 
+    /// One domain's counts: stored, live public and private, and expired.
+    func counts(domain: String, now: Int64) throws(SearchlightError) -> Counts {
+        let handle = try open()
+        var stats = cx_stats()
+        try withText(domain) { text throws(SearchlightError) in
+            try check { error in cx_database_domain_stats(handle, text, now, &stats, error) }
+        }
+        return Counts(stats)
+    }
+
+    /// Every domain with its number of stored items.
     func domains() throws(SearchlightError) -> [String: Int] {
         let handle = try open()
-        var lines: UnsafeMutablePointer<CChar>?
-        var length = 0
-        defer { cx_string_free(lines) }
-        try check { error in cx_database_domains(handle, &lines, &length, error) }
-        guard let lines else { return [:] }
-        let text = String(decoding: UnsafeRawBufferPointer(start: lines, count: length), as: UTF8.self)
+        var list: OpaquePointer?
+        defer { cx_domain_list_free(list) }
+        try check { error in cx_database_domains(handle, &list, error) }
+        guard let list else { return [:] }
         var domains: [String: Int] = [:]
-        for line in text.split(separator: "\n") {
-            let parts = line.split(separator: "\t")
-            if parts.count == 2, let count = Int(parts[1]) { domains[String(parts[0])] = count }
+        for index in 0..<cx_domain_list_count(list) {
+            let entry = cx_domain_list_entry(list, index)
+            domains[entry.domain.string] = Int(entry.documents)
         }
         return domains
     }
 
     struct RawResults {
+        struct Hit {
+            var data: [UInt8]
+            var percent: Int
+            var snippet: Snippet
+        }
         var total: Int
-        var hits: [(data: [UInt8], percent: Int, snippet: String)]
-        var suggestion: String?
+        var hits: [Hit]
+        /// Corrected spellings, by the word's place in the query text.
+        var corrections: [(location: Range<Int>, word: String)]
     }
 
     func search(
-        query: String, domain: String?, scope: cx_scope, now: Int64, offset: Int, limit: Int
+        _ expression: QueryExpression, domain: String?, scope: SearchQuery.Scope, now: Int64, offset: Int, limit: Int
     ) throws(SearchlightError) -> RawResults {
         let handle = try open()
         var arena = TextArena()
-        let queryRange = arena.add(query)
+        let tree = QueryTree(expression, arena: &arena)
         let domainRange = arena.add(domain ?? "")
         var results: OpaquePointer?
-        var status = CX_OK
-        var message: String?
-        arena.withTexts { texts in
-            var request = cx_search_request(
-                query: texts.text(queryRange), domain: texts.text(domainRange), all_domains: domain == nil,
-                scope: scope, now_ms: now, offset: UInt32(clamping: offset), limit: UInt32(clamping: limit))
-            var error: UnsafeMutablePointer<CChar>?
-            status = cx_search(handle, &request, &results, &error)
-            message = error.map { String(cString: $0) }
-            cx_string_free(error)
-        }
         defer { cx_results_free(results) }
-        guard status == CX_OK, let results else {
-            throw Self.error(status, message: message ?? "", path: path, query: query)
+        try arena.withTexts { texts throws(SearchlightError) in
+            let nodes = tree.nodes(in: texts)
+            try nodes.withUnsafeBufferPointer { buffer throws(SearchlightError) in
+                var request = cx_search_request(
+                    nodes: buffer.baseAddress, node_count: buffer.count, domain: texts.text(domainRange),
+                    all_domains: domain == nil, scope: scope.cScope, now_ms: now, offset: UInt32(clamping: offset),
+                    limit: UInt32(clamping: limit))
+                try check { error in cx_search(handle, &request, &results, error) }
+            }
         }
-        var raw = RawResults(total: Int(cx_results_total(results)), hits: [], suggestion: nil)
+        guard let results else { return RawResults(total: 0, hits: [], corrections: []) }
+        var raw = RawResults(total: Int(cx_results_total(results)), hits: [], corrections: [])
         for index in 0..<cx_results_count(results) {
             raw.hits.append(
-                (
-                    data: cx_results_data(results, index).bytes,
-                    percent: Int(cx_results_percent(results, index)),
-                    snippet: cx_results_snippet(results, index).string
-                ))
+                RawResults.Hit(
+                    data: cx_results_data(results, index).bytes, percent: Int(cx_results_percent(results, index)),
+                    snippet: Self.snippet(results, index)))
         }
-        let suggestion = cx_results_suggestion(results).string
-        raw.suggestion = suggestion.isEmpty ? nil : suggestion
+        for index in 0..<cx_results_correction_count(results) {
+            guard let location = tree.wordLocation(node: Int(cx_results_correction_node(results, index))) else {
+                continue
+            }
+            raw.corrections.append((location, cx_results_correction_text(results, index).string))
+        }
         return raw
+    }
+
+    /// Result `index`'s snippet, its byte ranges turned into ranges of the string.
+    private static func snippet(_ results: OpaquePointer, _ index: Int) -> Snippet {
+        let text = cx_results_snippet(results, index).string
+        var count = 0
+        guard let ranges = cx_results_snippet_matches(results, index, &count) else { return Snippet(text: text) }
+        let utf8 = text.utf8
+        var matches: [Range<String.Index>] = []
+        for range in UnsafeBufferPointer(start: ranges, count: count) {
+            let start = Int(range.offset)
+            let end = start + Int(range.length)
+            guard end <= utf8.count else { continue }
+            matches.append(utf8.index(utf8.startIndex, offsetBy: start)..<utf8.index(utf8.startIndex, offsetBy: end))
+        }
+        return Snippet(text: text, matches: matches)
     }
 
     /// Calls `body` with each stored item's data and expiration (0 for never), in storage order.
@@ -257,19 +287,7 @@ final class XapianDatabase: @unchecked Sendable {
         }
     }
 
-    // MARK: Status mapping
-
-    /// The error of a shim call, or `nil` when it succeeded.
-    private func result(_ call: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> cx_status)
-        -> SearchlightError?
-    {
-        do throws(SearchlightError) {
-            try check(call)
-            return nil
-        } catch {
-            return error
-        }
-    }
+    // MARK: Statuses
 
     private func check(_ call: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> cx_status)
         throws(SearchlightError)
@@ -284,149 +302,16 @@ final class XapianDatabase: @unchecked Sendable {
         let status = call(&error)
         defer { cx_string_free(error) }
         guard status != CX_OK else { return }
-        throw Self.error(status, message: error.map { String(cString: $0) } ?? "", path: path)
-    }
-
-    /// Turns a shim status into the error a user reads: what happened, where, and what to do.
-    static func error(_ status: cx_status, message: String, path: String, query: String? = nil) -> SearchlightError {
-        let cause = message.isEmpty ? nil : message
-        let detail = message.isEmpty ? "" : ": \(message)"
-        switch status {
-        case CX_ERR_LOCKED:
-            return SearchlightError(
-                .indexLocked,
-                "The index at \(path) is locked by another writer; try again when it has finished", cause: cause)
-        case CX_ERR_OPENING, CX_ERR_VERSION, CX_ERR_NETWORK:
-            return SearchlightError(
-                .indexUnavailable,
-                "Cannot open the index at \(path)\(detail). Check the path (or --index), or create it by indexing; "
-                    + "if it is damaged, move it aside and re-index your files, or index a saved `searchlight export`",
-                cause: cause)
-        case CX_ERR_CORRUPT:
-            return SearchlightError(
-                .indexUnavailable,
-                "The index at \(path) is damaged\(detail). Recover by moving it aside and re-indexing your files, "
-                    + "or by indexing a saved `searchlight export`",
-                cause: cause)
-        case CX_ERR_QUERY:
-            return SearchlightError(
-                .invalidQuery, "The query \(quoted(query ?? "")) cannot be parsed\(detail)", cause: cause)
-        case CX_ERR_IO, CX_ERR_NO_MEMORY:
-            return SearchlightError(
-                .writeFailed,
-                "Reading or writing the index at \(path) failed\(detail); nothing of this batch was committed "
-                    + "(free some disk space and try again)",
-                cause: cause)
-        case CX_ERR_MODIFIED:
-            return SearchlightError(
-                .indexUnavailable, "The index at \(path) kept changing while being read; try again", cause: cause)
-        default:
-            return SearchlightError(.internalError, "Xapian failed on the index at \(path)\(detail)", cause: cause)
-        }
+        throw SearchlightError(status: status, message: error.map { String(cString: $0) } ?? "", path: path)
     }
 }
 
-func quoted(_ text: String) -> String {
-    "\"" + text.replacingOccurrences(of: "\"", with: "\\\"") + "\""
-}
-
-extension cx_text {
-    var bytes: [UInt8] {
-        guard let data, length > 0 else { return [] }
-        return Array(UnsafeRawBufferPointer(start: data, count: length))
-    }
-
-    var string: String { String(decoding: bytes, as: UTF8.self) }
-}
-
-/// What the shim needs of an item, as Swift values.
-struct StoredItem {
-    var domain: String
-    var identifier: String
-    var title: String
-    var description: String
-    var schema: String
-    var keywords: [String]
-    var data: [UInt8]
-    var isPublic: Bool
-    var expiration: Int64
-}
-
-/// Packs many strings into one buffer so that one pointer scope covers all the `cx_text`s of a call.
-struct TextArena {
-    private var storage: [UInt8] = []
-
-    struct Range {
-        var start: Int
-        var count: Int
-    }
-
-    struct ItemRanges {
-        var domain, identifier, title, description, schema, data: Range
-        var keywords: [Range]
-        var isPublic: Bool
-        var expiration: Int64
-
-        func item(in texts: Texts) -> cx_item {
-            cx_item(
-                domain: texts.text(domain), identifier: texts.text(identifier), title: texts.text(title),
-                description: texts.text(description), schema: texts.text(schema), data: texts.text(data),
-                keywords: texts.keywordPointer(keywords), keyword_count: keywords.count, is_public: isPublic,
-                expiration_ms: expiration)
+extension SearchQuery.Scope {
+    var cScope: cx_scope {
+        switch self {
+        case .all: CX_SCOPE_ALL
+        case .public: CX_SCOPE_PUBLIC
+        case .private: CX_SCOPE_PRIVATE
         }
     }
-
-    mutating func add(_ string: String) -> Range { add(bytes: Array(string.utf8)) }
-
-    mutating func add(bytes: [UInt8]) -> Range {
-        let range = Range(start: storage.count, count: bytes.count)
-        storage.append(contentsOf: bytes)
-        return range
-    }
-
-    mutating func add(_ item: StoredItem) -> ItemRanges {
-        ItemRanges(
-            domain: add(item.domain), identifier: add(item.identifier), title: add(item.title),
-            description: add(item.description), schema: add(item.schema), data: add(bytes: item.data),
-            keywords: item.keywords.map { add($0) }, isPublic: item.isPublic, expiration: item.expiration)
-    }
-
-    /// The texts of one call; keyword arrays are allocated here and freed when the call returns.
-    final class Texts {
-        let base: UnsafePointer<CChar>?
-        private var keywordBuffers: [UnsafeMutableBufferPointer<cx_text>] = []
-
-        init(base: UnsafePointer<CChar>?) { self.base = base }
-        deinit { keywordBuffers.forEach { $0.deallocate() } }
-
-        func text(_ range: Range) -> cx_text {
-            cx_text(data: range.count == 0 ? nil : base.map { $0 + range.start }, length: range.count)
-        }
-
-        func keywordPointer(_ ranges: [Range]) -> UnsafePointer<cx_text>? {
-            guard !ranges.isEmpty else { return nil }
-            let buffer = UnsafeMutableBufferPointer<cx_text>.allocate(capacity: ranges.count)
-            for (index, range) in ranges.enumerated() { buffer[index] = text(range) }
-            keywordBuffers.append(buffer)
-            return UnsafePointer(buffer.baseAddress)
-        }
-    }
-
-    func withTexts<T, E: Error>(_ body: (Texts) throws(E) -> T) throws(E) -> T {
-        let result: Result<T, E> = storage.withUnsafeBytes { raw in
-            let texts = Texts(base: raw.baseAddress?.assumingMemoryBound(to: CChar.self))
-            do throws(E) {
-                return .success(try body(texts))
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try result.get()
-    }
-}
-
-func withText<T, E: Error>(_ string: String, _ body: (cx_text) throws(E) -> T) throws(E) -> T {
-    var arena = TextArena()
-    let range = arena.add(string)
-    return try arena.withTexts { texts throws(E) in try body(texts.text(range)) }
 }

@@ -1,0 +1,237 @@
+// Building a Xapian query from the Kit's query tree.
+//
+// The Kit parses the query language (operators, fields, phrases, exclusions, the as-you-type last
+// word) once. Here each piece of text only becomes terms, the way the indexer's TermGenerator made
+// them: Xapian's QueryParser is asked about one word or one phrase at a time, with no operator
+// flags, so nothing of the language is parsed twice.
+
+#include "internal.hpp"
+
+namespace cx {
+
+namespace {
+
+using Query = Xapian::Query;
+using Parser = Xapian::QueryParser;
+
+/// The prefixes a free-text field's words are indexed under.
+std::vector<std::string> text_prefixes(cx_field field) {
+    switch (field) {
+        case CX_FIELD_TITLE:
+            return {prefix::title};
+        case CX_FIELD_DESCRIPTION:
+            return {prefix::description};
+        default:
+            return {prefix::title, prefix::keyword_text, prefix::description};
+    }
+}
+
+bool is_text_field(cx_field field) {
+    return field == CX_FIELD_ANY || field == CX_FIELD_TITLE || field == CX_FIELD_DESCRIPTION;
+}
+
+bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
+
+/// Scores each field's match separately. The query parser joins a word's field variants (title,
+/// keywords, description) with OP_SYNONYM, which weighs them as one term and must visit every
+/// document that has the word; OP_OR matches the same documents, weighs each field on its own (a
+/// title match, being rarer, counts more), and lets Xapian skip documents that cannot reach the
+/// page: a common word takes a third of the time. A synonym of as-you-type expansions stays one
+/// (weighing each of hundreds of expansions costs more than it saves), and operators with
+/// parameters (phrases, wildcards, value ranges) are kept as they are.
+Query score_fields_separately(const Query &query) {
+    const Query::op type = query.get_type();
+    switch (type) {
+        case Query::OP_SYNONYM:
+        case Query::OP_OR:
+        case Query::OP_AND:
+        case Query::OP_AND_NOT:
+        case Query::OP_XOR:
+        case Query::OP_AND_MAYBE:
+        case Query::OP_FILTER:
+            break;
+        default:
+            return query;
+    }
+    std::vector<Query> subqueries;
+    bool only_terms = true;
+    for (size_t i = 0; i < query.get_num_subqueries(); ++i) {
+        subqueries.push_back(score_fields_separately(query.get_subquery(i)));
+        only_terms = only_terms && subqueries.back().get_type() == Query::LEAF_TERM;
+    }
+    return Query(type == Query::OP_SYNONYM && only_terms ? Query::OP_OR : type, subqueries.begin(), subqueries.end());
+}
+
+/// True for a query that matches nothing because its text held no word (punctuation alone).
+bool is_empty(const Query &query) { return query.empty(); }
+
+class Builder {
+  public:
+    Builder(const Xapian::Database &database, const cx_query_node *nodes, size_t count)
+        : database_(database), nodes_(nodes), count_(count) {}
+
+    BuiltQuery build() {
+        BuiltQuery built;
+        built.matches_everything = count_ == 1 && nodes_[0].kind == CX_NODE_ALL;
+        built.query = node(true);
+        if (position_ != count_) throw Xapian::InvalidArgumentError("the query tree has nodes past its root");
+        built.highlighter = std::move(highlighter_);
+        built.spellable = std::move(spellable_);
+        return built;
+    }
+
+  private:
+    const Xapian::Database &database_;
+    const cx_query_node *nodes_;
+    size_t count_;
+    size_t position_ = 0;
+    Highlighter highlighter_;
+    std::vector<std::pair<uint32_t, std::string>> spellable_;
+    std::unique_ptr<Parser> parsers_[3];
+
+    /// The parser for a free-text field, made on first use.
+    Parser &parser(cx_field field) {
+        const int slot = field == CX_FIELD_TITLE ? 1 : field == CX_FIELD_DESCRIPTION ? 2 : 0;
+        if (!parsers_[slot]) {
+            auto parser = std::make_unique<Parser>();
+            parser->set_database(database_);
+            parser->set_stemmer(Xapian::Stem("english"));
+            parser->set_stemming_strategy(Parser::STEM_SOME);
+            parser->set_default_op(Query::OP_AND);
+            for (const std::string &prefix : text_prefixes(field)) parser->add_prefix("", prefix);
+            // `word*` and the as-you-type word expand to the most frequent matching terms rather
+            // than failing.
+            parser->set_max_expansion(100, Query::WILDCARD_LIMIT_MOST_FREQUENT,
+                                      Parser::FLAG_WILDCARD | Parser::FLAG_PARTIAL);
+            parsers_[slot] = std::move(parser);
+        }
+        return *parsers_[slot];
+    }
+
+    /// The terms of one word or phrase, as the indexer made them, fields scored separately.
+    Query text(const cx_query_node &leaf, bool positive) {
+        std::string folded = fold_accents(str(leaf.text));
+        unsigned flags = Parser::FLAG_CJK_NGRAM;
+        switch (leaf.kind) {
+            case CX_NODE_PREFIX:
+                flags |= Parser::FLAG_WILDCARD;
+                folded += '*';
+                break;
+            case CX_NODE_PARTIAL:
+                flags |= Parser::FLAG_PARTIAL;
+                break;
+            case CX_NODE_PHRASE:
+                flags |= Parser::FLAG_PHRASE;
+                folded = '"' + folded + '"';
+                break;
+            default:
+                break;
+        }
+        Query query = score_fields_separately(parser(leaf.field).parse_query(folded, flags));
+        if (positive) remember(leaf, query);
+        return query;
+    }
+
+    /// What a result's snippet highlights, and which words may be corrected.
+    void remember(const cx_query_node &leaf, const Query &query) {
+        for (auto it = query.get_unique_terms_begin(); it != query.get_unique_terms_end(); ++it) {
+            std::string term = *it;
+            const bool stemmed = !term.empty() && term[0] == 'Z';
+            if (stemmed) term.erase(0, 1);
+            if (term.compare(0, prefix::description.size(), prefix::description) == 0) {
+                term.erase(0, prefix::description.size());
+            } else if (!term.empty() && is_upper(term[0])) {
+                continue;  // a keyword's words: not in descriptions
+            }
+            (stemmed ? highlighter_.stems : highlighter_.words).push_back(term);
+        }
+        const std::string word = fold_lower(str(leaf.text));
+        if (leaf.kind == CX_NODE_PREFIX || leaf.kind == CX_NODE_PARTIAL) highlighter_.prefixes.push_back(word);
+        if (leaf.kind == CX_NODE_WORD || leaf.kind == CX_NODE_PARTIAL)
+            spellable_.emplace_back(static_cast<uint32_t>(&leaf - nodes_), word);
+    }
+
+    /// An exact filter's term. Filters select; they never add weight.
+    Query filter(const cx_query_node &leaf) {
+        const std::string value = str(leaf.text);
+        switch (leaf.field) {
+            case CX_FIELD_KEYWORD:
+                return Query(keyword_term(value));
+            case CX_FIELD_ID:
+                return Query(bounded_term(prefix::identifier, value));
+            case CX_FIELD_SCHEMA:
+                return Query(schema_term(value));
+            case CX_FIELD_DOMAIN:
+                return Query(bounded_term(prefix::domain, value));
+            case CX_FIELD_MODE: {
+                const std::string mode = fold_lower(value);
+                if (mode != "public" && mode != "private")
+                    throw Xapian::InvalidArgumentError("mode: takes public or private, not '" + value + "'");
+                return Query(prefix::mode + mode);
+            }
+            default:
+                throw Xapian::InvalidArgumentError("a filter node needs a filter field");
+        }
+    }
+
+    /// Builds the subtree at the current position. `positive` is false under an exclusion.
+    Query node(bool positive) {
+        if (position_ >= count_) throw Xapian::InvalidArgumentError("the query tree ends inside a node");
+        const cx_query_node &current = nodes_[position_++];
+        switch (current.kind) {
+            case CX_NODE_ALL:
+                return Query::MatchAll;
+            case CX_NODE_WORD:
+            case CX_NODE_PREFIX:
+            case CX_NODE_PARTIAL:
+            case CX_NODE_PHRASE:
+                if (!is_text_field(current.field))
+                    throw Xapian::InvalidArgumentError("a text node needs the any, title or description field");
+                return text(current, positive);
+            case CX_NODE_FILTER:
+                return Query(Query::OP_SCALE_WEIGHT, filter(current), 0.0);
+            case CX_NODE_AND:
+            case CX_NODE_OR:
+            case CX_NODE_XOR:
+            case CX_NODE_AND_NOT:
+                return group(current, positive);
+        }
+        throw Xapian::InvalidArgumentError("unknown query node kind");
+    }
+
+    Query group(const cx_query_node &current, bool positive) {
+        if (current.kind == CX_NODE_AND_NOT) {
+            if (current.child_count == 0) throw Xapian::InvalidArgumentError("an exclusion without children");
+            Query kept = node(positive);
+            std::vector<Query> excluded;
+            for (uint32_t i = 1; i < current.child_count; ++i) {
+                Query child = node(!positive);
+                if (!is_empty(child)) excluded.push_back(child);
+            }
+            if (excluded.empty()) return kept;
+            return Query(Query::OP_AND_NOT, kept, Query(Query::OP_OR, excluded.begin(), excluded.end()));
+        }
+        // A child whose text held no word (punctuation) neither matches nor blocks; with no child
+        // left, the operator matches nothing.
+        std::vector<Query> children;
+        for (uint32_t i = 0; i < current.child_count; ++i) {
+            Query child = node(positive);
+            if (!is_empty(child)) children.push_back(child);
+        }
+        if (children.empty()) return Query();
+        if (children.size() == 1) return children.front();
+        const Query::op op = current.kind == CX_NODE_AND  ? Query::OP_AND
+                             : current.kind == CX_NODE_OR ? Query::OP_OR
+                                                          : Query::OP_XOR;
+        return Query(op, children.begin(), children.end());
+    }
+};
+
+}  // namespace
+
+BuiltQuery build_query(const Xapian::Database &database, const cx_query_node *nodes, size_t count) {
+    if (nodes == nullptr || count == 0) throw Xapian::InvalidArgumentError("the query tree is empty");
+    return Builder(database, nodes, count).build();
+}
+
+}  // namespace cx

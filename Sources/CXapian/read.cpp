@@ -1,0 +1,175 @@
+// Reading without a query: one item, counts, domains, and the cursor over every item.
+
+#include <algorithm>
+
+#include "internal.hpp"
+
+using cx::str;
+
+struct cx_domain_list {
+    std::vector<std::string> names;
+    std::vector<uint64_t> counts;
+};
+
+struct cx_cursor {
+    Xapian::Database reader;
+    Xapian::PostingIterator position;
+    Xapian::PostingIterator end;
+    bool started = false;
+    std::string data;
+};
+
+namespace {
+
+using Query = Xapian::Query;
+
+/// The live items matching `query` at `now_ms`, counted exactly.
+Xapian::doccount count_live(const Xapian::Database &reader, const Query &query, int64_t now_ms) {
+    Xapian::Enquire enquire(reader);
+    enquire.set_query(Query(Query::OP_AND_NOT, query,
+                            Query(Query::OP_VALUE_LE, cx::slot::expiration,
+                                  Xapian::sortable_serialise(static_cast<double>(now_ms)))));
+    return enquire.get_mset(0, 0, reader.get_doccount()).get_matches_estimated();
+}
+
+}  // namespace
+
+namespace cx {
+
+cx_status require_open(cx_database *database, char **out_error) {
+    if (database == nullptr) return fail(CX_ERR_INVALID_ARGUMENT, "no database handle", out_error);
+    if (database->closed) return fail(CX_ERR_INVALID_ARGUMENT, "the database is closed", out_error);
+    return CX_OK;
+}
+
+}  // namespace cx
+
+extern "C" {
+
+cx_status cx_database_get(cx_database *database, cx_text domain, cx_text identifier, char **out_data,
+                          size_t *out_length, char **out_error) {
+    *out_data = nullptr;
+    *out_length = 0;
+    if (cx_status status = cx::require_open(database, out_error)) return status;
+    bool found = false;
+    std::string data;
+    cx_status status = cx::with_retries(database, out_error, [&] {
+        Xapian::Database &reader = database->reader;
+        const std::string unique = cx::unique_term(str(domain), str(identifier));
+        Xapian::PostingIterator posting = reader.postlist_begin(unique);
+        found = posting != reader.postlist_end(unique);
+        if (found) data = reader.get_document(*posting).get_data();
+    });
+    if (status != CX_OK) return status;
+    if (!found) return cx::fail(CX_ERR_NOT_FOUND, "no such item", out_error);
+    try {
+        *out_data = cx::copy_bytes(data);
+        *out_length = data.size();
+        return CX_OK;
+    } catch (...) {
+        return cx::status_from_current_exception(out_error);
+    }
+}
+
+cx_status cx_database_stats(cx_database *database, int64_t now_ms, cx_stats *out_stats, char **out_error) {
+    if (cx_status status = cx::require_open(database, out_error)) return status;
+    return cx::with_retries(database, out_error, [&] {
+        Xapian::Database &reader = database->reader;
+        cx_stats stats{};
+        stats.documents = reader.get_doccount();
+        stats.public_count = reader.get_termfreq(cx::prefix::mode + "public");
+        stats.private_count = reader.get_termfreq(cx::prefix::mode + "private");
+        const std::string now_key = Xapian::sortable_serialise(static_cast<double>(now_ms));
+        for (auto it = reader.valuestream_begin(cx::slot::expiration); it != reader.valuestream_end(cx::slot::expiration);
+             ++it) {
+            if (*it <= now_key) ++stats.expired_count;
+        }
+        *out_stats = stats;
+    });
+}
+
+cx_status cx_database_domain_stats(cx_database *database, cx_text domain, int64_t now_ms, cx_stats *out_stats,
+                                   char **out_error) {
+    if (cx_status status = cx::require_open(database, out_error)) return status;
+    return cx::with_retries(database, out_error, [&] {
+        Xapian::Database &reader = database->reader;
+        const std::string domain_term = cx::bounded_term(cx::prefix::domain, str(domain));
+        const Query in_domain(domain_term);
+        cx_stats stats{};
+        stats.documents = reader.get_termfreq(domain_term);
+        for (auto [mode, count] : {std::pair{"public", &stats.public_count}, {"private", &stats.private_count}}) {
+            *count = count_live(reader, Query(Query::OP_FILTER, in_domain, Query(cx::prefix::mode + mode)), now_ms);
+        }
+        stats.expired_count = stats.documents - std::min(stats.documents, stats.public_count + stats.private_count);
+        *out_stats = stats;
+    });
+}
+
+cx_status cx_database_domains(cx_database *database, cx_domain_list **out, char **out_error) {
+    *out = nullptr;
+    if (cx_status status = cx::require_open(database, out_error)) return status;
+    std::unique_ptr<cx_domain_list> list;
+    cx_status status = cx::with_retries(database, out_error, [&] {
+        Xapian::Database &reader = database->reader;
+        list = std::make_unique<cx_domain_list>();
+        for (auto it = reader.allterms_begin(cx::prefix::domain); it != reader.allterms_end(cx::prefix::domain); ++it) {
+            list->names.push_back((*it).substr(cx::prefix::domain.size()));
+            list->counts.push_back(it.get_termfreq());
+        }
+    });
+    if (status == CX_OK) *out = list.release();
+    return status;
+}
+
+size_t cx_domain_list_count(const cx_domain_list *list) { return list->names.size(); }
+
+cx_domain_count cx_domain_list_entry(const cx_domain_list *list, size_t index) {
+    if (index >= list->names.size()) return {{nullptr, 0}, 0};
+    const std::string &name = list->names[index];
+    return {{name.data(), name.size()}, list->counts[index]};
+}
+
+void cx_domain_list_free(cx_domain_list *list) { delete list; }
+
+cx_status cx_cursor_open(cx_database *database, cx_cursor **out, char **out_error) {
+    *out = nullptr;
+    if (cx_status status = cx::require_open(database, out_error)) return status;
+    try {
+        auto cursor = std::make_unique<cx_cursor>();
+        cursor->reader = database->reader;
+        // The empty term's posting list holds every document.
+        cursor->position = cursor->reader.postlist_begin("");
+        cursor->end = cursor->reader.postlist_end("");
+        *out = cursor.release();
+        return CX_OK;
+    } catch (...) {
+        return cx::status_from_current_exception(out_error);
+    }
+}
+
+cx_status cx_cursor_next(cx_cursor *cursor, cx_text *out_data, int64_t *out_expiration_ms, bool *out_done,
+                         char **out_error) {
+    if (cursor == nullptr) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no cursor", out_error);
+    try {
+        if (cursor->started && cursor->position != cursor->end) ++cursor->position;
+        cursor->started = true;
+        *out_done = cursor->position == cursor->end;
+        if (*out_done) {
+            *out_data = {nullptr, 0};
+            *out_expiration_ms = 0;
+            return CX_OK;
+        }
+        Xapian::Document document = cursor->reader.get_document(*cursor->position);
+        cursor->data = document.get_data();
+        double expiration = cx::document_expiration(document);
+        *out_expiration_ms = expiration >= cx::never_ms ? 0 : static_cast<int64_t>(expiration);
+        *out_data = {cursor->data.data(), cursor->data.size()};
+        return CX_OK;
+    } catch (...) {
+        return cx::status_from_current_exception(out_error);
+    }
+}
+
+void cx_cursor_free(cx_cursor *cursor) { delete cursor; }
+
+}  // extern "C"

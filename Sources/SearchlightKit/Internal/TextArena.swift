@@ -1,0 +1,105 @@
+internal import CXapian
+
+/// Text handed to the shim: Swift strings packed into one buffer, so that one pointer scope covers
+/// every `cx_text` of a call.
+
+extension cx_text {
+    var bytes: [UInt8] {
+        guard let data, length > 0 else { return [] }
+        return Array(UnsafeRawBufferPointer(start: data, count: length))
+    }
+
+    var string: String { String(decoding: bytes, as: UTF8.self) }
+}
+
+/// What the shim needs of an item, as Swift values.
+struct StoredItem {
+    var domain: String
+    var identifier: String
+    var title: String
+    var description: String
+    var schema: String
+    var keywords: [String]
+    var data: [UInt8]
+    var isPublic: Bool
+    var expiration: Int64
+}
+
+/// Packs many strings into one buffer so that one pointer scope covers all the `cx_text`s of a call.
+struct TextArena {
+    private var storage: [UInt8] = []
+
+    struct Range {
+        var start: Int
+        var count: Int
+    }
+
+    struct ItemRanges {
+        var domain, identifier, title, description, schema, data: Range
+        var keywords: [Range]
+        var isPublic: Bool
+        var expiration: Int64
+
+        func item(in texts: Texts) -> cx_item {
+            cx_item(
+                domain: texts.text(domain), identifier: texts.text(identifier), title: texts.text(title),
+                description: texts.text(description), schema: texts.text(schema), data: texts.text(data),
+                keywords: texts.keywordPointer(keywords), keyword_count: keywords.count, is_public: isPublic,
+                expiration_ms: expiration)
+        }
+    }
+
+    mutating func add(_ string: String) -> Range { add(bytes: Array(string.utf8)) }
+
+    mutating func add(bytes: [UInt8]) -> Range {
+        let range = Range(start: storage.count, count: bytes.count)
+        storage.append(contentsOf: bytes)
+        return range
+    }
+
+    mutating func add(_ item: StoredItem) -> ItemRanges {
+        ItemRanges(
+            domain: add(item.domain), identifier: add(item.identifier), title: add(item.title),
+            description: add(item.description), schema: add(item.schema), data: add(bytes: item.data),
+            keywords: item.keywords.map { add($0) }, isPublic: item.isPublic, expiration: item.expiration)
+    }
+
+    /// The texts of one call; keyword arrays are allocated here and freed when the call returns.
+    final class Texts {
+        let base: UnsafePointer<CChar>?
+        private var keywordBuffers: [UnsafeMutableBufferPointer<cx_text>] = []
+
+        init(base: UnsafePointer<CChar>?) { self.base = base }
+        deinit { keywordBuffers.forEach { $0.deallocate() } }
+
+        func text(_ range: Range) -> cx_text {
+            cx_text(data: range.count == 0 ? nil : base.map { $0 + range.start }, length: range.count)
+        }
+
+        func keywordPointer(_ ranges: [Range]) -> UnsafePointer<cx_text>? {
+            guard !ranges.isEmpty else { return nil }
+            let buffer = UnsafeMutableBufferPointer<cx_text>.allocate(capacity: ranges.count)
+            for (index, range) in ranges.enumerated() { buffer[index] = text(range) }
+            keywordBuffers.append(buffer)
+            return UnsafePointer(buffer.baseAddress)
+        }
+    }
+
+    func withTexts<T, E: Error>(_ body: (Texts) throws(E) -> T) throws(E) -> T {
+        let result: Result<T, E> = storage.withUnsafeBytes { raw in
+            let texts = Texts(base: raw.baseAddress?.assumingMemoryBound(to: CChar.self))
+            do throws(E) {
+                return .success(try body(texts))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+}
+
+func withText<T, E: Error>(_ string: String, _ body: (cx_text) throws(E) -> T) throws(E) -> T {
+    var arena = TextArena()
+    let range = arena.add(string)
+    return try arena.withTexts { texts throws(E) in try body(texts.text(range)) }
+}
