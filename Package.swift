@@ -76,27 +76,33 @@ let package = Package(
             path: "Benchmarks/Sources/searchlight-bench",
             swiftSettings: upcomingFeatures
         ),
+        .target(
+            name: "SearchlightTesting",
+            path: "Tests/Support",
+            swiftSettings: upcomingFeatures
+        ),
         .testTarget(
             name: "CXapianTests",
-            dependencies: ["CXapian"],
+            dependencies: ["CXapian", "SearchlightTesting"],
             swiftSettings: upcomingFeatures
         ),
         .testTarget(
             name: "SearchlightKitTests",
-            dependencies: ["SearchlightKit"],
+            dependencies: ["SearchlightKit", "SearchlightTesting"],
             swiftSettings: upcomingFeatures
         ),
         .testTarget(
             name: "SearchlightServerTests",
             dependencies: [
                 "SearchlightServer",
+                "SearchlightTesting",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: upcomingFeatures
         ),
         .testTarget(
             name: "searchlightTests",
-            dependencies: ["searchlight"],
+            dependencies: ["searchlight", "SearchlightTesting"],
             swiftSettings: upcomingFeatures
         ),
     ],

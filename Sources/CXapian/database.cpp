@@ -1,120 +1,6 @@
-// Opening, transactions and writes.
-
-#include <algorithm>
-#include <future>
+// Opening, closing and transactions.
 
 #include "internal.hpp"
-
-using cx::str;
-
-namespace {
-
-cx_status require_writable(cx_database *database, char **out_error) {
-    if (database == nullptr) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no database handle", out_error);
-    if (database->closed) return cx::fail(CX_ERR_INVALID_ARGUMENT, "the database is closed", out_error);
-    if (!database->writable) return cx::fail(CX_ERR_INVALID_ARGUMENT, "the database is open read-only", out_error);
-    return CX_OK;
-}
-
-/// Builds the document for one item: free text for ranking and field search, boolean terms
-/// for filters and identity, and the values searches need.
-///
-/// Each field is indexed once, under its own prefix (the title unprefixed); a plain query word
-/// searches all three. A title word weighs three times a description word, a keyword's twice; the
-/// position gaps keep phrases from matching across fields.
-Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &item, const std::string &unique) {
-    Xapian::Document document;
-    generator.set_document(document);
-
-    generator.index_text(cx::fold_accents(str(item.title)), 3, cx::prefix::title);
-    for (size_t i = 0; i < item.keyword_count; ++i) {
-        const std::string keyword = str(item.keywords[i]);
-        generator.increase_termpos(100);
-        generator.index_text(cx::fold_accents(keyword), 2, cx::prefix::keyword_text);
-        document.add_boolean_term(cx::keyword_term(keyword));
-    }
-    const std::string description_text = str(item.description);
-    generator.increase_termpos(100);
-    generator.index_text(cx::fold_accents(description_text), 1, cx::prefix::description);
-
-    const std::string domain = str(item.domain);
-    const std::string identifier = str(item.identifier);
-    document.add_boolean_term(unique);
-    document.add_boolean_term(cx::prefix::domain + domain);
-    for (size_t dot = 0;; ++dot) {
-        dot = domain.find('.', dot);
-        document.add_boolean_term(cx::prefix::domain_tree + domain.substr(0, dot));
-        if (dot == std::string::npos) break;
-    }
-    document.add_boolean_term(cx::prefix::mode + (item.is_public ? "public" : "private"));
-    document.add_boolean_term(cx::bounded_term(cx::prefix::identifier, identifier));
-    if (item.schema.length > 0) document.add_boolean_term(cx::schema_term(str(item.schema)));
-
-    if (!item.is_public) document.add_boolean_term(cx::bounded_term(cx::prefix::private_domain, domain));
-    if (item.expiration_ms > 0)
-        document.add_value(cx::slot::expiration, Xapian::sortable_serialise(static_cast<double>(item.expiration_ms)));
-    if (!description_text.empty()) document.add_value(cx::slot::description, description_text);
-    document.add_value(cx::slot::is_public, item.is_public ? "1" : "0");
-    document.set_data(str(item.data));
-    return document;
-}
-
-/// A term generator as the indexer uses it: English stems, CJK n-grams. Spelling data is added
-/// by the writer (see `store`), so that documents can be built on another thread.
-Xapian::TermGenerator make_generator() {
-    Xapian::TermGenerator generator;
-    generator.set_stemmer(Xapian::Stem("english"));
-    generator.set_stemming_strategy(Xapian::TermGenerator::STEM_SOME);
-    generator.set_flags(Xapian::TermGenerator::FLAG_CJK_NGRAM);
-    return generator;
-}
-
-/// Items' documents and unique-id terms, built together.
-struct Built {
-    std::vector<Xapian::Document> documents;
-    std::vector<std::string> uniques;
-};
-
-Built build(Xapian::TermGenerator &generator, const cx_item *items, size_t begin, size_t end) {
-    Built built;
-    built.documents.reserve(end - begin);
-    built.uniques.reserve(end - begin);
-    for (size_t i = begin; i < end; ++i) {
-        built.uniques.push_back(cx::unique_term(str(items[i].domain), str(items[i].identifier)));
-        built.documents.push_back(make_document(generator, items[i], built.uniques.back()));
-    }
-    return built;
-}
-
-/// Stores one item's document: replaces the stored version, adds a new item without a look-up,
-/// or, for an item already expired, deletes the stored version. Adds the title's words to the
-/// spelling data (they are the document's unprefixed terms). Returns the outcome.
-int32_t store(Xapian::WritableDatabase &writer, const cx_item &item, const std::string &unique,
-              const Xapian::Document &document, int64_t now_ms) {
-    bool existed = writer.term_exists(unique);
-    if (item.expiration_ms > 0 && item.expiration_ms <= now_ms) {
-        if (existed) writer.delete_document(unique);
-        return 2;
-    }
-    for (auto term = document.termlist_begin(); term != document.termlist_end(); ++term) {
-        const std::string &name = *term;
-        if (!name.empty() && !(name[0] >= 'A' && name[0] <= 'Z')) writer.add_spelling(name);
-    }
-    // Xapian: replace_document(term, doc) replaces the first document indexed by `term` and
-    // deletes any others.
-    if (existed) {
-        writer.replace_document(unique, document);
-    } else {
-        writer.add_document(document);
-    }
-    return existed ? 1 : 0;
-}
-
-/// Batches of two chunks or more build their documents on a second thread, a chunk ahead of the
-/// writer: term generation is about a fifth of the work, and Xapian's writer cannot be shared.
-constexpr size_t pipeline_chunk = 256;
-
-}  // namespace
 
 extern "C" {
 
@@ -185,7 +71,7 @@ cx_status cx_database_reopen(cx_database *database, char **out_error) {
 bool cx_database_is_writable(const cx_database *database) { return database != nullptr && database->writable; }
 
 cx_status cx_database_begin(cx_database *database, char **out_error) {
-    if (cx_status status = require_writable(database, out_error)) return status;
+    if (cx_status status = cx::require_writable(database, out_error)) return status;
     if (database->in_transaction) return cx::fail(CX_ERR_INVALID_ARGUMENT, "a transaction is already open", out_error);
     try {
         database->writer.begin_transaction(true);
@@ -200,7 +86,7 @@ cx_status cx_database_begin(cx_database *database, char **out_error) {
 }
 
 cx_status cx_database_commit(cx_database *database, char **out_error) {
-    if (cx_status status = require_writable(database, out_error)) return status;
+    if (cx_status status = cx::require_writable(database, out_error)) return status;
     if (!database->in_transaction) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no transaction is open", out_error);
     database->in_transaction = false;
     try {
@@ -214,118 +100,11 @@ cx_status cx_database_commit(cx_database *database, char **out_error) {
 }
 
 cx_status cx_database_cancel(cx_database *database, char **out_error) {
-    if (cx_status status = require_writable(database, out_error)) return status;
+    if (cx_status status = cx::require_writable(database, out_error)) return status;
     if (!database->in_transaction) return CX_OK;
     database->in_transaction = false;
     try {
         database->writer.cancel_transaction();
-        return CX_OK;
-    } catch (...) {
-        return cx::status_from_current_exception(out_error);
-    }
-}
-
-cx_status cx_database_replace_items(cx_database *database, const cx_item *items, size_t count, int64_t now_ms,
-                                    int32_t *out_outcomes, char **out_error) {
-    if (cx_status status = require_writable(database, out_error)) return status;
-    if (items == nullptr && count > 0) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no items", out_error);
-    try {
-        Xapian::WritableDatabase &writer = database->writer;
-        // The builder has its own generator (and stemmer): Xapian objects are not shared between
-        // threads, only handed over through the future. A small batch builds in one piece on the
-        // calling thread (a deferred future), sparing a thread for a single upsert.
-        Xapian::TermGenerator generator = make_generator();
-        const bool pipelined = count >= 2 * pipeline_chunk;
-        const size_t chunk = pipelined ? pipeline_chunk : std::max<size_t>(count, 1);
-        auto build_chunk = [&](size_t begin) {
-            return std::async(pipelined ? std::launch::async : std::launch::deferred,
-                              [&generator, items, begin, chunk, count] {
-                                  return build(generator, items, begin, std::min(begin + chunk, count));
-                              });
-        };
-        std::future<Built> next = build_chunk(0);
-        for (size_t begin = 0; begin < count; begin += chunk) {
-            Built built = next.get();
-            if (begin + chunk < count) next = build_chunk(begin + chunk);
-            for (size_t j = 0; j < built.documents.size(); ++j) {
-                size_t i = begin + j;
-                int32_t outcome = store(writer, items[i], built.uniques[j], built.documents[j], now_ms);
-                if (out_outcomes != nullptr) out_outcomes[i] = outcome;
-            }
-        }
-        return CX_OK;
-    } catch (...) {
-        return cx::status_from_current_exception(out_error);
-    }
-}
-
-cx_status cx_database_delete_items(cx_database *database, cx_text domain, const cx_text *identifiers, size_t count,
-                                   bool include_public, int32_t *out_outcomes, char **out_error) {
-    if (cx_status status = require_writable(database, out_error)) return status;
-    if ((identifiers == nullptr || out_outcomes == nullptr) && count > 0)
-        return cx::fail(CX_ERR_INVALID_ARGUMENT, "no identifiers", out_error);
-    try {
-        Xapian::WritableDatabase &writer = database->writer;
-        for (size_t i = 0; i < count; ++i) {
-            const std::string unique = cx::unique_term(str(domain), str(identifiers[i]));
-            Xapian::PostingIterator posting = writer.postlist_begin(unique);
-            if (posting == writer.postlist_end(unique)) {
-                out_outcomes[i] = CX_REMOVAL_NOT_FOUND;
-                continue;
-            }
-            Xapian::docid id = *posting;
-            if (!include_public && writer.get_document(id).get_value(cx::slot::is_public) == "1") {
-                out_outcomes[i] = CX_REMOVAL_REFUSED_PUBLIC;
-                continue;
-            }
-            writer.delete_document(unique);
-            out_outcomes[i] = CX_REMOVED;
-        }
-        return CX_OK;
-    } catch (...) {
-        return cx::status_from_current_exception(out_error);
-    }
-}
-
-cx_status cx_database_delete_domain(cx_database *database, cx_text domain, bool include_public, uint64_t *out_removed,
-                                    char **out_error) {
-    if (cx_status status = require_writable(database, out_error)) return status;
-    *out_removed = 0;
-    try {
-        Xapian::WritableDatabase &writer = database->writer;
-        const std::string term = cx::prefix::domain_tree + str(domain);
-        std::vector<Xapian::docid> doomed;
-        for (auto it = writer.postlist_begin(term); it != writer.postlist_end(term); ++it) {
-            if (include_public || writer.get_document(*it).get_value(cx::slot::is_public) != "1") doomed.push_back(*it);
-        }
-        for (Xapian::docid id : doomed) writer.delete_document(id);
-        *out_removed = doomed.size();
-        return CX_OK;
-    } catch (...) {
-        return cx::status_from_current_exception(out_error);
-    }
-}
-
-cx_status cx_database_delete_expired(cx_database *database, int64_t now_ms, bool dry_run, uint64_t *out_count,
-                                     char **out_error) {
-    *out_count = 0;
-    if (database == nullptr || database->closed) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no open database", out_error);
-    if (!dry_run) {
-        if (cx_status status = require_writable(database, out_error)) return status;
-    }
-    try {
-        Xapian::Database &reader = database->reader;
-        // Sortable serialisations compare as strings in the same order as the numbers.
-        const std::string now_key = Xapian::sortable_serialise(static_cast<double>(now_ms));
-        std::vector<Xapian::docid> expired;
-        for (auto it = reader.valuestream_begin(cx::slot::expiration); it != reader.valuestream_end(cx::slot::expiration);
-             ++it) {
-            if (*it <= now_key) expired.push_back(it.get_docid());
-        }
-        if (!dry_run) {
-            for (Xapian::docid id : expired) database->writer.delete_document(id);
-        }
-        *out_count = expired.size();
         return CX_OK;
     } catch (...) {
         return cx::status_from_current_exception(out_error);

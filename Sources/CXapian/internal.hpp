@@ -150,6 +150,11 @@ struct BuiltQuery {
 /// Builds the query. Throws Xapian::InvalidArgumentError for a malformed tree.
 BuiltQuery build_query(const Xapian::Database &database, const cx_query_node *nodes, size_t count);
 
+// MARK: write.cpp
+
+/// `CX_ERR_INVALID_ARGUMENT` for a NULL, closed or read-only handle, else `CX_OK`.
+cx_status require_writable(cx_database *database, char **out_error);
+
 // MARK: read.cpp — shared by every reading entry point
 
 /// `CX_ERR_INVALID_ARGUMENT` for a NULL or closed handle, else `CX_OK`.

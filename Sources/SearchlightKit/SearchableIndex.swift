@@ -31,7 +31,7 @@ public final class SearchableIndex: Sendable {
     /// The index's path.
     public let path: String
     public let isWritable: Bool
-    private let database: Mutex<XapianDatabase>
+    let database: Mutex<XapianDatabase>
 
     /// Opens the index at `path`.
     ///
@@ -179,148 +179,12 @@ public final class SearchableIndex: Sendable {
     }
 
     /// Runs a read at the latest committed revision.
-    private func read<T: Sendable>(_ body: (XapianDatabase) throws(SearchlightError) -> T) throws(SearchlightError)
+    func read<T: Sendable>(_ body: (XapianDatabase) throws(SearchlightError) -> T) throws(SearchlightError)
         -> T
     {
         try database.withLock { database throws(SearchlightError) in
             if !database.isWritable { try database.reopen() }
             return try body(database)
-        }
-    }
-
-    // MARK: - Reading
-
-    /// Searches (SPEC §2): relevance-ranked, expired items never returned, visibility by domain
-    /// and scope.
-    ///
-    /// - Throws: ``SearchlightError/Code/invalidQuery`` for a malformed query.
-    public func search(_ query: SearchQuery, now: Int64 = currentTime()) throws(SearchlightError) -> SearchResults {
-        let expression = try query.parsed()
-        let raw = try read { database throws(SearchlightError) in
-            try database.search(
-                expression, domain: query.domainIdentifier, scope: query.scope, now: now, offset: query.offset,
-                limit: query.limit)
-        }
-        var results: [SearchResult] = []
-        for hit in raw.hits {
-            results.append(SearchResult(item: try decodeStored(hit.data), score: hit.percent, snippet: hit.snippet))
-        }
-        return SearchResults(
-            query: query.text, total: raw.total, offset: query.offset, limit: query.limit,
-            suggestion: Self.suggestion(for: query.text, corrections: raw.corrections), results: results)
-    }
-
-    /// The query with its misspelled words replaced, or `nil` when there is nothing to correct.
-    private static func suggestion(for text: String, corrections: [(location: Range<Int>, word: String)]) -> String? {
-        guard !corrections.isEmpty else { return nil }
-        var characters = Array(text)
-        for correction in corrections.sorted(by: { $0.location.lowerBound > $1.location.lowerBound })
-        where correction.location.upperBound <= characters.count {
-            characters.replaceSubrange(correction.location, with: Array(correction.word))
-        }
-        return String(characters)
-    }
-
-    /// The item with this identifier as seen from `domainIdentifier`: the domain's own item, or a
-    /// public item of another domain. `nil` when there is none or it has expired.
-    public func item(
-        withIdentifier identifier: String, domainIdentifier: String = SearchableItem.defaultDomain,
-        now: Int64 = currentTime()
-    ) throws(SearchlightError) -> SearchableItem? {
-        try SearchableItem.validateDomain(domainIdentifier)
-        guard !identifier.isEmpty else {
-            throw SearchlightError(.missingIdentifier, "A canonical identifier is required to name the item")
-        }
-        let own = try read { database throws(SearchlightError) in
-            try database.get(domain: domainIdentifier, identifier: identifier)
-        }
-        if let own {
-            let item = try decodeStored(own)
-            return item.isExpired(at: now) ? nil : item
-        }
-        return try item(withIdentifier: identifier, visibleTo: domainIdentifier, scope: .public, now: now)
-    }
-
-    /// The first item with this identifier that a search from `domainIdentifier` (every domain
-    /// when `nil`) in `scope` sees; `nil` when there is none or it has expired.
-    public func item(
-        withIdentifier identifier: String, visibleTo domainIdentifier: String?, scope: SearchQuery.Scope,
-        now: Int64 = currentTime()
-    ) throws(SearchlightError) -> SearchableItem? {
-        guard !identifier.isEmpty else {
-            throw SearchlightError(.missingIdentifier, "A canonical identifier is required to name the item")
-        }
-        let raw = try read { database throws(SearchlightError) in
-            try database.search(
-                .filter(.identifier, identifier), domain: domainIdentifier, scope: scope, now: now, offset: 0, limit: 1)
-        }
-        return try raw.hits.first.map { hit throws(SearchlightError) in try decodeStored(hit.data) }
-    }
-
-    /// Counts for one domain: its live public and private items, and its expired ones not yet
-    /// pruned. `path` and `sizeBytes` are left out: they describe the whole index.
-    public func statistics(domainIdentifier: String, now: Int64 = currentTime()) throws(SearchlightError)
-        -> IndexStatistics
-    {
-        try SearchableItem.validateDomain(domainIdentifier)
-        let counts = try read { database throws(SearchlightError) in
-            try database.counts(domain: domainIdentifier, now: now)
-        }
-        return IndexStatistics(
-            path: nil, documents: counts.documents, public: counts.publicCount, private: counts.privateCount,
-            expired: counts.expiredCount, domains: [domainIdentifier: counts.documents], sizeBytes: nil)
-    }
-
-    /// Counts: documents, public, private, expired but not yet pruned, per domain, and the size on disk.
-    public func statistics(now: Int64 = currentTime()) throws(SearchlightError) -> IndexStatistics {
-        let (counts, domains) = try read { database throws(SearchlightError) in
-            (try database.counts(now: now), try database.domains())
-        }
-        return IndexStatistics(
-            path: path, documents: counts.documents, public: counts.publicCount, private: counts.privateCount,
-            expired: counts.expiredCount, domains: domains, sizeBytes: Self.size(of: path))
-    }
-
-    /// Calls `body` with every item of `domainIdentifier` (every domain when `nil`), in storage
-    /// order, skipping expired ones unless `includeExpired`.
-    public func forEachItem(
-        domainIdentifier: String?, includeExpired: Bool = false, now: Int64 = currentTime(),
-        _ body: (SearchableItem) throws -> Void
-    ) throws {
-        if let domainIdentifier { try SearchableItem.validateDomain(domainIdentifier) }
-        try database.withLock { database in
-            if !database.isWritable { try database.reopen() }
-            try database.forEachDocument { data, expiration in
-                if !includeExpired, expiration > 0, expiration <= now { return }
-                let item = try decodeStored(data)
-                if let domainIdentifier, item.domainIdentifier != domainIdentifier { return }
-                try body(item)
-            }
-        }
-    }
-
-    private func decodeStored(_ data: [UInt8]) throws(SearchlightError) -> SearchableItem {
-        do {
-            let dictionary = try JSONDecoder().decode([String: JSONValue].self, from: Data(data))
-            return try SearchableItem(storedDictionary: dictionary)
-        } catch {
-            throw SearchlightError(
-                .indexUnavailable,
-                "An item stored in \(path) cannot be read (\(error)): the index was not written by Searchlight, "
-                    + "or is damaged", failure: .corrupt)
-        }
-    }
-
-    private static func size(of path: String) -> Int {
-        let manager = FileManager.default
-        var isDirectory: ObjCBool = false
-        guard manager.fileExists(atPath: path, isDirectory: &isDirectory) else { return 0 }
-        guard isDirectory.boolValue else {
-            return (try? manager.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-        }
-        let files = (try? manager.contentsOfDirectory(atPath: path)) ?? []
-        return files.reduce(0) { total, name in
-            total + ((try? manager.attributesOfItem(atPath: path + "/" + name)[.size] as? Int) ?? 0)
         }
     }
 }

@@ -1,13 +1,7 @@
 import CXapian
 import Foundation
+import SearchlightTesting
 import Testing
-
-/// A temporary folder for one test.
-private final class Folder {
-    let path = NSTemporaryDirectory() + "cxapian-tests-" + UUID().uuidString
-    init() throws { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
 
 /// Calls the shim, returning its status and taking ownership of its error message.
 private func call(_ body: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> cx_status) -> (
@@ -89,12 +83,11 @@ private func search(_ database: OpaquePointer, _ word: String) -> (status: cx_st
     search(database, [(CX_NODE_WORD, CX_FIELD_ANY, word, 0)])
 }
 
-@Suite("The C shim over Xapian")
+@Suite("The C shim over Xapian", .temporaryFolder)
 struct ShimTests {
     @Test("a missing database is CX_ERR_OPENING with a message, and no handle")
     func missingDatabase() throws {
-        let folder = try Folder()
-        let (database, status, message) = open(folder.path + "/absent", CX_OPEN_READ)
+        let (database, status, message) = open(TemporaryFolder.path + "/absent", CX_OPEN_READ)
         #expect(status == CX_ERR_OPENING)
         #expect(database == nil)
         #expect(message?.isEmpty == false)
@@ -102,11 +95,10 @@ struct ShimTests {
 
     @Test("a second writer gets CX_ERR_LOCKED at once")
     func lockedDatabase() throws {
-        let folder = try Folder()
-        let (first, status, _) = open(folder.path + "/db", CX_OPEN_WRITE)
+        let (first, status, _) = open(TemporaryFolder.path + "/db", CX_OPEN_WRITE)
         #expect(status == CX_OK)
         defer { cx_database_free(first) }
-        let (second, secondStatus, message) = open(folder.path + "/db", CX_OPEN_WRITE)
+        let (second, secondStatus, message) = open(TemporaryFolder.path + "/db", CX_OPEN_WRITE)
         #expect(secondStatus == CX_ERR_LOCKED)
         #expect(second == nil)
         #expect(message?.contains("lock") == true)
@@ -114,18 +106,17 @@ struct ShimTests {
 
     @Test("a damaged database is reported, not a crash")
     func corruptDatabase() throws {
-        let folder = try Folder()
-        let (database, _, _) = open(folder.path + "/db", CX_OPEN_WRITE)
+        let (database, _, _) = open(TemporaryFolder.path + "/db", CX_OPEN_WRITE)
         let writer = try #require(database)
         #expect(call { cx_database_begin(writer, $0) }.status == CX_OK)
         for index in 0..<50 { #expect(store(writer, id: "id\(index)", title: "word \(index)") == CX_OK) }
         #expect(call { cx_database_commit(writer, $0) }.status == CX_OK)
         cx_database_free(writer)
-        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path + "/db")
+        for name in try FileManager.default.contentsOfDirectory(atPath: TemporaryFolder.path + "/db")
         where name.hasSuffix(".glass") {
-            try Data(repeating: 0xAB, count: 8192).write(to: URL(fileURLWithPath: folder.path + "/db/" + name))
+            try Data(repeating: 0xAB, count: 8192).write(to: URL(fileURLWithPath: TemporaryFolder.path + "/db/" + name))
         }
-        let (reader, status, message) = open(folder.path + "/db", CX_OPEN_READ)
+        let (reader, status, message) = open(TemporaryFolder.path + "/db", CX_OPEN_READ)
         defer { cx_database_free(reader) }
         if status == CX_OK, let reader {
             #expect(search(reader, "word").status != CX_OK)
@@ -137,8 +128,7 @@ struct ShimTests {
 
     @Test("a malformed query tree is CX_ERR_INVALID_ARGUMENT with a message, never a crash")
     func malformedTree() throws {
-        let folder = try Folder()
-        let (database, _, _) = open(folder.path + "/db", CX_OPEN_WRITE)
+        let (database, _, _) = open(TemporaryFolder.path + "/db", CX_OPEN_WRITE)
         let writer = try #require(database)
         defer { cx_database_free(writer) }
         let badMode = search(writer, [(CX_NODE_FILTER, CX_FIELD_MODE, "nonsense", 0)])
@@ -156,8 +146,7 @@ struct ShimTests {
 
     @Test("results give snippets as text and byte ranges; accessors past the end give empty values")
     func resultAccessors() throws {
-        let folder = try Folder()
-        let (database, _, _) = open(folder.path + "/db", CX_OPEN_WRITE)
+        let (database, _, _) = open(TemporaryFolder.path + "/db", CX_OPEN_WRITE)
         let writer = try #require(database)
         defer { cx_database_free(writer) }
         #expect(store(writer, id: "one", title: "Crème brûlée") == CX_OK)
@@ -180,8 +169,7 @@ struct ShimTests {
 
     @Test("domains come back as a list of names and counts")
     func domainList() throws {
-        let folder = try Folder()
-        let (database, _, _) = open(folder.path + "/db", CX_OPEN_WRITE)
+        let (database, _, _) = open(TemporaryFolder.path + "/db", CX_OPEN_WRITE)
         let writer = try #require(database)
         defer { cx_database_free(writer) }
         #expect(store(writer, id: "a", title: "A") == CX_OK)
@@ -224,8 +212,7 @@ struct ShimTests {
 
     @Test("writes need a writable handle and an open transaction is committed or cancelled")
     func transactions() throws {
-        let folder = try Folder()
-        let (database, _, _) = open(folder.path + "/db", CX_OPEN_WRITE)
+        let (database, _, _) = open(TemporaryFolder.path + "/db", CX_OPEN_WRITE)
         let writer = try #require(database)
         defer { cx_database_free(writer) }
         #expect(call { cx_database_commit(writer, $0) }.status == CX_ERR_INVALID_ARGUMENT)
@@ -239,7 +226,7 @@ struct ShimTests {
         #expect(search(writer, "kept").count == 1)
         #expect(search(writer, "dropped").count == 0)
 
-        let (reader, _, _) = open(folder.path + "/db", CX_OPEN_READ)
+        let (reader, _, _) = open(TemporaryFolder.path + "/db", CX_OPEN_READ)
         defer { cx_database_free(reader) }
         let readOnly = try #require(reader)
         #expect(!cx_database_is_writable(readOnly))
@@ -249,8 +236,7 @@ struct ShimTests {
 
     @Test("a closed handle refuses further calls")
     func closedHandle() throws {
-        let folder = try Folder()
-        let (database, _, _) = open(folder.path + "/db", CX_OPEN_WRITE)
+        let (database, _, _) = open(TemporaryFolder.path + "/db", CX_OPEN_WRITE)
         let writer = try #require(database)
         defer { cx_database_free(writer) }
         #expect(call { cx_database_close(writer, $0) }.status == CX_OK)

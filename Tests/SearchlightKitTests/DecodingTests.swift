@@ -1,8 +1,9 @@
 import Foundation
 import SearchlightKit
+import SearchlightTesting
 import Testing
 
-@Suite("Reading BUO input (SPEC §1.1–1.2)")
+@Suite("Reading BUO input (SPEC §1.1–1.2)", .temporaryFolder)
 struct DecodingTests {
     @Test("a file may hold one object, an array, or JSON Lines")
     func inputShapes() throws {
@@ -19,13 +20,12 @@ struct DecodingTests {
         "streamed JSON Lines give the same items, rejections, positions and line numbers as a whole read",
         arguments: [1, 2, 1_000])
     func streamedLines(piece: Int) throws {
-        let directory = try TemporaryDirectory()
         let lines = [
             #"{"canonicalIdentifier":"a","title":"First"}"#, "", "   ", #"{"canonicalIdentifier":"b"}"#,
             "{not json", "[1, 2]", #"{"canonicalIdentifier":"c","keywords":"x"}"#,
             #"{"canonicalIdentifier":"d","title":"no newline at the end"}"#,
         ]
-        let file = try directory.write("items.jsonl", "\u{FEFF}" + lines.joined(separator: "\n"))
+        let file = try TemporaryFolder.write("items.jsonl", "\u{FEFF}" + lines.joined(separator: "\n"))
         let whole = BranchUniversalObjectReader.read(path: file)
         var pieces: [DecodedInput] = []
         BranchUniversalObjectReader.readLines(path: file, piece: piece) { pieces.append($0) }
@@ -39,8 +39,7 @@ struct DecodingTests {
 
     @Test("a streamed read stops when its consumer throws, and reports an unreadable file")
     func streamedLinesStop() throws {
-        let directory = try TemporaryDirectory()
-        let file = try directory.write(
+        let file = try TemporaryFolder.write(
             "items.jsonl", (1...10_000).map { #"{"canonicalIdentifier":"\#($0)"}"# }.joined(separator: "\n"))
         var seen = 0
         #expect(throws: SearchlightError.self) {
@@ -52,7 +51,7 @@ struct DecodingTests {
         }
         #expect(seen == 3)
         var missing: [DecodedInput] = []
-        BranchUniversalObjectReader.readLines(path: directory.path + "/absent.jsonl") { missing.append($0) }
+        BranchUniversalObjectReader.readLines(path: TemporaryFolder.path + "/absent.jsonl") { missing.append($0) }
         #expect(missing.count == 1)
         #expect(missing.first?.rejections.first?.code == .unreadableInput)
     }
@@ -278,17 +277,18 @@ struct DecodingTests {
 
     @Test("folders are walked for .json, .jsonl and .ndjson files, sorted, hidden ones skipped")
     func walking() throws {
-        let directory = try TemporaryDirectory()
-        _ = try directory.write("b.json", "{}")
-        _ = try directory.write("sub/a.jsonl", "")
-        _ = try directory.write("sub/c.ndjson", "")
-        _ = try directory.write("notes.txt", "")
-        _ = try directory.write(".hidden/d.json", "{}")
-        let files = try BranchUniversalObjectReader.inputFiles(for: [directory.path, "-"])
-        let names = files.map { $0.hasPrefix(directory.path) ? String($0.dropFirst(directory.path.count)) : $0 }
+        _ = try TemporaryFolder.write("b.json", "{}")
+        _ = try TemporaryFolder.write("sub/a.jsonl", "")
+        _ = try TemporaryFolder.write("sub/c.ndjson", "")
+        _ = try TemporaryFolder.write("notes.txt", "")
+        _ = try TemporaryFolder.write(".hidden/d.json", "{}")
+        let files = try BranchUniversalObjectReader.inputFiles(for: [TemporaryFolder.path, "-"])
+        let names = files.map {
+            $0.hasPrefix(TemporaryFolder.path) ? String($0.dropFirst(TemporaryFolder.path.count)) : $0
+        }
         #expect(names.sorted() == ["-", "/b.json", "/sub/a.jsonl", "/sub/c.ndjson"])
         #expect(throws: SearchlightError.self) {
-            try BranchUniversalObjectReader.inputFiles(for: [directory.path + "/missing.json"])
+            try BranchUniversalObjectReader.inputFiles(for: [TemporaryFolder.path + "/missing.json"])
         }
     }
 
@@ -304,7 +304,7 @@ struct DecodingTests {
     }
 }
 
-@Suite("Durations")
+@Suite("Durations", .temporaryFolder)
 struct DurationTests {
     @Test(
         "durations are written 90s, 30m, 12h, 31d or none",

@@ -1,9 +1,10 @@
 import Foundation
 import SearchlightKit
+import SearchlightTesting
 import Testing
 
 /// Inputs kept from fuzzing (Fuzz/regressions/): each must give its documented outcome, not a crash.
-@Suite("Fuzzing regressions")
+@Suite("Fuzzing regressions", .temporaryFolder)
 struct FuzzRegressionTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fuzz/regressions")

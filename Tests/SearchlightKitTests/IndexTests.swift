@@ -1,8 +1,9 @@
 import Foundation
 import SearchlightKit
+import SearchlightTesting
 import Testing
 
-@Suite("Identity, removal and domains (SPEC §1.3–1.4)")
+@Suite("Identity, removal and domains (SPEC §1.3–1.4)", .temporaryFolder)
 struct IdentityTests {
     @Test("indexing the same (domain, identifier) again replaces the item")
     func upsert() throws {
@@ -144,7 +145,7 @@ struct IdentityTests {
     }
 }
 
-@Suite("Expiration (SPEC §1.5)")
+@Suite("Expiration (SPEC §1.5)", .temporaryFolder)
 struct ExpirationTests {
     @Test("an item is never returned from the instant it expires, pruned or not")
     func neverReturnedOnceExpired() throws {
@@ -217,7 +218,7 @@ struct ExpirationTests {
     }
 }
 
-@Suite("Transactions, locking and opening")
+@Suite("Transactions, locking and opening", .temporaryFolder)
 struct StorageTests {
     @Test("a second writer waits for the lock, then fails with indexLocked")
     func secondWriter() throws {
@@ -248,9 +249,8 @@ struct StorageTests {
 
     @Test("a missing index is reported as unavailable (1010) for reading")
     func missingIndex() throws {
-        let directory = try TemporaryDirectory()
         #expect {
-            _ = try SearchableIndex(path: directory.path + "/nothing", access: .readOnly)
+            _ = try SearchableIndex(path: TemporaryFolder.path + "/nothing", access: .readOnly)
         } throws: { error in
             (error as? SearchlightError)?.code == .indexUnavailable
         }
@@ -258,13 +258,12 @@ struct StorageTests {
 
     @Test("a folder that is not an index is reported as unavailable (1010), naming the path")
     func notAnIndex() throws {
-        let directory = try TemporaryDirectory()
-        _ = try directory.write("junk/iamglass", "garbage")
+        _ = try TemporaryFolder.write("junk/iamglass", "garbage")
         #expect {
-            _ = try SearchableIndex(path: directory.path + "/junk", access: .readOnly)
+            _ = try SearchableIndex(path: TemporaryFolder.path + "/junk", access: .readOnly)
         } throws: { error in
             guard let error = error as? SearchlightError else { return false }
-            return error.code == .indexUnavailable && error.message.contains(directory.path + "/junk")
+            return error.code == .indexUnavailable && error.message.contains(TemporaryFolder.path + "/junk")
         }
     }
 
@@ -276,7 +275,7 @@ struct StorageTests {
         try two.index.indexSearchableItems([item("2", title: "shared word", mode: .public)], now: now)
         try one.index.close()
         try two.index.close()
-        let stub = try one.directory.write("all.stub", "auto \(one.path)\nauto \(two.path)\n")
+        let stub = try TemporaryFolder.write("all.stub", "auto \(one.path)\nauto \(two.path)\n")
         let both = try SearchableIndex(path: stub, access: .readOnly)
         #expect(try both.ids("shared").sorted() == ["1", "2"])
         #expect(try both.statistics(now: now).documents == 2)

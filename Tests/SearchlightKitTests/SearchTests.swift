@@ -1,5 +1,6 @@
 import Foundation
 import SearchlightKit
+import SearchlightTesting
 import Testing
 
 /// A small catalogue shared by the query-language tests.
@@ -33,7 +34,7 @@ func catalogue() throws -> TestIndex {
     return test
 }
 
-@Suite("The query language (SPEC §2.1)")
+@Suite("The query language (SPEC §2.1)", .temporaryFolder)
 struct QueryLanguageTests {
     @Test(
         "each row of the query language finds what it should",
@@ -122,7 +123,7 @@ struct QueryLanguageTests {
     }
 }
 
-@Suite("Ranking and results (SPEC §2.2)")
+@Suite("Ranking and results (SPEC §2.2)", .temporaryFolder)
 struct RankingTests {
     @Test("a match in the title ranks above one in keywords, above one in the description")
     func fieldWeights() throws {
@@ -199,7 +200,7 @@ struct RankingTests {
     }
 }
 
-@Suite("Visibility (SPEC §2.3)")
+@Suite("Visibility (SPEC §2.3)", .temporaryFolder)
 struct VisibilityTests {
     @Test("a domain sees its own private items and every domain's public items")
     func domainView() throws {

@@ -1,40 +1,20 @@
 import Foundation
 import SearchlightKit
+import SearchlightTesting
 import Testing
 
 /// A fixed clock for every test: 2025-06-15 15:06:40 UTC.
 let now: Int64 = 1_750_000_000_000
 let day: Int64 = 86_400_000
 
-/// A folder under the system's temporary directory, removed when the value goes away.
-final class TemporaryDirectory: Sendable {
-    let path: String
-
-    init() throws {
-        path = NSTemporaryDirectory() + "searchlight-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func write(_ name: String, _ text: String) throws -> String {
-        let file = path + "/" + name
-        try FileManager.default.createDirectory(
-            atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: URL(fileURLWithPath: file))
-        return file
-    }
-}
-
-/// A fresh index in its own temporary folder.
+/// A fresh index in the test's temporary folder (its suite has the `.temporaryFolder` trait).
 struct TestIndex {
-    let directory: TemporaryDirectory
     let index: SearchableIndex
     var path: String { index.path }
 
     init() throws {
-        directory = try TemporaryDirectory()
-        index = try SearchableIndex(path: directory.path + "/index", access: .readWrite(lockTimeout: .seconds(5)))
+        let folder = try TemporaryFolder.subfolder("index")
+        index = try SearchableIndex(path: folder + "/index", access: .readWrite(lockTimeout: .seconds(5)))
     }
 }
 

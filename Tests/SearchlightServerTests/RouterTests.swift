@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import SearchlightKit
+import SearchlightTesting
 import Testing
 
 @testable import SearchlightServer
@@ -19,7 +20,7 @@ struct Fixture {
     let application: Application<RouterResponder<SearchlightRequestContext>>
 
     init() throws {
-        directory = NSTemporaryDirectory() + "searchlight-server-" + UUID().uuidString
+        directory = try TemporaryFolder.subfolder("server")
         service = try IndexService(path: directory + "/index", readers: 2)
         let seed: [SearchableItem] = [
             Self.item("shop/public", "Red lantern", .public, "com.example.shop"),
@@ -47,7 +48,6 @@ struct Fixture {
 
     func cleanUp() async throws {
         try await service.close()
-        try? FileManager.default.removeItem(atPath: directory)
     }
 }
 
@@ -79,7 +79,7 @@ func withRouter(_ body: @Sendable (any TestClientProtocol, Fixture) async throws
     try await fixture.cleanUp()
 }
 
-@Suite("HTTP: reading")
+@Suite("HTTP: reading", .temporaryFolder)
 struct ReadingTests {
     @Test("GET /health answers ok")
     func health() async throws {
@@ -212,7 +212,7 @@ struct ReadingTests {
     }
 }
 
-@Suite("HTTP: writing")
+@Suite("HTTP: writing", .temporaryFolder)
 struct WritingTests {
     @Test("POST /v1/items indexes into the token's domain; no token is 401, a read token 403")
     func index() async throws {
@@ -380,7 +380,7 @@ struct WritingTests {
     }
 }
 
-@Suite("Access tokens")
+@Suite("Access tokens", .temporaryFolder)
 struct AccessTokenTests {
     @Test("tokens compare in constant time and exactly")
     func comparison() {
@@ -400,9 +400,7 @@ struct AccessTokenTests {
             "not json",
         ])
     func badFile(text: String) throws {
-        let path = NSTemporaryDirectory() + "tokens-" + UUID().uuidString + ".json"
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let path = try TemporaryFolder.write("tokens.json", text)
         #expect {
             _ = try AccessTokens(contentsOf: path)
         } throws: { error in

@@ -1,4 +1,5 @@
 import Foundation
+import SearchlightTesting
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -100,7 +101,7 @@ final class Browser {
     }
 }
 
-@Suite("The search page in a real browser")
+@Suite("The search page in a real browser", .temporaryFolder)
 struct BrowserTests {
     @Test("typing shows results as you type, they update, matches are marked, and a result opens")
     func searchPage() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import SearchlightTesting
 import Testing
 
 /// 2026-11-20 00:00 UTC plus one day, for the fixture's expiring item.
@@ -22,7 +23,7 @@ func indexedWorkspace() throws -> Workspace {
     return workspace
 }
 
-@Suite("searchlight index")
+@Suite("searchlight index", .temporaryFolder)
 struct IndexCommandTests {
     @Test("indexing the fixture prints the whole report")
     func report() throws {
@@ -190,7 +191,7 @@ struct IndexCommandTests {
     }
 }
 
-@Suite("searchlight search")
+@Suite("searchlight search", .temporaryFolder)
 struct SearchCommandTests {
     @Test("JSON output is the whole result document")
     func json() throws {
@@ -302,7 +303,7 @@ struct SearchCommandTests {
     }
 }
 
-@Suite("searchlight get, remove, prune, stats and export")
+@Suite("searchlight get, remove, prune, stats and export", .temporaryFolder)
 struct OtherCommandTests {
     @Test("get prints the Branch dictionary plus domain and contentIndexMode")
     func get() throws {
@@ -415,7 +416,7 @@ struct OtherCommandTests {
     }
 }
 
-@Suite("Usage and help")
+@Suite("Usage and help", .temporaryFolder)
 struct UsageTests {
     @Test("an unknown option is a usage error (64)")
     func unknownOption() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import SearchlightTesting
 import Testing
 
 /// The repository's root, for `corpus/`.
@@ -32,21 +33,17 @@ struct Run {
     }
 }
 
-/// A temporary folder with an index path inside, removed afterwards.
+/// A folder in the test's temporary folder (its suite has the `.temporaryFolder` trait), with an
+/// index path inside.
 final class Workspace {
-    let path = NSTemporaryDirectory() + "searchlight-e2e-" + UUID().uuidString
+    let path: String
     var index: String { path + "/index" }
 
-    init() throws { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
+    init() throws { path = try TemporaryFolder.subfolder("workspace") }
 
     @discardableResult
     func write(_ name: String, _ text: String) throws -> String {
-        let file = path + "/" + name
-        try FileManager.default.createDirectory(
-            atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: URL(fileURLWithPath: file))
-        return file
+        try TemporaryFolder.write(name, text, in: path)
     }
 
     /// Runs `searchlight ARGUMENTS --index <this index>` unless the arguments name their own.
@@ -75,7 +72,7 @@ func runBinary(
     for (key, value) in environment { env[key] = value }
     process.environment = env
     // Output goes to files, so that a large output cannot fill a pipe and stall the child.
-    let base = NSTemporaryDirectory() + "searchlight-run-" + UUID().uuidString
+    let base = TemporaryFolder.path + "/run-" + UUID().uuidString
     _ = FileManager.default.createFile(atPath: base + ".out", contents: nil)
     _ = FileManager.default.createFile(atPath: base + ".err", contents: nil)
     defer {

@@ -1,4 +1,5 @@
 import Foundation
+import SearchlightTesting
 import Testing
 
 let hostileInputFolder = repositoryRoot + "/Tests/hostile-input"
@@ -38,7 +39,7 @@ func checkWithXapian(_ path: String, sourceLocation: SourceLocation = #_sourceLo
     #expect(text.contains("No errors found"), "xapian-check: \(text)", sourceLocation: sourceLocation)
 }
 
-@Suite("Reliability")
+@Suite("Reliability", .temporaryFolder)
 struct ReliabilityTests {
     @Test("killed with SIGKILL mid-write, the index stays whole: each file is all there or absent")
     func killedMidWrite() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import SearchlightTesting
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -13,7 +14,7 @@ final class RunningServer {
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     init(index: String, tokens: String? = nil, extra: [String] = []) throws {
-        stderrPath = NSTemporaryDirectory() + "searchlight-serve-" + UUID().uuidString + ".log"
+        stderrPath = TemporaryFolder.path + "/serve-" + UUID().uuidString + ".log"
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: binaryPath)
         process.arguments =
@@ -52,7 +53,6 @@ final class RunningServer {
 
     deinit {
         if process.isRunning { process.terminate() }
-        try? FileManager.default.removeItem(atPath: stderrPath)
     }
 }
 
@@ -80,7 +80,7 @@ func writeTokens(_ workspace: Workspace) throws -> String {
         "tokens.json", #"{"tokens":[{"token":"\#(shopToken)","domain":"com.example.shop","role":"write"}]}"#)
 }
 
-@Suite("searchlight serve (the real binary on loopback)")
+@Suite("searchlight serve (the real binary on loopback)", .temporaryFolder)
 struct ServeTests {
     @Test("serves search, takes writes, logs requests without tokens, and commits them on SIGTERM")
     func lifecycle() async throws {

@@ -1,0 +1,28 @@
+public import Foundation
+
+/// One BUO read from an input, with where it was.
+public struct DecodedObject: Sendable, Hashable {
+    public var object: BranchUniversalObject
+    /// The item's own `domain` key, as `export` writes it.
+    public var domain: String?
+    /// The 1-based position of the item in its file.
+    public var item: Int
+    /// The 1-based line, for JSON Lines.
+    public var line: Int?
+
+    public init(object: BranchUniversalObject, domain: String? = nil, item: Int, line: Int? = nil) {
+        self.object = object
+        self.domain = domain
+        self.item = item
+        self.line = line
+    }
+}
+
+/// Everything read from one input file: its objects and its rejections.
+public struct DecodedInput: Sendable, Hashable {
+    public var path: String
+    public var objects: [DecodedObject] = []
+    public var rejections: [SearchlightError] = []
+
+    public init(path: String) { self.path = path }
+}
