@@ -84,9 +84,14 @@ struct ItemsController {
         async throws -> RemovalReport
     {
         let includePublic = context.caller.role == .admin && request.parameter("includePublic") == "true"
-        return try await service.write { batch throws(SearchlightError) in
+        var report = try await service.write { batch throws(SearchlightError) in
             try batch.deleteSearchableItems(
                 withIdentifiers: ids, domainIdentifier: domain, includePublic: includePublic)
         }
+        // What an HTTP caller can do about a refusal.
+        for index in report.refused.indices where report.refused[index].code == .publicContentNotRemovable {
+            report.refused[index].message += " (an admin token may add includePublic=true)"
+        }
+        return report
     }
 }

@@ -256,6 +256,44 @@ struct StorageTests {
         }
     }
 
+    @Test("index failures carry what the storage reported, in words that name no command-line flag")
+    func failureFacts() throws {
+        var failures: [SearchlightError] = []
+        do {
+            _ = try SearchableIndex(path: TemporaryFolder.path + "/nothing", access: .readOnly)
+        } catch {
+            failures.append(error)
+        }
+        #expect(failures.last?.failure == .notFound)
+        let test = try TestIndex()
+        do {
+            _ = try SearchableIndex(path: test.path, access: .readWrite(lockTimeout: .zero))
+        } catch {
+            failures.append(error)
+        }
+        #expect(failures.last?.code == .indexLocked)
+        #expect(failures.last?.failure == .locked)
+        let empty = try TemporaryFolder.subfolder("empty")
+        do {
+            _ = try SearchableIndex(path: empty, access: .readOnly)
+        } catch {
+            failures.append(error)
+        }
+        #expect(failures.last?.failure == .notOpenable)
+        _ = try TemporaryFolder.write("junk/iamglass", "garbage")
+        do {
+            _ = try SearchableIndex(path: TemporaryFolder.path + "/junk", access: .readOnly)
+        } catch {
+            failures.append(error)
+        }
+        #expect(failures.last?.failure == .corrupt)
+        #expect(failures.count == 4)
+        for error in failures {
+            #expect(!error.message.contains("--"), "\(error.message)")
+            #expect(!error.message.contains("searchlight "), "\(error.message)")
+        }
+    }
+
     @Test("a folder that is not an index is reported as unavailable (1010), naming the path")
     func notAnIndex() throws {
         _ = try TemporaryFolder.write("junk/iamglass", "garbage")

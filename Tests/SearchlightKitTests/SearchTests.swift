@@ -170,6 +170,56 @@ struct RankingTests {
         #expect(snippet.count < 260)
     }
 
+    @Test("a snippet is text with ranges, rendered by each front end its own way")
+    func snippetRendering() throws {
+        let test = try catalogue()
+        let snippet = try #require(try test.index.search(SearchQuery("deep linking"), now: now).results.first?.snippet)
+        #expect(snippet.text == "How deep linking works on Android and iOS, without Firebase.")
+        #expect(snippet.matches.map { String(snippet.text[$0]) } == ["deep", "linking"])
+        #expect(
+            snippet.rendered(open: "[", close: "]")
+                == "How [deep] [linking] works on Android and iOS, without Firebase.")
+        let escaped = Snippet(text: "a <b> & c", matches: [])
+        #expect(escaped.html == "a &lt;b&gt; &amp; c")
+    }
+
+    @Test("an identifier holding quotes is found across domains, never silently missed")
+    func quotedIdentifier() throws {
+        let test = try TestIndex()
+        let identifier = #"say "hi" (twice): ok"#
+        try test.index.indexSearchableItems(
+            [item(identifier, title: "Quoted", mode: .public, domain: "com.other")], now: now)
+        let found = try test.index.item(withIdentifier: identifier, domainIdentifier: "default", now: now)
+        #expect(found?.object.canonicalIdentifier == identifier)
+        let viaFilter = try test.index.item(withIdentifier: identifier, visibleTo: nil, scope: .all, now: now)
+        #expect(viaFilter?.object.canonicalIdentifier == identifier)
+    }
+
+    @Test("per-domain statistics count live public and private items and expired ones")
+    func domainStatistics() throws {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems(
+            [
+                item("a", mode: .public, domain: "x"), item("b", domain: "x"),
+                item("c", domain: "x", expiration: now + 5),
+                item("d", domain: "x.y"),
+            ], now: now)
+        let stats = try test.index.statistics(domainIdentifier: "x", now: now + 5)
+        #expect(stats.documents == 3)
+        #expect(stats.public == 1)
+        #expect(stats.private == 1)
+        #expect(stats.expired == 1)
+        #expect(stats.domains == ["x": 3])
+    }
+
+    @Test("spelling suggestions replace only the misspelled words and keep the rest as typed")
+    func suggestionKeepsQuery() throws {
+        let test = try catalogue()
+        let results = try test.index.search(SearchQuery("title:Firebse -zzz"), now: now)
+        #expect(results.total == 0)
+        #expect(results.suggestion == "title:firebase -zzz")
+    }
+
     @Test("CJK matches are marked in snippets")
     func cjkSnippet() throws {
         let test = try catalogue()

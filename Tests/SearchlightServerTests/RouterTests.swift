@@ -196,6 +196,18 @@ struct ReadingTests {
         }
     }
 
+    @Test("an identifier holding quotes, spaces and a colon is found by GET /v1/items/{id} from any domain")
+    func getQuotedIdentifier() async throws {
+        try await withRouter { client, fixture in
+            try fixture.service.writer.indexSearchableItems([
+                Fixture.item(#"say "hi": now"#, "Quoted lantern", .public, "com.example.blog")
+            ])
+            let found = try await client.execute(uri: "/v1/items/say%20%22hi%22%3A%20now", method: .get)
+            #expect(found.status == .ok)
+            #expect(try json(found)["$og_title"] as? String == "Quoted lantern")
+        }
+    }
+
     @Test("stats need a token: a domain's counts, or everything for admin")
     func stats() async throws {
         try await withRouter { client, fixture in
@@ -283,6 +295,7 @@ struct WritingTests {
                 uri: "/v1/items", method: .post, headers: headers(writerToken), body: huge)
             #expect(response.status == .contentTooLarge)
             #expect(try errorCode(response) == 2013)
+            #expect(response.headers[.connection] == "close")
         }
     }
 

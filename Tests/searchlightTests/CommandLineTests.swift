@@ -179,6 +179,7 @@ struct IndexCommandTests {
         }
         let run = try #require(locked)
         #expect(run.stderr.contains("is locked by another writer"))
+        #expect(run.stderr.contains("raise --lock-timeout"))
         #expect(run.stderr.contains("code 2005"))
         // A writer that waits gets the lock once the first finishes.
         input.fileHandleForWriting.write(Data(#"{"$canonical_identifier":"y"}"#.utf8))
@@ -287,6 +288,22 @@ struct SearchCommandTests {
         let run = try workspace.run(["search", "x"])
         #expect(run.status == 66)
         #expect(run.stderr.contains("There is no index at \(workspace.index)"))
+        #expect(run.stderr.contains("or name another with --index"))
+        let json = try workspace.run(["stats", "--json"])
+        #expect(json.status == 66)
+        let message = try #require((try json.object()["error"] as? [String: Any])?["message"] as? String)
+        #expect(message.contains("searchlight index FILE"))
+    }
+
+    @Test("a folder that is not an index exits 1 with what to check, not 66")
+    func notAnIndex() throws {
+        let workspace = try Workspace()
+        try FileManager.default.createDirectory(atPath: workspace.index, withIntermediateDirectories: true)
+        let run = try workspace.run(["search", "x"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("Cannot open the index at \(workspace.index)"))
+        #expect(run.stderr.contains("check the path (or --index)"))
+        #expect(run.stderr.contains("code 1010"))
     }
 
     @Test("the index defaults to $SEARCHLIGHT_INDEX, then $XDG_DATA_HOME/searchlight/index")
