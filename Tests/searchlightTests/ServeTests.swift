@@ -73,6 +73,22 @@ func http(
     return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
 }
 
+/// Runs a Python script (an HTTP client as scripts write them) to completion: its exit status,
+/// what it printed (trimmed), and how long it took.
+func runPython(_ script: String) throws -> (status: Int32, output: String, seconds: Double) {
+    let python = Process()
+    python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    python.arguments = ["python3", "-c", script]
+    let output = Pipe()
+    python.standardOutput = output
+    let started = Date()
+    try python.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    python.waitUntilExit()
+    let printed = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    return (python.terminationStatus, printed, Date().timeIntervalSince(started))
+}
+
 let shopToken = "shop-writer-token-0123456789"
 
 func writeTokens(_ workspace: Workspace) throws -> String {
@@ -147,18 +163,10 @@ struct ServeTests {
             response = connection.getresponse()
             print(response.status, json.loads(response.read())["error"]["code"])
             """
-        let python = Process()
-        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        python.arguments = ["python3", "-c", script]
-        let output = Pipe()
-        python.standardOutput = output
-        let started = Date()
-        try python.run()
-        python.waitUntilExit()
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(python.terminationStatus == 0)
-        #expect(printed.trimmingCharacters(in: .whitespacesAndNewlines) == "413 2013")
-        #expect(Date().timeIntervalSince(started) < 15)
+        let python = try runPython(script)
+        #expect(python.status == 0)
+        #expect(python.output == "413 2013")
+        #expect(python.seconds < 15)
     }
 
     @Test("a body far past the limit is cut off by closing the connection, never left hanging")
@@ -176,17 +184,9 @@ struct ServeTests {
             except (ConnectionError, http.client.HTTPException) as error:
                 print("closed")
             """
-        let python = Process()
-        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        python.arguments = ["python3", "-c", script]
-        let output = Pipe()
-        python.standardOutput = output
-        let started = Date()
-        try python.run()
-        python.waitUntilExit()
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(["413", "closed"].contains(printed.trimmingCharacters(in: .whitespacesAndNewlines)))
-        #expect(Date().timeIntervalSince(started) < 15)
+        let python = try runPython(script)
+        #expect(["413", "closed"].contains(python.output))
+        #expect(python.seconds < 15)
         #expect(try await http("GET", server.baseURL + "/health").status == 200)
     }
 
