@@ -67,6 +67,9 @@ inline const std::string title = "";
 inline const std::string keyword_text = "XK";
 /// Description words (free text).
 inline const std::string description = "XC";
+/// The digest of the raw input line an item was read from, with the options it was read under
+/// (boolean): present only while that line still yields exactly the stored item.
+inline const std::string line = "XR";
 }  // namespace prefix
 
 namespace slot {
@@ -77,6 +80,8 @@ constexpr Xapian::valueno expiration = 0;
 constexpr Xapian::valueno description = 1;
 /// "1" for public items, "0" for private ones.
 constexpr Xapian::valueno is_public = 2;
+/// `content_digest` of the stored data: an item whose new data has the same digest is unchanged.
+constexpr Xapian::valueno digest = 3;
 }  // namespace slot
 
 /// The index format this shim writes and reads, kept in the database's metadata under
@@ -90,6 +95,15 @@ constexpr double never_ms = 9.0e15;
 /// `prefix + value`, or, when that passes Xapian's term limit, a shortened form ending in a
 /// 64-bit hash of the whole value.
 std::string bounded_term(const std::string &prefix, const std::string &value);
+
+/// The FNV-1a 64-bit hash of `bytes`: stable across processes and machines.
+uint64_t fnv1a64(const std::string &bytes);
+
+/// The digest kept in `slot::digest`: eight bytes of `fnv1a64(data)`.
+std::string content_digest(const std::string &data);
+
+/// The raw-line term of a line digest.
+std::string line_term(uint64_t digest);
 
 /// The unique-id term of (domain, identifier).
 std::string unique_term(const std::string &domain, const std::string &identifier);

@@ -12,6 +12,9 @@ namespace {
 constexpr size_t term_limit = 240;
 constexpr size_t kept_bytes = 200;
 
+
+}  // namespace
+
 uint64_t fnv1a64(const std::string &bytes) {
     uint64_t hash = 0xcbf29ce484222325ULL;
     for (unsigned char byte : bytes) {
@@ -21,7 +24,18 @@ uint64_t fnv1a64(const std::string &bytes) {
     return hash;
 }
 
-}  // namespace
+std::string content_digest(const std::string &data) {
+    const uint64_t hash = fnv1a64(data);
+    std::string value(8, '\0');
+    for (int i = 0; i < 8; ++i) value[i] = static_cast<char>(hash >> (56 - 8 * i));
+    return value;
+}
+
+std::string line_term(uint64_t digest) {
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(digest));
+    return prefix::line + hex;
+}
 
 std::string bounded_term(const std::string &prefix, const std::string &value) {
     if (prefix.size() + value.size() <= term_limit) return prefix + value;

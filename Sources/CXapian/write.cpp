@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <future>
+#include <unordered_set>
 
 #include "internal.hpp"
 
@@ -48,7 +49,10 @@ Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &
         document.add_value(cx::slot::expiration, Xapian::sortable_serialise(static_cast<double>(item.expiration_ms)));
     if (!description_text.empty()) document.add_value(cx::slot::description, description_text);
     document.add_value(cx::slot::is_public, item.is_public ? "1" : "0");
-    document.set_data(str(item.data));
+    const std::string data = str(item.data);
+    document.add_value(cx::slot::digest, cx::content_digest(data));
+    if (item.line_digest != 0) document.add_boolean_term(cx::line_term(item.line_digest));
+    document.set_data(data);
     return document;
 }
 
@@ -68,15 +72,39 @@ struct Built {
     std::vector<std::string> uniques;
 };
 
-Built build(Xapian::TermGenerator &generator, const cx_item *items, size_t begin, size_t end) {
+/// Builds the documents of `items[indices[begin..<end]]`.
+Built build(Xapian::TermGenerator &generator, const cx_item *items, const std::vector<size_t> &indices, size_t begin,
+            size_t end) {
     Built built;
     built.documents.reserve(end - begin);
     built.uniques.reserve(end - begin);
-    for (size_t i = begin; i < end; ++i) {
-        built.uniques.push_back(cx::unique_term(str(items[i].domain), str(items[i].identifier)));
-        built.documents.push_back(make_document(generator, items[i], built.uniques.back()));
+    for (size_t k = begin; k < end; ++k) {
+        const cx_item &item = items[indices[k]];
+        built.uniques.push_back(cx::unique_term(str(item.domain), str(item.identifier)));
+        built.documents.push_back(make_document(generator, item, built.uniques.back()));
     }
     return built;
+}
+
+/// Whether each item is stored already exactly as it would be stored now (same data, so the same
+/// terms and values), and has not expired: such an item is left as it is. An identity met twice
+/// in one call is changed, so that the last version wins.
+std::vector<bool> find_unchanged(Xapian::WritableDatabase &writer, const cx_item *items, size_t count, int64_t now_ms) {
+    std::vector<bool> unchanged(count, false);
+    std::unordered_set<std::string> seen;
+    for (size_t i = 0; i < count; ++i) {
+        const cx_item &item = items[i];
+        std::string unique = cx::unique_term(str(item.domain), str(item.identifier));
+        const bool repeated = !seen.insert(unique).second;
+        if (!repeated && !(item.expiration_ms > 0 && item.expiration_ms <= now_ms)) {
+            Xapian::PostingIterator posting = writer.postlist_begin(unique);
+            if (posting != writer.postlist_end(unique)) {
+                const std::string stored = writer.get_document(*posting).get_value(cx::slot::digest);
+                unchanged[i] = !stored.empty() && stored == cx::content_digest(str(item.data));
+            }
+        }
+    }
+    return unchanged;
 }
 
 /// Stores one item's document: replaces the stored version, adds a new item without a look-up,
@@ -128,24 +156,31 @@ cx_status cx_database_replace_items(cx_database *database, const cx_item *items,
     if (items == nullptr && count > 0) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no items", out_error);
     try {
         Xapian::WritableDatabase &writer = database->writer;
+        const std::vector<bool> unchanged = find_unchanged(writer, items, count, now_ms);
+        std::vector<size_t> changed;
+        for (size_t i = 0; i < count; ++i) {
+            if (!unchanged[i]) changed.push_back(i);
+            if (out_outcomes != nullptr && unchanged[i]) out_outcomes[i] = 3;
+        }
         // The builder has its own generator (and stemmer): Xapian objects are not shared between
         // threads, only handed over through the future. A small batch builds in one piece on the
         // calling thread (a deferred future), sparing a thread for a single upsert.
         Xapian::TermGenerator generator = make_generator();
-        const bool pipelined = count >= 2 * pipeline_chunk;
-        const size_t chunk = pipelined ? pipeline_chunk : std::max<size_t>(count, 1);
+        const size_t total = changed.size();
+        const bool pipelined = total >= 2 * pipeline_chunk;
+        const size_t chunk = pipelined ? pipeline_chunk : std::max<size_t>(total, 1);
         auto build_chunk = [&](size_t begin) {
             return std::async(pipelined ? std::launch::async : std::launch::deferred,
-                              [&generator, items, begin, chunk, count] {
-                                  return build(generator, items, begin, std::min(begin + chunk, count));
+                              [&generator, &changed, items, begin, chunk, total] {
+                                  return build(generator, items, changed, begin, std::min(begin + chunk, total));
                               });
         };
         std::future<Built> next = build_chunk(0);
-        for (size_t begin = 0; begin < count; begin += chunk) {
+        for (size_t begin = 0; begin < total; begin += chunk) {
             Built built = next.get();
-            if (begin + chunk < count) next = build_chunk(begin + chunk);
+            if (begin + chunk < total) next = build_chunk(begin + chunk);
             for (size_t j = 0; j < built.documents.size(); ++j) {
-                size_t i = begin + j;
+                const size_t i = changed[begin + j];
                 int32_t outcome = store(writer, items[i], built.uniques[j], built.documents[j], now_ms);
                 if (out_outcomes != nullptr) out_outcomes[i] = outcome;
             }
@@ -154,6 +189,22 @@ cx_status cx_database_replace_items(cx_database *database, const cx_item *items,
     } catch (...) {
         return cx::status_from_current_exception(out_error);
     }
+}
+
+cx_status cx_database_find_lines(cx_database *database, const uint64_t *digests, size_t count, int64_t now_ms,
+                                 bool *out_known, char **out_error) {
+    if (cx_status status = cx::require_open(database, out_error)) return status;
+    if ((digests == nullptr || out_known == nullptr) && count > 0)
+        return cx::fail(CX_ERR_INVALID_ARGUMENT, "no digests", out_error);
+    return cx::with_retries(database, out_error, [&] {
+        Xapian::Database &reader = database->reader;
+        for (size_t i = 0; i < count; ++i) {
+            const std::string term = cx::line_term(digests[i]);
+            Xapian::PostingIterator posting = reader.postlist_begin(term);
+            out_known[i] = posting != reader.postlist_end(term) &&
+                           cx::document_expiration(reader.get_document(*posting)) > static_cast<double>(now_ms);
+        }
+    });
 }
 
 cx_status cx_database_delete_items(cx_database *database, cx_text domain, const cx_text *identifiers, size_t count,

@@ -134,7 +134,8 @@ public enum BranchUniversalObjectReader {
 
     /// Decodes one line of JSON Lines; a blank line is skipped, a bad one rejected alone.
     static func decodeLine(
-        _ line: Data.SubSequence, number lineNumber: Int, item: inout Int, into input: inout DecodedInput
+        _ line: Data.SubSequence, number lineNumber: Int, item: inout Int, into input: inout DecodedInput,
+        lineDigest: UInt64? = nil
     ) {
         guard line.contains(where: { !isSpace($0) }) else { return }
         item += 1
@@ -148,6 +149,9 @@ public enum BranchUniversalObjectReader {
                 return
             }
             add(object, item: item, line: lineNumber, into: &input)
+            if let lineDigest, input.objects.last?.item == item {
+                input.objects[input.objects.count - 1].lineDigest = lineDigest
+            }
         } catch {
             let location = syntaxErrorLocation(in: line)
             input.rejections.append(

@@ -9,6 +9,8 @@ public struct DecodedObject: Sendable, Hashable {
     public var item: Int
     /// The 1-based line, for JSON Lines.
     public var line: Int?
+    /// The salted digest of the JSON Lines line it came from, when read through a ``LineFilter``.
+    var lineDigest: UInt64?
 
     public init(object: BranchUniversalObject, domain: String? = nil, item: Int, line: Int? = nil) {
         self.object = object
@@ -23,6 +25,16 @@ public struct DecodedInput: Sendable, Hashable {
     public var path: String
     public var objects: [DecodedObject] = []
     public var rejections: [SearchlightError] = []
+    /// JSON Lines lines a ``LineFilter`` recognized as stored unchanged: not decoded.
+    var knownLines: [KnownLine] = []
+
+    /// A line recognized by its digest, kept whole in case the writer finds it changed after all.
+    struct KnownLine: Sendable, Hashable {
+        var digest: UInt64
+        var bytes: Data
+        var item: Int
+        var line: Int
+    }
 
     public init(path: String) { self.path = path }
 }

@@ -22,13 +22,16 @@ public struct IndexTransaction {
         try SearchableItem.validateDomain(options.domainIdentifier)
         var report = IndexingReport()
         var items: [SearchableItem] = []
-        for input in inputs {
+        var lineDigests: [UInt64] = []
+        for var input in inputs {
+            report.unchanged += try confirmKnownLines(&input, now: now)
             report.rejected += input.rejections.count
             report.errors += input.rejections
             for decoded in input.objects {
                 do {
-                    let (item, clamped) = try options.prepare(decoded, now: now)
+                    let (item, clamped, lineDigest) = try options.prepare(decoded, now: now)
                     items.append(item)
+                    lineDigests.append(lineDigest)
                     if clamped { report.clamped += 1 }
                 } catch {
                     report.rejected += 1
@@ -38,16 +41,47 @@ public struct IndexTransaction {
                 }
             }
         }
+        report.indexed = report.unchanged
         guard !items.isEmpty, !(strict && report.rejected > 0) else { return report }
-        report.merge(try store(items, now: now))
+        report.merge(try store(items, lineDigests: lineDigests, now: now))
         return report
     }
 
-    private func store(_ items: [SearchableItem], now: Int64) throws(SearchlightError) -> IndexingReport {
+    /// Counts the lines a ``LineFilter`` recognized that this transaction confirms are stored
+    /// unchanged, and decodes the others into `input`, in their place.
+    ///
+    /// Only a piece made wholly of recognized lines is confirmed: its lines cannot be overtaken by
+    /// a changed version of the same item inside the piece, and the writer's view already holds
+    /// every earlier piece. A piece that also has decoded lines is decoded whole, so that its order
+    /// decides which version of an item is last; its unchanged items are still not rewritten.
+    private func confirmKnownLines(_ input: inout DecodedInput, now: Int64) throws(SearchlightError) -> Int {
+        guard !input.knownLines.isEmpty else { return 0 }
+        let confirmed =
+            input.objects.isEmpty
+            ? try database.findLines(input.knownLines.map(\.digest), now: now)
+            : [Bool](repeating: false, count: input.knownLines.count)
+        var unchanged = 0
+        for (line, isStored) in zip(input.knownLines, confirmed) {
+            if isStored {
+                unchanged += 1
+                continue
+            }
+            var item = line.item - 1
+            BranchUniversalObjectReader.decodeLine(
+                line.bytes[...], number: line.line, item: &item, into: &input, lineDigest: line.digest)
+        }
+        input.objects.sort { $0.item < $1.item }
+        input.knownLines = []
+        return unchanged
+    }
+
+    private func store(_ items: [SearchableItem], lineDigests: [UInt64]? = nil, now: Int64) throws(SearchlightError)
+        -> IndexingReport
+    {
         let encoder = JSONEncoder.searchlight()
         var stored: [StoredItem] = []
         stored.reserveCapacity(items.count)
-        for item in items {
+        for (position, item) in items.enumerated() {
             let object = item.object
             let data: Data
             do {
@@ -60,7 +94,7 @@ public struct IndexTransaction {
                     domain: item.domainIdentifier, identifier: object.canonicalIdentifier, title: object.title ?? "",
                     description: object.contentDescription ?? "", schema: object.contentMetadata.contentSchema ?? "",
                     keywords: object.keywords, data: Array(data), isPublic: item.contentIndexMode == .public,
-                    expiration: object.expirationDate ?? 0))
+                    expiration: object.expirationDate ?? 0, lineDigest: lineDigests?[position] ?? 0))
         }
         var report = IndexingReport()
         for outcome in try database.replace(stored, now: now) {
@@ -68,10 +102,18 @@ public struct IndexTransaction {
             case .added: report.added += 1
             case .replaced: report.updated += 1
             case .expired: report.expired += 1
+            case .unchanged: report.unchanged += 1
             }
         }
-        report.indexed = report.added + report.updated
+        report.indexed = report.added + report.updated + report.unchanged
         return report
+    }
+
+    /// A filter recognizing the JSON Lines lines stored unchanged at the last commit, for
+    /// ``BranchUniversalObjectReader/readLines(path:piece:recognizing:_:)``: re-indexing an
+    /// unchanged file then neither decodes nor rewrites its items.
+    public func lineFilter(options: IndexingOptions, now: Int64) throws(SearchlightError) -> LineFilter {
+        LineFilter(snapshot: try XapianDatabase(path: database.path, writable: false), options: options, now: now)
     }
 
     /// Removes items by identifier; see ``SearchableIndex/deleteSearchableItems(withIdentifiers:domainIdentifier:includePublic:)``.

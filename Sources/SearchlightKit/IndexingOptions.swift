@@ -25,9 +25,12 @@ public struct IndexingOptions: Sendable, Hashable {
         self.itemsMayChooseDomain = itemsMayChooseDomain
     }
 
-    /// The item to store for `object`, with the lifetimes applied at `now` (epoch ms), and whether
-    /// its expiration was clamped.
-    func prepare(_ decoded: DecodedObject, now: Int64) throws(FieldError) -> (item: SearchableItem, clamped: Bool) {
+    /// The item to store for `object`, with the lifetimes applied at `now` (epoch ms), whether its
+    /// expiration was clamped, and its line digest (0 when the clock shaped its expiration, so that
+    /// the same line may not yield the same item again).
+    func prepare(_ decoded: DecodedObject, now: Int64) throws(FieldError) -> (
+        item: SearchableItem, clamped: Bool, lineDigest: UInt64
+    ) {
         var object = decoded.object
         var domain = domainIdentifier
         if let named = decoded.domain, named != domainIdentifier {
@@ -45,7 +48,9 @@ public struct IndexingOptions: Sendable, Hashable {
             domain = named
         }
         var clamped = false
+        var lineDigest = decoded.lineDigest ?? 0
         if object.expirationDate == nil, let ttl = defaultTimeToLive {
+            lineDigest = 0
             object.expirationDate = now.adding(ttl)
         }
         if let expiration = object.expirationDate, let ttl = maximumTimeToLive {
@@ -56,7 +61,8 @@ public struct IndexingOptions: Sendable, Hashable {
             }
         }
         object.contentIndexMode = object.effectiveIndexMode
-        return (SearchableItem(object: object, domainIdentifier: domain), clamped)
+        if clamped { lineDigest = 0 }
+        return (SearchableItem(object: object, domainIdentifier: domain), clamped, lineDigest)
     }
 }
 

@@ -1,11 +1,13 @@
 /// What an indexing call did: the counts and every rejection, with its place and reason.
 public struct IndexingReport: Sendable, Hashable, Codable {
-    /// Items stored: added plus updated.
+    /// Items in the index after the call: added, updated and unchanged.
     public var indexed = 0
     /// Items that were new.
     public var added = 0
     /// Items that replaced a stored version of the same identity.
     public var updated = 0
+    /// Items identical to the stored version (same indexed content and expiration): not rewritten.
+    public var unchanged = 0
     /// Items already expired: not stored, and any stored version removed.
     public var expired = 0
     /// Items whose expiration was clamped to the maximum lifetime.
@@ -21,6 +23,7 @@ public struct IndexingReport: Sendable, Hashable, Codable {
         indexed += other.indexed
         added += other.added
         updated += other.updated
+        unchanged += other.unchanged
         expired += other.expired
         clamped += other.clamped
         rejected += other.rejected

@@ -89,7 +89,9 @@ struct IndexCommand: ParsableCommand {
                     report.merge(
                         try index.performBatch { batch throws(SearchlightError) in
                             var fileReport = IndexingReport()
-                            try BranchUniversalObjectReader.readLines(path: file) { piece throws(SearchlightError) in
+                            let filter = try batch.lineFilter(options: options, now: now)
+                            try BranchUniversalObjectReader.readLines(path: file, recognizing: filter) {
+                                piece throws(SearchlightError) in
                                 fileReport.merge(try batch.index([piece], options: options, now: now))
                                 showProgress(items: report.indexed + fileReport.indexed)
                             }
@@ -122,7 +124,8 @@ struct IndexCommand: ParsableCommand {
     private func printReport(_ report: IndexingReport, files: Int) throws {
         if global.json { return try global.output.printJSON(report) }
         var summary = "Indexed \(report.indexed) item\(report.indexed == 1 ? "" : "s") "
-        summary += "(\(report.added) added, \(report.updated) updated) from \(files) file\(files == 1 ? "" : "s")"
+        summary += "(\(report.added) added, \(report.updated) updated, \(report.unchanged) unchanged) "
+        summary += "from \(files) file\(files == 1 ? "" : "s")"
         var notes: [String] = []
         if report.expired > 0 { notes.append("\(report.expired) already expired") }
         if report.clamped > 0 { notes.append("\(report.clamped) expiration\(report.clamped == 1 ? "" : "s") clamped") }

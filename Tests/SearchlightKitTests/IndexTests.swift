@@ -17,6 +17,34 @@ struct IdentityTests {
         #expect(try test.index.ids("old").isEmpty)
     }
 
+    @Test("an item identical to the stored one is unchanged: counted, not rewritten")
+    func unchanged() throws {
+        let test = try TestIndex()
+        let items = [
+            item("a", title: "Alpha"), item("b", title: "Beta", expiration: now + day), item("c", title: "Gamma"),
+        ]
+        #expect(try test.index.indexSearchableItems(items, now: now).added == 3)
+        let again = try test.index.indexSearchableItems(items, now: now)
+        #expect(again.unchanged == 3 && again.added == 0 && again.updated == 0 && again.indexed == 3)
+        // One changed, one now expired, one the same.
+        let later = try test.index.indexSearchableItems(
+            [item("a", title: "Alpha, revised"), items[1], items[2]], now: now + day)
+        #expect(later.updated == 1 && later.expired == 1 && later.unchanged == 1 && later.indexed == 2)
+        #expect(try test.index.item(withIdentifier: "a", now: now + day)?.object.title == "Alpha, revised")
+        #expect(try test.index.statistics(now: now + day).documents == 2)
+    }
+
+    @Test("within one call the last version wins, even when it equals the stored one")
+    func unchangedLastWins() throws {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems([item("a", title: "Original")], now: now)
+        let report = try test.index.indexSearchableItems(
+            [item("a", title: "Interim"), item("a", title: "Original")], now: now)
+        #expect(report.updated == 2 && report.unchanged == 0)
+        #expect(try test.index.item(withIdentifier: "a", now: now)?.object.title == "Original")
+        #expect(try test.index.ids("interim").isEmpty)
+    }
+
     @Test(
         "a large batch (documents built on a second thread) stores every item; a repeated identifier's last version wins"
     )

@@ -241,7 +241,8 @@ struct WritingTests {
             #expect(written.status == .ok)
             #expect(
                 String(buffer: written.body)
-                    == #"{"added":1,"clamped":0,"errors":[],"expired":0,"indexed":1,"rejected":0,"updated":0}"#)
+                    == #"{"added":1,"clamped":0,"errors":[],"expired":0,"indexed":1,"rejected":0,"unchanged":0,"updated":0}"#
+            )
             let item = try await client.execute(uri: "/v1/items/new%2F1", method: .get, headers: headers(readerToken))
             #expect(try json(item)["domain"] as? String == "com.example.shop")
         }

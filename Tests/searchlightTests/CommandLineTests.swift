@@ -34,9 +34,12 @@ struct IndexCommandTests {
         #expect(
             try canonicalJSON(run.stdout)
                 == canonicalJSON(
-                    #"{"added":2,"clamped":0,"errors":[],"expired":0,"indexed":2,"rejected":0,"updated":0}"#))
+                    #"{"added":2,"clamped":0,"errors":[],"expired":0,"indexed":2,"rejected":0,"unchanged":0,"updated":0}"#
+                ))
         let again = try workspace.run(["index", file, "--now", corpusNow, "--json"])
-        #expect(try again.object()["updated"] as? Int == 2)
+        let unchanged = try again.object()
+        #expect(unchanged["unchanged"] as? Int == 2 && unchanged["updated"] as? Int == 0)
+        #expect(unchanged["indexed"] as? Int == 2)
     }
 
     @Test("the corpus indexes with no rejection; expired and clamped items are counted")
@@ -89,7 +92,7 @@ struct IndexCommandTests {
             try canonicalJSON(run.stdout)
                 == canonicalJSON(
                     """
-                    {"added":1,"clamped":0,"expired":0,"indexed":1,"rejected":2,"updated":0,"errors":[
+                    {"added":1,"clamped":0,"expired":0,"indexed":1,"rejected":2,"unchanged":0,"updated":0,"errors":[
                      {"path":"\(file)","item":2,"line":2,"column":null,"code":1009,
                       "message":"A canonical identifier is required to uniquely identify content: add \\"$canonical_identifier\\" (or \\"canonicalIdentifier\\") with a non-empty string"},
                      {"path":"\(file)","item":3,"line":3,"column":null,"code":2001,

@@ -98,6 +98,10 @@ typedef struct cx_item {
     bool is_public;
     /// Epoch milliseconds after which the item no longer exists; 0 means never.
     int64_t expiration_ms;
+    /// The digest of the raw input line the item was decoded from, salted with the options that
+    /// shaped it, when the item depends on nothing else (not on the clock); 0 for none. Lets a
+    /// later run recognize the same line without decoding it (`cx_database_find_lines`).
+    uint64_t line_digest;
 } cx_item;
 
 /// What happened to one identifier in `cx_database_delete_items`.
@@ -247,10 +251,21 @@ cx_status cx_database_cancel(cx_database *_Nullable database, char *_Nullable *_
 /// Stores `count` items, replacing any item with the same (domain, identifier). An item whose
 /// expiration is at or before `now_ms` is not stored; any stored version is deleted instead.
 ///
-/// `out_outcomes`, when not NULL, receives one value per item: 0 added, 1 replaced, 2 expired.
+/// An item whose stored data is byte for byte the same as before, and that has not expired, is
+/// unchanged: nothing of it is rewritten (the same identity twice in one call counts as changed).
+///
+/// `out_outcomes`, when not NULL, receives one value per item: 0 added, 1 replaced, 2 expired,
+/// 3 unchanged.
 /// Returns `CX_ERR_INVALID_ARGUMENT` on a read-only handle, or `CX_ERR_IO`.
 cx_status cx_database_replace_items(cx_database *_Nullable database, const cx_item *items, size_t count, int64_t now_ms,
                                     int32_t *_Nullable out_outcomes, char *_Nullable *_Nullable out_error);
+
+/// For each line digest, whether a stored item carries it and has not expired at `now_ms`: that
+/// line, read under the same options, would store exactly that item again. `out_known` receives
+/// one value per digest. Works on read-only and writable handles (a writable one sees its own
+/// uncommitted writes).
+cx_status cx_database_find_lines(cx_database *_Nullable database, const uint64_t *digests, size_t count, int64_t now_ms,
+                                 bool *out_known, char *_Nullable *_Nullable out_error);
 
 /// Deletes the items of `domain` with the given identifiers. Public items are refused unless
 /// `include_public` is set. `out_outcomes` receives one `cx_removal` per identifier.

@@ -71,6 +71,7 @@ final class XapianDatabase: @unchecked Sendable {
         case added = 0
         case replaced = 1
         case expired = 2
+        case unchanged = 3
     }
 
     func replace(_ items: [StoredItem], now: Int64) throws(SearchlightError) -> [StoreOutcome] {
@@ -128,6 +129,22 @@ final class XapianDatabase: @unchecked Sendable {
             try check { error in cx_database_delete_domain(handle, text, includePublic, &removed, error) }
         }
         return Int(removed)
+    }
+
+    /// For each line digest, whether a stored, unexpired item was read from that line.
+    func findLines(_ digests: [UInt64], now: Int64) throws(SearchlightError) -> [Bool] {
+        let handle = try open()
+        guard !digests.isEmpty else { return [] }
+        var known = [Bool](repeating: false, count: digests.count)
+        try digests.withUnsafeBufferPointer { buffer throws(SearchlightError) in
+            try known.withUnsafeMutableBufferPointer { knownBuffer throws(SearchlightError) in
+                try check { error in
+                    cx_database_find_lines(
+                        handle, buffer.baseAddress!, buffer.count, now, knownBuffer.baseAddress!, error)
+                }
+            }
+        }
+        return known
     }
 
     func deleteExpired(now: Int64, dryRun: Bool) throws(SearchlightError) -> Int {
