@@ -42,26 +42,59 @@ extension BranchUniversalObjectReader {
         }
         defer { try? handle.close() }
         var input = DecodedInput(path: path)
-        var pending = Data()
+        // Bytes read but not yet split into lines. Lines are found with memchr and hashed from
+        // raw bytes: an unchanged file is mostly this loop.
+        var pending: [UInt8] = []
         var item = 0
         var lineNumber = 0
-        var lines: [(bytes: Data.SubSequence, number: Int)] = []
+        var lines: [(range: Range<Int>, number: Int)] = []
         var linesInPiece = 0
         var atStart = true
         /// Decodes the lines gathered so far into `input`, but those the filter recognizes.
         func decodeGathered() {
-            let digests = filter.map { filter in lines.map { filter.digest($0.bytes) } }
+            guard !lines.isEmpty else { return }
+            let digests = filter.map { filter in
+                pending.withUnsafeBytes { raw in
+                    lines.map { filter.digest(UnsafeRawBufferPointer(rebasing: raw[$0.range])) }
+                }
+            }
             let known = digests.map { filter?.known($0) ?? [] } ?? []
             for (index, line) in lines.enumerated() {
+                let bytes = Data(pending[line.range])
                 if index < known.count, known[index], let digest = digests?[index] {
                     item += 1
-                    input.knownLines.append(
-                        .init(digest: digest, bytes: Data(line.bytes), item: item, line: line.number))
+                    input.knownLines.append(.init(digest: digest, bytes: bytes, item: item, line: line.number))
                 } else {
-                    decodeLine(line.bytes, number: line.number, item: &item, into: &input, lineDigest: digests?[index])
+                    decodeLine(bytes[...], number: line.number, item: &item, into: &input, lineDigest: digests?[index])
                 }
             }
             lines.removeAll(keepingCapacity: true)
+        }
+        /// Gathers the complete lines of `pending` from `start`; returns where the rest begins, or
+        /// nil when the consumer has gone.
+        func gatherLines() -> Int? {
+            var start = 0
+            while true {
+                let newline: Int? = pending.withUnsafeBytes { raw in
+                    guard start < raw.count, let base = raw.baseAddress,
+                        let found = memchr(base + start, Int32(UInt8(ascii: "\n")), raw.count - start)
+                    else { return nil }
+                    return base.distance(to: UnsafeRawPointer(found))
+                }
+                guard let newline else { return start }
+                lineNumber += 1
+                if pending[start..<newline].contains(where: { !isSpace($0) }) {
+                    lines.append((start..<newline, lineNumber))
+                }
+                start = newline + 1
+                linesInPiece += 1
+                if linesInPiece >= piece {
+                    decodeGathered()
+                    guard emit(input) else { return nil }
+                    input = DecodedInput(path: path)
+                    linesInPiece = 0
+                }
+            }
         }
         while true {
             let block: Data
@@ -74,32 +107,19 @@ extension BranchUniversalObjectReader {
                 break
             }
             if block.isEmpty { break }
-            pending.append(block)
+            pending.append(contentsOf: block)
             if atStart, pending.count >= 3 {
                 if pending.starts(with: [0xEF, 0xBB, 0xBF]) { pending.removeFirst(3) }
                 atStart = false
             }
-            var start = pending.startIndex
-            while let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
-                lineNumber += 1
-                let line = pending[start..<newline]
-                if line.contains(where: { !isSpace($0) }) { lines.append((line, lineNumber)) }
-                start = pending.index(after: newline)
-                linesInPiece += 1
-                if linesInPiece >= piece {
-                    decodeGathered()
-                    guard emit(input) else { return }
-                    input = DecodedInput(path: path)
-                    linesInPiece = 0
-                }
-            }
-            // The gathered lines are slices of `pending`: decode them before it moves on.
+            guard let rest = gatherLines() else { return }
+            // The gathered lines are ranges of `pending`: decode them before it moves on.
             decodeGathered()
-            pending.removeSubrange(pending.startIndex..<start)
+            pending.removeSubrange(0..<rest)
         }
-        if !pending.isEmpty {
+        if pending.contains(where: { !isSpace($0) }) {
             lineNumber += 1
-            if pending.contains(where: { !isSpace($0) }) { lines.append((pending[...], lineNumber)) }
+            lines.append((0..<pending.count, lineNumber))
             decodeGathered()
         }
         _ = emit(input)

@@ -32,7 +32,7 @@ public struct LineFilter: @unchecked Sendable {
     }
 
     /// The digest of one raw line under these options.
-    func digest(_ line: some Collection<UInt8>) -> UInt64 {
+    func digest(_ line: UnsafeRawBufferPointer) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in salt {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3

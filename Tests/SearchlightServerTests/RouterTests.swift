@@ -245,6 +245,9 @@ struct WritingTests {
             )
             let item = try await client.execute(uri: "/v1/items/new%2F1", method: .get, headers: headers(readerToken))
             #expect(try json(item)["domain"] as? String == "com.example.shop")
+            let again = try await client.execute(
+                uri: "/v1/items", method: .post, headers: headers(writerToken), body: body)
+            #expect(try json(again)["unchanged"] as? Int == 1 && json(again)["indexed"] as? Int == 1)
         }
     }
 
