@@ -68,6 +68,22 @@ cx_status cx_database_reopen(cx_database *database, char **out_error) {
     }
 }
 
+cx_status cx_database_compact(cx_database *database, const char *destination, char **out_error) {
+    if (cx_status status = cx::require_open(database, out_error)) return status;
+    if (destination == nullptr) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no destination", out_error);
+    if (database->in_transaction)
+        return cx::fail(CX_ERR_INVALID_ARGUMENT, "a transaction is open; commit it first", out_error);
+    try {
+        // Compacts what is committed: a read-only view of the same database, so that the writer's
+        // lock stays held throughout. Xapian writes and syncs the new database's tables.
+        Xapian::Database committed(database->path);
+        committed.compact(destination);
+        return CX_OK;
+    } catch (...) {
+        return cx::status_from_current_exception(out_error);
+    }
+}
+
 bool cx_database_is_writable(const cx_database *database) { return database != nullptr && database->writable; }
 
 cx_status cx_database_begin(cx_database *database, char **out_error) {

@@ -46,6 +46,17 @@ extension SearchlightError: Hashable {
     }
 }
 
+/// What a compaction did to the index's size on disk.
+public struct CompactionReport: Sendable, Hashable, Codable {
+    public var bytesBefore: Int
+    public var bytesAfter: Int
+
+    public init(bytesBefore: Int, bytesAfter: Int) {
+        self.bytesBefore = bytesBefore
+        self.bytesAfter = bytesAfter
+    }
+}
+
 /// What a removal call did.
 public struct RemovalReport: Sendable, Hashable, Codable {
     /// A removal refused for one identifier.

@@ -90,7 +90,7 @@ extension SearchableIndex {
         }
         return IndexStatistics(
             path: path, documents: counts.documents, public: counts.publicCount, private: counts.privateCount,
-            expired: counts.expiredCount, domains: domains, sizeBytes: Self.size(of: path))
+            expired: counts.expiredCount, domains: domains, sizeBytes: IndexLayout.size(at: path))
     }
 
     /// Calls `body` with every item of `domainIdentifier` (every domain when `nil`), in storage
@@ -101,7 +101,7 @@ extension SearchableIndex {
     ) throws {
         if let domainIdentifier { try SearchableItem.validateDomain(domainIdentifier) }
         try database.withLock { database in
-            if !database.isWritable { try database.reopen() }
+            try refresh(&database)
             try database.forEachDocument { data, expiration in
                 if !includeExpired, expiration > 0, expiration <= now { return }
                 let item = try decodeStored(data)
@@ -120,19 +120,6 @@ extension SearchableIndex {
                 .indexUnavailable,
                 "An item stored in \(path) cannot be read (\(error)): the index was not written by Searchlight, "
                     + "or is damaged", failure: .corrupt)
-        }
-    }
-
-    private static func size(of path: String) -> Int {
-        let manager = FileManager.default
-        var isDirectory: ObjCBool = false
-        guard manager.fileExists(atPath: path, isDirectory: &isDirectory) else { return 0 }
-        guard isDirectory.boolValue else {
-            return (try? manager.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-        }
-        let files = (try? manager.contentsOfDirectory(atPath: path)) ?? []
-        return files.reduce(0) { total, name in
-            total + ((try? manager.attributesOfItem(atPath: path + "/" + name)[.size] as? Int) ?? 0)
         }
     }
 }

@@ -46,14 +46,25 @@ public final class SearchableIndex: Sendable {
                 throw SearchlightError(.indexUnavailable, "There is no index at \(path)", failure: .notFound)
             }
             isWritable = false
-            database = Mutex(try XapianDatabase(path: path, writable: false))
+            database = Mutex(try Self.openReader(path: path))
         case .readWrite(let lockTimeout):
             isWritable = true
             database = Mutex(try Self.openWriter(path: path, lockTimeout: lockTimeout))
         }
     }
 
+    /// Opens the current generation (or the first layout's database) for reading.
+    static func openReader(path: String) throws(SearchlightError) -> XapianDatabase {
+        let layout = IndexLayout.read(path)
+        return try XapianDatabase(path: layout.databasePath(in: path), writable: false, layout: layout)
+    }
+
     /// Xapian fails at once when the write lock is held, so waiting is a poll.
+    ///
+    /// A writer that waited for a generation's lock may get it just after that generation was
+    /// replaced (the compacting writer holds the old lock until the new stub is published): it
+    /// then finds the stub changed, lets go, and opens the new generation instead. Once it holds
+    /// the lock, it removes what a killed compaction or build left behind.
     private static func openWriter(path: String, lockTimeout: Duration) throws(SearchlightError) -> XapianDatabase {
         let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
         do {
@@ -66,8 +77,17 @@ public final class SearchableIndex: Sendable {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: lockTimeout)
         while true {
+            let layout = IndexLayout.read(path)
             do {
-                return try XapianDatabase(path: path, writable: true)
+                let writer = try XapianDatabase(path: layout.databasePath(in: path), writable: true, layout: layout)
+                let current = IndexLayout.read(path)
+                guard current == layout || (layout == .none && current == .single) else {
+                    try? writer.close()
+                    continue
+                }
+                IndexLayout.removeStale(at: path, keeping: current.kept)
+                writer.layout = current
+                return writer
             } catch SearchlightError.indexLocked {
                 guard clock.now < deadline else {
                     throw SearchlightError(
@@ -170,21 +190,116 @@ public final class SearchableIndex: Sendable {
     }
 
     /// Deletes every expired item, in every domain, in one transaction; with `dryRun`, only counts.
+    /// When the items deleted are enough to matter, the index is then compacted
+    /// (``compactIfWorthwhile(afterDeleting:)``): deleting rewrites Xapian's posting chunks, and
+    /// would otherwise leave the index larger than before.
     @discardableResult
     public func pruneExpiredItems(now: Int64 = currentTime(), dryRun: Bool = false) throws(SearchlightError) -> Int {
         if dryRun {
             return try read { database throws(SearchlightError) in try database.deleteExpired(now: now, dryRun: true) }
         }
-        return try performBatch { batch throws(SearchlightError) in try batch.pruneExpiredItems(now: now) }
+        let pruned = try performBatch { batch throws(SearchlightError) in try batch.pruneExpiredItems(now: now) }
+        try compactIfWorthwhile(afterDeleting: pruned)
+        return pruned
     }
 
-    /// Runs a read at the latest committed revision.
+    /// The share of an index's items whose deletion makes compacting worth its time: 1 %.
+    public static let compactionThreshold = 0.01
+
+    /// Compacts after `deleted` items were removed, when they were at least
+    /// ``compactionThreshold`` of the items there were, and the index is a folder (a stub file
+    /// listing shards is left alone).
+    ///
+    /// - Returns: the compaction's report, or `nil` when it was not worth it.
+    @discardableResult
+    public func compactIfWorthwhile(afterDeleting deleted: Int) throws(SearchlightError) -> CompactionReport? {
+        var isDirectory: ObjCBool = false
+        guard deleted > 0, FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
+            isDirectory.boolValue
+        else { return nil }
+        let remaining = try read { database throws(SearchlightError) in try database.counts(now: 0).documents }
+        guard Double(deleted) >= Self.compactionThreshold * Double(remaining + deleted) else { return nil }
+        return try compact()
+    }
+
+    /// Runs a read at the latest committed revision. A reader follows a new generation by
+    /// opening it from the path; if the generation it had open goes away under it, it opens the
+    /// current one and reads again.
     func read<T: Sendable>(_ body: (XapianDatabase) throws(SearchlightError) -> T) throws(SearchlightError)
         -> T
     {
         try database.withLock { database throws(SearchlightError) in
-            if !database.isWritable { try database.reopen() }
-            return try body(database)
+            guard !database.isWritable else { return try body(database) }
+            do throws(SearchlightError) {
+                try refresh(&database)
+                return try body(database)
+            } catch  where IndexLayout.read(path) != database.layout {
+                try refresh(&database)
+                return try body(database)
+            }
+        }
+    }
+
+    /// Brings a reader to the latest commit: the current generation, opened from the path when the
+    /// stub has changed, else its own database reopened.
+    func refresh(_ database: inout XapianDatabase) throws(SearchlightError) {
+        guard !database.isWritable else { return }
+        if IndexLayout.read(path) != database.layout {
+            database = try Self.openReader(path: path)
+        } else {
+            try database.reopen()
+        }
+    }
+
+    // MARK: - Compaction
+
+    /// Rewrites the index compactly as a new generation, reclaiming the space of deleted and
+    /// replaced items, and publishes it atomically: readers see the old generation or the new
+    /// one, and are never interrupted (the old one stays until the next compaction). An index in
+    /// the first layout moves to generations here.
+    ///
+    /// A compaction killed at any moment leaves the old generation current and whole; the next
+    /// writer removes the partial one.
+    ///
+    /// - Throws: ``SearchlightError/Code/writeFailed`` (the disk is full, say; the old generation
+    ///   stays current), ``SearchlightError/Code/invalidArgument`` for an index that is not a folder
+    ///   (a stub file listing shards) or was opened read-only.
+    @discardableResult
+    public func compact() throws(SearchlightError) -> CompactionReport {
+        guard isWritable else {
+            throw SearchlightError(.invalidArgument, "The index at \(path) was opened read-only")
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw SearchlightError(.invalidArgument, "Only an index folder can be compacted, not \(path)")
+        }
+        return try database.withLock { database throws(SearchlightError) in
+            let before = IndexLayout.size(at: path)
+            let current = database.layout
+            let next = (current.generation ?? 0) + 1
+            let folder = path + "/" + IndexLayout.folderName(next)
+            try? FileManager.default.removeItem(atPath: folder)
+            let writer: XapianDatabase
+            do throws(SearchlightError) {
+                try database.compact(to: folder)
+                IndexLayout.syncFiles(in: folder)
+                // Lock the new generation before anyone can find it, so no other writer gets in
+                // between this one's two locks.
+                writer = try XapianDatabase(path: folder, writable: true, layout: .generation(next))
+                do throws(SearchlightError) {
+                    try IndexLayout.publish(next, at: path, from: current)
+                } catch {
+                    try? writer.close()
+                    throw error
+                }
+            } catch {
+                try? FileManager.default.removeItem(atPath: folder)
+                throw error
+            }
+            try? database.close()
+            database = writer
+            IndexLayout.removeStale(at: path, keeping: [next, current.generation ?? 0])
+            return CompactionReport(bytesBefore: before, bytesAfter: IndexLayout.size(at: path))
         }
     }
 }

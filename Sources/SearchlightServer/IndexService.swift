@@ -153,7 +153,8 @@ struct IndexLifecycleService: Service {
     }
 }
 
-/// Prunes expired items every `interval`, through the write queue.
+/// Prunes expired items every `interval`, through the write queue, and compacts the index when the
+/// prune deleted enough to matter.
 struct PruneService: Service {
     let index: IndexService
     let interval: Duration
@@ -173,6 +174,14 @@ struct PruneService: Service {
                         try batch.pruneExpiredItems(now: now)
                     }
                     logger.info("Pruned expired items", metadata: ["pruned": "\(pruned)"])
+                    // Readers follow the new generation on their next search.
+                    if let compaction = try index.writer.compactIfWorthwhile(afterDeleting: pruned) {
+                        logger.info(
+                            "Compacted the index",
+                            metadata: [
+                                "bytesBefore": "\(compaction.bytesBefore)", "bytesAfter": "\(compaction.bytesAfter)",
+                            ])
+                    }
                 } catch {
                     logger.error("Pruning failed: \(error)")
                 }

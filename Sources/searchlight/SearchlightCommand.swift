@@ -21,7 +21,7 @@ struct SearchlightCommand: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             IndexCommand.self, SearchCommand.self, GetCommand.self, RemoveCommand.self, PruneCommand.self,
-            StatsCommand.self, ExportCommand.self, ServeCommand.self,
+            StatsCommand.self, ExportCommand.self, CompactCommand.self, ServeCommand.self,
         ]
     )
 }

@@ -309,6 +309,24 @@ struct SearchCommandTests {
         #expect(run.stderr.contains("code 1010"))
     }
 
+    @Test("compact rewrites the index as a new generation and reports the sizes")
+    func compact() throws {
+        let workspace = try indexedWorkspace()
+        let json = try workspace.run(["compact", "--json"])
+        #expect(json.status == 0, "\(json.stderr)")
+        let report = try json.object()
+        #expect(Set(report.keys) == ["bytesBefore", "bytesAfter"])
+        #expect((report["bytesAfter"] as? Int ?? 0) > 0)
+        #expect(FileManager.default.fileExists(atPath: workspace.index + "/gen-000001/iamglass"))
+        let text = try workspace.run(["compact"])
+        #expect(text.status == 0)
+        #expect(text.stdout.hasPrefix("Compacted \(workspace.index): "))
+        #expect(try workspace.run(["search", "deep", "--now", corpusNow, "--json"]).object()["total"] as? Int == 1)
+        let missing = try workspace.run(["compact", "--index", workspace.path + "/nothing"])
+        #expect(missing.status == 66)
+        #expect(!FileManager.default.fileExists(atPath: workspace.path + "/nothing"))
+    }
+
     @Test("the index defaults to $SEARCHLIGHT_INDEX, then $XDG_DATA_HOME/searchlight/index")
     func defaultLocation() throws {
         let workspace = try Workspace()

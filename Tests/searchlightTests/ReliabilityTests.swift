@@ -24,11 +24,25 @@ func exportedItems(_ workspace: Workspace, index: String? = nil) throws -> [[Str
     }
 }
 
+/// The database folder an index opens now: its current generation, or the folder itself.
+func currentDatabase(_ index: String) -> String {
+    guard !FileManager.default.fileExists(atPath: index + "/iamglass"),
+        let stub = try? String(contentsOfFile: index + "/XAPIANDB", encoding: .utf8),
+        stub.hasPrefix("auto ")
+    else { return index }
+    return index + "/" + stub.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+/// The generation folders in an index folder.
+func generationFolders(_ index: String) -> Set<String> {
+    Set(((try? FileManager.default.contentsOfDirectory(atPath: index)) ?? []).filter { $0.hasPrefix("gen-") })
+}
+
 /// `xapian-check` on the index: no error.
 func checkWithXapian(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/xapian-check")
-    process.arguments = [path]
+    process.arguments = [currentDatabase(path)]
     let output = Pipe()
     process.standardOutput = output
     process.standardError = output
@@ -69,6 +83,62 @@ struct ReliabilityTests {
         #expect(finish.status == 0)
         #expect(try exportedItems(workspace).count == files * perFile)
         try checkWithXapian(workspace.index)
+    }
+
+    @Test("killed with SIGKILL mid-compaction, the index is the old generation or the new, whole; strays go")
+    func killedMidCompaction() throws {
+        let workspace = try Workspace()
+        try writeBatch(workspace, folder: "in", files: 20, items: 100)
+        #expect(try workspace.run(["index", workspace.path + "/in"]).status == 0)
+        let reference = try exportedItems(workspace).count
+        var random = SystemRandomNumberGenerator()
+        var compacted = 0
+        for run in 0..<20 {
+            let process = try startBinary(["compact", "--index", workspace.index])
+            Thread.sleep(forTimeInterval: Double.random(in: 0.0...0.25, using: &random))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            try checkWithXapian(workspace.index)
+            #expect(try exportedItems(workspace).count == reference, "run \(run)")
+            // The next write removes whatever the killed compaction left.
+            let write = try workspace.write("one.json", #"{"$canonical_identifier":"f0/0","$og_title":"title one 0"}"#)
+            #expect(try workspace.run(["index", write]).status == 0)
+            let current = URL(fileURLWithPath: currentDatabase(workspace.index)).lastPathComponent
+            let kept = generationFolders(workspace.index)
+            if let number = Int(current.dropFirst(4)) {
+                compacted += 1
+                let previous = "gen-" + String(format: "%06d", number - 1)
+                #expect(kept.isSubset(of: [current, previous]), "run \(run): \(kept)")
+            } else {
+                #expect(kept.isEmpty, "run \(run): \(kept)")
+            }
+        }
+        let finish = try workspace.run(["compact", "--json"])
+        #expect(finish.status == 0, "\(finish.stderr)")
+        #expect(try exportedItems(workspace).count == reference)
+        try checkWithXapian(workspace.index)
+        #expect(compacted > 0 || generationFolders(workspace.index).count == 2)
+    }
+
+    @Test("searches during compactions never fail and always see every item")
+    func readersDuringCompactions() throws {
+        let workspace = try Workspace()
+        try writeBatch(workspace, folder: "in", files: 10, items: 60)
+        #expect(try workspace.run(["index", workspace.path + "/in"]).status == 0)
+        var searches = 0
+        for _ in 0..<8 {
+            let compaction = try startBinary(["compact", "--index", workspace.index])
+            repeat {
+                let run = try workspace.run(["search", "--all-domains", "--limit", "0", "--json"])
+                #expect(run.status == 0, "\(run.stderr)")
+                #expect(try run.object()["total"] as? Int == 600)
+                searches += 1
+            } while compaction.isRunning
+            compaction.waitUntilExit()
+            #expect(compaction.terminationStatus == 0)
+        }
+        #expect(searches > 1)
+        #expect(generationFolders(workspace.index).count == 2)
     }
 
     @Test("two writers at once both succeed: the second waits for the first")
@@ -150,6 +220,18 @@ struct ReliabilityTests {
         let search = try workspace.run(["search", "still", "--index", index, "--json"])
         #expect(search.status == 0)
         #expect(try search.object()["total"] as? Int == 1)
+
+        // A compaction on the full disk fails the same way and leaves no partial generation.
+        _ = FileManager.default.createFile(atPath: mountPoint + "/filler", contents: nil)
+        let filler = try #require(FileHandle(forWritingAtPath: mountPoint + "/filler"))
+        while (try? filler.write(contentsOf: Data(count: 16 * 1024))) != nil {}
+        try? filler.close()
+        let compact = try workspace.run(["compact", "--index", index])
+        #expect(compact.status == 1, "\(compact.stdout) \(compact.stderr)")
+        #expect(compact.stderr.contains("code 2007"), "\(compact.stderr)")
+        #expect(generationFolders(index).isEmpty)
+        let after = try workspace.run(["search", "still", "--index", index, "--json"])
+        #expect(try after.object()["total"] as? Int == 1)
     }
 
     @Test("an index of an older format is refused for search and writes with how to rebuild; export still works")

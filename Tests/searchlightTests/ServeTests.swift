@@ -127,7 +127,9 @@ struct ServeTests {
         let workspace = try Workspace()
         let soon = Int64(Date().timeIntervalSince1970 * 1000) + 1500
         let file = try workspace.write(
-            "soon.json", #"[{"$canonical_identifier":"soon","$exp_date":\#(soon)},{"$canonical_identifier":"stays"}]"#)
+            "soon.json",
+            #"[{"$canonical_identifier":"soon","$exp_date":\#(soon)},{"$canonical_identifier":"stays","$publicly_indexable":true}]"#
+        )
         #expect(try workspace.run(["index", file]).status == 0)
         let server = try RunningServer(index: workspace.index, extra: ["--prune-interval", "1s"])
         var documents = 2
@@ -137,6 +139,12 @@ struct ServeTests {
         }
         #expect(documents == 1)
         #expect(server.log.contains("Pruned expired items"))
+        // Half the items went, so the service compacted into a new generation, and goes on
+        // searching and writing there.
+        #expect(server.log.contains("Compacted the index"))
+        #expect(FileManager.default.fileExists(atPath: workspace.index + "/XAPIANDB"))
+        let search = try await http("GET", server.baseURL + "/v1/search?q=")
+        #expect(search.status == 200 && search.body.contains(#""total":1"#))
         #expect(server.stop() == 0)
     }
 

@@ -229,6 +229,15 @@ void cx_database_free(cx_database *_Nullable database);
 /// `CX_ERR_CORRUPT` on failure.
 cx_status cx_database_reopen(cx_database *_Nullable database, char *_Nullable *_Nullable out_error);
 
+/// Writes a compacted copy of the database's last commit to the folder `destination` (a
+/// NUL-terminated path that must not exist yet): the same documents (renumbered without gaps),
+/// values, spelling data and metadata, with the space of deleted and replaced documents reclaimed. The
+/// handle (and a writer's lock) is left as it is. Returns `CX_ERR_INVALID_ARGUMENT` while a
+/// transaction is open, `CX_ERR_IO` (for example, the disk is full; `destination` may then hold a
+/// partial copy for the caller to remove), or `CX_ERR_OPENING`.
+cx_status cx_database_compact(cx_database *_Nullable database, const char *_Nullable destination,
+                              char *_Nullable *_Nullable out_error);
+
 /// True when the handle was opened with `CX_OPEN_WRITE`.
 bool cx_database_is_writable(const cx_database *_Nullable database);
 

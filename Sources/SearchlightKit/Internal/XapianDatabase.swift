@@ -8,11 +8,14 @@ final class XapianDatabase: @unchecked Sendable {
     private var handle: OpaquePointer?
     let path: String
     let isWritable: Bool
+    /// The layout of the index folder when this database was opened from it.
+    var layout: IndexLayout
 
     /// Opens the database, or throws ``SearchlightError`` mapped from the shim's status.
-    init(path: String, writable: Bool) throws(SearchlightError) {
+    init(path: String, writable: Bool, layout: IndexLayout = .single) throws(SearchlightError) {
         self.path = path
         self.isWritable = writable
+        self.layout = layout
         var opened: OpaquePointer?
         try Self.check(path: path) { error in
             cx_database_open(path, writable ? CX_OPEN_WRITE : CX_OPEN_READ, &opened, error)
@@ -57,6 +60,12 @@ final class XapianDatabase: @unchecked Sendable {
         }
         try check { error in cx_database_commit(handle, error) }
         return result
+    }
+
+    /// Writes a compacted copy of the last commit into the new folder `destination`.
+    func compact(to destination: String) throws(SearchlightError) {
+        let handle = try open()
+        try check { error in cx_database_compact(handle, destination, error) }
     }
 
     func reopen() throws(SearchlightError) {

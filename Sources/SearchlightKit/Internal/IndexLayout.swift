@@ -1,0 +1,159 @@
+import Foundation
+
+/// How an index folder holds its Xapian database.
+///
+/// - `single`: the first layout, a glass database directly in the folder (or any path Xapian
+///   opens, such as a user's stub file listing shards).
+/// - `generation(n)`: the folder holds `XAPIANDB`, a Xapian stub file saying `auto gen-00000n`,
+///   and that glass database in `gen-00000n/`. A new generation is published by renaming a new
+///   stub over `XAPIANDB`, so readers see the old generation or the new one, never a mix.
+///
+/// Xapian follows a stub file inside a folder for `Database` and `WritableDatabase` alike, but a
+/// folder's own `iamglass` wins over its stub: moving from `single` to generations publishes the
+/// stub first, then removes `iamglass`, so a crash between the two leaves the old layout whole.
+enum IndexLayout: Hashable {
+    /// Nothing is at the path yet.
+    case none
+    case single
+    case generation(Int)
+
+    static let stubName = "XAPIANDB"
+
+    /// The layout at `path` now.
+    static func read(_ path: String) -> IndexLayout {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return .none }
+        guard isDirectory.boolValue, !FileManager.default.fileExists(atPath: path + "/iamglass"),
+            let stub = try? String(contentsOfFile: path + "/" + stubName, encoding: .utf8),
+            let number = generationNumber(stub)
+        else { return .single }
+        return .generation(number)
+    }
+
+    /// The generation a stub names, when it is exactly one `auto gen-NNNNNN` line.
+    private static func generationNumber(_ stub: String) -> Int? {
+        let lines = stub.split(whereSeparator: \.isNewline)
+        guard lines.count == 1, lines[0].hasPrefix("auto ") else { return nil }
+        return number(of: String(lines[0].dropFirst(5)))
+    }
+
+    /// `n` of a folder named `gen-NNNNNN`.
+    static func number(of name: String) -> Int? {
+        guard name.hasPrefix("gen-"), name.count == 10 else { return nil }
+        return Int(name.dropFirst(4))
+    }
+
+    static func folderName(_ generation: Int) -> String {
+        let digits = String(generation)
+        return "gen-" + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
+    }
+
+    /// The database this layout opens: the generation's folder, or the path itself.
+    func databasePath(in path: String) -> String {
+        if case .generation(let number) = self { return path + "/" + Self.folderName(number) }
+        return path
+    }
+
+    /// The generations a writer keeps: the current one, and the one before it, which readers that
+    /// opened it before the last swap may still be reading (the first layout counts as 0).
+    var kept: Set<Int> {
+        guard case .generation(let number) = self else { return [] }
+        return [number, number - 1]
+    }
+
+    var generation: Int? {
+        if case .generation(let number) = self { return number }
+        return nil
+    }
+
+    /// Makes `generation` current: writes the stub beside, syncs it, and renames it over
+    /// `XAPIANDB` (atomic), then syncs the folder so the rename survives a crash. From a `single`
+    /// layout, `iamglass` is then removed so that Xapian follows the stub.
+    static func publish(_ generation: Int, at path: String, from previous: IndexLayout) throws(SearchlightError) {
+        let stub = path + "/" + stubName
+        let temporary = stub + ".new"
+        do {
+            try writeSynced(Data("auto \(folderName(generation))\n".utf8), to: temporary)
+            guard rename(temporary, stub) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            syncFolder(path)
+            if previous == .single {
+                try FileManager.default.removeItem(atPath: path + "/iamglass")
+                syncFolder(path)
+            }
+        } catch let error as SearchlightError {
+            throw error
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw SearchlightError(
+                .writeFailed, "Cannot publish the new generation of the index at \(path): \(error)", failure: .io)
+        }
+    }
+
+    /// Removes what no reader may still use: generation folders other than `keeping`, and, once
+    /// the index has moved to generations and `keeping` has no 0 (the first layout counts as
+    /// generation 0), the first layout's tables (never its lock file, which another process may
+    /// hold). A folder left by a build that was killed goes this way too.
+    static func removeStale(at path: String, keeping: Set<Int>) {
+        let manager = FileManager.default
+        guard let names = try? manager.contentsOfDirectory(atPath: path) else { return }
+        let current = read(path)
+        for name in names {
+            if let number = number(of: name), !keeping.contains(number) {
+                try? manager.removeItem(atPath: path + "/" + name)
+            } else if current == .single, name == stubName || name == stubName + ".new" {
+                // A stub that a crash left behind before `iamglass` went: the old layout is current.
+                try? manager.removeItem(atPath: path + "/" + name)
+            } else if case .generation = current, !keeping.contains(0), name.hasSuffix(".glass") {
+                try? manager.removeItem(atPath: path + "/" + name)
+            }
+        }
+    }
+
+    /// The bytes the current database takes on disk.
+    static func size(at path: String) -> Int {
+        let layout = read(path)
+        let folder = layout.databasePath(in: path)
+        let manager = FileManager.default
+        var isDirectory: ObjCBool = false
+        guard manager.fileExists(atPath: folder, isDirectory: &isDirectory) else { return 0 }
+        guard isDirectory.boolValue else { return (try? manager.attributesOfItem(atPath: folder)[.size] as? Int) ?? 0 }
+        let files = (try? manager.contentsOfDirectory(atPath: folder)) ?? []
+        return files.reduce(0) { total, name in
+            var isFolder: ObjCBool = false
+            guard manager.fileExists(atPath: folder + "/" + name, isDirectory: &isFolder), !isFolder.boolValue else {
+                return total
+            }
+            return total + ((try? manager.attributesOfItem(atPath: folder + "/" + name)[.size] as? Int) ?? 0)
+        }
+    }
+
+    /// Syncs every file of a folder and the folder itself.
+    static func syncFiles(in folder: String) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+            let descriptor = open(folder + "/" + name, O_RDONLY)
+            if descriptor >= 0 {
+                fsync(descriptor)
+                close(descriptor)
+            }
+        }
+        syncFolder(folder)
+    }
+
+    private static func syncFolder(_ folder: String) {
+        let descriptor = open(folder, O_RDONLY | O_DIRECTORY)
+        if descriptor >= 0 {
+            fsync(descriptor)
+            close(descriptor)
+        }
+    }
+
+    private static func writeSynced(_ data: Data, to file: String) throws {
+        let descriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(descriptor) }
+        let written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        guard written == data.count, fsync(descriptor) == 0 else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import ArgumentParser
+import Foundation
+import SearchlightKit
+
+struct CompactCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compact",
+        abstract: "Rewrite the index compactly, reclaiming the space of deleted and replaced items.",
+        discussion: """
+            Writes the index anew as its next generation and switches to it atomically: searches \
+            running meanwhile see the old generation or the new one and are never interrupted. A \
+            compaction killed at any moment leaves the old generation in place. The first \
+            compaction of an index made by an earlier version moves it to generation folders \
+            (XAPIANDB names the current one). prune compacts by itself when it deleted 1 % of the \
+            items or more.
+
+            Examples:
+              searchlight compact
+              searchlight compact --json
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var writer: WriterOptions
+
+    func run() throws {
+        try reportingErrors(global) {
+            // Compacting creates nothing: a missing index is the read commands' error.
+            try SearchableIndex.openForReading(global).close()
+            let index = try SearchableIndex.openForWriting(global, writer)
+            let progress = Progress()
+            progress.update({ _ in "Compacting…" }, force: true)
+            let report = try index.compact()
+            progress.finish()
+            try index.close()
+            if global.json { return try global.output.printJSON(report) }
+            print("Compacted \(global.indexPath): \(Self.size(report.bytesBefore)) → \(Self.size(report.bytesAfter))")
+        }
+    }
+
+    /// Bytes as `12.3 MB` (decimal units, as `ls -lh --si` and Finder write them).
+    static func size(_ bytes: Int) -> String {
+        let units = ["bytes", "kB", "MB", "GB", "TB"]
+        var value = Double(bytes)
+        var unit = 0
+        while value >= 1000, unit < units.count - 1 {
+            value /= 1000
+            unit += 1
+        }
+        if unit == 0 { return "\(bytes) bytes" }
+        let tenths = Int((value * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10) \(units[unit])"
+    }
+}

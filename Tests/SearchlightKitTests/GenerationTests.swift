@@ -1,0 +1,126 @@
+import Foundation
+import SearchlightKit
+import SearchlightTesting
+import Testing
+
+private func contents(_ index: SearchableIndex) throws -> [String] {
+    var lines: [String] = []
+    try index.forEachItem(domainIdentifier: nil, includeExpired: true, now: now) { item in
+        lines.append(item.object.canonicalIdentifier + "|" + (item.object.title ?? ""))
+    }
+    return lines.sorted()
+}
+
+private func files(_ path: String) throws -> Set<String> {
+    Set(try FileManager.default.contentsOfDirectory(atPath: path))
+}
+
+@Suite("Generations and compaction (SPEC §5)", .temporaryFolder)
+struct GenerationTests {
+    @Test("compaction reclaims the space of deleted items, keeps every item, and moves the index to generations")
+    func compaction() throws {
+        let test = try TestIndex()
+        let items = (0..<600).map { item("item/\($0)", title: "Title \($0)", description: "Words about \($0)") }
+        try test.index.indexSearchableItems(items, now: now)
+        _ = try test.index.deleteSearchableItems(withIdentifiers: (0..<400).map { "item/\($0)" })
+        let before = try contents(test.index)
+        #expect(try files(test.path).contains("iamglass"))
+
+        let report = try test.index.compact()
+        #expect(report.bytesAfter < report.bytesBefore)
+        #expect(try contents(test.index) == before)
+        let first = try files(test.path)
+        #expect(first.contains("XAPIANDB") && first.contains("gen-000001") && !first.contains("iamglass"))
+        #expect(try String(contentsOfFile: test.path + "/XAPIANDB", encoding: .utf8) == "auto gen-000001\n")
+
+        // Writes go on in the new generation; the next compaction drops the first layout's tables.
+        try test.index.indexSearchableItems([item("late", title: "Written after")], now: now)
+        try test.index.compact()
+        let second = try files(test.path)
+        #expect(second.isSuperset(of: ["XAPIANDB", "gen-000001", "gen-000002", "flintlock"]))
+        #expect(!second.contains { $0.hasSuffix(".glass") })
+        #expect(try test.index.ids("written") == ["late"])
+        #expect(try test.index.statistics(now: now).documents == 201)
+    }
+
+    @Test("a reader opened before compactions follows the new generations without an error")
+    func readerFollows() throws {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems([item("a", title: "apple")], now: now)
+        let reader = try SearchableIndex(path: test.path, access: .readOnly)
+        #expect(try reader.ids("apple") == ["a"])
+        for round in 0..<3 {
+            try test.index.indexSearchableItems([item("r\(round)", title: "apple round \(round)")], now: now)
+            try test.index.compact()
+            #expect(try reader.ids("apple").count == round + 2)
+        }
+        #expect(try reader.statistics(now: now).documents == 4)
+    }
+
+    @Test("a writer that waited through a compaction writes into the new generation")
+    func waitingWriter() async throws {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems((0..<300).map { item("n\($0)", title: "number \($0)") }, now: now)
+        let path = test.path
+        let waiting = Task.detached { () throws -> Void in
+            let second = try SearchableIndex(path: path, access: .readWrite(lockTimeout: .seconds(30)))
+            try second.indexSearchableItems([item("second", title: "from the waiting writer")], now: now)
+            try second.close()
+        }
+        try await Task.sleep(for: .milliseconds(120))
+        try test.index.compact()
+        try test.index.close()
+        try await waiting.value
+        let reader = try SearchableIndex(path: path, access: .readOnly)
+        #expect(try reader.ids("waiting") == ["second"])
+        #expect(try reader.statistics(now: now).documents == 301)
+    }
+
+    @Test("what a killed compaction leaves is removed by the next writer; the old layout stays current")
+    func leftovers() throws {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems([item("a", title: "apple")], now: now)
+        try test.index.close()
+        // Killed after publishing the stub but before removing iamglass, and another killed mid-copy.
+        try TemporaryFolder.write("XAPIANDB", "auto gen-000001\n", in: test.path)
+        try TemporaryFolder.write("gen-000001/postlist.glass", "partial", in: test.path)
+        try TemporaryFolder.write("gen-000007/termlist.glass", "partial", in: test.path)
+        let reader = try SearchableIndex(path: test.path, access: .readOnly)
+        #expect(try reader.ids("apple") == ["a"])
+        let writer = try SearchableIndex(path: test.path, access: .readWrite(lockTimeout: .seconds(5)))
+        #expect(try files(test.path).isDisjoint(with: ["XAPIANDB", "gen-000001", "gen-000007"]))
+        try writer.compact()
+        try TemporaryFolder.write("gen-000005/termlist.glass", "partial", in: test.path)
+        try writer.close()
+        _ = try SearchableIndex(path: test.path, access: .readWrite(lockTimeout: .seconds(5)))
+        #expect(!(try files(test.path)).contains("gen-000005"))
+        #expect(try reader.ids("apple") == ["a"])
+    }
+
+    @Test("a stub file listing shards is searched but never compacted")
+    func stubNotCompacted() throws {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems([item("1", title: "shared word")], now: now)
+        try test.index.close()
+        let stub = try TemporaryFolder.write("one.stub", "auto \(test.path)\n")
+        let index = try SearchableIndex(path: stub, access: .readWrite(lockTimeout: .seconds(5)))
+        #expect(throws: SearchlightError.self) { try index.compact() }
+        #expect(try index.compactIfWorthwhile(afterDeleting: 1) == nil)
+    }
+
+    @Test("prune compacts when it deleted 1 % of the items or more, so the index does not grow")
+    func pruneCompacts() throws {
+        let test = try TestIndex()
+        var items = (0..<300).map { item("keep/\($0)", title: "kept \($0)") }
+        items += (0..<30).map { item("old/\($0)", title: "expiring \($0)", expiration: now + 10) }
+        try test.index.indexSearchableItems(items, now: now)
+        let before = try test.index.statistics(now: now).sizeBytes ?? 0
+        #expect(try test.index.pruneExpiredItems(now: now + 10) == 30)
+        #expect(try files(test.path).contains("XAPIANDB"))
+        #expect((try test.index.statistics(now: now + 10).sizeBytes ?? .max) <= before)
+        // One item of many is not worth a compaction.
+        try test.index.indexSearchableItems([item("old/x", title: "one more", expiration: now + 20)], now: now)
+        #expect(try test.index.pruneExpiredItems(now: now + 20) == 1)
+        #expect(try String(contentsOfFile: test.path + "/XAPIANDB", encoding: .utf8) == "auto gen-000001\n")
+    }
+}
