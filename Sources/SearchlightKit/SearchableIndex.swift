@@ -53,10 +53,19 @@ public final class SearchableIndex: Sendable {
         }
     }
 
-    /// Opens the current generation (or the first layout's database) for reading.
+    /// Opens the current generation (or the first layout's database) for reading. A generation
+    /// replaced between reading the stub and opening its files is gone: the current one is
+    /// opened instead.
     static func openReader(path: String) throws(SearchlightError) -> XapianDatabase {
-        let layout = IndexLayout.read(path)
-        return try XapianDatabase(path: layout.databasePath(in: path), writable: false, layout: layout)
+        var attempts = 0
+        while true {
+            let layout = IndexLayout.read(path)
+            do throws(SearchlightError) {
+                return try XapianDatabase(path: layout.databasePath(in: path), writable: false, layout: layout)
+            } catch  where attempts < 5 && IndexLayout.read(path) != layout {
+                attempts += 1
+            }
+        }
     }
 
     /// Xapian fails at once when the write lock is held, so waiting is a poll.
@@ -255,8 +264,8 @@ public final class SearchableIndex: Sendable {
 
     /// Rewrites the index compactly as a new generation, reclaiming the space of deleted and
     /// replaced items, and publishes it atomically: readers see the old generation or the new
-    /// one, and are never interrupted (the old one stays until the next compaction). An index in
-    /// the first layout moves to generations here.
+    /// one, and are never interrupted (those that have the old one open read on from its open
+    /// files; it is deleted at once). An index in the first layout moves to generations here.
     ///
     /// A compaction killed at any moment leaves the old generation current and whole; the next
     /// writer removes the partial one.
@@ -298,7 +307,7 @@ public final class SearchableIndex: Sendable {
             }
             try? database.close()
             database = writer
-            IndexLayout.removeStale(at: path, keeping: [next, current.generation ?? 0])
+            IndexLayout.removeStale(at: path, keeping: [next])
             return CompactionReport(bytesBefore: before, bytesAfter: IndexLayout.size(at: path))
         }
     }

@@ -34,21 +34,9 @@ struct CompactCommand: ParsableCommand {
             progress.finish()
             try index.close()
             if global.json { return try global.output.printJSON(report) }
-            print("Compacted \(global.indexPath): \(Self.size(report.bytesBefore)) → \(Self.size(report.bytesAfter))")
+            print(
+                "Compacted \(global.indexPath): \(Output.bytes(report.bytesBefore)) → \(Output.bytes(report.bytesAfter))"
+            )
         }
-    }
-
-    /// Bytes as `12.3 MB` (decimal units, as `ls -lh --si` and Finder write them).
-    static func size(_ bytes: Int) -> String {
-        let units = ["bytes", "kB", "MB", "GB", "TB"]
-        var value = Double(bytes)
-        var unit = 0
-        while value >= 1000, unit < units.count - 1 {
-            value /= 1000
-            unit += 1
-        }
-        if unit == 0 { return "\(bytes) bytes" }
-        let tenths = Int((value * 10).rounded())
-        return "\(tenths / 10).\(tenths % 10) \(units[unit])"
     }
 }

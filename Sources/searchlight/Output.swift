@@ -34,6 +34,18 @@ struct Output {
         useColor ? snippet.rendered(open: "\u{1B}[1;33m", close: "\u{1B}[0m") : snippet.text
     }
 
+    /// A size in bytes, as `1.1 MiB`.
+    static func bytes(_ count: Int) -> String {
+        let units = ["bytes", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(count)
+        var unit = 0
+        while value >= 1024, unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return unit == 0 ? "\(count) bytes" : String(format: "%.1f %@", value, units[unit])
+    }
+
     /// A date in epoch ms, as `2026-12-01 10:00 UTC` (computed directly: no locale is involved).
     static func date(_ milliseconds: Int64?) -> String {
         guard let milliseconds else { return "never" }

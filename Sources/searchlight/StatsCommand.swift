@@ -25,7 +25,7 @@ struct StatsCommand: ParsableCommand {
             let rows: [(String, String)] = [
                 ("Index", stats.path ?? ""), ("Items", String(stats.documents)), ("Public", String(stats.public)),
                 ("Private", String(stats.private)), ("Expired (not yet pruned)", String(stats.expired)),
-                ("Size", Self.bytes(stats.sizeBytes ?? 0)),
+                ("Size", Output.bytes(stats.sizeBytes ?? 0)),
             ]
             let width = rows.map(\.0.count).max() ?? 0
             for (name, value) in rows {
@@ -40,16 +40,5 @@ struct StatsCommand: ParsableCommand {
                         + String(count).leftPadded(to: 6))
             }
         }
-    }
-
-    static func bytes(_ count: Int) -> String {
-        let units = ["bytes", "KiB", "MiB", "GiB", "TiB"]
-        var value = Double(count)
-        var unit = 0
-        while value >= 1024, unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        return unit == 0 ? "\(count) bytes" : String(format: "%.1f %@", value, units[unit])
     }
 }

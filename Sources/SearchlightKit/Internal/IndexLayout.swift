@@ -6,7 +6,8 @@ import Foundation
 ///   opens, such as a user's stub file listing shards).
 /// - `generation(n)`: the folder holds `XAPIANDB`, a Xapian stub file saying `auto gen-00000n`,
 ///   and that glass database in `gen-00000n/`. A new generation is published by renaming a new
-///   stub over `XAPIANDB`, so readers see the old generation or the new one, never a mix.
+///   stub over `XAPIANDB`, so readers see the old generation or the new one, never a mix; the
+///   old one is then deleted.
 ///
 /// Xapian follows a stub file inside a folder for `Database` and `WritableDatabase` alike, but a
 /// folder's own `iamglass` wins over its stub: moving from `single` to generations publishes the
@@ -54,11 +55,13 @@ enum IndexLayout: Hashable {
         return path
     }
 
-    /// The generations a writer keeps: the current one, and the one before it, which readers that
-    /// opened it before the last swap may still be reading (the first layout counts as 0).
+    /// The generations a writer keeps: the current one only. A reader that opened an older one
+    /// keeps reading it, since Xapian's glass backend opens every table file when it opens the
+    /// database and the files stay readable once unlinked; a reader that read the old stub but
+    /// had not yet opened the files reopens from the path (``SearchableIndex``).
     var kept: Set<Int> {
         guard case .generation(let number) = self else { return [] }
-        return [number, number - 1]
+        return [number]
     }
 
     var generation: Int? {
@@ -89,10 +92,9 @@ enum IndexLayout: Hashable {
         }
     }
 
-    /// Removes what no reader may still use: generation folders other than `keeping`, and, once
-    /// the index has moved to generations and `keeping` has no 0 (the first layout counts as
-    /// generation 0), the first layout's tables (never its lock file, which another process may
-    /// hold). A folder left by a build that was killed goes this way too.
+    /// Removes what is not current: generation folders other than `keeping` (one left by a
+    /// compaction that was killed goes this way too) and, once the index has moved to generations,
+    /// the first layout's tables, but never its lock file, which another process may hold.
     static func removeStale(at path: String, keeping: Set<Int>) {
         let manager = FileManager.default
         guard let names = try? manager.contentsOfDirectory(atPath: path) else { return }
