@@ -70,7 +70,7 @@ extension BranchUniversalObjectReader {
             }
             lines.removeAll(keepingCapacity: true)
         }
-        /// Gathers the complete lines of `pending` from `start`; returns where the rest begins, or
+        /// Gathers the complete lines of `pending`; returns where the incomplete rest begins, or
         /// nil when the consumer has gone.
         func gatherLines() -> Int? {
             var start = 0

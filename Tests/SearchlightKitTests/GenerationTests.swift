@@ -114,6 +114,16 @@ struct GenerationTests {
         #expect(try reader.ids("apple") == ["a"])
     }
 
+    @Test("a writer leaves a stub that is not one of its own alone")
+    func foreignStub() throws {
+        let test = try TestIndex()
+        try test.index.close()
+        try TemporaryFolder.write("XAPIANDB", "auto /srv/elsewhere\n", in: test.path)
+        let writer = try SearchableIndex(path: test.path, access: .readWrite(lockTimeout: .seconds(5)))
+        try writer.close()
+        #expect(try files(test.path).contains("XAPIANDB"))
+    }
+
     @Test("a stub file listing shards is searched but never compacted")
     func stubNotCompacted() throws {
         let test = try TestIndex()

@@ -102,8 +102,12 @@ enum IndexLayout: Hashable {
         for name in names {
             if let number = number(of: name), !keeping.contains(number) {
                 try? manager.removeItem(atPath: path + "/" + name)
-            } else if current == .single, name == stubName || name == stubName + ".new" {
-                // A stub that a crash left behind before `iamglass` went: the old layout is current.
+            } else if current == .single, name == stubName || name == stubName + ".new",
+                let stub = try? String(contentsOfFile: path + "/" + name, encoding: .utf8),
+                generationNumber(stub) != nil
+            {
+                // A stub of ours that a crash left behind before `iamglass` went: the old layout is
+                // current. Any other stub is the user's, and stays.
                 try? manager.removeItem(atPath: path + "/" + name)
             } else if case .generation = current, !keeping.contains(0), name.hasSuffix(".glass") {
                 try? manager.removeItem(atPath: path + "/" + name)
