@@ -32,10 +32,9 @@ struct QueryTree {
     }
 
     private mutating func append(_ expression: QueryExpression, arena: inout TextArena) {
-        let empty = arena.add("")
         switch expression {
         case .everything:
-            flattened.append(Node(kind: CX_NODE_ALL, field: CX_FIELD_ANY, text: empty, childCount: 0))
+            flattened.append(Node(kind: CX_NODE_ALL, field: CX_FIELD_ANY, text: arena.add(""), childCount: 0))
         case .word(let word):
             let kind: cx_node_kind =
                 switch word.match {
