@@ -166,6 +166,16 @@ BuiltQuery build_query(const Xapian::Database &database, const cx_query_node *no
 
 // MARK: write.cpp
 
+/// A term generator as the indexer uses it: English stems, CJK n-grams. Spelling data is added
+/// by the writer (`add_spelling`), so that documents can be built on another thread.
+Xapian::TermGenerator make_generator();
+
+/// Builds the document for one item; `unique` is its unique-id term.
+Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &item, const std::string &unique);
+
+/// Adds the document's title words (its unprefixed terms) to the writer's spelling data.
+void add_spelling(Xapian::WritableDatabase &writer, const Xapian::Document &document);
+
 /// `CX_ERR_INVALID_ARGUMENT` for a NULL, closed or read-only handle, else `CX_OK`.
 cx_status require_writable(cx_database *database, char **out_error);
 

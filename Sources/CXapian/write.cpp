@@ -8,7 +8,7 @@
 
 using cx::str;
 
-namespace {
+namespace cx {
 
 /// Builds the document for one item: free text for ranking and field search, boolean terms
 /// for filters and identity, and the values searches need.
@@ -56,8 +56,6 @@ Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &
     return document;
 }
 
-/// A term generator as the indexer uses it: English stems, CJK n-grams. Spelling data is added
-/// by the writer (see `store`), so that documents can be built on another thread.
 Xapian::TermGenerator make_generator() {
     Xapian::TermGenerator generator;
     generator.set_stemmer(Xapian::Stem("english"));
@@ -65,6 +63,20 @@ Xapian::TermGenerator make_generator() {
     generator.set_flags(Xapian::TermGenerator::FLAG_CJK_NGRAM);
     return generator;
 }
+
+void add_spelling(Xapian::WritableDatabase &writer, const Xapian::Document &document) {
+    for (auto term = document.termlist_begin(); term != document.termlist_end(); ++term) {
+        const std::string &name = *term;
+        if (!name.empty() && !(name[0] >= 'A' && name[0] <= 'Z')) writer.add_spelling(name);
+    }
+}
+
+}  // namespace cx
+
+namespace {
+
+using cx::make_document;
+using cx::make_generator;
 
 /// Items' documents and unique-id terms, built together.
 struct Built {
@@ -117,10 +129,7 @@ int32_t store(Xapian::WritableDatabase &writer, const cx_item &item, const std::
         if (existed) writer.delete_document(unique);
         return 2;
     }
-    for (auto term = document.termlist_begin(); term != document.termlist_end(); ++term) {
-        const std::string &name = *term;
-        if (!name.empty() && !(name[0] >= 'A' && name[0] <= 'Z')) writer.add_spelling(name);
-    }
+    cx::add_spelling(writer, document);
     // Xapian: replace_document(term, doc) replaces the first document indexed by `term` and
     // deletes any others.
     if (existed) {
@@ -192,17 +201,18 @@ cx_status cx_database_replace_items(cx_database *database, const cx_item *items,
 }
 
 cx_status cx_database_find_lines(cx_database *database, const uint64_t *digests, size_t count, int64_t now_ms,
-                                 bool *out_known, char **out_error) {
+                                 uint32_t *out_documents, char **out_error) {
     if (cx_status status = cx::require_open(database, out_error)) return status;
-    if ((digests == nullptr || out_known == nullptr) && count > 0)
+    if ((digests == nullptr || out_documents == nullptr) && count > 0)
         return cx::fail(CX_ERR_INVALID_ARGUMENT, "no digests", out_error);
     return cx::with_retries(database, out_error, [&] {
         Xapian::Database &reader = database->reader;
         for (size_t i = 0; i < count; ++i) {
             const std::string term = cx::line_term(digests[i]);
             Xapian::PostingIterator posting = reader.postlist_begin(term);
-            out_known[i] = posting != reader.postlist_end(term) &&
-                           cx::document_expiration(reader.get_document(*posting)) > static_cast<double>(now_ms);
+            const bool live = posting != reader.postlist_end(term) &&
+                              cx::document_expiration(reader.get_document(*posting)) > static_cast<double>(now_ms);
+            out_documents[i] = live ? *posting : 0;
         }
     });
 }

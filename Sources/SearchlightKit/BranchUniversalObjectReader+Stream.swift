@@ -17,7 +17,7 @@ extension BranchUniversalObjectReader {
         path: String, piece: Int = 2_000, recognizing filter: LineFilter? = nil,
         _ body: (DecodedInput) throws(E) -> Void
     ) throws(E) {
-        let pieces = PieceQueue(capacity: 2)
+        let pieces = BoundedQueue<DecodedInput>(capacity: 2)
         let reader = Thread {
             decodeLines(path: path, piece: piece, filter: filter) { pieces.put($0) }
             pieces.finish()
@@ -31,7 +31,7 @@ extension BranchUniversalObjectReader {
     }
 
     /// Reads and decodes the file, calling `emit` with each piece; `emit` returns false to stop.
-    private static func decodeLines(
+    static func decodeLines(
         path: String, piece: Int, filter: LineFilter?, emit: (DecodedInput) -> Bool
     ) {
         guard let handle = FileHandle(forReadingAtPath: path) else {
@@ -61,9 +61,10 @@ extension BranchUniversalObjectReader {
             let known = digests.map { filter?.known($0) ?? [] } ?? []
             for (index, line) in lines.enumerated() {
                 let bytes = Data(pending[line.range])
-                if index < known.count, known[index], let digest = digests?[index] {
+                if index < known.count, known[index] != 0, let digest = digests?[index] {
                     item += 1
-                    input.knownLines.append(.init(digest: digest, bytes: bytes, item: item, line: line.number))
+                    input.knownLines.append(
+                        .init(digest: digest, document: known[index], bytes: bytes, item: item, line: line.number))
                 } else {
                     decodeLine(bytes[...], number: line.number, item: &item, into: &input, lineDigest: digests?[index])
                 }

@@ -31,6 +31,8 @@ public struct DecodedInput: Sendable, Hashable {
     /// A line recognized by its digest, kept whole in case the writer finds it changed after all.
     struct KnownLine: Sendable, Hashable {
         var digest: UInt64
+        /// The stored item's document id in the view the filter asked.
+        var document: UInt32
         var bytes: Data
         var item: Int
         var line: Int

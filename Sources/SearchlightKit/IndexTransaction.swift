@@ -1,5 +1,68 @@
 import Foundation
 
+extension IndexingOptions {
+    /// The items to store for the objects of `input`, with their positions in it; the input's
+    /// rejections, and the objects that cannot be prepared, go to `report`.
+    func prepare(_ input: DecodedInput, now: Int64, report: inout IndexingReport) throws(SearchlightError)
+        -> [(item: StoredItem, position: Int)]
+    {
+        report.rejected += input.rejections.count
+        report.errors += input.rejections
+        var items: [(item: SearchableItem, lineDigest: UInt64, position: Int)] = []
+        for decoded in input.objects {
+            do throws(FieldError) {
+                let (item, clamped, lineDigest) = try prepare(decoded, now: now)
+                items.append((item, lineDigest, decoded.item))
+                if clamped { report.clamped += 1 }
+            } catch {
+                report.rejected += 1
+                report.errors.append(
+                    SearchlightError(
+                        error.code, error.message, path: input.path, item: decoded.item, line: decoded.line))
+            }
+        }
+        let encoder = JSONEncoder.searchlight()
+        var stored: [(item: StoredItem, position: Int)] = []
+        for (item, lineDigest, position) in items {
+            stored.append((try StoredItem(item, lineDigest: lineDigest, encoder: encoder), position))
+        }
+        return stored
+    }
+}
+
+extension StoredItem {
+    /// What the shim stores for `item`: its fields, and its dictionary as JSON.
+    init(_ item: SearchableItem, lineDigest: UInt64, encoder: JSONEncoder) throws(SearchlightError) {
+        let object = item.object
+        let data: Data
+        do {
+            data = try encoder.encode(item.dictionary)
+        } catch {
+            throw SearchlightError(.internalError, "Cannot encode \(quoted(item.uniqueIdentifier)): \(error)")
+        }
+        self.init(
+            domain: item.domainIdentifier, identifier: object.canonicalIdentifier, title: object.title ?? "",
+            description: object.contentDescription ?? "", schema: object.contentMetadata.contentSchema ?? "",
+            keywords: object.keywords, data: Array(data), isPublic: item.contentIndexMode == .public,
+            expiration: object.expirationDate ?? 0, lineDigest: lineDigest)
+    }
+}
+
+extension IndexingReport {
+    /// Counts the outcomes of storing items.
+    mutating func count(_ outcomes: [XapianDatabase.StoreOutcome]) {
+        for outcome in outcomes {
+            switch outcome {
+            case .added: added += 1
+            case .replaced: updated += 1
+            case .expired: expired += 1
+            case .unchanged: unchanged += 1
+            }
+        }
+        indexed = added + updated + unchanged
+    }
+}
+
 /// The writes of one transaction, handed to ``SearchableIndex/performBatch(_:)``'s closure.
 ///
 /// Valid only inside that closure: everything written through it is committed together when the
@@ -21,29 +84,14 @@ public struct IndexTransaction {
     {
         try SearchableItem.validateDomain(options.domainIdentifier)
         var report = IndexingReport()
-        var items: [SearchableItem] = []
-        var lineDigests: [UInt64] = []
+        var items: [StoredItem] = []
         for var input in inputs {
             report.unchanged += try confirmKnownLines(&input, now: now)
-            report.rejected += input.rejections.count
-            report.errors += input.rejections
-            for decoded in input.objects {
-                do {
-                    let (item, clamped, lineDigest) = try options.prepare(decoded, now: now)
-                    items.append(item)
-                    lineDigests.append(lineDigest)
-                    if clamped { report.clamped += 1 }
-                } catch {
-                    report.rejected += 1
-                    report.errors.append(
-                        SearchlightError(
-                            error.code, error.message, path: input.path, item: decoded.item, line: decoded.line))
-                }
-            }
+            items += try options.prepare(input, now: now, report: &report).map(\.item)
         }
         report.indexed = report.unchanged
         guard !items.isEmpty, !(strict && report.rejected > 0) else { return report }
-        report.merge(try store(items, lineDigests: lineDigests, now: now))
+        report.merge(try store(items, now: now))
         return report
     }
 
@@ -59,10 +107,10 @@ public struct IndexTransaction {
         let confirmed =
             input.objects.isEmpty
             ? try database.findLines(input.knownLines.map(\.digest), now: now)
-            : [Bool](repeating: false, count: input.knownLines.count)
+            : [UInt32](repeating: 0, count: input.knownLines.count)
         var unchanged = 0
-        for (line, isStored) in zip(input.knownLines, confirmed) {
-            if isStored {
+        for (line, document) in zip(input.knownLines, confirmed) {
+            if document != 0 {
                 unchanged += 1
                 continue
             }
@@ -75,37 +123,16 @@ public struct IndexTransaction {
         return unchanged
     }
 
-    private func store(_ items: [SearchableItem], lineDigests: [UInt64]? = nil, now: Int64) throws(SearchlightError)
-        -> IndexingReport
-    {
+    private func store(_ items: [SearchableItem], now: Int64) throws(SearchlightError) -> IndexingReport {
         let encoder = JSONEncoder.searchlight()
         var stored: [StoredItem] = []
-        stored.reserveCapacity(items.count)
-        for (position, item) in items.enumerated() {
-            let object = item.object
-            let data: Data
-            do {
-                data = try encoder.encode(item.dictionary)
-            } catch {
-                throw SearchlightError(.internalError, "Cannot encode \(quoted(item.uniqueIdentifier)): \(error)")
-            }
-            stored.append(
-                StoredItem(
-                    domain: item.domainIdentifier, identifier: object.canonicalIdentifier, title: object.title ?? "",
-                    description: object.contentDescription ?? "", schema: object.contentMetadata.contentSchema ?? "",
-                    keywords: object.keywords, data: Array(data), isPublic: item.contentIndexMode == .public,
-                    expiration: object.expirationDate ?? 0, lineDigest: lineDigests?[position] ?? 0))
-        }
+        for item in items { stored.append(try StoredItem(item, lineDigest: 0, encoder: encoder)) }
+        return try store(stored, now: now)
+    }
+
+    private func store(_ items: [StoredItem], now: Int64) throws(SearchlightError) -> IndexingReport {
         var report = IndexingReport()
-        for outcome in try database.replace(stored, now: now) {
-            switch outcome {
-            case .added: report.added += 1
-            case .replaced: report.updated += 1
-            case .expired: report.expired += 1
-            case .unchanged: report.unchanged += 1
-            }
-        }
-        report.indexed = report.added + report.updated + report.unchanged
+        report.count(try database.replace(items, now: now))
         return report
     }
 

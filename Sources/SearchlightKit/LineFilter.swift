@@ -43,9 +43,10 @@ public struct LineFilter: @unchecked Sendable {
         return hash
     }
 
-    /// Which digests belong to stored, unexpired items; none when the snapshot cannot say.
-    func known(_ digests: [UInt64]) -> [Bool] {
-        (try? snapshot.findLines(digests, now: now)) ?? [Bool](repeating: false, count: digests.count)
+    /// The stored, unexpired items these digests belong to (their document ids in the snapshot,
+    /// 0 for none); none when the snapshot cannot say.
+    func known(_ digests: [UInt64]) -> [UInt32] {
+        (try? snapshot.findLines(digests, now: now)) ?? [UInt32](repeating: 0, count: digests.count)
     }
 }
 

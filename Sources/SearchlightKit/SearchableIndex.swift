@@ -282,34 +282,49 @@ public final class SearchableIndex: Sendable {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw SearchlightError(.invalidArgument, "Only an index folder can be compacted, not \(path)")
         }
-        return try database.withLock { database throws(SearchlightError) in
-            let before = IndexLayout.size(at: path)
-            let current = database.layout
-            let next = (current.generation ?? 0) + 1
-            let folder = path + "/" + IndexLayout.folderName(next)
-            try? FileManager.default.removeItem(atPath: folder)
-            let writer: XapianDatabase
+        let before = IndexLayout.size(at: path)
+        try database.withLock { database throws(SearchlightError) in
+            let current = database
+            try publishGeneration(replacing: &database) { folder throws(SearchlightError) in
+                try current.compact(to: folder)
+            }
+        }
+        return CompactionReport(bytesBefore: before, bytesAfter: IndexLayout.size(at: path))
+    }
+
+    /// Writes the next generation with `write` (into a folder that does not exist yet), syncs it,
+    /// locks it, publishes it atomically, and makes it the writer's database; the old generation
+    /// and anything else stale is then removed. Called with the writer's lock held.
+    ///
+    /// A failure (the disk is full, say) leaves the old generation current and removes the
+    /// partial one; a process killed at any moment leaves the old generation or the new one.
+    func publishGeneration(
+        replacing database: inout XapianDatabase, write: (String) throws(SearchlightError) -> Void
+    ) throws(SearchlightError) {
+        let current = database.layout
+        let next = (current.generation ?? 0) + 1
+        let folder = path + "/" + IndexLayout.folderName(next)
+        try? FileManager.default.removeItem(atPath: folder)
+        let writer: XapianDatabase
+        do throws(SearchlightError) {
+            try write(folder)
+            IndexLayout.syncFiles(in: folder)
+            // Lock the new generation before anyone can find it, so no other writer gets in
+            // between this one's two locks.
+            writer = try XapianDatabase(path: folder, writable: true, layout: .generation(next))
             do throws(SearchlightError) {
-                try database.compact(to: folder)
-                IndexLayout.syncFiles(in: folder)
-                // Lock the new generation before anyone can find it, so no other writer gets in
-                // between this one's two locks.
-                writer = try XapianDatabase(path: folder, writable: true, layout: .generation(next))
-                do throws(SearchlightError) {
-                    try IndexLayout.publish(next, at: path, from: current)
-                } catch {
-                    try? writer.close()
-                    throw error
-                }
+                try IndexLayout.publish(next, at: path, from: current)
             } catch {
-                try? FileManager.default.removeItem(atPath: folder)
+                try? writer.close()
                 throw error
             }
-            try? database.close()
-            database = writer
-            IndexLayout.removeStale(at: path, keeping: [next])
-            return CompactionReport(bytesBefore: before, bytesAfter: IndexLayout.size(at: path))
+        } catch {
+            try? FileManager.default.removeItem(atPath: folder)
+            throw error
         }
+        try? database.close()
+        database = writer
+        IndexLayout.removeStale(at: path, keeping: [next])
     }
 }
 

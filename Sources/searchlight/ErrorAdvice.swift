@@ -24,7 +24,7 @@ extension SearchlightError {
         case (_, .io?):
             "free some disk space and try again"
         case (_, .outOfMemory?):
-            "index fewer files at a time, or lower --commit-every"
+            "index fewer files at a time, or lower --jobs"
         case (_, .modified?):
             "try again"
         case (.publicContentNotRemovable, _):

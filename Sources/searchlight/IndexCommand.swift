@@ -7,10 +7,11 @@ struct IndexCommand: ParsableCommand {
         abstract: "Index BUO JSON files, folders of them, or standard input.",
         discussion: """
             Each file holds one BUO object, an array of them, or JSON Lines. Folders are walked for \
-            .json, .jsonl and .ndjson files; - reads standard input. Each file is atomic: all of its \
-            accepted items are stored, or none (a commit holds whole files, about --commit-every items). JSON \
-            Lines files (.jsonl, .ndjson) are read as a stream, in bounded memory, except with --strict. \
-            Indexing the same (domain, identifier) again replaces the item. An item's own "domain" key (as export writes it) overrides --domain.
+            .json, .jsonl and .ndjson files; - reads standard input. The run is atomic: all of its \
+            accepted items are stored, or none, even if the process is killed. A large run is read as a \
+            stream, in bounded memory, and built on --jobs threads at once. Indexing the same (domain, \
+            identifier) again replaces the item; within a run, its last occurrence wins; an item stored \
+            unchanged is not rewritten. An item's own "domain" key (as export writes it) overrides --domain.
 
             Examples:
               searchlight index corpus/
@@ -39,84 +40,41 @@ struct IndexCommand: ParsableCommand {
             "Give items without an expiration this lifetime (none: never expire).", valueName: "duration"))
     var defaultTtl = TimeToLiveArgument(nil)
 
-    @Option(help: ArgumentHelp("Commit after about this many items; a file is never split.", valueName: "items"))
-    var commitEvery = 20_000
+    @Option(
+        help: ArgumentHelp(
+            "Shard builders for a large run (default: one per core); 1 builds on one thread.", valueName: "n"))
+    var jobs = Indexer.defaultJobs
 
     func validate() throws {
         if paths.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (-) can be read only once") }
-        if commitEvery < 1 { throw ValidationError("--commit-every must be at least 1") }
+        if jobs < 1 { throw ValidationError("--jobs must be at least 1, not \(jobs)") }
     }
 
     func run() throws {
         try reportingErrors(global) {
-            let options = IndexingOptions(
-                domainIdentifier: domain.domain, maximumTimeToLive: maxTtl.duration,
-                defaultTimeToLive: defaultTtl.duration)
-            var report = IndexingReport()
-            var files: [String] = []
-            for path in paths {
-                do throws(SearchlightError) {
-                    files += try BranchUniversalObjectReader.inputFiles(for: [path])
-                } catch {
-                    report.rejected += 1
-                    report.errors.append(error)
-                }
-            }
+            let indexer = Indexer(
+                options: IndexingOptions(
+                    domainIdentifier: domain.domain, maximumTimeToLive: maxTtl.duration,
+                    defaultTimeToLive: defaultTtl.duration),
+                strict: strict, jobs: jobs, now: clock.milliseconds)
             let index = try SearchableIndex.openForWriting(global, writer)
-            let now = clock.milliseconds
-            let progress = Progress()
-            var filesDone = 0
-            var pending: [DecodedInput] = []
-            var pendingItems = 0
-            func showProgress(items: Int) {
-                progress.update { seconds in
-                    "Indexed \(filesDone)/\(files.count) files, \(items) items (\(Int(Double(items) / seconds)) items/s)"
+            let display = Progress()
+            var files = 0
+            let report = try indexer.index(paths.map { .path($0) }, into: index) { progress in
+                files = progress.files
+                display.update { seconds in
+                    switch progress.phase {
+                    case .reading:
+                        "Indexed \(progress.filesRead)/\(progress.files) files, \(progress.items) items "
+                            + "(\(Int(Double(progress.items) / seconds)) items/s)"
+                    case .merging:
+                        "Merging \(progress.items) items into the index…"
+                    }
                 }
             }
-            func flush() throws {
-                guard !pending.isEmpty else { return }
-                report.merge(try index.index(pending, options: options, strict: strict, now: now))
-                filesDone += pending.count
-                pending.removeAll(keepingCapacity: true)
-                pendingItems = 0
-                showProgress(items: report.indexed)
-            }
-            for file in files {
-                if !strict, BranchUniversalObjectReader.isLines(path: file) {
-                    // JSON Lines are streamed: the file is still one transaction, but read and
-                    // stored piece by piece, so its size does not matter.
-                    try flush()
-                    report.merge(
-                        try index.performBatch { batch throws(SearchlightError) in
-                            var fileReport = IndexingReport()
-                            let filter = try batch.lineFilter(options: options, now: now)
-                            try BranchUniversalObjectReader.readLines(path: file, recognizing: filter) {
-                                piece throws(SearchlightError) in
-                                fileReport.merge(try batch.index([piece], options: options, now: now))
-                                showProgress(items: report.indexed + fileReport.indexed)
-                            }
-                            return fileReport
-                        })
-                    filesDone += 1
-                    continue
-                }
-                let input = BranchUniversalObjectReader.read(path: file)
-                pending.append(input)
-                pendingItems += input.objects.count
-                if !strict, pendingItems >= commitEvery { try flush() }
-            }
-            if strict, report.rejected > 0 {
-                // A path that could not be expanded already rejects everything.
-                for input in pending {
-                    report.rejected += input.rejections.count
-                    report.errors += input.rejections
-                }
-                pending.removeAll()
-            }
-            try flush()
-            progress.finish()
+            display.finish()
             try index.close()
-            try printReport(report, files: files.count)
+            try printReport(report, files: files)
             if report.rejected > 0 { throw ExitStatus.failure }
         }
     }

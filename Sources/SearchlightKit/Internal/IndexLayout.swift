@@ -44,6 +44,17 @@ enum IndexLayout: Hashable {
         return Int(name.dropFirst(4))
     }
 
+    /// `n` of a folder named `build-NNNNNN`, where a bulk build writes its shards.
+    static func buildNumber(of name: String) -> Int? {
+        guard name.hasPrefix("build-"), name.count == 12 else { return nil }
+        return Int(name.dropFirst(6))
+    }
+
+    /// The folder of the shards of a bulk build that will become `generation`.
+    static func buildFolderName(_ generation: Int) -> String {
+        "build-" + folderName(generation).dropFirst(4)
+    }
+
     static func folderName(_ generation: Int) -> String {
         let digits = String(generation)
         return "gen-" + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
@@ -93,14 +104,18 @@ enum IndexLayout: Hashable {
     }
 
     /// Removes what is not current: generation folders other than `keeping` (one left by a
-    /// compaction that was killed goes this way too) and, once the index has moved to generations,
-    /// the first layout's tables, but never its lock file, which another process may hold.
+    /// compaction or bulk build that was killed goes this way too), the shards of bulk builds (only
+    /// ever written by a writer that holds the lock and has not called this), and, once the index
+    /// has moved to generations, the first layout's tables, but never its lock file, which another
+    /// process may hold.
     static func removeStale(at path: String, keeping: Set<Int>) {
         let manager = FileManager.default
         guard let names = try? manager.contentsOfDirectory(atPath: path) else { return }
         let current = read(path)
         for name in names {
             if let number = number(of: name), !keeping.contains(number) {
+                try? manager.removeItem(atPath: path + "/" + name)
+            } else if buildNumber(of: name) != nil {
                 try? manager.removeItem(atPath: path + "/" + name)
             } else if current == .single, name == stubName || name == stubName + ".new",
                 let stub = try? String(contentsOfFile: path + "/" + name, encoding: .utf8),

@@ -140,11 +140,12 @@ final class XapianDatabase: @unchecked Sendable {
         return Int(removed)
     }
 
-    /// For each line digest, whether a stored, unexpired item was read from that line.
-    func findLines(_ digests: [UInt64], now: Int64) throws(SearchlightError) -> [Bool] {
+    /// For each line digest, the stored, unexpired item read from that line: its Xapian document
+    /// id, 0 for none.
+    func findLines(_ digests: [UInt64], now: Int64) throws(SearchlightError) -> [UInt32] {
         let handle = try open()
         guard !digests.isEmpty else { return [] }
-        var known = [Bool](repeating: false, count: digests.count)
+        var known = [UInt32](repeating: 0, count: digests.count)
         try digests.withUnsafeBufferPointer { buffer throws(SearchlightError) in
             try known.withUnsafeMutableBufferPointer { knownBuffer throws(SearchlightError) in
                 try check { error in

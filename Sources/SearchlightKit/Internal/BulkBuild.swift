@@ -1,0 +1,107 @@
+internal import CXapian
+
+/// Owns one `cx_bulk`: shard databases written in parallel, then merged into a new generation or
+/// written into the current one (see `CXapian.h`).
+///
+/// Each shard is used by one thread at a time, which is what makes the `@unchecked Sendable`
+/// true; ``keep(documents:sequences:)`` may be called from any thread.
+final class BulkBuild: @unchecked Sendable {
+    private let handle: OpaquePointer
+    /// The index the build is for, which errors name.
+    let indexPath: String
+
+    /// What the build comes to once resolved.
+    struct Plan {
+        /// The run's winning occurrences, held by the shards.
+        var stored: Int
+        /// The current generation's documents the run replaces, expires or overtakes.
+        var superseded: Int
+        var baseDocuments: Int
+        var addedThenUpdated: Int
+        var unchangedThenUpdated: Int
+
+        var changesNothing: Bool { stored == 0 && superseded == 0 }
+    }
+
+    /// Starts a build of `shards` shards in `folder` over `base`, the current database of the
+    /// index at `indexPath` (`nil`: none).
+    init(base: String?, folder: String, shards: Int, memoryBudget: Int, indexPath: String) throws(SearchlightError) {
+        self.indexPath = indexPath
+        var opened: OpaquePointer?
+        try Self.check(indexPath) { error in
+            cx_bulk_open(base, folder, UInt32(shards), UInt64(memoryBudget), &opened, error)
+        }
+        handle = opened!
+    }
+
+    deinit { cx_bulk_free(handle) }
+
+    /// Stores items in one shard; their sequences are their places in the run.
+    func add(_ items: [StoredItem], sequences: [UInt64], shard: Int, now: Int64) throws(SearchlightError)
+        -> [XapianDatabase.StoreOutcome]
+    {
+        guard !items.isEmpty else { return [] }
+        var outcomes = [Int32](repeating: 0, count: items.count)
+        var arena = TextArena()
+        let ranges = items.map { arena.add($0) }
+        try arena.withTexts { texts throws(SearchlightError) in
+            let cItems = ranges.map { $0.item(in: texts) }
+            try cItems.withUnsafeBufferPointer { buffer throws(SearchlightError) in
+                try sequences.withUnsafeBufferPointer { sequenceBuffer throws(SearchlightError) in
+                    try outcomes.withUnsafeMutableBufferPointer { outcomeBuffer throws(SearchlightError) in
+                        try Self.check(indexPath) { error in
+                            cx_bulk_add(
+                                handle, UInt32(shard), buffer.baseAddress!, sequenceBuffer.baseAddress!, buffer.count,
+                                now, outcomeBuffer.baseAddress, error)
+                        }
+                    }
+                }
+            }
+        }
+        return outcomes.map { XapianDatabase.StoreOutcome(rawValue: $0) ?? .added }
+    }
+
+    /// Records lines recognized as stored unchanged: the current generation's documents they
+    /// name, and their places in the run.
+    func keep(documents: [UInt32], sequences: [UInt64]) throws(SearchlightError) {
+        guard !documents.isEmpty else { return }
+        try documents.withUnsafeBufferPointer { documentBuffer throws(SearchlightError) in
+            try sequences.withUnsafeBufferPointer { sequenceBuffer throws(SearchlightError) in
+                try Self.check(indexPath) { error in
+                    cx_bulk_keep(
+                        handle, documentBuffer.baseAddress!, sequenceBuffer.baseAddress!, documents.count, error)
+                }
+            }
+        }
+    }
+
+    /// Ends the adding: the latest occurrence of each identity wins.
+    func resolve() throws(SearchlightError) -> Plan {
+        var plan = cx_bulk_plan()
+        try Self.check(indexPath) { error in cx_bulk_resolve(handle, &plan, error) }
+        return Plan(
+            stored: Int(plan.stored), superseded: Int(plan.superseded), baseDocuments: Int(plan.base_documents),
+            addedThenUpdated: Int(plan.added_then_updated), unchangedThenUpdated: Int(plan.unchanged_then_updated))
+    }
+
+    /// Writes the resolved build into the current generation, inside the caller's transaction.
+    func apply(to database: XapianDatabase) throws(SearchlightError) {
+        let target = try database.open()
+        try database.check { error in cx_bulk_apply(handle, target, error) }
+    }
+
+    /// Writes the resolved build as a new database in `destination`.
+    func merge(to destination: String, copyingSurvivors: Bool) throws(SearchlightError) {
+        try Self.check(indexPath) { error in cx_bulk_merge(handle, destination, copyingSurvivors, error) }
+    }
+
+    private static func check(
+        _ path: String, _ call: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> cx_status
+    ) throws(SearchlightError) {
+        var error: UnsafeMutablePointer<CChar>?
+        let status = call(&error)
+        defer { cx_string_free(error) }
+        guard status != CX_OK else { return }
+        throw SearchlightError(status: status, message: error.map { String(cString: $0) } ?? "", path: path)
+    }
+}

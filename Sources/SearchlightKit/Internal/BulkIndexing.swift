@@ -1,0 +1,171 @@
+import Foundation
+import Synchronization
+
+/// The writer's rates on this project's machine (2 cores; `Benchmarks/run`), in documents per
+/// second, by which a bulk build chooses how to write its result.
+enum WriteCosts {
+    /// Adding to or deleting from a large database through one transaction.
+    static let writerRate = 1_500.0
+    /// Copying documents while compacting.
+    static let compactionRate = 40_000.0
+    /// Copying a stored document into a shard, per shard builder.
+    static let copyRate = 3_000.0
+
+    /// Whether writing the build into the current generation costs less than merging.
+    static func applies(_ plan: BulkBuild.Plan) -> Bool {
+        Double(plan.stored + plan.superseded) / writerRate < mergeCost(plan, jobs: 1)
+    }
+
+    /// Whether a merge should copy the surviving documents into the shards rather than delete
+    /// the superseded ones from the merged database.
+    static func copiesSurvivors(_ plan: BulkBuild.Plan, jobs: Int) -> Bool {
+        copyCost(plan, jobs: jobs) < Double(plan.superseded) / writerRate
+    }
+
+    private static func copyCost(_ plan: BulkBuild.Plan, jobs: Int) -> Double {
+        Double(plan.baseDocuments - plan.superseded) / (copyRate * Double(jobs))
+    }
+
+    private static func mergeCost(_ plan: BulkBuild.Plan, jobs: Int) -> Double {
+        Double(plan.baseDocuments + plan.stored) / compactionRate
+            + min(Double(plan.superseded) / writerRate, copyCost(plan, jobs: jobs))
+    }
+}
+
+/// What the reading thread hands a shard builder: one file, or one piece of a JSON Lines file.
+private struct Unit: Sendable {
+    /// Its place in the run, for putting rejections back in order.
+    var order: Int
+    /// Its input's place in the run: the high half of its items' sequences.
+    var file: Int
+    var input: DecodedInput
+}
+
+/// What the shard builders have done, together.
+private struct BuildState: Sendable {
+    var reports: [(order: Int, report: IndexingReport)] = []
+    var failure: SearchlightError?
+}
+
+extension Indexer {
+    /// Streams the inputs to ``jobs`` shard builders, then writes their result: a new generation
+    /// merged by compaction, or one transaction on the current one. Holds the writer's lock, and
+    /// its handle, throughout.
+    func indexInBulk(
+        _ inputs: [Input], into index: SearchableIndex, report: inout IndexingReport, progress: (Progress) -> Void
+    ) throws(SearchlightError) {
+        let path = index.path
+        try index.database.withLock { database throws(SearchlightError) in
+            let next = (database.layout.generation ?? 0) + 1
+            let folder = path + "/" + IndexLayout.buildFolderName(next)
+            try? FileManager.default.removeItem(atPath: folder)
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+            } catch {
+                throw SearchlightError(
+                    .writeFailed, "Cannot create the folder \(folder) for a bulk build: \(error.localizedDescription)",
+                    failure: .io)
+            }
+            let build = try BulkBuild(
+                base: database.path, folder: folder, shards: jobs, memoryBudget: memoryBudget, indexPath: path)
+            let filter = LineFilter(
+                snapshot: try XapianDatabase(path: database.path, writable: false), options: options, now: now)
+
+            let state = Mutex(BuildState())
+            let processed = Atomic<Int>(0)
+            let queue = BoundedQueue<Unit>(capacity: 2 * jobs)
+            let done = DispatchGroup()
+            for shard in 0..<jobs {
+                done.enter()
+                let thread = Thread { [self] in
+                    defer { done.leave() }
+                    while let unit = queue.take() {
+                        do throws(SearchlightError) {
+                            var unitReport = IndexingReport()
+                            try store(unit, shard: shard, in: build, report: &unitReport)
+                            processed.add(unitReport.indexed + unitReport.rejected, ordering: .relaxed)
+                            state.withLock { $0.reports.append((unit.order, unitReport)) }
+                        } catch {
+                            state.withLock { $0.failure = $0.failure ?? error }
+                            queue.cancel()
+                        }
+                    }
+                }
+                thread.stackSize = 4 << 20
+                thread.start()
+            }
+
+            var order = 0
+            read: for (file, input) in inputs.enumerated() {
+                let emit = { (piece: DecodedInput) -> Bool in
+                    defer { order += 1 }
+                    return queue.put(Unit(order: order, file: file, input: piece))
+                }
+                switch input {
+                case .file(let name) where name != "-" && BranchUniversalObjectReader.isLines(path: name):
+                    BranchUniversalObjectReader.decodeLines(path: name, piece: 2_000, filter: filter) { piece in
+                        guard emit(piece) else { return false }
+                        progress(
+                            Progress(
+                                phase: .reading, files: inputs.count, filesRead: file,
+                                items: processed.load(ordering: .relaxed)))
+                        return true
+                    }
+                default:
+                    guard emit(input.read()) else { break read }
+                }
+                if queue.isCancelled { break }
+                progress(
+                    Progress(
+                        phase: .reading, files: inputs.count, filesRead: file + 1,
+                        items: processed.load(ordering: .relaxed)))
+            }
+            queue.finish()
+            done.wait()
+
+            let (reports, failure) = state.withLock { ($0.reports, $0.failure) }
+            if let failure { throw failure }
+            for entry in reports.sorted(by: { $0.order < $1.order }) { report.merge(entry.report) }
+            progress(
+                Progress(phase: .merging, files: inputs.count, filesRead: inputs.count, items: report.indexed))
+
+            let plan = try build.resolve()
+            report.added -= plan.addedThenUpdated
+            report.unchanged -= plan.unchangedThenUpdated
+            report.updated += plan.addedThenUpdated + plan.unchangedThenUpdated
+            if strict, report.rejected > 0 { return }
+            if plan.changesNothing { return }
+            if WriteCosts.applies(plan) {
+                do {
+                    try database.transaction { try build.apply(to: database) }
+                } catch let error as SearchlightError {
+                    throw error
+                } catch {
+                    throw SearchlightError(.internalError, "\(error)")
+                }
+            } else {
+                let copying = WriteCosts.copiesSurvivors(plan, jobs: jobs)
+                try index.publishGeneration(replacing: &database) { destination throws(SearchlightError) in
+                    try build.merge(to: destination, copyingSurvivors: copying)
+                }
+            }
+        }
+    }
+
+    /// Stores one unit's items in a shard, and records its recognized lines.
+    private func store(_ unit: Unit, shard: Int, in build: BulkBuild, report: inout IndexingReport)
+        throws(SearchlightError)
+    {
+        let high = UInt64(unit.file) << 32
+        let known = unit.input.knownLines
+        if !known.isEmpty {
+            try build.keep(documents: known.map(\.document), sequences: known.map { high | UInt64($0.item) })
+            report.unchanged += known.count
+        }
+        let prepared = try options.prepare(unit.input, now: now, report: &report)
+        let outcomes = try build.add(
+            prepared.map(\.item), sequences: prepared.map { high | UInt64($0.position) }, shard: shard, now: now)
+        report.count(outcomes)
+    }
+}
