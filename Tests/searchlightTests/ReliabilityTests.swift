@@ -4,12 +4,18 @@ import Testing
 
 let hostileInputFolder = repositoryRoot + "/Tests/hostile-input"
 
-/// Writes `files` JSON Lines files of `items` items each; item j of file i is `f<i>/<j>`.
-func writeBatch(_ workspace: Workspace, folder: String, files: Int, items: Int, version: String = "one") throws {
+/// Writes `files` JSON Lines files of `items` items each; item j of file i is `f<i>/<j>`. `filler`
+/// words lengthen each description, so that a run passes the limit of direct writes and is built
+/// in shards.
+func writeBatch(
+    _ workspace: Workspace, folder: String, files: Int, items: Int, version: String = "one", filler: Int = 0
+) throws {
+    let padding = (0..<filler).map { " filler\($0)" }.joined()
     for file in 0..<files {
         let lines = (0..<items).map { item in
             #"{"$canonical_identifier":"f\#(file)/\#(item)","$og_title":"title \#(version) \#(item)","#
-                + #""$og_description":"description \#(version) of file \#(file)","$publicly_indexable":true}"#
+                + #""$og_description":"description \#(version) of file \#(file)\#(padding)","#
+                + #""$publicly_indexable":true}"#
         }
         try workspace.write("\(folder)/f\(String(format: "%03d", file)).jsonl", lines.joined(separator: "\n") + "\n")
     }
@@ -84,6 +90,69 @@ struct ReliabilityTests {
         #expect(finish.status == 0)
         #expect(try exportedItems(workspace).count == files * perFile)
         try checkWithXapian(workspace.index)
+    }
+
+    @Test("killed with SIGKILL mid bulk build, the index is exactly the old content or the new; strays go")
+    func killedMidBulkBuild() throws {
+        let workspace = try Workspace()
+        // 3 files of 1,500 items, 1.9 MB: past the direct-write limit, so built in shards and merged.
+        try writeBatch(workspace, folder: "v1", files: 3, items: 1_500, version: "one", filler: 40)
+        try writeBatch(workspace, folder: "v2", files: 3, items: 1_500, version: "two", filler: 40)
+        #expect(try workspace.run(["index", workspace.path + "/v1"]).status == 0)
+        var random = SystemRandomNumberGenerator()
+        var versions: Set<String> = []
+        for run in 0..<20 {
+            // Alternate the versions, so that every run replaces every item.
+            let version = run % 2 == 0 ? "v2" : "v1"
+            let process = try startBinary(["index", workspace.path + "/" + version, "--index", workspace.index])
+            Thread.sleep(forTimeInterval: Double.random(in: 0.05...3.0, using: &random))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            try checkWithXapian(workspace.index)
+            let titles = Set(try exportedItems(workspace).map { ($0["$og_title"] as? String ?? "").prefix(9) })
+            #expect(titles == ["title one"] || titles == ["title two"], "run \(run): \(titles)")
+            versions.formUnion(titles.map(String.init))
+            #expect(try exportedItems(workspace).count == 4_500, "run \(run)")
+            // The next write removes what the killed build left.
+            let write = try workspace.write("one.json", #"{"$canonical_identifier":"extra","$og_title":"extra"}"#)
+            #expect(try workspace.run(["index", write]).status == 0)
+            let names = try FileManager.default.contentsOfDirectory(atPath: workspace.index)
+            #expect(names.allSatisfy { !$0.hasPrefix("build-") }, "run \(run): \(names)")
+            #expect(generationFolders(workspace.index).count <= 1, "run \(run): \(names)")
+            #expect(try workspace.run(["remove", "extra"]).status == 0)
+        }
+        #expect(versions.count == 2, "the kills all fell on one side of the swap: \(versions)")
+    }
+
+    @Test("searches during bulk builds and their swaps never fail and see each item whole, old or new")
+    func readersDuringBulkBuilds() throws {
+        let workspace = try Workspace()
+        try writeBatch(workspace, folder: "v1", files: 2, items: 2_000, version: "one", filler: 40)
+        try writeBatch(workspace, folder: "v2", files: 2, items: 2_000, version: "two", filler: 40)
+        #expect(try workspace.run(["index", workspace.path + "/v1"]).status == 0)
+        var searches = 0
+        for round in 0..<3 {
+            let writer = try startBinary([
+                "index", workspace.path + (round % 2 == 0 ? "/v2" : "/v1"), "--index", workspace.index,
+            ])
+            repeat {
+                let run = try workspace.run(["search", "file", "--all-domains", "--limit", "50", "--json"])
+                #expect(run.status == 0, "\(run.stderr)")
+                let page = try run.object()
+                #expect(page["total"] as? Int == 4_000)
+                for result in page["results"] as? [[String: Any]] ?? [] {
+                    let title = result["title"] as? String ?? ""
+                    let description = result["contentDescription"] as? String ?? ""
+                    let version = title.hasPrefix("title two") ? "two" : "one"
+                    #expect(description.hasPrefix("description \(version) "), "\(title) / \(description)")
+                }
+                searches += 1
+            } while writer.isRunning
+            writer.waitUntilExit()
+            #expect(writer.terminationStatus == 0)
+        }
+        #expect(searches > 3)
+        #expect(generationFolders(workspace.index).count == 1)
     }
 
     @Test("killed with SIGKILL mid-compaction, the index is the old generation or the new, whole; strays go")
