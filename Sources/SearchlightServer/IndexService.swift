@@ -34,6 +34,14 @@ public final class IndexService: Sendable {
         try await queue.submit(operation)
     }
 
+    /// Runs `operation` on the writer alone, between batches: for work that makes its own
+    /// transactions or generations, such as a bulk build.
+    func writeAlone<T: Sendable>(_ operation: @escaping @Sendable (SearchableIndex) throws(SearchlightError) -> T)
+        async throws(SearchlightError) -> T
+    {
+        try await queue.submit(alone: operation)
+    }
+
     /// Waits for queued writes, then closes every handle.
     func close() async throws(SearchlightError) {
         await queue.waitUntilIdle()
@@ -49,6 +57,8 @@ actor WriteQueue {
     private struct Pending {
         var run: @Sendable (IndexTransaction) throws(SearchlightError) -> any Sendable
         var continuation: CheckedContinuation<any Sendable, any Error>
+        /// A write that runs on the index alone, outside any batch.
+        var alone: (@Sendable (SearchableIndex) throws(SearchlightError) -> any Sendable)? = nil
     }
 
     private let index: SearchableIndex
@@ -64,11 +74,27 @@ actor WriteQueue {
     func submit<T: Sendable>(_ operation: @escaping @Sendable (IndexTransaction) throws(SearchlightError) -> T)
         async throws(SearchlightError) -> T
     {
+        try await enqueue { continuation in
+            Pending(run: { batch throws(SearchlightError) in try operation(batch) }, continuation: continuation)
+        }
+    }
+
+    func submit<T: Sendable>(alone operation: @escaping @Sendable (SearchableIndex) throws(SearchlightError) -> T)
+        async throws(SearchlightError) -> T
+    {
+        try await enqueue { continuation in
+            Pending(
+                run: { _ throws(SearchlightError) in () }, continuation: continuation,
+                alone: { index throws(SearchlightError) in try operation(index) })
+        }
+    }
+
+    private func enqueue<T: Sendable>(
+        _ make: (CheckedContinuation<any Sendable, any Error>) -> Pending
+    ) async throws(SearchlightError) -> T {
         do {
             let result = try await withCheckedThrowingContinuation { continuation in
-                pending.append(
-                    Pending(run: { batch throws(SearchlightError) in try operation(batch) }, continuation: continuation)
-                )
+                pending.append(make(continuation))
                 if !draining {
                     draining = true
                     Task { await self.drain() }
@@ -89,8 +115,20 @@ actor WriteQueue {
 
     private func drain() async {
         while !pending.isEmpty {
-            let batch = pending
-            pending.removeAll()
+            if let alone = pending[0].alone {
+                let write = pending.removeFirst()
+                do {
+                    write.continuation.resume(returning: try alone(index))
+                } catch {
+                    write.continuation.resume(throwing: error)
+                }
+                await Task.yield()
+                continue
+            }
+            // Every write waiting joins the batch, up to the first that runs alone.
+            let count = pending.firstIndex { $0.alone != nil } ?? pending.count
+            let batch = Array(pending.prefix(count))
+            pending.removeFirst(count)
             run(batch)
             // Let requests that arrived meanwhile join the next batch.
             await Task.yield()

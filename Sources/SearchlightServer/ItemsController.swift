@@ -17,18 +17,27 @@ struct ItemsController {
 
     @Sendable func index(request: Request, context: SearchlightRequestContext) async throws -> IndexingReport {
         let domain = try context.caller.writeDomain(request)
-        let body = try await request.collectBody(context: context)
+        let body = Data(try await request.collectBody(context: context).readableBytesView)
         let contentType = request.headers[.contentType] ?? ""
         let format: BranchUniversalObjectReader.Format =
             contentType.contains("ndjson") || contentType.contains("jsonl") ? .lines : .automatic
-        let input = BranchUniversalObjectReader.decode(
-            Data(body.readableBytesView), path: "request body", format: format)
+        let options = IndexingOptions(domainIdentifier: domain, itemsMayChooseDomain: context.caller.role == .admin)
+        let now = SearchableIndex.currentTime()
+        if body.count >= Indexer.directInputLimit {
+            // A large batch is built in shards on every core and published as a new generation;
+            // the searches in flight go on from the old one.
+            let indexer = Indexer(options: options, now: now)
+            let report = try await service.writeAlone { index throws(SearchlightError) in
+                try indexer.index([.data(body, name: "request body", format: format)], into: index)
+            }
+            if report.indexed == 0, let first = report.errors.first, first.item == nil { throw first }
+            return report
+        }
+        let input = BranchUniversalObjectReader.decode(body, path: "request body", format: format)
         // A body that is not JSON at all is a bad request, with its line and column.
         if input.objects.isEmpty, let first = input.rejections.first, first.item == nil {
             throw first
         }
-        let options = IndexingOptions(domainIdentifier: domain, itemsMayChooseDomain: context.caller.role == .admin)
-        let now = SearchableIndex.currentTime()
         return try await service.write { batch throws(SearchlightError) in
             try batch.index([input], options: options, now: now)
         }

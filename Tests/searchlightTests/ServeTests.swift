@@ -122,6 +122,67 @@ struct ServeTests {
         #expect(get.stdout.contains("Written late"))
     }
 
+    @Test("large batches over HTTP are built in shards and swapped in while concurrent searches all answer 200")
+    func bulkBatchesDuringSearches() throws {
+        let workspace = try Workspace()
+        try writeBatch(workspace, folder: "v1", files: 1, items: 4_000, version: "one", filler: 40)
+        try writeBatch(workspace, folder: "v2", files: 1, items: 4_000, version: "two", filler: 40)
+        #expect(try workspace.run(["index", workspace.path + "/v1", "--domain", "com.example.shop"]).status == 0)
+        let server = try RunningServer(index: workspace.index, tokens: try writeTokens(workspace))
+        defer { _ = server.stop() }
+        // Four clients search in a loop while the main thread posts the two versions in turn, each
+        // a 1.5 MB body: every search must answer 200 with all 4,000 items, each whole.
+        let result = try runPython(
+            """
+            import http.client, json, threading
+            port = \(server.port)
+            stop = threading.Event()
+            counts = {"ok": 0, "bad": []}
+            lock = threading.Lock()
+            def search():
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+                while not stop.is_set():
+                    connection.request("GET", "/v1/search?q=file&limit=20")
+                    response = connection.getresponse()
+                    body = response.read()
+                    good = response.status == 200
+                    if good:
+                        page = json.loads(body)
+                        good = page["total"] == 4000 and all(
+                            r["contentDescription"].startswith("description " + r["title"].split()[1] + " ")
+                            for r in page["results"])
+                    with lock:
+                        if good:
+                            counts["ok"] += 1
+                        else:
+                            counts["bad"].append((response.status, body[:200]))
+            threads = [threading.Thread(target=search) for _ in range(4)]
+            for thread in threads: thread.start()
+            statuses = []
+            for version in ["v2", "v1", "v2"]:
+                body = open("\(workspace.path)/" + version + "/f000.jsonl", "rb").read()
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
+                connection.request("POST", "/v1/items", body=body, headers={
+                    "Authorization": "Bearer \(shopToken)", "Content-Type": "application/x-ndjson"})
+                response = connection.getresponse()
+                report = json.loads(response.read())
+                statuses.append((response.status, report.get("updated")))
+            stop.set()
+            for thread in threads: thread.join()
+            print(json.dumps({"posts": statuses, "ok": counts["ok"], "bad": counts["bad"][:5]}))
+            """)
+        #expect(result.status == 0, "\(result.output)")
+        let summary = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any], "\(result.output)")
+        #expect((summary["bad"] as? [Any])?.isEmpty == true, "\(summary)")
+        #expect((summary["ok"] as? Int ?? 0) > 3, "\(summary)")
+        let posts = try #require(summary["posts"] as? [[Int]])
+        #expect(posts.map { $0[0] } == [200, 200, 200], "\(posts)")
+        #expect(posts.map { $0[1] } == [4_000, 4_000, 4_000], "\(posts)")
+        #expect(generationFolders(workspace.index).count == 1)
+        #expect(server.stop() == 0)
+    }
+
     @Test("expired items are pruned in the background every --prune-interval")
     func backgroundPrune() async throws {
         let workspace = try Workspace()
