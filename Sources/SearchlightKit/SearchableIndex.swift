@@ -68,12 +68,14 @@ public final class SearchableIndex: Sendable {
         }
     }
 
-    /// Xapian fails at once when the write lock is held, so waiting is a poll.
+    /// Opens the writer, waiting for another writer's lock up to `lockTimeout` without polling
+    /// (``LockWait``).
     ///
     /// A writer that waited for a generation's lock may get it just after that generation was
-    /// replaced (the compacting writer holds the old lock until the new stub is published): it
-    /// then finds the stub changed, lets go, and opens the new generation instead. Once it holds
-    /// the lock, it removes what a killed compaction or build left behind.
+    /// replaced (the publishing writer holds the old lock until the new stub is published): it
+    /// then finds the stub changed, or the generation's files gone, lets go, and waits for the new
+    /// generation instead. Once it holds the lock, it removes what a killed compaction or build
+    /// left behind.
     private static func openWriter(path: String, lockTimeout: Duration) throws(SearchlightError) -> XapianDatabase {
         let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
         do {
@@ -83,29 +85,28 @@ public final class SearchableIndex: Sendable {
                 .indexUnavailable, "Cannot create the folder \(parent) for the index: \(error.localizedDescription)",
                 failure: .notOpenable)
         }
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: lockTimeout)
+        let deadline = ContinuousClock.now.advanced(by: lockTimeout)
         while true {
             let layout = IndexLayout.read(path)
-            do {
-                let writer = try XapianDatabase(path: layout.databasePath(in: path), writable: true, layout: layout)
-                let current = IndexLayout.read(path)
-                guard current == layout || (layout == .none && current == .single) else {
-                    try? writer.close()
-                    continue
-                }
-                IndexLayout.removeStale(at: path, keeping: current.kept)
-                writer.layout = current
-                return writer
+            let writer: XapianDatabase
+            do throws(SearchlightError) {
+                writer = try LockWait.open(path: layout.databasePath(in: path), layout: layout, until: deadline)
             } catch SearchlightError.indexLocked {
-                guard clock.now < deadline else {
-                    throw SearchlightError(
-                        .indexLocked,
-                        "The index at \(path) is locked by another writer (waited \(lockTimeout.secondsText))",
-                        failure: .locked)
-                }
-                Thread.sleep(forTimeInterval: 0.05)
+                throw SearchlightError(
+                    .indexLocked,
+                    "The index at \(path) is locked by another writer (waited \(lockTimeout.secondsText))",
+                    failure: .locked)
+            } catch  where IndexLayout.read(path) != layout {
+                continue
             }
+            let current = IndexLayout.read(path)
+            guard current == layout || (layout == .none && current == .single) else {
+                try? writer.close()
+                continue
+            }
+            IndexLayout.removeStale(at: path, keeping: current.kept)
+            writer.layout = current
+            return writer
         }
     }
 

@@ -5,7 +5,7 @@ public import SearchlightKit
 
 /// `POST /v1/prune` (admin) and `GET /v1/stats` (read and up).
 struct AdminController {
-    let service: IndexService
+    let service: IndexPool
 
     func addRoutes(to group: RouterGroup<SearchlightRequestContext>) {
         group.post("prune", use: prune)
@@ -27,9 +27,10 @@ struct AdminController {
     @Sendable func stats(request: Request, context: SearchlightRequestContext) async throws -> IndexStatistics {
         try context.caller.require(.read, to: "Statistics")
         let (domain, _) = try context.caller.readDomain(request)
-        let reader = service.reader
-        if let domain { return try reader.statistics(domainIdentifier: domain) }
-        return try reader.statistics()
+        return try await service.read { reader throws(SearchlightError) in
+            if let domain { return try reader.statistics(domainIdentifier: domain) }
+            return try reader.statistics()
+        }
     }
 }
 

@@ -28,7 +28,7 @@ public struct ServerConfiguration: Sendable {
 }
 
 /// The routes: `/health`, the search page at `/`, and the API under `/v1`.
-public func buildRouter(service: IndexService, tokens: AccessTokens) -> Router<SearchlightRequestContext> {
+public func buildRouter(service: IndexPool, tokens: AccessTokens) -> Router<SearchlightRequestContext> {
     let router = Router(context: SearchlightRequestContext.self)
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ErrorMiddleware())
@@ -45,13 +45,13 @@ public func buildRouter(service: IndexService, tokens: AccessTokens) -> Router<S
     return router
 }
 
-/// The application: the router over an ``IndexService``, with the background prune and the
+/// The application: the router over an `IndexPool`, with the background prune and the
 /// service that commits and closes the index on SIGTERM/SIGINT.
 public func buildApplication(
     _ configuration: ServerConfiguration, logger: Logger,
     onServerRunning: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
 ) throws(SearchlightError) -> some ApplicationProtocol {
-    let service = try IndexService(path: configuration.indexPath, lockTimeout: configuration.lockTimeout)
+    let service = try IndexPool(path: configuration.indexPath, lockTimeout: configuration.lockTimeout)
     var services: [any Service] = [IndexLifecycleService(index: service, logger: logger)]
     if let interval = configuration.pruneInterval {
         services.append(PruneService(index: service, interval: interval, logger: logger))

@@ -6,7 +6,7 @@ import SearchlightKit
 /// Writes: index (`POST /v1/items`), remove one (`DELETE /v1/items/{id}`), remove a list
 /// (`POST /v1/items/remove`), remove all private items (`DELETE /v1/items?mode=private`).
 struct ItemsController {
-    let service: IndexService
+    let service: IndexPool
 
     func addRoutes(to group: RouterGroup<SearchlightRequestContext>) {
         group.post("items", use: index)

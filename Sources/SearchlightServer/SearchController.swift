@@ -5,7 +5,7 @@ import SearchlightKit
 
 /// `GET /v1/search` and `GET /v1/items/{id}`: reads, as the caller's domain sees the index.
 struct SearchController {
-    let service: IndexService
+    let service: IndexPool
 
     func addRoutes(to group: RouterGroup<SearchlightRequestContext>) {
         group.get("search", use: search)
@@ -32,21 +32,16 @@ struct SearchController {
         let query = SearchQuery(
             text, domainIdentifier: domain, scope: scope,
             limit: try request.integer("limit", default: 20), offset: try request.integer("offset", default: 0))
-        let reader = service.reader
-        return try reader.search(query)
+        return try await service.read { reader throws(SearchlightError) in try reader.search(query) }
     }
 
     @Sendable func item(request: Request, context: SearchlightRequestContext) async throws -> Response {
         let id = try context.itemIdentifier()
         let (domain, publicOnly) = try context.caller.readDomain(request)
-        let reader = service.reader
-        let found: SearchableItem?
-        if publicOnly {
-            found = try reader.item(withIdentifier: id, visibleTo: nil, scope: .public)
-        } else if let domain {
-            found = try reader.item(withIdentifier: id, domainIdentifier: domain)
-        } else {
-            found = try reader.item(withIdentifier: id, visibleTo: nil, scope: .all)
+        let found = try await service.read { reader throws(SearchlightError) -> SearchableItem? in
+            if publicOnly { return try reader.item(withIdentifier: id, visibleTo: nil, scope: .public) }
+            if let domain { return try reader.item(withIdentifier: id, domainIdentifier: domain) }
+            return try reader.item(withIdentifier: id, visibleTo: nil, scope: .all)
         }
         guard let found else {
             throw SearchlightError(.itemNotFound, "No item \"\(id)\" is visible to this caller (or it has expired)")

@@ -16,19 +16,21 @@ let adminToken = "admin-token-0123456789abcdef"
 /// A fresh index with a few items in two domains, behind the router.
 struct Fixture {
     let directory: String
-    let service: IndexService
+    let service: IndexPool
     let application: Application<RouterResponder<SearchlightRequestContext>>
 
     init() throws {
         directory = try TemporaryFolder.subfolder("server")
-        service = try IndexService(path: directory + "/index", readers: 2)
         let seed: [SearchableItem] = [
             Self.item("shop/public", "Red lantern", .public, "com.example.shop"),
             Self.item("shop/private", "Secret lantern", .private, "com.example.shop"),
             Self.item("blog/public", "Lantern history", .public, "com.example.blog"),
             Self.item("blog/private", "Draft about lanterns", .private, "com.example.blog"),
         ]
-        try service.writer.indexSearchableItems(seed)
+        let writer = try SearchableIndex(path: directory + "/index", access: .readWrite(lockTimeout: .seconds(5)))
+        try writer.indexSearchableItems(seed)
+        try writer.close()
+        service = try IndexPool(path: directory + "/index", readers: 2)
         let tokens = AccessTokens(entries: [
             .init(token: writerToken, domain: "com.example.shop", role: .write),
             .init(token: readerToken, domain: "com.example.shop", role: .read),
@@ -199,9 +201,11 @@ struct ReadingTests {
     @Test("an identifier holding quotes, spaces and a colon is found by GET /v1/items/{id} from any domain")
     func getQuotedIdentifier() async throws {
         try await withRouter { client, fixture in
-            try fixture.service.writer.indexSearchableItems([
-                Fixture.item(#"say "hi": now"#, "Quoted lantern", .public, "com.example.blog")
-            ])
+            try await fixture.service.writeAlone { writer throws(SearchlightError) in
+                try writer.indexSearchableItems([
+                    Fixture.item(#"say "hi": now"#, "Quoted lantern", .public, "com.example.blog")
+                ])
+            }
             let found = try await client.execute(uri: "/v1/items/say%20%22hi%22%3A%20now", method: .get)
             #expect(found.status == .ok)
             #expect(try json(found)["$og_title"] as? String == "Quoted lantern")
@@ -388,7 +392,7 @@ struct WritingTests {
                 for try await count in group { indexed += count }
                 #expect(indexed == 40)
             }
-            let batches = await fixture.service.queue.batches
+            let batches = fixture.service.writeCounts.batches
             #expect(batches < 40)
             let search = try await client.execute(
                 uri: "/v1/search?q=coalesced&limit=100", method: .get, headers: headers(readerToken))

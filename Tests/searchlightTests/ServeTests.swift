@@ -200,8 +200,11 @@ struct ServeTests {
         }
         #expect(documents == 1)
         #expect(server.log.contains("Pruned expired items"))
-        // Half the items went, so the service compacted into a new generation, and goes on
-        // searching and writing there.
+        // Half the items went, so the service compacts into a new generation, right after the
+        // prune, and goes on searching and writing there.
+        for _ in 0..<50 where !server.log.contains("Compacted the index") {
+            try await Task.sleep(for: .milliseconds(100))
+        }
         #expect(server.log.contains("Compacted the index"))
         #expect(FileManager.default.fileExists(atPath: workspace.index + "/XAPIANDB"))
         let search = try await http("GET", server.baseURL + "/v1/search?q=")

@@ -1,0 +1,171 @@
+import Foundation
+import Synchronization
+
+/// One writer and a pool of readers over one index, for a service, in the manner of GRDB's
+/// `DatabasePool`.
+///
+/// Reads run concurrently on reader threads, each holding a read-only handle that follows new
+/// generations. Writes run on the writer's thread: every write waiting when a batch starts joins
+/// it, so concurrent writers share one commit, and a write that fails is retried alone so that it
+/// fails alone. Xapian work never runs on Swift's cooperative thread pool, and opening waits for
+/// another writer's lock without polling.
+///
+/// ```swift
+/// let pool = try IndexPool(path: "/srv/index", readers: 4)
+/// let results = try await pool.read { index in try index.search(SearchQuery("lamp")) }
+/// let report = try await pool.write { batch in try batch.indexSearchableItems(items, now: now) }
+/// try await pool.close()
+/// ```
+public final class IndexPool: Sendable {
+    public let path: String
+    private let writer: SearchableIndex
+    private let readers: [SearchableIndex]
+    private let readJobs = JobQueue<ReadJob>()
+    private let writeJobs = JobQueue<WriteJob>()
+    private let counts = WriteCounts()
+
+    private typealias ReadJob = @Sendable (SearchableIndex) -> Void
+
+    private struct WriteJob: Sendable {
+        /// Runs inside a batch's transaction; `nil` for a write that runs alone.
+        var inBatch: (@Sendable (IndexTransaction) throws(SearchlightError) -> any Sendable)?
+        /// Runs on the writer alone.
+        var alone: (@Sendable (SearchableIndex) throws(SearchlightError) -> any Sendable)?
+        var finish: @Sendable (Result<any Sendable, SearchlightError>) -> Void
+    }
+
+    /// Opens the index at `path` for writing (creating it when missing), waiting up to
+    /// `lockTimeout` for another writer, and `readers` read-only handles on it.
+    ///
+    /// - Throws: ``SearchlightError/Code/indexLocked`` past the timeout,
+    ///   ``SearchlightError/Code/indexUnavailable`` when it cannot be opened or created.
+    public init(path: String, readers: Int = 4, lockTimeout: Duration = .seconds(10)) throws(SearchlightError) {
+        self.path = path
+        writer = try SearchableIndex(path: path, access: .readWrite(lockTimeout: lockTimeout))
+        var pool: [SearchableIndex] = []
+        for _ in 0..<max(1, readers) { pool.append(try SearchableIndex(path: path, access: .readOnly)) }
+        self.readers = pool
+        readJobs.start(threads: pool.count, name: "index-reader") { [pool] thread, jobs in
+            for job in jobs { job(pool[thread]) }
+        }
+        writeJobs.start(
+            threads: 1, name: "index-writer",
+            take: { jobs in jobs.first?.inBatch == nil ? 1 : (jobs.firstIndex { $0.inBatch == nil } ?? jobs.count) },
+            serve: { [writer, counts] _, jobs in Self.run(jobs, on: writer, counts: counts) })
+    }
+
+    /// Runs `body` with a reader, at the latest commit, on a reader thread.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (SearchableIndex) throws(SearchlightError) -> T)
+        async throws(SearchlightError) -> T
+    {
+        try await Self.awaiting { finish in
+            readJobs.put { index in
+                do throws(SearchlightError) {
+                    finish(.success(try body(index)))
+                } catch {
+                    finish(.failure(error))
+                }
+            }
+        }
+    }
+
+    /// Runs `operation` in the next batch of writes, and returns once that batch is committed.
+    public func write<T: Sendable>(_ operation: @escaping @Sendable (IndexTransaction) throws(SearchlightError) -> T)
+        async throws(SearchlightError) -> T
+    {
+        try await Self.awaiting { finish in
+            writeJobs.put(
+                WriteJob(
+                    inBatch: { batch throws(SearchlightError) in try operation(batch) }, alone: nil, finish: finish))
+        }
+    }
+
+    /// Runs `operation` on the writer alone, between batches: for work that makes its own
+    /// transactions or generations, such as a bulk build (``Indexer``) or a compaction.
+    public func writeAlone<T: Sendable>(
+        _ operation: @escaping @Sendable (SearchableIndex) throws(SearchlightError) -> T
+    ) async throws(SearchlightError) -> T {
+        try await Self.awaiting { finish in
+            writeJobs.put(
+                WriteJob(
+                    inBatch: nil, alone: { index throws(SearchlightError) in try operation(index) }, finish: finish))
+        }
+    }
+
+    /// How many batches have been committed, and how many writes they held.
+    public var writeCounts: (batches: Int, writes: Int) { counts.value.withLock { $0 } }
+
+    /// Finishes the writes and reads waiting, then closes every handle.
+    public func close() async throws(SearchlightError) {
+        let (writeJobs, readJobs, writer, readers) = (self.writeJobs, self.readJobs, self.writer, self.readers)
+        let _: Bool = try await Self.awaiting {
+            (finish: @escaping @Sendable (Result<Bool, SearchlightError>) -> Void) in
+            Thread {
+                writeJobs.close()
+                readJobs.close()
+                do throws(SearchlightError) {
+                    try writer.close()
+                    for reader in readers { try reader.close() }
+                    finish(.success(true))
+                } catch {
+                    finish(.failure(error))
+                }
+            }.start()
+        }
+    }
+
+    /// Runs one batch: its writes in one transaction, or, when one fails, each alone.
+    private static func run(_ jobs: [WriteJob], on writer: SearchableIndex, counts: WriteCounts) {
+        if jobs.count == 1, let alone = jobs[0].alone {
+            do throws(SearchlightError) {
+                jobs[0].finish(.success(try alone(writer)))
+            } catch {
+                jobs[0].finish(.failure(error))
+            }
+            return
+        }
+        counts.value.withLock {
+            $0.batches += 1
+            $0.writes += jobs.count
+        }
+        do throws(SearchlightError) {
+            let results = try writer.performBatch { transaction throws(SearchlightError) in
+                var results: [any Sendable] = []
+                for job in jobs { results.append(try job.inBatch!(transaction)) }
+                return Results(values: results)
+            }
+            for (job, result) in zip(jobs, results.values) { job.finish(.success(result)) }
+        } catch {
+            guard jobs.count > 1 else { return jobs[0].finish(.failure(error)) }
+            for job in jobs {
+                do throws(SearchlightError) {
+                    let result = try writer.performBatch { transaction throws(SearchlightError) in
+                        Results(values: [try job.inBatch!(transaction)])
+                    }
+                    job.finish(.success(result.values[0]))
+                } catch {
+                    job.finish(.failure(error))
+                }
+            }
+        }
+    }
+
+    private final class WriteCounts: Sendable {
+        let value = Mutex<(batches: Int, writes: Int)>((0, 0))
+    }
+
+    private struct Results: @unchecked Sendable {
+        // Each element is Sendable; the array of existentials is only moved, never shared.
+        var values: [any Sendable]
+    }
+
+    /// Suspends until `start`'s job calls `finish`.
+    private static func awaiting<T: Sendable, R: Sendable>(
+        _ start: (@escaping @Sendable (Result<R, SearchlightError>) -> Void) -> Void
+    ) async throws(SearchlightError) -> T {
+        let result: Result<R, SearchlightError> = await withCheckedContinuation { continuation in
+            start { continuation.resume(returning: $0) }
+        }
+        return try result.map { $0 as! T }.get()
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import SearchlightKit
+import SearchlightTesting
+import Testing
+
+@Suite("The index pool: one writer, pooled readers, threads of their own", .temporaryFolder)
+struct IndexPoolTests {
+    private func pool() throws -> IndexPool {
+        try IndexPool(path: try TemporaryFolder.subfolder("pool") + "/index", readers: 3)
+    }
+
+    @Test("concurrent writes share commits, and every one of them is searchable once it returns")
+    func coalescedWrites() async throws {
+        let pool = try pool()
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for number in 0..<60 {
+                group.addTask {
+                    try await pool.write { batch throws(SearchlightError) in
+                        try batch.indexSearchableItems([item("w/\(number)", title: "pooled \(number)")], now: now)
+                    }.added
+                }
+            }
+            var added = 0
+            for try await count in group { added += count }
+            #expect(added == 60)
+        }
+        #expect(pool.writeCounts.writes == 60)
+        #expect(pool.writeCounts.batches < 60)
+        let total = try await pool.read { index throws(SearchlightError) in
+            try index.search(SearchQuery("pooled", limit: 0), now: now).total
+        }
+        #expect(total == 60)
+        try await pool.close()
+    }
+
+    @Test("a write that fails in a batch fails alone; the others are committed")
+    func failureStaysAlone() async throws {
+        let pool = try pool()
+        let good = Task {
+            try await pool.write { batch throws(SearchlightError) in
+                try batch.indexSearchableItems([item("good", title: "kept")], now: now)
+            }
+        }
+        let bad = Task {
+            try await pool.write { batch throws(SearchlightError) in
+                try batch.deleteSearchableItems(withIdentifiers: [], domainIdentifier: "default")
+            }
+        }
+        #expect(try await good.value.added == 1)
+        await #expect(throws: SearchlightError.self) { _ = try await bad.value }
+        let kept = try await pool.read { index throws(SearchlightError) in
+            try index.search(SearchQuery("kept"), now: now).results.map(\.canonicalIdentifier)
+        }
+        #expect(kept == ["good"])
+        try await pool.close()
+    }
+
+    @Test("reads and writes run on the pool's own threads, not Swift's cooperative pool")
+    func ownThreads() async throws {
+        let pool = try pool()
+        let reader = try await pool.read { _ throws(SearchlightError) in Thread.current.name ?? "" }
+        let writer = try await pool.write { _ throws(SearchlightError) in Thread.current.name ?? "" }
+        let alone = try await pool.writeAlone { _ throws(SearchlightError) in Thread.current.name ?? "" }
+        #expect(reader.hasPrefix("index-reader-"))
+        #expect(writer == "index-writer-1" && alone == writer)
+        try await pool.close()
+    }
+
+    @Test("readers follow a bulk build run on the writer alone")
+    func readersFollowBulkBuilds() async throws {
+        let pool = try pool()
+        let lines = (0..<3_000).map { number in
+            #"{"canonicalIdentifier":"bulk/\#(number)","title":"bulk \#(number)","#
+                + #""contentDescription":"\#(String(repeating: "padding words ", count: 30))"}"#
+        }
+        let body = Data((lines.joined(separator: "\n") + "\n").utf8)
+        let before = try await pool.read { index throws(SearchlightError) in
+            try index.search(SearchQuery("bulk", limit: 0), now: now).total
+        }
+        let report = try await pool.writeAlone { index throws(SearchlightError) in
+            try Indexer(jobs: 2, now: now).index([.data(body, name: "body", format: .lines)], into: index)
+        }
+        #expect(before == 0 && report.added == 3_000)
+        for _ in 0..<3 {
+            let total = try await pool.read { index throws(SearchlightError) in
+                try index.search(SearchQuery("bulk", limit: 0), now: now).total
+            }
+            #expect(total == 3_000)
+        }
+        try await pool.close()
+    }
+
+    @Test("a second pool on the same index waits for the first, then fails with indexLocked")
+    func secondPoolWaits() async throws {
+        let folder = try TemporaryFolder.subfolder("pool") + "/index"
+        let first = try IndexPool(path: folder, readers: 1)
+        #expect {
+            _ = try IndexPool(path: folder, readers: 1, lockTimeout: .milliseconds(200))
+        } throws: { error in
+            (error as? SearchlightError)?.code == .indexLocked
+        }
+        try await first.close()
+        let second = try IndexPool(path: folder, readers: 1, lockTimeout: .seconds(5))
+        try await second.close()
+    }
+}
