@@ -154,6 +154,39 @@ public struct Indexer: Sendable {
     }
 }
 
+extension Indexer {
+    /// The items that sources describe, for removing them (`searchlight remove --from`, a removal
+    /// request's body of BUOs): their identifiers grouped by domain (an item's own `domain` key,
+    /// else ``IndexingOptions/domainIdentifier``), domains in order of first appearance, and
+    /// what could not be read.
+    ///
+    /// - Throws: ``SearchlightError/Code/unreadableInput`` for a path that does not exist.
+    public func identifiers(in sources: [Source]) throws(SearchlightError) -> (
+        targets: [(domain: String, identifiers: [String])], rejections: [SearchlightError]
+    ) {
+        var byDomain: [String: [String]] = [:]
+        var order: [String] = []
+        var rejections: [SearchlightError] = []
+        for source in sources {
+            let inputs: [Input]
+            switch source {
+            case .path(let path): inputs = try BranchUniversalObjectReader.inputFiles(for: [path]).map { .file($0) }
+            case .data(let data, let name, let format): inputs = [.data(data, name: name, format: format)]
+            }
+            for input in inputs {
+                let decoded = input.read()
+                rejections += decoded.rejections
+                for object in decoded.objects {
+                    let domain = object.domain ?? options.domainIdentifier
+                    if byDomain[domain] == nil { order.append(domain) }
+                    byDomain[domain, default: []].append(object.object.canonicalIdentifier)
+                }
+            }
+        }
+        return (order.map { ($0, byDomain[$0]!) }, rejections)
+    }
+}
+
 extension SearchableIndex {
     /// True when the index is a folder (not a stub file listing other databases), so that it can
     /// hold generations.

@@ -65,9 +65,10 @@ struct ItemsController {
         if let list = try? JSONDecoder().decode(IdentifierList.self, from: body) {
             ids = list.ids
         } else {
-            let input = BranchUniversalObjectReader.decode(body, path: "request body")
-            if let first = input.rejections.first { throw first }
-            ids = input.objects.map(\.object.canonicalIdentifier)
+            let described = try Indexer(options: IndexingOptions(domainIdentifier: domain)).identifiers(
+                in: [.data(body, name: "request body", format: .automatic)])
+            if let first = described.rejections.first { throw first }
+            ids = described.targets.flatMap(\.identifiers)
         }
         return try await remove(ids, domain: domain, request: request, context: context)
     }

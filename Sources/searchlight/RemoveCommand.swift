@@ -53,7 +53,7 @@ struct RemoveCommand: ParsableCommand {
     func run() throws {
         try reportingErrors(global) {
             var rejections: [SearchlightError] = []
-            var targets: [(domain: String, ids: [String])] = []
+            var targets: [(domain: String, identifiers: [String])] = []
             if ids == ["-"] {
                 let text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
                 let lines = text.split(whereSeparator: \.isNewline).map {
@@ -61,18 +61,8 @@ struct RemoveCommand: ParsableCommand {
                 }
                 targets = [(domain.domain, lines.filter { !$0.isEmpty })]
             } else if !files.isEmpty {
-                var byDomain: [String: [String]] = [:]
-                var order: [String] = []
-                for file in try BranchUniversalObjectReader.inputFiles(for: files) {
-                    let input = BranchUniversalObjectReader.read(path: file)
-                    rejections += input.rejections
-                    for decoded in input.objects {
-                        let target = decoded.domain ?? domain.domain
-                        if byDomain[target] == nil { order.append(target) }
-                        byDomain[target, default: []].append(decoded.object.canonicalIdentifier)
-                    }
-                }
-                targets = order.map { ($0, byDomain[$0]!) }
+                let indexer = Indexer(options: IndexingOptions(domainIdentifier: domain.domain))
+                (targets, rejections) = try indexer.identifiers(in: files.map { .path($0) })
                 if targets.isEmpty, rejections.isEmpty { targets = [(domain.domain, [])] }
             } else if !ids.isEmpty {
                 targets = [(domain.domain, ids)]
@@ -87,7 +77,8 @@ struct RemoveCommand: ParsableCommand {
             for target in targets {
                 report.merge(
                     try index.deleteSearchableItems(
-                        withIdentifiers: target.ids, domainIdentifier: target.domain, includePublic: includePublic))
+                        withIdentifiers: target.identifiers, domainIdentifier: target.domain,
+                        includePublic: includePublic))
             }
             try index.close()
             report = report.withAdvice
