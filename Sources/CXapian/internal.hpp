@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "CXapian.h"
@@ -173,8 +174,15 @@ Xapian::TermGenerator make_generator();
 /// Builds the document for one item; `unique` is its unique-id term.
 Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &item, const std::string &unique);
 
-/// Adds the document's title words (its unprefixed terms) to the writer's spelling data.
-void add_spelling(Xapian::WritableDatabase &writer, const Xapian::Document &document);
+/// Title words (a document's unprefixed terms) and how often they occurred, for the spelling
+/// data: added to a writer in one go, since Xapian looks each word up in its spelling table on
+/// every `add_spelling`.
+struct SpellingCounts {
+    std::unordered_map<std::string, Xapian::termcount> words;
+
+    void count(const Xapian::Document &document);
+    void add_to(Xapian::WritableDatabase &writer);
+};
 
 /// `CX_ERR_INVALID_ARGUMENT` for a NULL, closed or read-only handle, else `CX_OK`.
 cx_status require_writable(cx_database *database, char **out_error);

@@ -64,11 +64,16 @@ Xapian::TermGenerator make_generator() {
     return generator;
 }
 
-void add_spelling(Xapian::WritableDatabase &writer, const Xapian::Document &document) {
+void SpellingCounts::count(const Xapian::Document &document) {
     for (auto term = document.termlist_begin(); term != document.termlist_end(); ++term) {
         const std::string &name = *term;
-        if (!name.empty() && !(name[0] >= 'A' && name[0] <= 'Z')) writer.add_spelling(name);
+        if (!name.empty() && !(name[0] >= 'A' && name[0] <= 'Z')) ++words[name];
     }
+}
+
+void SpellingCounts::add_to(Xapian::WritableDatabase &writer) {
+    for (const auto &[word, count] : words) writer.add_spelling(word, count);
+    words.clear();
 }
 
 }  // namespace cx
@@ -120,16 +125,16 @@ std::vector<bool> find_unchanged(Xapian::WritableDatabase &writer, const cx_item
 }
 
 /// Stores one item's document: replaces the stored version, adds a new item without a look-up,
-/// or, for an item already expired, deletes the stored version. Adds the title's words to the
-/// spelling data (they are the document's unprefixed terms). Returns the outcome.
+/// or, for an item already expired, deletes the stored version. Counts the title's words for the
+/// spelling data. Returns the outcome.
 int32_t store(Xapian::WritableDatabase &writer, const cx_item &item, const std::string &unique,
-              const Xapian::Document &document, int64_t now_ms) {
+              const Xapian::Document &document, int64_t now_ms, cx::SpellingCounts &spelling) {
     bool existed = writer.term_exists(unique);
     if (item.expiration_ms > 0 && item.expiration_ms <= now_ms) {
         if (existed) writer.delete_document(unique);
         return 2;
     }
-    cx::add_spelling(writer, document);
+    spelling.count(document);
     // Xapian: replace_document(term, doc) replaces the first document indexed by `term` and
     // deletes any others.
     if (existed) {
@@ -184,16 +189,18 @@ cx_status cx_database_replace_items(cx_database *database, const cx_item *items,
                                   return build(generator, items, changed, begin, std::min(begin + chunk, total));
                               });
         };
+        cx::SpellingCounts spelling;
         std::future<Built> next = build_chunk(0);
         for (size_t begin = 0; begin < total; begin += chunk) {
             Built built = next.get();
             if (begin + chunk < total) next = build_chunk(begin + chunk);
             for (size_t j = 0; j < built.documents.size(); ++j) {
                 const size_t i = changed[begin + j];
-                int32_t outcome = store(writer, items[i], built.uniques[j], built.documents[j], now_ms);
+                int32_t outcome = store(writer, items[i], built.uniques[j], built.documents[j], now_ms, spelling);
                 if (out_outcomes != nullptr) out_outcomes[i] = outcome;
             }
         }
+        spelling.add_to(writer);
         return CX_OK;
     } catch (...) {
         return cx::status_from_current_exception(out_error);

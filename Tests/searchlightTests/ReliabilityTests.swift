@@ -21,6 +21,18 @@ func writeBatch(
     }
 }
 
+/// Each result of a search page is whole: its title and description of one version (`writeBatch`).
+func expectWholeItems(_ page: [String: Any], sourceLocation: SourceLocation = #_sourceLocation) {
+    for result in page["results"] as? [[String: Any]] ?? [] {
+        let title = result["title"] as? String ?? ""
+        let description = result["contentDescription"] as? String ?? ""
+        let version = title.hasPrefix("title two") ? "two" : "one"
+        #expect(
+            description.hasPrefix("description \(version) "), "\(title) / \(description)",
+            sourceLocation: sourceLocation)
+    }
+}
+
 /// Every item of the index, from `searchlight export --all-domains`.
 func exportedItems(_ workspace: Workspace, index: String? = nil) throws -> [[String: Any]] {
     let run = try workspace.run(["export", "--all-domains", "--index", index ?? workspace.index])
@@ -140,12 +152,7 @@ struct ReliabilityTests {
                 #expect(run.status == 0, "\(run.stderr)")
                 let page = try run.object()
                 #expect(page["total"] as? Int == 4_000)
-                for result in page["results"] as? [[String: Any]] ?? [] {
-                    let title = result["title"] as? String ?? ""
-                    let description = result["contentDescription"] as? String ?? ""
-                    let version = title.hasPrefix("title two") ? "two" : "one"
-                    #expect(description.hasPrefix("description \(version) "), "\(title) / \(description)")
-                }
+                expectWholeItems(page)
                 searches += 1
             } while writer.isRunning
             writer.waitUntilExit()
@@ -243,12 +250,7 @@ struct ReliabilityTests {
             #expect(run.status == 0, "\(run.stderr)")
             let page = try run.object()
             #expect(page["total"] as? Int == 1200)
-            for result in page["results"] as? [[String: Any]] ?? [] {
-                let title = result["title"] as? String ?? ""
-                let description = result["contentDescription"] as? String ?? ""
-                let version = title.hasPrefix("title two") ? "two" : "one"
-                #expect(description.hasPrefix("description \(version) "), "\(title) / \(description)")
-            }
+            expectWholeItems(page)
             searches += 1
         } while writer.isRunning
         writer.waitUntilExit()

@@ -42,18 +42,13 @@ final class BulkBuild: @unchecked Sendable {
     {
         guard !items.isEmpty else { return [] }
         var outcomes = [Int32](repeating: 0, count: items.count)
-        var arena = TextArena()
-        let ranges = items.map { arena.add($0) }
-        try arena.withTexts { texts throws(SearchlightError) in
-            let cItems = ranges.map { $0.item(in: texts) }
-            try cItems.withUnsafeBufferPointer { buffer throws(SearchlightError) in
-                try sequences.withUnsafeBufferPointer { sequenceBuffer throws(SearchlightError) in
-                    try outcomes.withUnsafeMutableBufferPointer { outcomeBuffer throws(SearchlightError) in
-                        try Self.check(indexPath) { error in
-                            cx_bulk_add(
-                                handle, UInt32(shard), buffer.baseAddress!, sequenceBuffer.baseAddress!, buffer.count,
-                                now, outcomeBuffer.baseAddress, error)
-                        }
+        try TextArena.withItems(items) { buffer throws(SearchlightError) in
+            try sequences.withUnsafeBufferPointer { sequenceBuffer throws(SearchlightError) in
+                try outcomes.withUnsafeMutableBufferPointer { outcomeBuffer throws(SearchlightError) in
+                    try Self.check(indexPath) { error in
+                        cx_bulk_add(
+                            handle, UInt32(shard), buffer.baseAddress!, sequenceBuffer.baseAddress!, buffer.count, now,
+                            outcomeBuffer.baseAddress, error)
                     }
                 }
             }

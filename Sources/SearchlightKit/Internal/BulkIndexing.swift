@@ -104,7 +104,7 @@ extension Indexer {
                 }
                 switch input {
                 case .file(let name) where name != "-" && BranchUniversalObjectReader.isLines(path: name):
-                    BranchUniversalObjectReader.decodeLines(path: name, piece: 2_000, filter: filter) { piece in
+                    BranchUniversalObjectReader.decodeLines(path: name, piece: 500, filter: filter) { piece in
                         guard emit(piece) else { return false }
                         progress(
                             Progress(

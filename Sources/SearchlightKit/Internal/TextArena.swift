@@ -89,6 +89,18 @@ struct TextArena {
         }
     }
 
+    /// Packs `items` and calls `body` with them as `cx_item`s, valid for the call.
+    static func withItems<T, E: Error>(_ items: [StoredItem], _ body: (UnsafeBufferPointer<cx_item>) throws(E) -> T)
+        throws(E) -> T
+    {
+        var arena = TextArena()
+        let ranges = items.map { arena.add($0) }
+        return try arena.withTexts { texts throws(E) in
+            let cItems = ranges.map { $0.item(in: texts) }
+            return try cItems.withUnsafeBufferPointer { buffer throws(E) in try body(buffer) }
+        }
+    }
+
     func withTexts<T, E: Error>(_ body: (Texts) throws(E) -> T) throws(E) -> T {
         let result: Result<T, E> = storage.withUnsafeBytes { raw in
             let texts = Texts(base: raw.baseAddress?.assumingMemoryBound(to: CChar.self))

@@ -86,16 +86,11 @@ final class XapianDatabase: @unchecked Sendable {
     func replace(_ items: [StoredItem], now: Int64) throws(SearchlightError) -> [StoreOutcome] {
         let handle = try open()
         var outcomes = [Int32](repeating: 0, count: items.count)
-        var arena = TextArena()
-        let ranges = items.map { arena.add($0) }
-        try arena.withTexts { texts throws(SearchlightError) in
-            let cItems = ranges.map { $0.item(in: texts) }
-            try cItems.withUnsafeBufferPointer { buffer throws(SearchlightError) in
-                try outcomes.withUnsafeMutableBufferPointer { outcomeBuffer throws(SearchlightError) in
-                    try check { error in
-                        cx_database_replace_items(
-                            handle, buffer.baseAddress!, buffer.count, now, outcomeBuffer.baseAddress, error)
-                    }
+        try TextArena.withItems(items) { buffer throws(SearchlightError) in
+            try outcomes.withUnsafeMutableBufferPointer { outcomeBuffer throws(SearchlightError) in
+                try check { error in
+                    cx_database_replace_items(
+                        handle, buffer.baseAddress!, buffer.count, now, outcomeBuffer.baseAddress, error)
                 }
             }
         }
