@@ -355,7 +355,9 @@ cx_status cx_bulk_merge(cx_bulk *bulk, const char *destination, bool copy_surviv
             sources.add_database(Xapian::Database(shard->path));
         }
         sources.compact(destination);
-        Xapian::WritableDatabase merged(destination, Xapian::DB_OPEN);
+        // Nobody reads the new database before it is published, and one that is not published is
+        // thrown away: no syncing (the caller syncs it before publishing), blocks updated in place.
+        Xapian::WritableDatabase merged(destination, Xapian::DB_OPEN | Xapian::DB_NO_SYNC | Xapian::DB_DANGEROUS);
         // Xapian's compactor renumbers each source after the previous one, squeezing out only the
         // gap before its first document: the current database, first, keeps its documents at
         // `id - (first - 1)`.
