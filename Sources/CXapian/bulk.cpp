@@ -356,8 +356,10 @@ cx_status cx_bulk_merge(cx_bulk *bulk, const char *destination, bool copy_surviv
         }
         sources.compact(destination);
         // Nobody reads the new database before it is published, and one that is not published is
-        // thrown away: no syncing (the caller syncs it before publishing), blocks updated in place.
-        Xapian::WritableDatabase merged(destination, Xapian::DB_OPEN | Xapian::DB_NO_SYNC | Xapian::DB_DANGEROUS);
+        // thrown away: no syncing here (the caller syncs it before publishing). Not DB_DANGEROUS:
+        // deleting in place from a compacted glass database damages its postlist table (Xapian
+        // 1.4.22, seen in IndexerTests.rerun).
+        Xapian::WritableDatabase merged(destination, Xapian::DB_OPEN | Xapian::DB_NO_SYNC);
         // Xapian's compactor renumbers each source after the previous one, squeezing out only the
         // gap before its first document: the current database, first, keeps its documents at
         // `id - (first - 1)`.

@@ -12,7 +12,7 @@ enum WriteCosts {
     static let writerRate = 1_500.0
     /// Copying documents while compacting (a 50,000-item index compacts in 0.6 s).
     static let compactionRate = 40_000.0
-    /// Deleting from a merged database before it is published (written in place, unsynced).
+    /// Deleting from a merged database before it is published (unsynced).
     static let deleteRate = 1_700.0
     /// Copying a stored document into a shard, per shard builder: Xapian reads each term's
     /// positions on its own.
