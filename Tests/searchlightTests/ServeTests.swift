@@ -122,7 +122,7 @@ struct ServeTests {
         #expect(get.stdout.contains("Written late"))
     }
 
-    @Test("large batches over HTTP are built in shards and swapped in while concurrent searches all answer 200")
+    @Test("large batches over HTTP are built in shards and swapped in while searches under wrk all answer 200")
     func bulkBatchesDuringSearches() throws {
         let workspace = try Workspace()
         try writeBatch(workspace, folder: "v1", files: 1, items: 4_000, version: "one", filler: 40)
@@ -130,8 +130,15 @@ struct ServeTests {
         #expect(try workspace.run(["index", workspace.path + "/v1", "--domain", "com.example.shop"]).status == 0)
         let server = try RunningServer(index: workspace.index, tokens: try writeTokens(workspace))
         defer { _ = server.stop() }
-        // Four clients search in a loop while the main thread posts the two versions in turn, each
-        // a 1.5 MB body: every search must answer 200 with all 4,000 items, each whole.
+        // wrk searches at 16 connections, and four clients search in a loop checking every page,
+        // while the main thread posts the two versions in turn, each a 1.5 MB body: every search
+        // must answer 200 with all 4,000 items, each whole.
+        let wrk = Process()
+        wrk.executableURL = URL(fileURLWithPath: "/usr/bin/wrk")
+        wrk.arguments = ["-t", "2", "-c", "16", "-d", "8s", server.baseURL + "/v1/search?q=file&limit=20"]
+        let wrkOutput = Pipe()
+        wrk.standardOutput = wrkOutput
+        try wrk.run()
         let result = try runPython(
             """
             import http.client, json, threading
@@ -171,6 +178,10 @@ struct ServeTests {
             for thread in threads: thread.join()
             print(json.dumps({"posts": statuses, "ok": counts["ok"], "bad": counts["bad"][:5]}))
             """)
+        let load = String(decoding: wrkOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        wrk.waitUntilExit()
+        #expect(load.contains("Requests/sec"), "\(load)")
+        #expect(!load.contains("Non-2xx") && !load.contains("Socket errors"), "\(load)")
         #expect(result.status == 0, "\(result.output)")
         let summary = try #require(
             try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any], "\(result.output)")
