@@ -24,22 +24,6 @@ private func files(_ path: String) throws -> Set<String> {
     Set(try FileManager.default.contentsOfDirectory(atPath: path))
 }
 
-/// `xapian-check` finds no error in the index's current generation.
-private func expectSound(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-    let stub = (try? String(contentsOfFile: path + "/XAPIANDB", encoding: .utf8)) ?? ""
-    let database = stub.hasPrefix("auto ") ? path + "/" + stub.dropFirst(5).trimmingCharacters(in: .newlines) : path
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/xapian-check")
-    process.arguments = [database]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(text.contains("No errors found"), "xapian-check: \(text)", sourceLocation: sourceLocation)
-}
-
 private func title(_ index: SearchableIndex, _ id: String) throws -> String? {
     try index.item(withIdentifier: id, now: now)?.object.title
 }
@@ -96,7 +80,7 @@ struct IndexerTests {
         #expect(try title(test.index, "item/5") == nil)
         #expect(try test.index.statistics(now: now).documents == 3_099)
         #expect(try test.index.ids("beta").count == 100)
-        try expectSound(test.path)
+        try checkWithXapian(test.path)
         // The same file again: nothing to write, no new generation.
         let generations = try files(test.path).filter { $0.hasPrefix("gen-") }
         let again = try indexer.index([.path(try write(second, "second.jsonl"))], into: test.index)
@@ -131,7 +115,7 @@ struct IndexerTests {
         #expect(try test.index.statistics(now: now).documents == 3_000)
         #expect(report.added == 1 && report.expired == 1)
         #expect(report.indexed == report.added + report.updated + report.unchanged)
-        try expectSound(test.path)
+        try checkWithXapian(test.path)
     }
 
     @Test("a run that changes little of a large index is written into the current generation")

@@ -42,33 +42,9 @@ func exportedItems(_ workspace: Workspace, index: String? = nil) throws -> [[Str
     }
 }
 
-/// The database folder an index opens now: its current generation, or the folder itself.
-func currentDatabase(_ index: String) -> String {
-    guard !FileManager.default.fileExists(atPath: index + "/iamglass"),
-        let stub = try? String(contentsOfFile: index + "/XAPIANDB", encoding: .utf8),
-        stub.hasPrefix("auto ")
-    else { return index }
-    return index + "/" + stub.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines)
-}
-
 /// The generation folders in an index folder.
 func generationFolders(_ index: String) -> Set<String> {
     Set(((try? FileManager.default.contentsOfDirectory(atPath: index)) ?? []).filter { $0.hasPrefix("gen-") })
-}
-
-/// `xapian-check` on the index: no error.
-func checkWithXapian(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/xapian-check")
-    process.arguments = [currentDatabase(path)]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "xapian-check: \(text)", sourceLocation: sourceLocation)
-    #expect(text.contains("No errors found"), "xapian-check: \(text)", sourceLocation: sourceLocation)
 }
 
 @Suite("Reliability", .temporaryFolder)

@@ -28,7 +28,7 @@ final class BulkBuild: @unchecked Sendable {
     init(base: String?, folder: String, shards: Int, memoryBudget: Int, indexPath: String) throws(SearchlightError) {
         self.indexPath = indexPath
         var opened: OpaquePointer?
-        try Self.check(indexPath) { error in
+        try XapianDatabase.check(path: indexPath) { error in
             cx_bulk_open(base, folder, UInt32(shards), UInt64(memoryBudget), &opened, error)
         }
         handle = opened!
@@ -45,7 +45,7 @@ final class BulkBuild: @unchecked Sendable {
         try TextArena.withItems(items) { buffer throws(SearchlightError) in
             try sequences.withUnsafeBufferPointer { sequenceBuffer throws(SearchlightError) in
                 try outcomes.withUnsafeMutableBufferPointer { outcomeBuffer throws(SearchlightError) in
-                    try Self.check(indexPath) { error in
+                    try XapianDatabase.check(path: indexPath) { error in
                         cx_bulk_add(
                             handle, UInt32(shard), buffer.baseAddress!, sequenceBuffer.baseAddress!, buffer.count, now,
                             outcomeBuffer.baseAddress, error)
@@ -62,7 +62,7 @@ final class BulkBuild: @unchecked Sendable {
         guard !documents.isEmpty else { return }
         try documents.withUnsafeBufferPointer { documentBuffer throws(SearchlightError) in
             try sequences.withUnsafeBufferPointer { sequenceBuffer throws(SearchlightError) in
-                try Self.check(indexPath) { error in
+                try XapianDatabase.check(path: indexPath) { error in
                     cx_bulk_keep(
                         handle, documentBuffer.baseAddress!, sequenceBuffer.baseAddress!, documents.count, error)
                 }
@@ -73,7 +73,7 @@ final class BulkBuild: @unchecked Sendable {
     /// Ends the adding: the latest occurrence of each identity wins.
     func resolve() throws(SearchlightError) -> Plan {
         var plan = cx_bulk_plan()
-        try Self.check(indexPath) { error in cx_bulk_resolve(handle, &plan, error) }
+        try XapianDatabase.check(path: indexPath) { error in cx_bulk_resolve(handle, &plan, error) }
         return Plan(
             stored: Int(plan.stored), superseded: Int(plan.superseded), baseDocuments: Int(plan.base_documents),
             addedThenUpdated: Int(plan.added_then_updated), unchangedThenUpdated: Int(plan.unchanged_then_updated))
@@ -87,16 +87,7 @@ final class BulkBuild: @unchecked Sendable {
 
     /// Writes the resolved build as a new database in `destination`.
     func merge(to destination: String, copyingSurvivors: Bool) throws(SearchlightError) {
-        try Self.check(indexPath) { error in cx_bulk_merge(handle, destination, copyingSurvivors, error) }
-    }
-
-    private static func check(
-        _ path: String, _ call: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> cx_status
-    ) throws(SearchlightError) {
-        var error: UnsafeMutablePointer<CChar>?
-        let status = call(&error)
-        defer { cx_string_free(error) }
-        guard status != CX_OK else { return }
-        throw SearchlightError(status: status, message: error.map { String(cString: $0) } ?? "", path: path)
+        try XapianDatabase.check(path: indexPath) { error in cx_bulk_merge(handle, destination, copyingSurvivors, error)
+        }
     }
 }

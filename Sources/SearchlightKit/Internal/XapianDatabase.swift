@@ -253,7 +253,8 @@ final class XapianDatabase: @unchecked Sendable {
         try Self.check(path: path, call)
     }
 
-    private static func check(
+    /// Calls the shim and throws its failure as a ``SearchlightError`` naming `path`.
+    static func check(
         path: String, _ call: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> cx_status
     ) throws(SearchlightError) {
         var error: UnsafeMutablePointer<CChar>?

@@ -1,0 +1,26 @@
+import Foundation
+public import Testing
+
+/// The database folder an index opens now: its current generation, or the folder itself.
+public func currentDatabase(_ index: String) -> String {
+    guard !FileManager.default.fileExists(atPath: index + "/iamglass"),
+        let stub = try? String(contentsOfFile: index + "/XAPIANDB", encoding: .utf8),
+        stub.hasPrefix("auto ")
+    else { return index }
+    return index + "/" + stub.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+/// `xapian-check` (Debian's xapian-tools) on the index's current database: no error.
+public func checkWithXapian(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/xapian-check")
+    process.arguments = [currentDatabase(path)]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "xapian-check: \(text)", sourceLocation: sourceLocation)
+    #expect(text.contains("No errors found"), "xapian-check: \(text)", sourceLocation: sourceLocation)
+}
