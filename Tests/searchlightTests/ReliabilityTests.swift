@@ -112,6 +112,28 @@ struct ReliabilityTests {
         #expect(versions.count == 2, "the kills all fell on one side of the swap: \(versions)")
     }
 
+    @Test("bulk builds that delete replaced items from the merged generation, or copy the others, leave it sound")
+    func bulkMergesAreSound() throws {
+        let workspace = try Workspace()
+        try writeBatch(workspace, folder: "v1", files: 3, items: 1_500, version: "one", filler: 40)
+        try writeBatch(workspace, folder: "v2", files: 3, items: 1_500, version: "two", filler: 40)
+        #expect(try workspace.run(["index", workspace.path + "/v1"]).status == 0)
+        // A third of the items change: the merge deletes the replaced ones. Then all of them
+        // change: it copies none and compacts the new ones alone.
+        try FileManager.default.removeItem(atPath: workspace.path + "/v1/f000.jsonl")
+        try FileManager.default.copyItem(
+            atPath: workspace.path + "/v2/f000.jsonl", toPath: workspace.path + "/v1/f000.jsonl")
+        for (folder, updated) in [("v1", 1_500), ("v2", 3_000)] {
+            let run = try workspace.run(["index", workspace.path + "/" + folder, "--json"])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(try run.object()["updated"] as? Int == updated)
+            try checkWithXapian(workspace.index)
+            #expect(try exportedItems(workspace).count == 4_500)
+        }
+        #expect(
+            try exportedItems(workspace).allSatisfy { ($0["$og_title"] as? String)?.hasPrefix("title two") == true })
+    }
+
     @Test("searches during bulk builds and their swaps never fail and see each item whole, old or new")
     func readersDuringBulkBuilds() throws {
         let workspace = try Workspace()
