@@ -11,14 +11,13 @@ final class XapianDatabase: @unchecked Sendable {
     /// The layout of the index folder when this database was opened from it.
     var layout: IndexLayout
 
-    /// Opens the database, or throws ``SearchlightError`` mapped from the shim's status. With
-    /// `waiting`, a writer blocks until another writer's lock is released.
-    init(path: String, writable: Bool, layout: IndexLayout = .single, waiting: Bool = false) throws(SearchlightError) {
+    /// Opens the database, or throws ``SearchlightError`` mapped from the shim's status.
+    init(path: String, writable: Bool, layout: IndexLayout = .single) throws(SearchlightError) {
         self.path = path
         self.isWritable = writable
         self.layout = layout
         var opened: OpaquePointer?
-        let mode = writable ? (waiting ? CX_OPEN_WRITE_WAITING : CX_OPEN_WRITE) : CX_OPEN_READ
+        let mode = writable ? CX_OPEN_WRITE : CX_OPEN_READ
         try Self.check(path: path) { error in cx_database_open(path, mode, &opened, error) }
         handle = opened
     }
