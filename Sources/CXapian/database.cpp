@@ -10,9 +10,8 @@ cx_status cx_database_open(const char *path, cx_open_mode mode, cx_database **ou
         if (path == nullptr) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no path", out_error);
         auto database = std::make_unique<cx_database>();
         database->path = path;
-        if (mode == CX_OPEN_WRITE || mode == CX_OPEN_WRITE_WAITING) {
-            const int wait = mode == CX_OPEN_WRITE_WAITING ? Xapian::DB_RETRY_LOCK : 0;
-            database->writer = Xapian::WritableDatabase(path, Xapian::DB_CREATE_OR_OPEN | wait);
+        if (mode == CX_OPEN_WRITE) {
+            database->writer = Xapian::WritableDatabase(path, Xapian::DB_CREATE_OR_OPEN);
             database->reader = database->writer;
             database->writable = true;
         } else {

@@ -68,34 +68,25 @@ public final class SearchableIndex: Sendable {
         }
     }
 
-    /// Opens the writer, waiting for another writer's lock up to `lockTimeout` without polling
+    /// Opens the writer, waiting for another writer up to `lockTimeout` in the kernel, on the
+    /// index folder's lock (``FolderLock``), then takes Xapian's lock on the current generation
     /// (``LockWait``).
     ///
-    /// A writer that waited for a generation's lock may get it just after that generation was
-    /// replaced (the publishing writer holds the old lock until the new stub is published): it
-    /// then finds the stub changed, or the generation's files gone, lets go, and waits for the new
-    /// generation instead. Once it holds the lock, it removes what a killed compaction or build
-    /// left behind.
+    /// While it holds the folder's lock no other Searchlight writer can publish a generation, so
+    /// the one it opens stays current. Xapian's lock is checked all the same: a writer that does
+    /// not take the folder's lock (`xapian-compact`, a stub file of the user's) may hold it; a
+    /// generation replaced meanwhile by such a writer is let go and the current one opened. Once
+    /// it holds both, the writer removes what a killed compaction or build left behind.
     private static func openWriter(path: String, lockTimeout: Duration) throws(SearchlightError) -> XapianDatabase {
-        let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        do {
-            try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
-        } catch {
-            throw SearchlightError(
-                .indexUnavailable, "Cannot create the folder \(parent) for the index: \(error.localizedDescription)",
-                failure: .notOpenable)
-        }
         let deadline = ContinuousClock.now.advanced(by: lockTimeout)
+        let folderLock = try lockFolder(path, until: deadline, lockTimeout: lockTimeout)
         while true {
             let layout = IndexLayout.read(path)
             let writer: XapianDatabase
             do throws(SearchlightError) {
                 writer = try LockWait.open(path: layout.databasePath(in: path), layout: layout, until: deadline)
             } catch SearchlightError.indexLocked {
-                throw SearchlightError(
-                    .indexLocked,
-                    "The index at \(path) is locked by another writer (waited \(lockTimeout.secondsText))",
-                    failure: .locked)
+                throw locked(path, waited: lockTimeout)
             } catch  where IndexLayout.read(path) != layout {
                 continue
             }
@@ -106,8 +97,39 @@ public final class SearchableIndex: Sendable {
             }
             IndexLayout.removeStale(at: path, keeping: current.kept)
             writer.layout = current
+            writer.folderLock = folderLock
             return writer
         }
+    }
+
+    /// Takes the index folder's writer lock, creating the folder (and its parents) when missing.
+    /// A path that is a file, a stub of the user's, has no folder of its own to lock: its writer
+    /// relies on Xapian's lock alone.
+    private static func lockFolder(_ path: String, until deadline: ContinuousClock.Instant, lockTimeout: Duration)
+        throws(SearchlightError) -> FolderLock?
+    {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            return nil
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw SearchlightError(
+                .indexUnavailable, "Cannot create the folder \(path) for the index: \(error.localizedDescription)",
+                failure: .notOpenable)
+        }
+        do throws(SearchlightError) {
+            return try FolderLock.acquire(folder: path, until: deadline)
+        } catch SearchlightError.indexLocked {
+            throw locked(path, waited: lockTimeout)
+        }
+    }
+
+    private static func locked(_ path: String, waited: Duration) -> SearchlightError {
+        SearchlightError(
+            .indexLocked, "The index at \(path) is locked by another writer (waited \(waited.secondsText))",
+            failure: .locked)
     }
 
     /// The current time in epoch milliseconds.
@@ -311,8 +333,11 @@ public final class SearchableIndex: Sendable {
             try write(folder)
             IndexLayout.syncFiles(in: folder)
             // Lock the new generation before anyone can find it, so no other writer gets in
-            // between this one's two locks.
-            writer = try XapianDatabase(path: folder, writable: true, layout: .generation(next))
+            // between this one's two locks. Its lock may be busy for a moment: a process this one
+            // spawned while the generation was open for the merge holds a copy of the lock until
+            // it runs its program.
+            writer = try LockWait.open(
+                path: folder, layout: .generation(next), until: .now.advanced(by: .seconds(10)))
             do throws(SearchlightError) {
                 try IndexLayout.publish(next, at: path, from: current)
             } catch {
@@ -323,6 +348,8 @@ public final class SearchableIndex: Sendable {
             try? FileManager.default.removeItem(atPath: folder)
             throw error
         }
+        writer.folderLock = database.folderLock
+        database.folderLock = nil
         try? database.close()
         database = writer
         IndexLayout.removeStale(at: path, keeping: [next])

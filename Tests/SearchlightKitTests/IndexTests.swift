@@ -268,6 +268,31 @@ struct StorageTests {
         try third.close()
     }
 
+    @Test("a writer through a stub file holds Xapian's lock alone; the folder's next writer waits for it too")
+    func stubWriterHoldsXapiansLock() throws {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems([item("a", title: "apple")], now: now)
+        try test.index.close()
+        let stub = try TemporaryFolder.write("one.stub", "auto \(test.path)\n")
+        let viaStub = try SearchableIndex(path: stub, access: .readWrite(lockTimeout: .seconds(5)))
+        #expect {
+            _ = try SearchableIndex(path: test.path, access: .readWrite(lockTimeout: .milliseconds(200)))
+        } throws: { error in
+            (error as? SearchlightError)?.code == .indexLocked
+        }
+        let path = test.path
+        let waiting = OnThread {
+            let writer = try SearchableIndex(path: path, access: .readWrite(lockTimeout: .seconds(10)))
+            try writer.indexSearchableItems([item("b", title: "banana")], now: now)
+            try writer.close()
+        }
+        Thread.sleep(forTimeInterval: 0.15)
+        try viaStub.close()
+        try waiting.value()
+        let reader = try SearchableIndex(path: test.path, access: .readOnly)
+        #expect(try reader.ids("banana") == ["b"])
+    }
+
     @Test("readers see only committed writes, and a reader opened earlier sees later commits")
     func readersSeeCommits() throws {
         let test = try TestIndex()

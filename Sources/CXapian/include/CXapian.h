@@ -81,9 +81,6 @@ typedef enum cx_open_mode : int32_t {
     /// Writable, created when missing: `Xapian::WritableDatabase(path, DB_CREATE_OR_OPEN)`.
     /// Fails at once with `CX_ERR_LOCKED` when another writer holds the lock.
     CX_OPEN_WRITE = 1,
-    /// As `CX_OPEN_WRITE`, but waits in the kernel for another writer's lock to be released
-    /// (`DB_RETRY_LOCK`), however long that takes: call it on a thread that may block.
-    CX_OPEN_WRITE_WAITING = 2,
 } cx_open_mode;
 
 /// One item to store. Every `cx_text` is borrowed for the duration of the call.

@@ -1,11 +1,9 @@
 import Foundation
 
-/// Waits for a database's write lock: Xapian fails at once while another writer holds it, so
-/// opening is tried again every 50 ms until the deadline.
-///
-/// A wait in the kernel (`CX_OPEN_WRITE_WAITING`, Xapian's `DB_RETRY_LOCK`, on a thread of its
-/// own) was tried and hung once in GenerationTests.waitingWriter, a writer that waited through a
-/// compaction; it is in the history of this file for whoever finds why.
+/// Takes Xapian's write lock on a database. Searchlight's writers wait for each other in the kernel
+/// on the folder's lock (``FolderLock``), so this lock is free at once unless a process that does
+/// not take the folder's lock holds it (`xapian-compact`, a writer of a stub file of the user's);
+/// for that rare case, opening is tried again every 50 ms until the deadline.
 enum LockWait {
     /// Opens `path` for writing, waiting until `deadline` for another writer to finish.
     ///

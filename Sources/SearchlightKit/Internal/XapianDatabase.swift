@@ -10,6 +10,9 @@ final class XapianDatabase: @unchecked Sendable {
     let isWritable: Bool
     /// The layout of the index folder when this database was opened from it.
     var layout: IndexLayout
+    /// A writer's lock on its index folder, let go when the writer closes (or handed on to the
+    /// writer of the next generation).
+    var folderLock: FolderLock?
 
     /// Opens the database, or throws ``SearchlightError`` mapped from the shim's status.
     init(path: String, writable: Bool, layout: IndexLayout = .single) throws(SearchlightError) {
@@ -33,6 +36,8 @@ final class XapianDatabase: @unchecked Sendable {
         defer {
             cx_database_free(handle)
             self.handle = nil
+            folderLock?.release()
+            folderLock = nil
         }
         try check { error in cx_database_close(handle, error) }
     }
