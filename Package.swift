@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "searchlight", targets: ["searchlight"]),
+        .executable(name: "searchlight-server", targets: ["searchlight-server"]),
         .library(name: "SearchlightKit", targets: ["SearchlightKit"]),
     ],
     dependencies: [
@@ -43,11 +44,29 @@ let package = Package(
             ],
             swiftSettings: upcomingFeatures
         ),
+        .target(
+            name: "SearchlightCommandLine",
+            dependencies: [
+                "SearchlightKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: upcomingFeatures
+        ),
         .executableTarget(
             name: "searchlight",
             dependencies: [
                 "SearchlightKit",
+                "SearchlightCommandLine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: upcomingFeatures
+        ),
+        .executableTarget(
+            name: "searchlight-server",
+            dependencies: [
+                "SearchlightKit",
                 "SearchlightServer",
+                "SearchlightCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -102,7 +121,7 @@ let package = Package(
         ),
         .testTarget(
             name: "searchlightTests",
-            dependencies: ["searchlight", "SearchlightTesting"],
+            dependencies: ["searchlight", "searchlight-server", "SearchlightTesting"],
             swiftSettings: upcomingFeatures
         ),
     ],

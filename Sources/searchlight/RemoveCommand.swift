@@ -1,4 +1,5 @@
 import ArgumentParser
+import SearchlightCommandLine
 import Foundation
 import SearchlightKit
 

@@ -1,7 +1,20 @@
 import ArgumentParser
+import SearchlightCommandLine
 
 @main
-struct SearchlightCommand: AsyncParsableCommand {
+enum Main {
+    static func main() {
+        // `serve` is another program (ServerProgram): hand it over before parsing anything.
+        let arguments = CommandLine.arguments.dropFirst()
+        if arguments.first == "serve" {
+            Output.warn("searchlight: " + ServerProgram.exec(Array(arguments.dropFirst())))
+            SearchlightCommand.exit(withError: ExitStatus.failure)
+        }
+        SearchlightCommand.main()
+    }
+}
+
+struct SearchlightCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "searchlight",
         abstract: "A Spotlight-style local index and search for Branch Universal Objects.",

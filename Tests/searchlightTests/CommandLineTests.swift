@@ -477,8 +477,39 @@ struct UsageTests {
     func topLevelHelp() throws {
         let run = try runBinary(["--help"])
         #expect(run.status == 0)
-        for name in ["index", "search", "get", "remove", "prune", "stats", "export"] {
+        for name in ["index", "search", "get", "remove", "prune", "stats", "export", "serve"] {
             #expect(run.stdout.contains("  \(name)"))
         }
+    }
+
+    @Test("serve is the service's own program: its help and usage errors, and none of its code in searchlight")
+    func serveIsItsOwnProgram() throws {
+        let help = try runBinary(["serve", "--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("USAGE: searchlight serve") && help.stdout.contains("--tokens"))
+        let bad = try runBinary(["serve", "--port", "70000"])
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("--port must be between 0 and 65535"))
+        let binary = try Data(contentsOf: URL(fileURLWithPath: binaryPath))
+        #expect(binary.range(of: Data("Hummingbird".utf8)) == nil)
+        #expect(binary.range(of: Data("NIOCore".utf8)) == nil)
+    }
+
+    @Test("serve without searchlight-server installed says what is missing (1)")
+    func serveWithoutServer() throws {
+        let folder = try TemporaryFolder.subfolder("alone")
+        let alone = folder + "/searchlight"
+        try FileManager.default.copyItem(atPath: binaryPath, toPath: alone)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: alone)
+        process.arguments = ["serve"]
+        process.environment = ["PATH": folder]
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(message.contains("cannot run searchlight-server") && message.contains("install it next to searchlight"))
     }
 }

@@ -1,21 +1,23 @@
-import ArgumentParser
+package import ArgumentParser
 import Foundation
-import SearchlightKit
+package import SearchlightKit
 
 /// Options every subcommand takes.
-struct GlobalOptions: ParsableArguments {
+package struct GlobalOptions: ParsableArguments {
+    package init() {}
+
     @Option(
         help: ArgumentHelp(
             "The index folder (a Xapian database). Default: $SEARCHLIGHT_INDEX, else "
                 + "$XDG_DATA_HOME/searchlight/index, else ~/.local/share/searchlight/index.",
             valueName: "path"))
-    var index: String?
+    package var index: String?
 
     @Flag(help: "Print one JSON document on stdout instead of text.")
-    var json = false
+    package var json = false
 
     /// The index path after the defaults.
-    var indexPath: String {
+    package var indexPath: String {
         if let index { return index }
         let environment = ProcessInfo.processInfo.environment
         if let path = environment["SEARCHLIGHT_INDEX"], !path.isEmpty { return path }
@@ -24,37 +26,43 @@ struct GlobalOptions: ParsableArguments {
         return home + "/.local/share/searchlight/index"
     }
 
-    var output: Output { Output(json: json) }
+    package var output: Output { Output(json: json) }
 }
 
 /// Options of commands that write.
-struct WriterOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("How long to wait for another writer, in seconds.", valueName: "seconds"))
-    var lockTimeout: Double = 10
+package struct WriterOptions: ParsableArguments {
+    package init() {}
 
-    func validate() throws {
+    @Option(help: ArgumentHelp("How long to wait for another writer, in seconds.", valueName: "seconds"))
+    package var lockTimeout: Double = 10
+
+    package func validate() throws {
         guard lockTimeout >= 0, lockTimeout.isFinite else {
             throw ValidationError("--lock-timeout must be zero or more seconds, not \(lockTimeout)")
         }
     }
 
-    var duration: Duration { .milliseconds(Int64(lockTimeout * 1000)) }
+    package var duration: Duration { .milliseconds(Int64(lockTimeout * 1000)) }
 }
 
 /// `--now`, for commands that depend on the clock.
-struct ClockOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The current time in epoch milliseconds (default: the clock).", valueName: "epoch-ms"))
-    var now: Int64?
+package struct ClockOptions: ParsableArguments {
+    package init() {}
 
-    var milliseconds: Int64 { now ?? SearchableIndex.currentTime() }
+    @Option(help: ArgumentHelp("The current time in epoch milliseconds (default: the clock).", valueName: "epoch-ms"))
+    package var now: Int64?
+
+    package var milliseconds: Int64 { now ?? SearchableIndex.currentTime() }
 }
 
 /// `--domain`, the caller's domain.
-struct DomainOption: ParsableArguments {
-    @Option(help: ArgumentHelp("The domain (app) the command acts for.", valueName: "domain"))
-    var domain: String = SearchableItem.defaultDomain
+package struct DomainOption: ParsableArguments {
+    package init() {}
 
-    func validate() throws {
+    @Option(help: ArgumentHelp("The domain (app) the command acts for.", valueName: "domain"))
+    package var domain: String = SearchableItem.defaultDomain
+
+    package func validate() throws {
         do {
             try SearchableItem.validateDomain(domain)
         } catch {
@@ -64,10 +72,10 @@ struct DomainOption: ParsableArguments {
 }
 
 /// `--scope`: which index modes a search sees.
-enum ScopeOption: String, ExpressibleByArgument, CaseIterable {
+package enum ScopeOption: String, ExpressibleByArgument, CaseIterable {
     case all, `public`, `private`
 
-    var scope: SearchQuery.Scope {
+    package var scope: SearchQuery.Scope {
         switch self {
         case .all: .all
         case .public: .public
@@ -77,10 +85,10 @@ enum ScopeOption: String, ExpressibleByArgument, CaseIterable {
 }
 
 /// Parses `90s`, `30m`, `12h`, `31d` or `none`.
-struct TimeToLiveArgument: ExpressibleByArgument {
-    var duration: Duration?
+package struct TimeToLiveArgument: ExpressibleByArgument {
+    package var duration: Duration?
 
-    init?(argument: String) {
+    package init?(argument: String) {
         // `none` parses to a nil duration, which is a value here, not a failure: `try?` would
         // flatten the two into one `nil`.
         do {
@@ -90,19 +98,19 @@ struct TimeToLiveArgument: ExpressibleByArgument {
         }
     }
 
-    init(_ duration: Duration?) { self.duration = duration }
+    package init(_ duration: Duration?) { self.duration = duration }
 
-    var defaultValueDescription: String { TimeToLive.format(duration) }
+    package var defaultValueDescription: String { TimeToLive.format(duration) }
 }
 
 extension SearchableIndex {
     /// Opens the index for a read command.
-    static func openForReading(_ options: GlobalOptions) throws(SearchlightError) -> SearchableIndex {
+    package static func openForReading(_ options: GlobalOptions) throws(SearchlightError) -> SearchableIndex {
         try SearchableIndex(path: options.indexPath, access: .readOnly)
     }
 
     /// Opens the index for a write command, waiting for another writer up to the timeout.
-    static func openForWriting(_ options: GlobalOptions, _ writer: WriterOptions) throws(SearchlightError)
+    package static func openForWriting(_ options: GlobalOptions, _ writer: WriterOptions) throws(SearchlightError)
         -> SearchableIndex
     {
         try SearchableIndex(path: options.indexPath, access: .readWrite(lockTimeout: writer.duration))

@@ -1,18 +1,20 @@
-import ArgumentParser
+package import ArgumentParser
 import Foundation
-import SearchlightKit
+package import SearchlightKit
 
 /// Where results and messages go: JSON or text on stdout, errors and progress on stderr.
-struct Output {
-    var json: Bool
+package struct Output {
+    package var json: Bool
 
-    static let stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
-    static let stderrIsTerminal = isatty(STDERR_FILENO) == 1
+    package init(json: Bool) { self.json = json }
+
+    package static let stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
+    package static let stderrIsTerminal = isatty(STDERR_FILENO) == 1
     /// Colour only on a terminal, and never when NO_COLOR is set (no-color.org).
-    static let useColor = stdoutIsTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+    package static let useColor = stdoutIsTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
 
     /// Prints `value` as pretty, key-sorted JSON.
-    func printJSON(_ value: some Encodable) throws {
+    package func printJSON(_ value: some Encodable) throws {
         let encoder = JSONEncoder.searchlight(pretty: true)
         // Foundation pretty-prints an empty array or object over three lines; write `[]` and `{}`.
         let text = String(decoding: try encoder.encode(value), as: UTF8.self)
@@ -20,22 +22,22 @@ struct Output {
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
 
-    static func warn(_ text: String) {
+    package static func warn(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
     // MARK: Text styling
 
-    static func bold(_ text: String) -> String { useColor ? "\u{1B}[1m\(text)\u{1B}[0m" : text }
-    static func dim(_ text: String) -> String { useColor ? "\u{1B}[2m\(text)\u{1B}[0m" : text }
+    package static func bold(_ text: String) -> String { useColor ? "\u{1B}[1m\(text)\u{1B}[0m" : text }
+    package static func dim(_ text: String) -> String { useColor ? "\u{1B}[2m\(text)\u{1B}[0m" : text }
 
     /// A snippet for a terminal: matches bold yellow on a terminal, plain otherwise.
-    static func snippet(_ snippet: Snippet) -> String {
+    package static func snippet(_ snippet: Snippet) -> String {
         useColor ? snippet.rendered(open: "\u{1B}[1;33m", close: "\u{1B}[0m") : snippet.text
     }
 
     /// A size in bytes, as `1.1 MiB`.
-    static func bytes(_ count: Int) -> String {
+    package static func bytes(_ count: Int) -> String {
         let units = ["bytes", "KiB", "MiB", "GiB", "TiB"]
         var value = Double(count)
         var unit = 0
@@ -47,7 +49,7 @@ struct Output {
     }
 
     /// A date in epoch ms, as `2026-12-01 10:00 UTC` (computed directly: no locale is involved).
-    static func date(_ milliseconds: Int64?) -> String {
+    package static func date(_ milliseconds: Int64?) -> String {
         guard let milliseconds else { return "never" }
         var seconds = time_t((milliseconds - (milliseconds < 0 ? 999 : 0)) / 1000)
         var parts = tm()
@@ -62,11 +64,11 @@ struct Output {
 }
 
 /// The exit statuses of SPEC §3.
-enum ExitStatus {
-    static let failure = ExitCode(1)
-    static let usage = ExitCode(64)
-    static let noIndex = ExitCode(66)
-    static let locked = ExitCode(75)
+package enum ExitStatus {
+    package static let failure = ExitCode(1)
+    package static let usage = ExitCode(64)
+    package static let noIndex = ExitCode(66)
+    package static let locked = ExitCode(75)
 }
 
 /// The JSON shape of a fatal error: `{"error":{"code","message"}}`.
@@ -81,7 +83,7 @@ struct ErrorDocument: Encodable {
 extension ParsableCommand {
     /// Runs `body`, turning a ``SearchlightError`` into a message on stderr (and a JSON error
     /// document with `--json`) and the exit status the error calls for.
-    func reportingErrors(_ options: GlobalOptions, _ body: () throws -> Void) throws {
+    package func reportingErrors(_ options: GlobalOptions, _ body: () throws -> Void) throws {
         do {
             try body()
         } catch let error as SearchlightError {
@@ -96,16 +98,16 @@ extension ParsableCommand {
 }
 
 /// A one-line progress report on stderr, rewritten in place; silent unless stderr is a terminal.
-final class Progress {
+package final class Progress {
     private let enabled: Bool
     private let start = ContinuousClock.now
     private var lastDraw = ContinuousClock.now
     private var drawn = false
 
-    init(enabled: Bool = Output.stderrIsTerminal) { self.enabled = enabled }
+    package init(enabled: Bool = Output.stderrIsTerminal) { self.enabled = enabled }
 
     /// Redraws at most ten times a second.
-    func update(_ text: (Double) -> String, force: Bool = false) {
+    package func update(_ text: (Double) -> String, force: Bool = false) {
         guard enabled else { return }
         let now = ContinuousClock.now
         guard force || now - lastDraw > .milliseconds(100) else { return }
@@ -116,7 +118,7 @@ final class Progress {
         drawn = true
     }
 
-    func finish() {
+    package func finish() {
         guard enabled, drawn else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
     }

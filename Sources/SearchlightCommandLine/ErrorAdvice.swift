@@ -1,11 +1,11 @@
-import ArgumentParser
-import SearchlightKit
+package import ArgumentParser
+package import SearchlightKit
 
 /// How the command line words an error: the library states what happened, and this adds what a
 /// user of `searchlight` can do about it, naming its commands and flags.
 extension SearchlightError {
     /// What to do next, or `nil` when the message says it all.
-    var advice: String? {
+    package var advice: String? {
         switch (code, failure) {
         case (_, .notFound?):
             "create one by indexing some files (searchlight index FILE…), or name another with --index"
@@ -35,7 +35,7 @@ extension SearchlightError {
     }
 
     /// The error with its advice added to the message.
-    var withAdvice: SearchlightError {
+    package var withAdvice: SearchlightError {
         guard let advice else { return self }
         var error = self
         error.message += code == .publicContentNotRemovable ? " (\(advice))" : "; \(advice)"
@@ -43,7 +43,7 @@ extension SearchlightError {
     }
 
     /// The exit status of SPEC §3 this error calls for.
-    var exitCode: ExitCode {
+    package var exitCode: ExitCode {
         switch code {
         case .indexLocked: ExitStatus.locked
         case .indexUnavailable where failure == .notFound: ExitStatus.noIndex
@@ -55,7 +55,7 @@ extension SearchlightError {
 
 extension RemovalReport {
     /// The report with the command line's advice added to each refusal.
-    var withAdvice: RemovalReport {
+    package var withAdvice: RemovalReport {
         var report = self
         report.refused = refused.map { refusal in
             var refusal = refusal

@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SearchlightCommandLine
+import SearchlightKit
+import SearchlightServer
+
+/// `searchlight serve`, the HTTP service: a program of its own, which `searchlight serve` runs in
+/// its place (`ServerProgram`), so that the CLI never loads Hummingbird and NIO.
+@main
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "searchlight serve", abstract: ServerProgram.abstract, discussion: ServerProgram.discussion)
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var writer: WriterOptions
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on (0: any free port).")
+    var port = 7700
+
+    @Option(help: ArgumentHelp("The tokens file (JSON).", valueName: "file"))
+    var tokens: String?
+
+    @Option(help: ArgumentHelp("How often to prune expired items (none: never).", valueName: "duration"))
+    var pruneInterval = TimeToLiveArgument(.seconds(3600))
+
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+    }
+
+    func run() async throws {
+        var logger = Logger(label: "searchlight")
+        logger.logLevel =
+            ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .info
+        do {
+            let accessTokens =
+                try tokens.map { path throws(SearchlightError) in try AccessTokens(contentsOf: path) } ?? .none
+            let configuration = ServerConfiguration(
+                host: host, port: port, indexPath: global.indexPath, tokens: accessTokens,
+                pruneInterval: pruneInterval.duration, lockTimeout: writer.duration)
+            try await runServer(configuration, logger: logger) { host, port in
+                let line = "Searchlight listening on http://\(host):\(port) (index \(configuration.indexPath))\n"
+                FileHandle.standardOutput.write(Data(line.utf8))
+            }
+        } catch let error as SearchlightError {
+            Output.warn("searchlight: \(error.withAdvice)")
+            throw error.exitCode
+        }
+    }
+}
