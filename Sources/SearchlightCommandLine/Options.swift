@@ -1,5 +1,6 @@
 package import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 package import SearchlightKit
 
 /// Options every subcommand takes.
@@ -22,8 +23,14 @@ package struct GlobalOptions: ParsableArguments {
         let environment = ProcessInfo.processInfo.environment
         if let path = environment["SEARCHLIGHT_INDEX"], !path.isEmpty { return path }
         if let data = environment["XDG_DATA_HOME"], !data.isEmpty { return data + "/searchlight/index" }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? homeFromPasswd()
         return home + "/.local/share/searchlight/index"
+    }
+
+    /// The user's home folder from the password database, when `HOME` is not set.
+    private func homeFromPasswd() -> String {
+        guard let entry = getpwuid(getuid()), let home = entry.pointee.pw_dir else { return "/" }
+        return String(cString: home)
     }
 
     package var output: Output { Output(json: json) }

@@ -1,5 +1,6 @@
 package import ArgumentParser
-import Foundation
+package import FoundationEssentials
+import Glibc
 package import SearchlightKit
 
 /// Where results and messages go: JSON or text on stdout, errors and progress on stderr.
@@ -19,11 +20,51 @@ package struct Output {
         // Foundation pretty-prints an empty array or object over three lines; write `[]` and `{}`.
         let text = String(decoding: try encoder.encode(value), as: UTF8.self)
             .replacing(/\[\n\s*\n\s*\]/, with: "[]").replacing(/\{\n\s*\n\s*\}/, with: "{}")
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        Self.write(Data((text + "\n").utf8), to: STDOUT_FILENO)
     }
 
     package static func warn(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        write(Data((text + "\n").utf8), to: STDERR_FILENO)
+    }
+
+    /// Writes all of `bytes` to a file descriptor (stdout, stderr); a closed pipe ends the output.
+    package static func write(_ bytes: Data, to descriptor: Int32) {
+        bytes.withUnsafeBytes { buffer in
+            guard var next = buffer.baseAddress else { return }
+            var left = buffer.count
+            while left > 0 {
+                let written = Glibc.write(descriptor, next, left)
+                if written < 0, errno == EINTR { continue }
+                guard written > 0 else { return }
+                next += written
+                left -= written
+            }
+        }
+    }
+
+    /// `text` with spaces after it, to `width` characters.
+    package static func padded(_ text: String, to width: Int) -> String {
+        text + String(repeating: " ", count: max(0, width - text.count))
+    }
+
+    /// `text` without the white space around it.
+    package static func trimmed(_ text: some StringProtocol) -> String {
+        guard let first = text.firstIndex(where: { !$0.isWhitespace }),
+            let last = text.lastIndex(where: { !$0.isWhitespace })
+        else { return "" }
+        return String(text[first...last])
+    }
+
+    /// All of standard input.
+    package static func readStandardInput() -> Data {
+        var data = Data()
+        var block = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let read = block.withUnsafeMutableBytes { Glibc.read(STDIN_FILENO, $0.baseAddress, $0.count) }
+            if read < 0, errno == EINTR { continue }
+            guard read > 0 else { return data }
+            data.append(contentsOf: block[0..<read])
+        }
     }
 
     // MARK: Text styling
@@ -45,7 +86,8 @@ package struct Output {
             value /= 1024
             unit += 1
         }
-        return unit == 0 ? "\(count) bytes" : String(format: "%.1f %@", value, units[unit])
+        let tenths = Int((value * 10).rounded())
+        return unit == 0 ? "\(count) bytes" : "\(tenths / 10).\(tenths % 10) \(units[unit])"
     }
 
     /// A date in epoch ms, as `2026-12-01 10:00 UTC` (computed directly: no locale is involved).
@@ -114,12 +156,12 @@ package final class Progress {
         lastDraw = now
         let elapsed = now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        FileHandle.standardError.write(Data(("\r\u{1B}[2K" + text(max(seconds, 0.001))).utf8))
+        Output.write(Data(("\r\u{1B}[2K" + text(max(seconds, 0.001))).utf8), to: STDERR_FILENO)
         drawn = true
     }
 
     package func finish() {
         guard enabled, drawn else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
+        Output.write(Data("\r\u{1B}[2K".utf8), to: STDERR_FILENO)
     }
 }

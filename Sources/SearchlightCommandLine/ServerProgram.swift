@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The HTTP service's program, `searchlight-server`, which `searchlight serve` becomes.
 ///

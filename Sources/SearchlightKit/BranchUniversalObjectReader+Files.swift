@@ -1,35 +1,24 @@
-public import Foundation
+import FoundationEssentials
 
 extension BranchUniversalObjectReader {
     /// - Throws: ``SearchlightError/Code/unreadableInput`` for a path that does not exist.
     public static func inputFiles(for paths: [String]) throws(SearchlightError) -> [String] {
         var files: [String] = []
-        let manager = FileManager.default
         for path in paths {
             if path == "-" {
                 files.append(path)
                 continue
             }
-            var isDirectory: ObjCBool = false
-            guard manager.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            guard let kind = FileSystem.kind(atPath: path) else {
                 throw SearchlightError(.unreadableInput, "No such file or directory: \(path)", path: path)
             }
-            guard isDirectory.boolValue else {
+            guard kind == .directory else {
                 files.append(path)
                 continue
             }
-            let root = URL(fileURLWithPath: path)
-            guard
-                let walker = manager.enumerator(
-                    at: root, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles])
-            else {
-                throw SearchlightError(.unreadableInput, "Cannot read the directory \(path)", path: path)
-            }
-            var found: [String] = []
-            for case let url as URL in walker where fileExtensions.contains(url.pathExtension.lowercased()) {
-                if (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
-                    found.append(url.path)
-                }
+            let root = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path
+            let found = try FileSystem.files(under: root).filter { file in
+                fileExtensions.contains(URL(fileURLWithPath: file).pathExtension.lowercased())
             }
             files += found.sorted()
         }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension BranchUniversalObjectReader {
     /// Reads a JSON Lines file in pieces of about `piece` lines, handing each to `body` as it is
@@ -18,11 +19,26 @@ extension BranchUniversalObjectReader {
         _ body: (DecodedInput) throws(E) -> Void
     ) throws(E) {
         let pieces = BoundedQueue<DecodedInput>(capacity: 2)
-        let reader = Thread {
-            decodeLines(path: path, piece: piece, filter: filter) { pieces.put($0) }
-            pieces.finish()
+        do throws(SearchlightError) {
+            try OSThread.start(name: "index-reader") {
+                decodeLines(path: path, piece: piece, filter: filter) { pieces.put($0) }
+                pieces.finish()
+            }
+        } catch {
+            // No thread to spare: decode on this one.
+            var failure: E?
+            decodeLines(path: path, piece: piece, filter: filter) { piece in
+                do throws(E) {
+                    try body(piece)
+                    return true
+                } catch {
+                    failure = error
+                    return false
+                }
+            }
+            if let failure { throw failure }
+            return
         }
-        reader.start()
         defer {
             pieces.cancel()
             pieces.waitUntilFinished()
@@ -34,13 +50,13 @@ extension BranchUniversalObjectReader {
     static func decodeLines(
         path: String, piece: Int, filter: LineFilter?, emit: (DecodedInput) -> Bool
     ) {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        guard let handle = FileReader(path: path) else {
             var input = DecodedInput(path: path)
-            input.rejections.append(SearchlightError(.unreadableInput, "Cannot read the file", path: path))
+            input.rejections.append(
+                SearchlightError(.unreadableInput, "Cannot read the file: \(FileSystem.lastError())", path: path))
             _ = emit(input)
             return
         }
-        defer { try? handle.close() }
         var input = DecodedInput(path: path)
         // Bytes read but not yet split into lines. Lines are found with memchr and hashed from
         // raw bytes: an unchanged file is mostly this loop.
@@ -99,12 +115,12 @@ extension BranchUniversalObjectReader {
         }
         while true {
             let block: Data
-            do {
-                block = try handle.read(upToCount: 1 << 20) ?? Data()
+            do throws(SearchlightError) {
+                block = try handle.read(upToCount: 1 << 20)
             } catch {
-                input.rejections.append(
-                    SearchlightError(
-                        .unreadableInput, "Cannot read the file: \(error.localizedDescription)", path: path))
+                var error = error
+                error.path = path
+                input.rejections.append(error)
                 break
             }
             if block.isEmpty { break }

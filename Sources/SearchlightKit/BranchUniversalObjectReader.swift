@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// Reads BUO input: one JSON object, a JSON array of objects, or JSON Lines.
 ///
@@ -32,7 +32,7 @@ public enum BranchUniversalObjectReader {
         let data: Data
         do {
             if path == "-" {
-                data = FileHandle.standardInput.readDataToEndOfFile()
+                data = try FileReader(standardInput: ()).readToEnd()
             } else {
                 data = try Data(contentsOf: URL(fileURLWithPath: path))
             }
@@ -40,7 +40,7 @@ public enum BranchUniversalObjectReader {
             var input = DecodedInput(path: path)
             input.rejections.append(
                 SearchlightError(
-                    .unreadableInput, "Cannot read the file: \(error.localizedDescription)", path: path))
+                    .unreadableInput, "Cannot read the file: \(FileSystem.describe(error))", path: path))
             return input
         }
         let format: Format = isLines(path: path) ? .lines : .automatic

@@ -1,4 +1,4 @@
-public import Foundation
+import FoundationEssentials
 
 /// One BUO read from an input, with where it was.
 public struct DecodedObject: Sendable, Hashable {

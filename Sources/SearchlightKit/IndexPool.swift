@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// One writer and a pool of readers over one index, for a service, in the manner of GRDB's
@@ -45,13 +45,20 @@ public final class IndexPool: Sendable {
         var pool: [SearchableIndex] = []
         for _ in 0..<max(1, readers) { pool.append(try SearchableIndex(path: path, access: .readOnly)) }
         self.readers = pool
-        readJobs.start(threads: pool.count, name: "index-reader") { [pool] thread, jobs in
-            for job in jobs { job(pool[thread]) }
+        do throws(SearchlightError) {
+            try readJobs.start(threads: pool.count, name: "index-reader") { [pool] thread, jobs in
+                for job in jobs { job(pool[thread]) }
+            }
+            try writeJobs.start(
+                threads: 1, name: "index-writer",
+                take: { jobs in jobs.first?.inBatch == nil ? 1 : (jobs.firstIndex { $0.inBatch == nil } ?? jobs.count) },
+                serve: { [writer, counts] _, jobs in Self.run(jobs, on: writer, counts: counts) })
+        } catch {
+            readJobs.close()
+            writeJobs.close()
+            try? writer.close()
+            throw error
         }
-        writeJobs.start(
-            threads: 1, name: "index-writer",
-            take: { jobs in jobs.first?.inBatch == nil ? 1 : (jobs.firstIndex { $0.inBatch == nil } ?? jobs.count) },
-            serve: { [writer, counts] _, jobs in Self.run(jobs, on: writer, counts: counts) })
     }
 
     /// Runs `body` with a reader, at the latest commit, on a reader thread.
@@ -100,17 +107,21 @@ public final class IndexPool: Sendable {
         let (writeJobs, readJobs, writer, readers) = (self.writeJobs, self.readJobs, self.writer, self.readers)
         let _: Bool = try await Self.awaiting {
             (finish: @escaping @Sendable (Result<Bool, SearchlightError>) -> Void) in
-            Thread {
-                writeJobs.close()
-                readJobs.close()
-                do throws(SearchlightError) {
-                    try writer.close()
-                    for reader in readers { try reader.close() }
-                    finish(.success(true))
-                } catch {
-                    finish(.failure(error))
+            do throws(SearchlightError) {
+                try OSThread.start(name: "index-closing") {
+                    writeJobs.close()
+                    readJobs.close()
+                    do throws(SearchlightError) {
+                        try writer.close()
+                        for reader in readers { try reader.close() }
+                        finish(.success(true))
+                    } catch {
+                        finish(.failure(error))
+                    }
                 }
-            }.start()
+            } catch {
+                finish(.failure(error))
+            }
         }
     }
 

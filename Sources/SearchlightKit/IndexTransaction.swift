@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension IndexingOptions {
     /// The items to store for the objects of `input`, with their positions in it; the input's

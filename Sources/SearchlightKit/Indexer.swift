@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// Indexes BUO input (files, folders, standard input, request bodies) into an index, as one
 /// atomic run: after the run, or after the process is killed at any moment of it, the index holds
@@ -77,7 +77,7 @@ public struct Indexer: Sendable {
         var size: Int? {
             switch self {
             case .file("-"): nil
-            case .file(let path): (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            case .file(let path): FileSystem.size(atPath: path)
             case .data(let data, _, _): data.count
             }
         }
@@ -191,7 +191,6 @@ extension SearchableIndex {
     /// True when the index is a folder (not a stub file listing other databases), so that it can
     /// hold generations.
     var isFolder: Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+        FileSystem.kind(atPath: path) == .directory
     }
 }

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 extension JSONEncoder {
     /// The one configuration Searchlight writes JSON with: keys sorted, slashes unescaped, and

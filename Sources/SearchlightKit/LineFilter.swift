@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Recognizes JSON Lines lines that are already stored exactly as they would be stored again, so
 /// that re-indexing an unchanged file reads it without decoding it.

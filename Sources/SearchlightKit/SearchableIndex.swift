@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// A Searchlight index: a Xapian database of ``SearchableItem``s, with Core Spotlight's
@@ -108,15 +108,12 @@ public final class SearchableIndex: Sendable {
     private static func lockFolder(_ path: String, until deadline: ContinuousClock.Instant, lockTimeout: Duration)
         throws(SearchlightError) -> FolderLock?
     {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
-            return nil
-        }
+        if let kind = FileSystem.kind(atPath: path), kind != .directory { return nil }
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
             throw SearchlightError(
-                .indexUnavailable, "Cannot create the folder \(path) for the index: \(error.localizedDescription)",
+                .indexUnavailable, "Cannot create the folder \(path) for the index: \(FileSystem.describe(error))",
                 failure: .notOpenable)
         }
         do throws(SearchlightError) {
@@ -245,10 +242,7 @@ public final class SearchableIndex: Sendable {
     /// - Returns: the compaction's report, or `nil` when it was not worth it.
     @discardableResult
     public func compactIfWorthwhile(afterDeleting deleted: Int) throws(SearchlightError) -> CompactionReport? {
-        var isDirectory: ObjCBool = false
-        guard deleted > 0, FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
-            isDirectory.boolValue
-        else { return nil }
+        guard deleted > 0, FileSystem.kind(atPath: path) == .directory else { return nil }
         let remaining = try read { database throws(SearchlightError) in try database.counts(now: 0).documents }
         guard Double(deleted) >= Self.compactionThreshold * Double(remaining + deleted) else { return nil }
         return try compact()
@@ -301,8 +295,7 @@ public final class SearchableIndex: Sendable {
         guard isWritable else {
             throw SearchlightError(.invalidArgument, "The index at \(path) was opened read-only")
         }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard FileSystem.kind(atPath: path) == .directory else {
             throw SearchlightError(.invalidArgument, "Only an index folder can be compacted, not \(path)")
         }
         let before = IndexLayout.size(at: path)

@@ -1,6 +1,6 @@
 import ArgumentParser
 import SearchlightCommandLine
-import Foundation
+import FoundationEssentials
 import SearchlightKit
 
 struct CompactCommand: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import SearchlightCommandLine
-import Foundation
+import FoundationEssentials
+import Glibc
 import SearchlightKit
 
 struct ExportCommand: ParsableCommand {
@@ -45,11 +46,11 @@ struct ExportCommand: ParsableCommand {
                 buffer += try encoder.encode(item.dictionary)
                 buffer.append(UInt8(ascii: "\n"))
                 if buffer.count > 1 << 16 {
-                    FileHandle.standardOutput.write(buffer)
+                    Output.write(buffer, to: STDOUT_FILENO)
                     buffer.removeAll(keepingCapacity: true)
                 }
             }
-            FileHandle.standardOutput.write(buffer)
+            Output.write(buffer, to: STDOUT_FILENO)
             try index.close()
         }
     }

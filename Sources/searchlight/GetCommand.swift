@@ -1,6 +1,6 @@
 import ArgumentParser
 import SearchlightCommandLine
-import Foundation
+import FoundationEssentials
 import SearchlightKit
 
 struct GetCommand: ParsableCommand {
@@ -56,7 +56,7 @@ struct GetCommand: ParsableCommand {
         let width = rows.map(\.0.count).max() ?? 0
         for (name, value) in rows {
             print(
-                "  " + Output.dim((name + ":").padding(toLength: width + 1, withPad: " ", startingAt: 0)) + " " + value)
+                "  " + Output.dim(Output.padded(name + ":", to: width + 1)) + " " + value)
         }
     }
 }

@@ -1,6 +1,6 @@
 import ArgumentParser
 import SearchlightCommandLine
-import Foundation
+import FoundationEssentials
 import SearchlightKit
 
 struct RemoveCommand: ParsableCommand {
@@ -56,10 +56,8 @@ struct RemoveCommand: ParsableCommand {
             var rejections: [SearchlightError] = []
             var targets: [(domain: String, identifiers: [String])] = []
             if ids == ["-"] {
-                let text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-                let lines = text.split(whereSeparator: \.isNewline).map {
-                    String($0.trimmingCharacters(in: .whitespaces))
-                }
+                let text = String(decoding: Output.readStandardInput(), as: UTF8.self)
+                let lines = text.split(whereSeparator: \.isNewline).map { Output.trimmed($0) }
                 targets = [(domain.domain, lines.filter { !$0.isEmpty })]
             } else if !files.isEmpty {
                 let indexer = Indexer(options: IndexingOptions(domainIdentifier: domain.domain))

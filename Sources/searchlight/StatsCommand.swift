@@ -1,6 +1,6 @@
 import ArgumentParser
 import SearchlightCommandLine
-import Foundation
+import FoundationEssentials
 import SearchlightKit
 
 struct StatsCommand: ParsableCommand {
@@ -30,14 +30,14 @@ struct StatsCommand: ParsableCommand {
             ]
             let width = rows.map(\.0.count).max() ?? 0
             for (name, value) in rows {
-                print((name + ":").padding(toLength: width + 1, withPad: " ", startingAt: 0) + " " + value)
+                print(Output.padded(name + ":", to: width + 1) + " " + value)
             }
             guard !stats.domains.isEmpty else { return }
             print("\nDomains:")
             let domainWidth = stats.domains.keys.map(\.count).max() ?? 0
             for (domain, count) in stats.domains.sorted(by: { $0.key < $1.key }) {
                 print(
-                    "  " + domain.padding(toLength: domainWidth, withPad: " ", startingAt: 0) + "  "
+                    "  " + Output.padded(domain, to: domainWidth) + "  "
                         + String(count).leftPadded(to: 6))
             }
         }

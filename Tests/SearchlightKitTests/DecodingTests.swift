@@ -241,6 +241,37 @@ struct DecodingTests {
         #expect(error.item == nil)
     }
 
+    @Test(
+        "a syntax error says what is wrong and where",
+        arguments: [
+            ("{\"a\": tru}", 1, 10, "unexpected character"),
+            ("[1 2]", 1, 4, "unexpected character"),
+            ("{\"a\": 01}", 1, 8, "unexpected character"),
+            ("{\"a\": \"x\\q\"}", 1, 10, "unexpected character"),
+            ("{\"a\": \"é\u{01}\"}", 1, 9, "a control character in a string must be escaped"),
+            ("{\"a\": [1,\n  2", 2, 4, "the input ends before the JSON is complete"),
+            ("{\"a\": 1} {}", 1, 10, "unexpected character"),
+            (String(repeating: "[", count: 600), 1, 513, "too many nested arrays or objects (at most 512)"),
+        ])
+    func syntaxErrorReasons(text: String, line: Int, column: Int, reason: String) throws {
+        let error = try rejection(text)
+        #expect(error.code == .invalidJSON)
+        #expect(error.message.contains(": \(reason);"), "\(error.message)")
+        #expect(error.line == line)
+        #expect(error.column == column)
+    }
+
+    @Test("bytes that are not UTF-8 inside a string are named as such")
+    func notUTF8() throws {
+        var bytes = Data("{\"canonicalIdentifier\": \"a\u{FF}".utf8)
+        bytes.append(contentsOf: [0xC3, 0x28])
+        bytes.append(contentsOf: Array("\"}".utf8))
+        let input = BranchUniversalObjectReader.decode(bytes, path: "x.json", format: .automatic)
+        let error = try #require(input.rejections.first)
+        #expect(error.message.contains("not valid UTF-8"), "\(error.message)")
+        #expect(error.column == 28)
+    }
+
     @Test("truncated JSON is a syntax error at the end")
     func truncated() throws {
         let error = try rejection("[{\"$canonical_identifier\":\"a\"},\n {\"$canon")

@@ -416,7 +416,7 @@ struct ReliabilityTests {
             #expect(run.status == 1)
             let error = try #require((report["errors"] as? [[String: Any]])?.first)
             #expect(error["code"] as? Int == 2002)
-            #expect((error["message"] as? String)?.contains("Too many nested") == true)
+            #expect((error["message"] as? String)?.contains("too many nested arrays or objects") == true)
         }
     }
 }

@@ -1,10 +1,10 @@
-import Foundation
+import FoundationEssentials
 
 /// Work handed from a producing thread to consuming ones, at most `capacity` waiting: decoded
 /// pieces of a file, or the units of a bulk build.
 final class BoundedQueue<Element: Sendable>: @unchecked Sendable {
     // Every field is guarded by `condition`.
-    private let condition = NSCondition()
+    private let condition = ThreadCondition()
     private var elements: [Element] = []
     private var head = 0
     private let capacity: Int

@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Synchronization
 
 /// The writer's rates on this project's machine (2 cores), in documents per second, by which a
@@ -71,7 +72,7 @@ extension Indexer {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
             } catch {
                 throw SearchlightError(
-                    .writeFailed, "Cannot create the folder \(folder) for a bulk build: \(error.localizedDescription)",
+                    .writeFailed, "Cannot create the folder \(folder) for a bulk build: \(FileSystem.describe(error))",
                     failure: .io)
             }
             let build = try BulkBuild(
@@ -85,7 +86,7 @@ extension Indexer {
             let done = DispatchGroup()
             for shard in 0..<jobs {
                 done.enter()
-                let thread = Thread { [self] in
+                let builder: @Sendable () -> Void = { [self] in
                     defer { done.leave() }
                     while let unit = queue.take() {
                         do throws(SearchlightError) {
@@ -99,8 +100,14 @@ extension Indexer {
                         }
                     }
                 }
-                thread.stackSize = 4 << 20
-                thread.start()
+                do throws(SearchlightError) {
+                    try OSThread.start(name: "bulk-build-\(shard + 1)", stackSize: 4 << 20, builder)
+                } catch {
+                    done.leave()
+                    state.withLock { $0.failure = $0.failure ?? error }
+                    queue.cancel()
+                    break
+                }
             }
 
             var order = 0

@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import Glibc
 import Synchronization
 
 /// The lock every Searchlight writer of an index folder holds: an exclusive `flock` on the file

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// How an index folder holds its Xapian database.
 ///
@@ -22,9 +23,8 @@ enum IndexLayout: Hashable {
 
     /// The layout at `path` now.
     static func read(_ path: String) -> IndexLayout {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return .none }
-        guard isDirectory.boolValue, !FileManager.default.fileExists(atPath: path + "/iamglass"),
+        guard let kind = FileSystem.kind(atPath: path) else { return .none }
+        guard kind == .directory, !FileManager.default.fileExists(atPath: path + "/iamglass"),
             let stub = try? String(contentsOfFile: path + "/" + stubName, encoding: .utf8),
             let number = generationNumber(stub)
         else { return .single }
@@ -134,17 +134,12 @@ enum IndexLayout: Hashable {
     static func size(at path: String) -> Int {
         let layout = read(path)
         let folder = layout.databasePath(in: path)
-        let manager = FileManager.default
-        var isDirectory: ObjCBool = false
-        guard manager.fileExists(atPath: folder, isDirectory: &isDirectory) else { return 0 }
-        guard isDirectory.boolValue else { return (try? manager.attributesOfItem(atPath: folder)[.size] as? Int) ?? 0 }
-        let files = (try? manager.contentsOfDirectory(atPath: folder)) ?? []
+        guard let kind = FileSystem.kind(atPath: folder) else { return 0 }
+        guard kind == .directory else { return FileSystem.size(atPath: folder) }
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         return files.reduce(0) { total, name in
-            var isFolder: ObjCBool = false
-            guard manager.fileExists(atPath: folder + "/" + name, isDirectory: &isFolder), !isFolder.boolValue else {
-                return total
-            }
-            return total + ((try? manager.attributesOfItem(atPath: folder + "/" + name)[.size] as? Int) ?? 0)
+            let file = folder + "/" + name
+            return FileSystem.kind(atPath: file) == .file ? total + FileSystem.size(atPath: file) : total
         }
     }
 

@@ -1,10 +1,8 @@
-import Foundation
-
 /// Jobs for threads of their own: an unbounded queue that never blocks the submitter, served by
 /// threads that each run `serve` until the queue is closed.
 final class JobQueue<Job: Sendable>: @unchecked Sendable {
     // Every field is guarded by `condition`.
-    private let condition = NSCondition()
+    private let condition = ThreadCondition()
     private var jobs: [Job] = []
     private var closed = false
     private var running = 0
@@ -12,25 +10,32 @@ final class JobQueue<Job: Sendable>: @unchecked Sendable {
     /// Starts `count` threads, each calling `serve` with its number and the next jobs until the
     /// queue is closed and empty. `take` chooses how many of the waiting jobs one call takes (at
     /// least one).
+    ///
+    /// - Throws: ``SearchlightError/Code/internalError`` when a thread cannot be started; the
+    ///   queue is then closed, and the threads started stop.
     func start(
         threads count: Int, name: String, take: @escaping @Sendable ([Job]) -> Int = { _ in 1 },
         serve: @escaping @Sendable (_ thread: Int, [Job]) -> Void
-    ) {
-        condition.lock()
-        running += count
-        condition.unlock()
+    ) throws(SearchlightError) {
         for number in 0..<count {
-            let thread = Thread { [self] in
-                // Named from inside (Linux gives a new thread its creator's name), in at most the
-                // 15 bytes Linux keeps.
-                Thread.current.name = String("\(name)-\(number + 1)".prefix(15))
-                while let batch = next(take) { serve(number, batch) }
+            condition.lock()
+            running += 1
+            condition.unlock()
+            do throws(SearchlightError) {
+                try OSThread.start(name: "\(name)-\(number + 1)") { [self] in
+                    while let batch = next(take) { serve(number, batch) }
+                    condition.lock()
+                    running -= 1
+                    condition.broadcast()
+                    condition.unlock()
+                }
+            } catch {
                 condition.lock()
                 running -= 1
-                condition.broadcast()
                 condition.unlock()
+                close()
+                throw error
             }
-            thread.start()
         }
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Takes Xapian's write lock on a database. Searchlight's writers wait for each other in the kernel
 /// on the folder's lock (``FolderLock``), so this lock is free at once unless a process that does
@@ -16,7 +16,7 @@ enum LockWait {
             do throws(SearchlightError) {
                 return try XapianDatabase(path: path, writable: true, layout: layout)
             } catch SearchlightError.indexLocked where ContinuousClock.now < deadline {
-                Thread.sleep(forTimeInterval: 0.05)
+                OSThread.sleep(for: .milliseconds(50))
             }
         }
     }

@@ -1,0 +1,116 @@
+import FoundationEssentials
+import Glibc
+
+/// What the library needs of the file system beyond `FileManager` in FoundationEssentials (the
+/// CLI does not load Foundation, whose ICU tables cost every start).
+enum FileSystem {
+    enum Kind { case file, directory, other }
+
+    /// What is at `path`, following symbolic links; `nil` when nothing is.
+    static func kind(atPath path: String) -> Kind? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return kind(of: status)
+    }
+
+    /// The size of the file at `path` in bytes (following symbolic links); 0 when there is none.
+    static func size(atPath path: String) -> Int {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return 0 }
+        return Int(status.st_size)
+    }
+
+    /// The regular files under the folder `root` (not following links to folders), skipping
+    /// hidden files and folders (names starting with a dot), unordered.
+    static func files(under root: String) throws(SearchlightError) -> [String] {
+        var files: [String] = []
+        var folders = [root]
+        while let folder = folders.popLast() {
+            let names: [String]
+            do {
+                names = try FileManager.default.contentsOfDirectory(atPath: folder)
+            } catch {
+                throw SearchlightError(
+                    .unreadableInput, "Cannot read the directory \(folder): \(describe(error))", path: folder)
+            }
+            for name in names where !name.hasPrefix(".") {
+                let path = folder + "/" + name
+                var status = stat()
+                guard lstat(path, &status) == 0 else { continue }
+                switch kind(of: status) {
+                case .file: files.append(path)
+                case .directory: folders.append(path)
+                case .other: continue
+                }
+            }
+        }
+        return files
+    }
+
+    private static func kind(of status: stat) -> Kind {
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: .file
+        case S_IFDIR: .directory
+        default: .other
+        }
+    }
+
+    /// A file error in words: the system's own for the underlying failure ("No such file or
+    /// directory"), else the error as it describes itself.
+    static func describe(_ error: any Error) -> String {
+        if let posix = error as? POSIXError { return String(cString: strerror(posix.code.rawValue)) }
+        if let cocoa = error as? CocoaError, let posix = cocoa.underlying as? POSIXError {
+            return String(cString: strerror(posix.code.rawValue))
+        }
+        return String(describing: error)
+    }
+
+    /// `errno` in words.
+    static func lastError() -> String { String(cString: strerror(errno)) }
+}
+
+/// A file open for reading, read in blocks (`FileHandle` is Foundation's, not FoundationEssentials').
+final class FileReader {
+    private let descriptor: Int32
+
+    /// Opens `path`; `nil` when it cannot be opened (`errno` says why).
+    init?(path: String) {
+        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+    }
+
+    /// Reads standard input.
+    init(standardInput: Void) {
+        descriptor = STDIN_FILENO
+    }
+
+    deinit {
+        if descriptor != STDIN_FILENO { close(descriptor) }
+    }
+
+    /// Up to `count` bytes; empty at the end of the file.
+    func read(upToCount count: Int) throws(SearchlightError) -> Data {
+        var block = Data(count: count)
+        let read = block.withUnsafeMutableBytes { buffer in
+            while true {
+                let read = Glibc.read(descriptor, buffer.baseAddress, count)
+                if read >= 0 || errno != EINTR { return read }
+            }
+        }
+        guard read >= 0 else {
+            throw SearchlightError(.unreadableInput, "Cannot read the file: \(FileSystem.lastError())")
+        }
+        block.count = read
+        return block
+    }
+
+    /// Everything left to read.
+    func readToEnd() throws(SearchlightError) -> Data {
+        var data = Data()
+        while true {
+            let block = try read(upToCount: 1 << 20)
+            if block.isEmpty { return data }
+            data.append(block)
+        }
+    }
+}
