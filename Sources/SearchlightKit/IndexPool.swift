@@ -51,7 +51,8 @@ public final class IndexPool: Sendable {
             }
             try writeJobs.start(
                 threads: 1, name: "index-writer",
-                take: { jobs in jobs.first?.inBatch == nil ? 1 : (jobs.firstIndex { $0.inBatch == nil } ?? jobs.count) },
+                take: { jobs in jobs.first?.inBatch == nil ? 1 : (jobs.firstIndex { $0.inBatch == nil } ?? jobs.count)
+                },
                 serve: { [writer, counts] _, jobs in Self.run(jobs, on: writer, counts: counts) })
         } catch {
             readJobs.close()

@@ -37,7 +37,8 @@ final class FolderLock: @unchecked Sendable {
     ///
     /// - Throws: ``SearchlightError/Code/indexLocked`` past the deadline,
     ///   ``SearchlightError/Code/indexUnavailable`` when the lock file cannot be opened.
-    static func acquire(folder: String, until deadline: ContinuousClock.Instant) throws(SearchlightError) -> FolderLock {
+    static func acquire(folder: String, until deadline: ContinuousClock.Instant) throws(SearchlightError) -> FolderLock
+    {
         let file = folder + "/" + fileName
         let descriptor = Glibc.open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {

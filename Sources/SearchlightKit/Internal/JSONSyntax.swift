@@ -133,7 +133,9 @@ enum JSONSyntax {
                 case 0..<0x20:
                     return (position, JSONSyntax.controlCharacter)
                 case 0x80...:
-                    guard let length = utf8SequenceLength(at: position) else { return (position, JSONSyntax.invalidUTF8) }
+                    guard let length = utf8SequenceLength(at: position) else {
+                        return (position, JSONSyntax.invalidUTF8)
+                    }
                     position += length
                 default:
                     position += 1
@@ -156,7 +158,8 @@ enum JSONSyntax {
             }
             if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
                 position += 1
-                if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
+                if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-")
+                {
                     position += 1
                 }
                 if let failure = scanDigits() { return failure }
