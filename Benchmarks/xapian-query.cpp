@@ -1,0 +1,117 @@
+// The native query baseline: the plain Xapian query loop a C++ programmer would write, run on the
+// index Searchlight built, with the same fields, stemming and filters, so that what Searchlight's
+// own query building and result handling cost is visible beside it.
+//
+//   xapian-query INDEX manifest.json ROUNDS
+//
+// For each query of the manifest's mix (single words, two words, phrases, as-you-type prefixes,
+// title: filters) it parses the text with Xapian's QueryParser (a plain word searching the title,
+// keyword and description fields; `title:` the title alone), keeps the items the default domain
+// may see (public items and its own private ones) that have not expired at the manifest's
+// `index_now`, and reads the data of the top 20. It prints one line of JSON: latencies in
+// milliseconds per query kind with Xapian's default `check_at_least` ("latencies") and with the
+// 1,000 more matches Searchlight asks Xapian to check for its totals ("latencies_checked"), and the
+// results returned per kind. Built by Benchmarks/run with g++ -O2 and Debian's libxapian-dev and
+// nlohmann-json3-dev.
+
+#include <xapian.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace {
+
+// Searchlight's index layout (Sources/CXapian/internal.hpp): title words unprefixed, keyword words
+// under XK, description words under XC; the mode and a private item's domain as boolean terms; the
+// expiration in value slot 0 of the items that can expire.
+const std::string keyword_text = "XK";
+const std::string description = "XC";
+const std::string public_mode = "XMpublic";
+const std::string private_domain = "XP";
+constexpr Xapian::valueno expiration_slot = 0;
+
+std::string query_text(const std::string &kind, const std::string &text) {
+    if (kind == "phrase") return "\"" + text + "\"";
+    if (kind == "field") return "title:" + text;
+    return text;
+}
+
+Xapian::QueryParser make_parser(const Xapian::Database &database) {
+    Xapian::QueryParser parser;
+    parser.set_database(database);
+    parser.set_stemmer(Xapian::Stem("english"));
+    parser.set_stemming_strategy(Xapian::QueryParser::STEM_SOME);
+    parser.set_default_op(Xapian::Query::OP_AND);
+    parser.add_prefix("", "");
+    parser.add_prefix("", keyword_text);
+    parser.add_prefix("", description);
+    parser.add_prefix("title", "");
+    parser.set_max_expansion(100, Xapian::Query::WILDCARD_LIMIT_MOST_FREQUENT,
+                             Xapian::QueryParser::FLAG_WILDCARD | Xapian::QueryParser::FLAG_PARTIAL);
+    return parser;
+}
+
+int run(const std::string &index, const std::string &manifest_path, int rounds) {
+    std::ifstream manifest_file(manifest_path);
+    nlohmann::json manifest = nlohmann::json::parse(manifest_file);
+    const double now_ms = manifest["index_now"].get<double>();
+    Xapian::Database database(index);
+    Xapian::QueryParser parser = make_parser(database);
+    const Xapian::Query visible(Xapian::Query::OP_OR, Xapian::Query(public_mode),
+                                Xapian::Query(private_domain + "default"));
+    const Xapian::Query expired(Xapian::Query::OP_VALUE_LE, expiration_slot, Xapian::sortable_serialise(now_ms));
+
+    nlohmann::json latencies, checked, results;
+    for (const auto &[kind, texts] : manifest["queries"].items()) {
+        unsigned flags = Xapian::QueryParser::FLAG_DEFAULT;
+        if (kind == "prefix") flags |= Xapian::QueryParser::FLAG_PARTIAL;
+        for (int check = 0; check < 2; ++check) {
+            std::vector<double> times;
+            size_t returned = 0;
+            // Round 0 warms the caches and is not timed.
+            for (int round = 0; round <= rounds; ++round) {
+                for (const auto &text : texts) {
+                    auto start = std::chrono::steady_clock::now();
+                    Xapian::Query query = parser.parse_query(query_text(kind, text.get<std::string>()), flags);
+                    query = Xapian::Query(Xapian::Query::OP_FILTER, query, visible);
+                    query = Xapian::Query(Xapian::Query::OP_AND_NOT, query, expired);
+                    Xapian::Enquire enquire(database);
+                    enquire.set_query(query);
+                    Xapian::MSet mset = enquire.get_mset(0, 20, check ? 1020 : 0);
+                    for (auto hit = mset.begin(); hit != mset.end(); ++hit) hit.get_document().get_data();
+                    if (round == 0) continue;
+                    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                                        .count());
+                    returned += mset.size();
+                }
+            }
+            (check ? checked : latencies)[kind] = times;
+            if (!check) results[kind] = returned;
+        }
+    }
+    nlohmann::json output = {{"latencies", latencies}, {"latencies_checked", checked}, {"results", results}};
+    std::printf("%s\n", output.dump().c_str());
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    try {
+        if (argc == 4) return run(argv[1], argv[2], std::atoi(argv[3]));
+        std::fprintf(stderr, "usage: xapian-query INDEX manifest.json ROUNDS\n");
+        return 64;
+    } catch (const Xapian::Error &error) {
+        std::fprintf(stderr, "xapian-query: %s\n", error.get_description().c_str());
+        return 1;
+    } catch (const std::exception &error) {
+        std::fprintf(stderr, "xapian-query: %s\n", error.what());
+        return 1;
+    }
+}
