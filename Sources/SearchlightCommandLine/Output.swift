@@ -55,18 +55,6 @@ package struct Output {
         return String(text[first...last])
     }
 
-    /// All of standard input.
-    package static func readStandardInput() -> Data {
-        var data = Data()
-        var block = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let read = block.withUnsafeMutableBytes { Glibc.read(STDIN_FILENO, $0.baseAddress, $0.count) }
-            if read < 0, errno == EINTR { continue }
-            guard read > 0 else { return data }
-            data.append(contentsOf: block[0..<read])
-        }
-    }
-
     // MARK: Text styling
 
     package static func bold(_ text: String) -> String { useColor ? "\u{1B}[1m\(text)\u{1B}[0m" : text }

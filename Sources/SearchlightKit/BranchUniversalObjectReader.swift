@@ -27,12 +27,19 @@ public enum BranchUniversalObjectReader {
     /// hidden entries skipped) for `.json`, `.jsonl` and `.ndjson` files, and `-` stays.
     ///
 
+    /// All of standard input, for front ends that read it themselves (a list of identifiers).
+    ///
+    /// - Throws: ``SearchlightError/Code/unreadableInput`` when reading fails.
+    public static func readStandardInput() throws(SearchlightError) -> Data {
+        try FileReader.standardInput().readToEnd()
+    }
+
     /// Reads and decodes one file (`-` for standard input). An unreadable file gives one rejection.
     public static func read(path: String) -> DecodedInput {
         let data: Data
         do {
             if path == "-" {
-                data = try FileReader(standardInput: ()).readToEnd()
+                data = try readStandardInput()
             } else {
                 data = try Data(contentsOf: URL(fileURLWithPath: path))
             }

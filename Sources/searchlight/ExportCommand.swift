@@ -1,7 +1,7 @@
 import ArgumentParser
-import SearchlightCommandLine
 import FoundationEssentials
 import Glibc
+import SearchlightCommandLine
 import SearchlightKit
 
 struct ExportCommand: ParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
-import SearchlightCommandLine
 import FoundationEssentials
+import SearchlightCommandLine
 import SearchlightKit
 
 struct RemoveCommand: ParsableCommand {
@@ -56,7 +56,7 @@ struct RemoveCommand: ParsableCommand {
             var rejections: [SearchlightError] = []
             var targets: [(domain: String, identifiers: [String])] = []
             if ids == ["-"] {
-                let text = String(decoding: Output.readStandardInput(), as: UTF8.self)
+                let text = String(decoding: try BranchUniversalObjectReader.readStandardInput(), as: UTF8.self)
                 let lines = text.split(whereSeparator: \.isNewline).map { Output.trimmed($0) }
                 targets = [(domain.domain, lines.filter { !$0.isEmpty })]
             } else if !files.isEmpty {

@@ -1,6 +1,6 @@
 import ArgumentParser
-import SearchlightCommandLine
 import FoundationEssentials
+import SearchlightCommandLine
 import SearchlightKit
 
 struct StatsCommand: ParsableCommand {

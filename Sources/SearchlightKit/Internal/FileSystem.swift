@@ -6,19 +6,18 @@ import Glibc
 enum FileSystem {
     enum Kind { case file, directory, other }
 
-    /// What is at `path`, following symbolic links; `nil` when nothing is.
-    static func kind(atPath path: String) -> Kind? {
+    /// What is at `path` and its size in bytes, following symbolic links; `nil` when nothing is.
+    static func status(atPath path: String) -> (kind: Kind, size: Int)? {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
-        return kind(of: status)
+        return (kind(of: status), Int(status.st_size))
     }
 
+    /// What is at `path`, following symbolic links; `nil` when nothing is.
+    static func kind(atPath path: String) -> Kind? { status(atPath: path)?.kind }
+
     /// The size of the file at `path` in bytes (following symbolic links); 0 when there is none.
-    static func size(atPath path: String) -> Int {
-        var status = stat()
-        guard stat(path, &status) == 0 else { return 0 }
-        return Int(status.st_size)
-    }
+    static func size(atPath path: String) -> Int { status(atPath: path)?.size ?? 0 }
 
     /// The regular files under the folder `root` (not following links to folders), skipping
     /// hidden files and folders (names starting with a dot), unordered.
@@ -58,15 +57,18 @@ enum FileSystem {
     /// A file error in words: the system's own for the underlying failure ("No such file or
     /// directory"), else the error as it describes itself.
     static func describe(_ error: any Error) -> String {
-        if let posix = error as? POSIXError { return String(cString: strerror(posix.code.rawValue)) }
+        if let posix = error as? POSIXError { return describe(code: posix.code.rawValue) }
         if let cocoa = error as? CocoaError, let posix = cocoa.underlying as? POSIXError {
-            return String(cString: strerror(posix.code.rawValue))
+            return describe(code: posix.code.rawValue)
         }
         return String(describing: error)
     }
 
+    /// A system error code (`errno`, a pthread status) in words.
+    static func describe(code: Int32) -> String { String(cString: strerror(code)) }
+
     /// `errno` in words.
-    static func lastError() -> String { String(cString: strerror(errno)) }
+    static func lastError() -> String { describe(code: errno) }
 }
 
 /// A file open for reading, read in blocks (`FileHandle` is Foundation's, not FoundationEssentials').
@@ -79,10 +81,12 @@ final class FileReader {
         guard descriptor >= 0 else { return nil }
     }
 
-    /// Reads standard input.
-    init(standardInput: Void) {
-        descriptor = STDIN_FILENO
+    private init(descriptor: Int32) {
+        self.descriptor = descriptor
     }
+
+    /// Standard input.
+    static func standardInput() -> FileReader { FileReader(descriptor: STDIN_FILENO) }
 
     deinit {
         if descriptor != STDIN_FILENO { close(descriptor) }

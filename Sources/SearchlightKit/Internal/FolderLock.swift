@@ -43,12 +43,12 @@ final class FolderLock: @unchecked Sendable {
         let descriptor = Glibc.open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw SearchlightError(
-                .indexUnavailable, "Cannot open the lock file \(file): \(String(cString: strerror(errno)))",
+                .indexUnavailable, "Cannot open the lock file \(file): \(FileSystem.lastError())",
                 failure: .notOpenable)
         }
         if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return FolderLock(descriptor: descriptor) }
         guard errno == EWOULDBLOCK else {
-            let reason = String(cString: strerror(errno))
+            let reason = FileSystem.lastError()
             Glibc.close(descriptor)
             throw SearchlightError(.indexUnavailable, "Cannot lock \(file): \(reason)", failure: .notOpenable)
         }
@@ -64,7 +64,7 @@ final class FolderLock: @unchecked Sendable {
             return FolderLock(descriptor: descriptor)
         case .failed(let code):
             throw SearchlightError(
-                .indexUnavailable, "Cannot lock \(file): \(String(cString: strerror(code)))", failure: .notOpenable)
+                .indexUnavailable, "Cannot lock \(file): \(FileSystem.describe(code: code))", failure: .notOpenable)
         case .waiting, .abandoned:
             throw SearchlightError(.indexLocked, "The index at \(folder) is locked by another writer", failure: .locked)
         }

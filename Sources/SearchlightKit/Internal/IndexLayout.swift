@@ -138,8 +138,8 @@ enum IndexLayout: Hashable {
         guard kind == .directory else { return FileSystem.size(atPath: folder) }
         let files = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         return files.reduce(0) { total, name in
-            let file = folder + "/" + name
-            return FileSystem.kind(atPath: file) == .file ? total + FileSystem.size(atPath: file) : total
+            guard let file = FileSystem.status(atPath: folder + "/" + name), file.kind == .file else { return total }
+            return total + file.size
         }
     }
 

@@ -12,7 +12,7 @@ enum OSThread {
         let status = spawn(Body(name: String(name.prefix(15)), run: body), stackSize: stackSize)
         guard status == 0 else {
             throw SearchlightError(
-                .internalError, "Cannot start a thread: \(String(cString: strerror(status)))", failure: .outOfMemory)
+                .internalError, "Cannot start a thread: \(FileSystem.describe(code: status))", failure: .outOfMemory)
         }
     }
 
