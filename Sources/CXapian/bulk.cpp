@@ -59,6 +59,12 @@ struct Shard {
         if (spelling.words.size() >= spelling_words) spelling.add_to(writer);
     }
 
+    /// Commits everything the shard holds, the spelling counts gathered so far included.
+    void commit_all() {
+        spelling.add_to(writer);
+        writer.commit();
+    }
+
     /// Distinct words a shard gathers before adding them to its spelling data.
     static constexpr size_t spelling_words = 100000;
 };
@@ -299,8 +305,7 @@ cx_status cx_bulk_resolve(cx_bulk *bulk, cx_bulk_plan *out_plan, char **out_erro
         cx_bulk_plan plan{};
         bulk->superseded = resolve(*bulk, plan);
         for (auto &shard : bulk->shards) {
-            shard->spelling.add_to(shard->writer);
-            shard->writer.commit();
+            shard->commit_all();
             plan.stored += shard->writer.get_doccount();
         }
         const Shard &first = *bulk->shards.front();
@@ -350,8 +355,7 @@ cx_status cx_bulk_merge(cx_bulk *bulk, const char *destination, bool copy_surviv
             base_first = *first.base.postlist_begin("");
         }
         for (auto &shard : bulk->shards) {
-            shard->spelling.add_to(shard->writer);
-            shard->writer.commit();
+            shard->commit_all();
             sources.add_database(Xapian::Database(shard->path));
         }
         sources.compact(destination);
