@@ -109,13 +109,41 @@ func canonicalJSON(_ text: String) throws -> String {
     return String(decoding: data, as: UTF8.self)
 }
 
-/// Starts the binary in the background, its output discarded.
-func startBinary(_ arguments: [String]) throws -> Process {
+/// A run of the binary in the background. Its standard output is discarded; its standard error
+/// is kept in a file, to say why it failed.
+final class BackgroundRun {
+    private let process: Process
+    private let errorPath: String
+
+    fileprivate init(process: Process, errorPath: String) {
+        self.process = process
+        self.errorPath = errorPath
+    }
+
+    var isRunning: Bool { process.isRunning }
+    var processIdentifier: Int32 { process.processIdentifier }
+
+    /// Waits for it to end: its exit status and what it wrote to standard error.
+    @discardableResult
+    func finish() -> (status: Int32, stderr: String) {
+        process.waitUntilExit()
+        let errors = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
+        try? FileManager.default.removeItem(atPath: errorPath)
+        return (process.terminationStatus, errors)
+    }
+}
+
+/// Starts the binary in the background.
+func startBinary(_ arguments: [String]) throws -> BackgroundRun {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: binaryPath)
     process.arguments = arguments
+    let errorPath = TemporaryFolder.path + "/background-" + UUID().uuidString + ".err"
+    _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+    let errors = try #require(FileHandle(forWritingAtPath: errorPath))
+    defer { try? errors.close() }
     process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
+    process.standardError = errors
     try process.run()
-    return process
+    return BackgroundRun(process: process, errorPath: errorPath)
 }

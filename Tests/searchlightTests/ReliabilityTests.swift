@@ -47,6 +47,18 @@ func generationFolders(_ index: String) -> Set<String> {
     Set(((try? FileManager.default.contentsOfDirectory(atPath: index)) ?? []).filter { $0.hasPrefix("gen-") })
 }
 
+/// Runs `search` again and again while `run` is running; how many of them started while it ran.
+/// The last one may start as it ends, so at least one search always runs.
+func searchWhile(_ run: BackgroundRun, _ search: () throws -> Void) rethrows -> Int {
+    var overlapping = 0
+    repeat {
+        let running = run.isRunning
+        try search()
+        if running { overlapping += 1 }
+    } while run.isRunning
+    return overlapping
+}
+
 @Suite("Reliability", .temporaryFolder)
 struct ReliabilityTests {
     @Test("killed with SIGKILL mid-write, the index stays whole: the run is all there or absent")
@@ -61,7 +73,7 @@ struct ReliabilityTests {
                 ["index", workspace.path + "/in", "--index", workspace.index])
             Thread.sleep(forTimeInterval: Double.random(in: 0.02...1.5, using: &random))
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.finish()
             guard FileManager.default.fileExists(atPath: workspace.index + "/iamglass") else { continue }
             try checkWithXapian(workspace.index)
             var perFileCounts: [String: Int] = [:]
@@ -95,7 +107,7 @@ struct ReliabilityTests {
             let process = try startBinary(["index", workspace.path + "/" + version, "--index", workspace.index])
             Thread.sleep(forTimeInterval: Double.random(in: 0.05...3.0, using: &random))
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.finish()
             try checkWithXapian(workspace.index)
             let titles = Set(try exportedItems(workspace).map { ($0["$og_title"] as? String ?? "").prefix(9) })
             #expect(titles == ["title one"] || titles == ["title two"], "run \(run): \(titles)")
@@ -140,23 +152,26 @@ struct ReliabilityTests {
         try writeBatch(workspace, folder: "v1", files: 2, items: 2_000, version: "one", filler: 40)
         try writeBatch(workspace, folder: "v2", files: 2, items: 2_000, version: "two", filler: 40)
         #expect(try workspace.run(["index", workspace.path + "/v1"]).status == 0)
+        // Builds alternate the versions until at least 4 searches ran during them, however fast
+        // this machine builds.
         var searches = 0
-        for round in 0..<3 {
+        var round = 0
+        while searches < 4 && round < 20 {
             let writer = try startBinary([
                 "index", workspace.path + (round % 2 == 0 ? "/v2" : "/v1"), "--index", workspace.index,
             ])
-            repeat {
+            searches += try searchWhile(writer) {
                 let run = try workspace.run(["search", "file", "--all-domains", "--limit", "50", "--json"])
                 #expect(run.status == 0, "\(run.stderr)")
                 let page = try run.object()
                 #expect(page["total"] as? Int == 4_000)
                 expectWholeItems(page)
-                searches += 1
-            } while writer.isRunning
-            writer.waitUntilExit()
-            #expect(writer.terminationStatus == 0)
+            }
+            let (status, stderr) = writer.finish()
+            #expect(status == 0, "\(stderr)")
+            round += 1
         }
-        #expect(searches > 3)
+        #expect(searches >= 4)
         #expect(generationFolders(workspace.index).count == 1)
     }
 
@@ -171,7 +186,7 @@ struct ReliabilityTests {
             let process = try startBinary(["compact", "--index", workspace.index])
             Thread.sleep(forTimeInterval: Double.random(in: 0.0...0.25, using: &random))
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.finish()
             try checkWithXapian(workspace.index)
             #expect(try exportedItems(workspace).count == reference, "run \(run)")
             // The next write removes whatever the killed compaction left.
@@ -198,19 +213,20 @@ struct ReliabilityTests {
         try writeBatch(workspace, folder: "in", files: 10, items: 60)
         #expect(try workspace.run(["index", workspace.path + "/in"]).status == 0)
         var searches = 0
-        for _ in 0..<8 {
+        var compactions = 0
+        while compactions < 8 || (searches < 2 && compactions < 40) {
             let compaction = try startBinary(["compact", "--index", workspace.index])
-            repeat {
+            searches += try searchWhile(compaction) {
                 let run = try workspace.run(["search", "--all-domains", "--limit", "0", "--json"])
                 #expect(run.status == 0, "\(run.stderr)")
                 #expect(try run.object()["total"] as? Int == 600)
-                searches += 1
-            } while compaction.isRunning
-            compaction.waitUntilExit()
-            #expect(compaction.terminationStatus == 0)
+            }
+            let (status, stderr) = compaction.finish()
+            #expect(status == 0, "\(stderr)")
+            compactions += 1
         }
-        #expect(searches > 1)
-        #expect(generationFolders(workspace.index) == ["gen-000008"])
+        #expect(searches >= 2)
+        #expect(generationFolders(workspace.index) == [String(format: "gen-%06d", compactions)])
     }
 
     @Test("two writers at once both succeed: the second waits for the first")
@@ -227,8 +243,8 @@ struct ReliabilityTests {
             ])
         }
         for process in processes {
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+            let (status, stderr) = process.finish()
+            #expect(status == 0, "\(stderr)")
         }
         #expect(try exportedItems(workspace).count == 2000)
         #expect(FileManager.default.fileExists(atPath: workspace.index + "/flintlock"))
@@ -242,21 +258,27 @@ struct ReliabilityTests {
         try writeBatch(workspace, folder: "v1", files: 30, items: 200, version: "one")
         try writeBatch(workspace, folder: "v2", files: 30, items: 200, version: "two")
         #expect(try workspace.run(["index", workspace.path + "/v1"]).status == 0)
-        let writer = try startBinary(["index", workspace.path + "/v2", "--index", workspace.index])
+        // Writes alternate the versions until at least 2 searches ran during them.
         var searches = 0
-        repeat {
-            let run = try workspace.run(["search", "--all-domains", "--limit", "1000", "--json"])
-            #expect(run.status == 0, "\(run.stderr)")
-            let page = try run.object()
-            #expect(page["total"] as? Int == 6_000)
-            expectWholeItems(page)
-            searches += 1
-        } while writer.isRunning
-        writer.waitUntilExit()
-        #expect(writer.terminationStatus == 0)
-        #expect(searches > 1)
-        let last = try workspace.run(["search", "title two", "--all-domains", "--json", "--limit", "0"])
-        #expect(try last.object()["total"] as? Int == 6_000)
+        var round = 0
+        while searches < 2 && round < 20 {
+            let version = round % 2 == 0 ? "two" : "one"
+            let writer = try startBinary(
+                ["index", workspace.path + (version == "two" ? "/v2" : "/v1"), "--index", workspace.index])
+            searches += try searchWhile(writer) {
+                let run = try workspace.run(["search", "--all-domains", "--limit", "1000", "--json"])
+                #expect(run.status == 0, "\(run.stderr)")
+                let page = try run.object()
+                #expect(page["total"] as? Int == 6_000)
+                expectWholeItems(page)
+            }
+            let (status, stderr) = writer.finish()
+            #expect(status == 0, "\(stderr)")
+            let last = try workspace.run(["search", "title \(version)", "--all-domains", "--json", "--limit", "0"])
+            #expect(try last.object()["total"] as? Int == 6_000)
+            round += 1
+        }
+        #expect(searches >= 2)
     }
 
     @Test(
