@@ -6,9 +6,10 @@
 //
 // For each query of the manifest's mix (single words, two words, phrases, as-you-type prefixes,
 // title: filters) it parses the text with Xapian's QueryParser (a plain word searching the title,
-// keyword and description fields; `title:` the title alone), keeps the items the default domain
-// may see (public items and its own private ones) that have not expired at the manifest's
-// `index_now`, and reads the data of the top 20. It prints one line of JSON: latencies in
+// keyword and description fields; `title:` the title alone; the last word also matched as a prefix,
+// as Searchlight's query language does), keeps the items the default domain may see (public items
+// and its own private ones, as boolean terms) that have not expired at the manifest's `index_now`,
+// weighs with Searchlight's BM25 (no length normalisation), and reads the data of the top 20. It prints one line of JSON: latencies in
 // milliseconds per query kind with Xapian's default `check_at_least` ("latencies") and with the
 // 1,000 more matches Searchlight asks Xapian to check for its totals ("latencies_checked"), and the
 // results returned per kind. Built by Benchmarks/run with g++ -O2 and Debian's libxapian-dev and
@@ -69,8 +70,8 @@ int run(const std::string &index, const std::string &manifest_path, int rounds) 
 
     nlohmann::json latencies, checked, results;
     for (const auto &[kind, texts] : manifest["queries"].items()) {
-        unsigned flags = Xapian::QueryParser::FLAG_DEFAULT;
-        if (kind == "prefix") flags |= Xapian::QueryParser::FLAG_PARTIAL;
+        // Searchlight matches the last word of every query as a prefix too (as-you-type).
+        const unsigned flags = Xapian::QueryParser::FLAG_DEFAULT | Xapian::QueryParser::FLAG_PARTIAL;
         for (int check = 0; check < 2; ++check) {
             std::vector<double> times;
             size_t returned = 0;
@@ -83,6 +84,7 @@ int run(const std::string &index, const std::string &manifest_path, int rounds) 
                     query = Xapian::Query(Xapian::Query::OP_AND_NOT, query, expired);
                     Xapian::Enquire enquire(database);
                     enquire.set_query(query);
+                    enquire.set_weighting_scheme(Xapian::BM25Weight(1, 0, 1, 0, 0.5));
                     Xapian::MSet mset = enquire.get_mset(0, 20, check ? 1020 : 0);
                     for (auto hit = mset.begin(); hit != mset.end(); ++hit) hit.get_document().get_data();
                     if (round == 0) continue;

@@ -13,6 +13,13 @@
 
 #include "CXapian.h"
 
+namespace cx {
+struct VisibilityCache;
+struct VisibilityCacheDeleter {
+    void operator()(VisibilityCache *cache) const;
+};
+}  // namespace cx
+
 struct cx_database {
     std::string path;
     bool writable = false;
@@ -23,6 +30,8 @@ struct cx_database {
     /// The database every read goes through; for a writable handle it shares `writer`'s internals.
     Xapian::Database reader;
     Xapian::WritableDatabase writer;
+    /// A read-only handle's visibility bitmaps (visibility.cpp), made on first use.
+    std::unique_ptr<cx::VisibilityCache, cx::VisibilityCacheDeleter> visibility;
 };
 
 namespace cx {
@@ -164,6 +173,12 @@ struct BuiltQuery {
 
 /// Builds the query. Throws Xapian::InvalidArgumentError for a malformed tree.
 BuiltQuery build_query(const Xapian::Database &database, const cx_query_node *nodes, size_t count);
+
+// MARK: visibility.cpp
+
+/// The filter of the items `request`'s domain and scope may see, or an empty query when they may
+/// see everything. A read-only handle reuses what it built for the revision it has open.
+Xapian::Query visibility_filter(cx_database &database, const cx_search_request &request);
 
 // MARK: write.cpp
 

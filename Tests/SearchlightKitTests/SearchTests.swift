@@ -276,6 +276,61 @@ struct VisibilityTests {
         #expect(try Set(test.index.ids("shoe", domain: nil, scope: .private)) == ["shoes/blue", "other/private"])
     }
 
+    @Test(
+        "a reader sees the right items for every domain and scope, across many items and after later commits",
+        arguments: [false, true])
+    func readerAfterCommits(deleting: Bool) throws {
+        let test = try TestIndex()
+        let domains = ["default", "com.a", "com.b"]
+        // Item i: domain i % 3, public when i % 5 == 0; ids spread over several 64-document words.
+        func batch(_ range: Range<Int>) -> [SearchableItem] {
+            range.map { i in
+                item(
+                    "item/\(i)", title: "lamp \(i)", mode: i % 5 == 0 ? .public : .private,
+                    domain: domains[i % domains.count])
+            }
+        }
+        try test.index.indexSearchableItems(batch(0..<300), now: now)
+        let reader = try SearchableIndex(path: test.path, access: .readOnly)
+        var stored = Set(0..<300)
+        func expected(_ domain: String?, _ scope: SearchQuery.Scope) -> Set<String> {
+            Set(
+                stored.filter { i in
+                    let isPublic = i % 5 == 0
+                    let own = domain == nil || domains[i % domains.count] == domain
+                    switch scope {
+                    case .all: return isPublic || own
+                    case .public: return isPublic
+                    case .private: return !isPublic && own
+                    }
+                }.map { "item/\($0)" })
+        }
+        func check(_ round: String) throws {
+            for domain in domains + ["com.none", nil] as [String?] {
+                for scope in [SearchQuery.Scope.all, .public, .private] {
+                    let found = try reader.search(
+                        SearchQuery("lamp", domainIdentifier: domain, scope: scope, limit: 1000), now: now)
+                    #expect(
+                        Set(found.results.map(\.canonicalIdentifier)) == expected(domain, scope),
+                        "\(round): \(domain ?? "all domains"), \(scope)")
+                    #expect(found.total == expected(domain, scope).count, "\(round): \(domain ?? "all"), \(scope)")
+                }
+            }
+        }
+        try check("first")
+        // Later commits change who sees what; the reader follows them.
+        try test.index.indexSearchableItems(batch(300..<400), now: now)
+        stored.formUnion(300..<400)
+        if deleting {
+            for i in stride(from: 1, to: 400, by: 7) {
+                _ = try test.index.deleteSearchableItems(
+                    withIdentifiers: ["item/\(i)"], domainIdentifier: domains[i % domains.count], includePublic: true)
+                stored.remove(i)
+            }
+        }
+        try check("after commits")
+    }
+
     @Test("get sees the domain's own item or another domain's public item, never another's private one")
     func getVisibility() throws {
         let test = try catalogue()

@@ -230,7 +230,7 @@ struct SearchCommandTests {
                    keywords: deep linking
 
                 2. Private note
-                   p1 · default · private · 15%
+                   p1 · default · private · 14%
                    A private note about links.
 
 

@@ -1,0 +1,161 @@
+// Who may see what: the items a search may return, as a set of document ids held in memory.
+//
+// A search from a domain sees every public item and the domain's own private ones. As boolean
+// terms that is a filter on `XMpublic OR XP<domain>`, which Xapian must advance alongside every
+// candidate: the public items are most of the index, so the filter costs about as much as reading
+// their whole posting list again, on every query. Here the items the search may not see (the
+// private items of other domains) are read once into a bitmap, and the matcher checks a
+// candidate with one bit test (`PostingSource::check`). A read-only handle keeps its bitmaps for
+// the revision it has open; most indexes need none, since they hold no private item of another
+// domain.
+
+#include "internal.hpp"
+
+namespace cx {
+
+namespace {
+
+/// A set of document ids: bit `did` of `words` is set for each member.
+struct DocumentBits {
+    std::vector<uint64_t> words;
+    Xapian::doccount count = 0;
+
+    explicit DocumentBits(Xapian::docid last) : words(last / 64 + 1, 0) {}
+
+    bool contains(Xapian::docid did) const {
+        const size_t word = did / 64;
+        return word < words.size() && (words[word] >> (did % 64) & 1) != 0;
+    }
+
+    /// The first member at or after `did`, or 0 when there is none.
+    Xapian::docid first_from(Xapian::docid did) const {
+        size_t word = did / 64;
+        if (word >= words.size()) return 0;
+        uint64_t bits = words[word] & (~uint64_t(0) << (did % 64));
+        while (bits == 0) {
+            if (++word == words.size()) return 0;
+            bits = words[word];
+        }
+        return static_cast<Xapian::docid>(word * 64 + __builtin_ctzll(bits));
+    }
+};
+
+/// The matcher's view of a `DocumentBits`: a posting list without weights.
+class DocumentSetSource final : public Xapian::PostingSource {
+  public:
+    explicit DocumentSetSource(std::shared_ptr<const DocumentBits> bits) : bits_(std::move(bits)) {}
+
+    Xapian::doccount get_termfreq_min() const override { return bits_->count; }
+    Xapian::doccount get_termfreq_est() const override { return bits_->count; }
+    Xapian::doccount get_termfreq_max() const override { return bits_->count; }
+
+    void init(const Xapian::Database &) override {
+        current_ = 0;
+        started_ = false;
+    }
+
+    void next(double) override { move_to(started_ ? current_ + 1 : 1); }
+
+    void skip_to(Xapian::docid did, double) override {
+        if (!started_ || did > current_) move_to(did);
+    }
+
+    bool check(Xapian::docid did, double) override {
+        started_ = true;
+        current_ = did;
+        return bits_->contains(did);
+    }
+
+    bool at_end() const override { return current_ == 0 && started_; }
+    Xapian::docid get_docid() const override { return current_; }
+    Xapian::PostingSource *clone() const override { return new DocumentSetSource(bits_); }
+    std::string name() const override { return "searchlight.DocumentSet"; }
+
+  private:
+    std::shared_ptr<const DocumentBits> bits_;
+    Xapian::docid current_ = 0;
+    bool started_ = false;
+
+    void move_to(Xapian::docid did) {
+        started_ = true;
+        current_ = bits_->first_from(did);
+    }
+};
+
+/// The items a search from `domain` (every domain when empty) in scope all or public may see:
+/// every document but the private ones, with `domain`'s own private ones put back.
+std::shared_ptr<const DocumentBits> visible_documents(const Xapian::Database &reader, const std::string &domain) {
+    const Xapian::docid last = reader.get_lastdocid();
+    auto bits = std::make_shared<DocumentBits>(last);
+    for (size_t word = 0; word < bits->words.size(); ++word) bits->words[word] = ~uint64_t(0);
+    bits->words[0] &= ~uint64_t(1);  // there is no document 0
+    const size_t tail = (last + 1) % 64;
+    if (tail != 0) bits->words.back() &= (uint64_t(1) << tail) - 1;
+    const std::string private_term = prefix::mode + "private";
+    for (auto it = reader.postlist_begin(private_term); it != reader.postlist_end(private_term); ++it) {
+        bits->words[*it / 64] &= ~(uint64_t(1) << (*it % 64));
+    }
+    if (!domain.empty()) {
+        const std::string own = bounded_term(prefix::private_domain, domain);
+        for (auto it = reader.postlist_begin(own); it != reader.postlist_end(own); ++it) {
+            bits->words[*it / 64] |= uint64_t(1) << (*it % 64);
+        }
+    }
+    bits->count = reader.get_doccount() - reader.get_termfreq(prefix::mode + "private") +
+                  (domain.empty() ? 0 : reader.get_termfreq(bounded_term(prefix::private_domain, domain)));
+    return bits;
+}
+
+}  // namespace
+
+/// The bitmaps a read-only handle has built for the revision it has open, by domain ("" for a
+/// search of every domain in scope public).
+struct VisibilityCache {
+    Xapian::rev revision = 0;
+    std::unordered_map<std::string, std::shared_ptr<const DocumentBits>> visible;
+};
+
+/// At most this many domains' bitmaps are kept (each is one bit per document).
+constexpr size_t cached_domains = 16;
+
+void VisibilityCacheDeleter::operator()(VisibilityCache *cache) const { delete cache; }
+
+Xapian::Query visibility_filter(cx_database &database, const cx_search_request &request) {
+    const Xapian::Database &reader = database.reader;
+    const std::string domain = request.all_domains ? std::string() : str(request.domain);
+    if (request.scope == CX_SCOPE_PRIVATE) {
+        // A few items at most: their own term is the cheapest filter.
+        return request.all_domains ? Xapian::Query(prefix::mode + "private")
+                                   : Xapian::Query(bounded_term(prefix::private_domain, domain));
+    }
+    const std::string searched = request.scope == CX_SCOPE_PUBLIC ? std::string() : domain;
+    if (request.all_domains && request.scope != CX_SCOPE_PUBLIC) return Xapian::Query();
+    const Xapian::doccount private_items = reader.get_termfreq(prefix::mode + "private");
+    const Xapian::doccount own_items =
+        searched.empty() ? 0 : reader.get_termfreq(bounded_term(prefix::private_domain, searched));
+    if (private_items == own_items) return Xapian::Query();  // nothing to hide
+
+    std::shared_ptr<const DocumentBits> bits;
+    if (database.writable) {
+        // A writer's reader sees its uncommitted changes: nothing it builds outlives the search.
+        bits = visible_documents(reader, searched);
+    } else {
+        if (!database.visibility) database.visibility.reset(new VisibilityCache);
+        VisibilityCache &cache = *database.visibility;
+        if (cache.revision != reader.get_revision()) {
+            cache.visible.clear();
+            cache.revision = reader.get_revision();
+        }
+        auto found = cache.visible.find(searched);
+        if (found != cache.visible.end()) {
+            bits = found->second;
+        } else {
+            bits = visible_documents(reader, searched);
+            if (cache.visible.size() >= cached_domains) cache.visible.clear();
+            cache.visible.emplace(searched, bits);
+        }
+    }
+    return Xapian::Query((new DocumentSetSource(std::move(bits)))->release());
+}
+
+}  // namespace cx
