@@ -15,9 +15,6 @@
 
 namespace cx {
 struct VisibilityCache;
-struct VisibilityCacheDeleter {
-    void operator()(VisibilityCache *cache) const;
-};
 }  // namespace cx
 
 struct cx_database {
@@ -31,7 +28,7 @@ struct cx_database {
     Xapian::Database reader;
     Xapian::WritableDatabase writer;
     /// A read-only handle's visibility bitmaps (visibility.cpp), made on first use.
-    std::unique_ptr<cx::VisibilityCache, cx::VisibilityCacheDeleter> visibility;
+    std::shared_ptr<cx::VisibilityCache> visibility;
 };
 
 namespace cx {

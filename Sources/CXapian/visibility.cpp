@@ -20,7 +20,15 @@ struct DocumentBits {
     std::vector<uint64_t> words;
     Xapian::doccount count = 0;
 
-    explicit DocumentBits(Xapian::docid last) : words(last / 64 + 1, 0) {}
+    /// Every document id from 1 to `last`.
+    explicit DocumentBits(Xapian::docid last) : words(last / 64 + 1, ~uint64_t(0)) {
+        erase(0);
+        const size_t tail = (last + 1) % 64;
+        if (tail != 0) words.back() &= (uint64_t(1) << tail) - 1;
+    }
+
+    void insert(Xapian::docid did) { words[did / 64] |= uint64_t(1) << (did % 64); }
+    void erase(Xapian::docid did) { words[did / 64] &= ~(uint64_t(1) << (did % 64)); }
 
     bool contains(Xapian::docid did) const {
         const size_t word = did / 64;
@@ -82,27 +90,20 @@ class DocumentSetSource final : public Xapian::PostingSource {
     }
 };
 
-/// The items a search from `domain` (every domain when empty) in scope all or public may see:
-/// every document but the private ones, with `domain`'s own private ones put back.
-std::shared_ptr<const DocumentBits> visible_documents(const Xapian::Database &reader, const std::string &domain) {
-    const Xapian::docid last = reader.get_lastdocid();
-    auto bits = std::make_shared<DocumentBits>(last);
-    for (size_t word = 0; word < bits->words.size(); ++word) bits->words[word] = ~uint64_t(0);
-    bits->words[0] &= ~uint64_t(1);  // there is no document 0
-    const size_t tail = (last + 1) % 64;
-    if (tail != 0) bits->words.back() &= (uint64_t(1) << tail) - 1;
-    const std::string private_term = prefix::mode + "private";
+const std::string private_term = prefix::mode + "private";
+
+/// The items a search in scope all or public may see: every document but the private ones, with
+/// the private ones of `own_term` (a domain's `XP` term, or empty) put back; `count` of them.
+std::shared_ptr<const DocumentBits> visible_documents(const Xapian::Database &reader, const std::string &own_term,
+                                                      Xapian::doccount count) {
+    auto bits = std::make_shared<DocumentBits>(reader.get_lastdocid());
     for (auto it = reader.postlist_begin(private_term); it != reader.postlist_end(private_term); ++it) {
-        bits->words[*it / 64] &= ~(uint64_t(1) << (*it % 64));
+        bits->erase(*it);
     }
-    if (!domain.empty()) {
-        const std::string own = bounded_term(prefix::private_domain, domain);
-        for (auto it = reader.postlist_begin(own); it != reader.postlist_end(own); ++it) {
-            bits->words[*it / 64] |= uint64_t(1) << (*it % 64);
-        }
+    if (!own_term.empty()) {
+        for (auto it = reader.postlist_begin(own_term); it != reader.postlist_end(own_term); ++it) bits->insert(*it);
     }
-    bits->count = reader.get_doccount() - reader.get_termfreq(prefix::mode + "private") +
-                  (domain.empty() ? 0 : reader.get_termfreq(bounded_term(prefix::private_domain, domain)));
+    bits->count = count;
     return bits;
 }
 
@@ -118,29 +119,28 @@ struct VisibilityCache {
 /// At most this many domains' bitmaps are kept (each is one bit per document).
 constexpr size_t cached_domains = 16;
 
-void VisibilityCacheDeleter::operator()(VisibilityCache *cache) const { delete cache; }
-
 Xapian::Query visibility_filter(cx_database &database, const cx_search_request &request) {
     const Xapian::Database &reader = database.reader;
-    const std::string domain = request.all_domains ? std::string() : str(request.domain);
     if (request.scope == CX_SCOPE_PRIVATE) {
-        // A few items at most: their own term is the cheapest filter.
-        return request.all_domains ? Xapian::Query(prefix::mode + "private")
-                                   : Xapian::Query(bounded_term(prefix::private_domain, domain));
+        // Private items are usually the few: their own term is the cheapest filter.
+        return request.all_domains ? Xapian::Query(private_term)
+                                   : Xapian::Query(bounded_term(prefix::private_domain, str(request.domain)));
     }
-    const std::string searched = request.scope == CX_SCOPE_PUBLIC ? std::string() : domain;
     if (request.all_domains && request.scope != CX_SCOPE_PUBLIC) return Xapian::Query();
-    const Xapian::doccount private_items = reader.get_termfreq(prefix::mode + "private");
-    const Xapian::doccount own_items =
-        searched.empty() ? 0 : reader.get_termfreq(bounded_term(prefix::private_domain, searched));
+    // The domain whose private items stay visible: none in scope public.
+    const std::string searched = request.scope == CX_SCOPE_PUBLIC ? std::string() : str(request.domain);
+    const std::string own_term = searched.empty() ? std::string() : bounded_term(prefix::private_domain, searched);
+    const Xapian::doccount private_items = reader.get_termfreq(private_term);
+    const Xapian::doccount own_items = own_term.empty() ? 0 : reader.get_termfreq(own_term);
     if (private_items == own_items) return Xapian::Query();  // nothing to hide
+    const Xapian::doccount visible = reader.get_doccount() - private_items + own_items;
 
     std::shared_ptr<const DocumentBits> bits;
     if (database.writable) {
         // A writer's reader sees its uncommitted changes: nothing it builds outlives the search.
-        bits = visible_documents(reader, searched);
+        bits = visible_documents(reader, own_term, visible);
     } else {
-        if (!database.visibility) database.visibility.reset(new VisibilityCache);
+        if (!database.visibility) database.visibility = std::make_shared<VisibilityCache>();
         VisibilityCache &cache = *database.visibility;
         if (cache.revision != reader.get_revision()) {
             cache.visible.clear();
@@ -150,7 +150,7 @@ Xapian::Query visibility_filter(cx_database &database, const cx_search_request &
         if (found != cache.visible.end()) {
             bits = found->second;
         } else {
-            bits = visible_documents(reader, searched);
+            bits = visible_documents(reader, own_term, visible);
             if (cache.visible.size() >= cached_domains) cache.visible.clear();
             cache.visible.emplace(searched, bits);
         }

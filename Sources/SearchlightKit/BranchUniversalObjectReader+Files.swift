@@ -1,6 +1,9 @@
 import FoundationEssentials
 
 extension BranchUniversalObjectReader {
+    /// Expands the command-line inputs: files stay, directories are walked recursively (sorted,
+    /// hidden entries skipped) for `.json`, `.jsonl` and `.ndjson` files, and `-` stays.
+    ///
     /// - Throws: ``SearchlightError/Code/unreadableInput`` for a path that does not exist.
     public static func inputFiles(for paths: [String]) throws(SearchlightError) -> [String] {
         var files: [String] = []

@@ -23,10 +23,6 @@ public enum BranchUniversalObjectReader {
     /// The file extensions read when walking a directory.
     public static let fileExtensions: Set<String> = ["json", "jsonl", "ndjson"]
 
-    /// Expands the command-line inputs: files stay, directories are walked recursively (sorted,
-    /// hidden entries skipped) for `.json`, `.jsonl` and `.ndjson` files, and `-` stays.
-    ///
-
     /// All of standard input, for front ends that read it themselves (a list of identifiers).
     ///
     /// - Throws: ``SearchlightError/Code/unreadableInput`` when reading fails.

@@ -113,10 +113,3 @@ final class FolderLock: @unchecked Sendable {
         }
     }
 }
-
-extension Duration {
-    /// The duration in seconds, as a `TimeInterval` (0 when negative).
-    var timeInterval: Double {
-        max(0, Double(components.seconds) + Double(components.attoseconds) / 1e18)
-    }
-}
