@@ -1,6 +1,7 @@
 // Bulk builds: shards written in parallel, merged with the current database by compaction.
 
 #include <algorithm>
+#include <chrono>
 #include <mutex>
 #include <thread>
 
@@ -68,6 +69,21 @@ struct Shard {
     /// Distinct words a shard gathers before adding them to its spelling data.
     static constexpr size_t spelling_words = 100000;
 };
+
+/// Opens the database a compaction just wrote, for writing. The compactor held its lock while
+/// writing; a process this one spawned meanwhile keeps a copy of that lock until it runs its
+/// program, so a busy lock is tried again for a while before it counts as a failure.
+Xapian::WritableDatabase open_merged(const std::string &path) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (true) {
+        try {
+            return Xapian::WritableDatabase(path, Xapian::DB_OPEN | Xapian::DB_NO_SYNC);
+        } catch (const Xapian::DatabaseLockError &) {
+            if (std::chrono::steady_clock::now() >= deadline) throw;
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+    }
+}
 
 }  // namespace
 
@@ -363,7 +379,7 @@ cx_status cx_bulk_merge(cx_bulk *bulk, const char *destination, bool copy_surviv
         // thrown away: no syncing here (the caller syncs it before publishing). Not DB_DANGEROUS:
         // deleting in place from a compacted glass database damages its postlist table (Xapian
         // 1.4.22, seen in IndexerTests.rerun).
-        Xapian::WritableDatabase merged(destination, Xapian::DB_OPEN | Xapian::DB_NO_SYNC);
+        Xapian::WritableDatabase merged = open_merged(destination);
         // Xapian's compactor renumbers each source after the previous one, squeezing out only the
         // gap before its first document: the current database, first, keeps its documents at
         // `id - (first - 1)`.
