@@ -1,16 +1,19 @@
 extension JSONValue: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
+        // Each refused attempt costs the decoder an error with a message: the commonest kinds
+        // come first (strings, then numbers). The decoder converts nothing, so the order does not
+        // change what a value becomes.
+        if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if container.decodeNil() {
             self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
         } else if let value = try? container.decode(Int64.self) {
             self = .integer(value)
         } else if let value = try? container.decode(Double.self) {
             self = .double(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
         } else if let value = try? container.decode([JSONValue].self) {
             self = .array(value)
         } else {

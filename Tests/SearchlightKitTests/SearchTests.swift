@@ -183,6 +183,16 @@ struct RankingTests {
         #expect(escaped.html == "a &lt;b&gt; &amp; c")
     }
 
+    @Test("snippets mark other forms of a query word (its stem), and only those")
+    func snippetStems() throws {
+        let test = try catalogue()
+        let blue = try #require(
+            try test.index.search(SearchQuery("walking"), now: now).results.first { $0.canonicalIdentifier == "shoes/blue" })
+        #expect(blue.snippet.matches.map { String(blue.snippet.text[$0]) } == ["walks"])
+        let red = try #require(try test.index.search(SearchQuery("runs"), now: now).results.first?.snippet)
+        #expect(red.matches.map { String(red.text[$0]) } == ["running"])
+    }
+
     @Test("an identifier holding quotes is found across domains, never silently missed")
     func quotedIdentifier() throws {
         let test = try TestIndex()
