@@ -187,7 +187,9 @@ struct RankingTests {
     func snippetStems() throws {
         let test = try catalogue()
         let blue = try #require(
-            try test.index.search(SearchQuery("walking"), now: now).results.first { $0.canonicalIdentifier == "shoes/blue" })
+            try test.index.search(SearchQuery("walking"), now: now).results.first {
+                $0.canonicalIdentifier == "shoes/blue"
+            })
         #expect(blue.snippet.matches.map { String(blue.snippet.text[$0]) } == ["walks"])
         let red = try #require(try test.index.search(SearchQuery("runs"), now: now).results.first?.snippet)
         #expect(red.matches.map { String(red.text[$0]) } == ["running"])
