@@ -2,7 +2,10 @@
 // index Searchlight built, with the same fields, stemming and filters, so that what Searchlight's
 // own query building and result handling cost is visible beside it.
 //
-//   xapian-query INDEX manifest.json ROUNDS
+//   xapian-query INDEX manifest.json ROUNDS [KIND]
+//
+// Given a KIND, it runs that kind alone, checking 1,000 more matches only; each search runs in
+// `search_once`, which instruction counts (callgrind's --toggle-collect) name.
 //
 // For each query of the manifest's mix (single words, two words, phrases, as-you-type prefixes,
 // title: filters) it parses the text with Xapian's QueryParser (a plain word searching the title,
@@ -58,7 +61,22 @@ Xapian::QueryParser make_parser(const Xapian::Database &database) {
     return parser;
 }
 
-int run(const std::string &index, const std::string &manifest_path, int rounds) {
+/// One search: parse, filter, match, read the page's data. Returns the number of hits.
+__attribute__((noinline)) size_t search_once(const Xapian::Database &database, Xapian::QueryParser &parser,
+                                             const Xapian::Query &visible, const Xapian::Query &expired,
+                                             const std::string &text, unsigned flags, bool check) {
+    Xapian::Query query = parser.parse_query(text, flags);
+    query = Xapian::Query(Xapian::Query::OP_FILTER, query, visible);
+    query = Xapian::Query(Xapian::Query::OP_AND_NOT, query, expired);
+    Xapian::Enquire enquire(database);
+    enquire.set_query(query);
+    enquire.set_weighting_scheme(Xapian::BM25Weight(1, 0, 1, 0, 0.5));
+    Xapian::MSet mset = enquire.get_mset(0, 20, check ? 1020 : 0);
+    for (auto hit = mset.begin(); hit != mset.end(); ++hit) hit.get_document().get_data();
+    return mset.size();
+}
+
+int run(const std::string &index, const std::string &manifest_path, int rounds, const std::string &only) {
     std::ifstream manifest_file(manifest_path);
     nlohmann::json manifest = nlohmann::json::parse(manifest_file);
     const double now_ms = manifest["index_now"].get<double>();
@@ -70,27 +88,22 @@ int run(const std::string &index, const std::string &manifest_path, int rounds) 
 
     nlohmann::json latencies, checked, results;
     for (const auto &[kind, texts] : manifest["queries"].items()) {
+        if (!only.empty() && kind != only) continue;
         // Searchlight matches the last word of every query as a prefix too (as-you-type).
         const unsigned flags = Xapian::QueryParser::FLAG_DEFAULT | Xapian::QueryParser::FLAG_PARTIAL;
-        for (int check = 0; check < 2; ++check) {
+        for (int check = only.empty() ? 0 : 1; check < 2; ++check) {
             std::vector<double> times;
             size_t returned = 0;
             // Round 0 warms the caches and is not timed.
             for (int round = 0; round <= rounds; ++round) {
                 for (const auto &text : texts) {
                     auto start = std::chrono::steady_clock::now();
-                    Xapian::Query query = parser.parse_query(query_text(kind, text.get<std::string>()), flags);
-                    query = Xapian::Query(Xapian::Query::OP_FILTER, query, visible);
-                    query = Xapian::Query(Xapian::Query::OP_AND_NOT, query, expired);
-                    Xapian::Enquire enquire(database);
-                    enquire.set_query(query);
-                    enquire.set_weighting_scheme(Xapian::BM25Weight(1, 0, 1, 0, 0.5));
-                    Xapian::MSet mset = enquire.get_mset(0, 20, check ? 1020 : 0);
-                    for (auto hit = mset.begin(); hit != mset.end(); ++hit) hit.get_document().get_data();
+                    const size_t hits = search_once(database, parser, visible, expired,
+                                                    query_text(kind, text.get<std::string>()), flags, check);
                     if (round == 0) continue;
                     times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                                         .count());
-                    returned += mset.size();
+                    returned += hits;
                 }
             }
             (check ? checked : latencies)[kind] = times;
@@ -106,8 +119,8 @@ int run(const std::string &index, const std::string &manifest_path, int rounds) 
 
 int main(int argc, char **argv) {
     try {
-        if (argc == 4) return run(argv[1], argv[2], std::atoi(argv[3]));
-        std::fprintf(stderr, "usage: xapian-query INDEX manifest.json ROUNDS\n");
+        if (argc == 4 || argc == 5) return run(argv[1], argv[2], std::atoi(argv[3]), argc == 5 ? argv[4] : "");
+        std::fprintf(stderr, "usage: xapian-query INDEX manifest.json ROUNDS [KIND]\n");
         return 64;
     } catch (const Xapian::Error &error) {
         std::fprintf(stderr, "xapian-query: %s\n", error.get_description().c_str());

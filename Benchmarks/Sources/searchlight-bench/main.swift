@@ -1,6 +1,10 @@
 // The in-process half of Searchlight's benchmark, run by Benchmarks/run:
 //
-//   searchlight-bench query INDEX manifest.json ROUNDS   the query mix through SearchlightKit
+//   searchlight-bench query INDEX manifest.json ROUNDS [KIND]
+//                                                        the query mix (or one kind of it) through
+//                                                        SearchlightKit; each search runs in
+//                                                        `searchOnce`, which instruction counts
+//                                                        (callgrind's --toggle-collect) name
 //   searchlight-bench upsert INDEX manifest.json         single-item upsert and remove latencies
 //
 // Each prints one line of JSON: latencies in milliseconds per query kind or operation.
@@ -37,19 +41,25 @@ func printJSON(_ value: Any) throws {
     print(String(decoding: data, as: UTF8.self))
 }
 
-func query(index path: String, manifest manifestPath: String, rounds: Int) throws {
+/// One search, as a function of its own so that an instruction count can cover exactly it.
+@inline(never)
+func searchOnce(_ index: SearchableIndex, _ query: SearchQuery, now: Int64) throws -> SearchResults {
+    try index.search(query, now: now)
+}
+
+func query(index path: String, manifest manifestPath: String, rounds: Int, kind only: String?) throws {
     let (manifest, _) = try readManifest(manifestPath)
     let index = try SearchableIndex(path: path, access: .readOnly)
     let clock = ContinuousClock()
     var latencies: [String: [Double]] = [:]
     var matches: [String: Int] = [:]
-    for (kind, texts) in manifest.queries {
+    for (kind, texts) in manifest.queries where only == nil || kind == only {
         // Round 0 warms the caches and is not timed, as in the C++ loop and FTS5's.
         for round in 0...rounds {
             for text in texts {
                 let query = SearchQuery(queryText(kind: kind, text: text))
                 var results: SearchResults?
-                let elapsed = try clock.measure { results = try index.search(query, now: manifest.index_now) }
+                let elapsed = try clock.measure { results = try searchOnce(index, query, now: manifest.index_now) }
                 guard round > 0 else { continue }
                 latencies[kind, default: []].append(milliseconds(elapsed))
                 matches[kind, default: 0] += results?.results.count ?? 0
@@ -89,11 +99,14 @@ func upsert(index path: String, manifest manifestPath: String) throws {
 let arguments = CommandLine.arguments
 do {
     switch (arguments.count > 1 ? arguments[1] : "", arguments.count) {
-    case ("query", 5): try query(index: arguments[2], manifest: arguments[3], rounds: Int(arguments[4]) ?? 1)
+    case ("query", 5...6):
+        try query(
+            index: arguments[2], manifest: arguments[3], rounds: Int(arguments[4]) ?? 1,
+            kind: arguments.count == 6 ? arguments[5] : nil)
     case ("upsert", 4): try upsert(index: arguments[2], manifest: arguments[3])
     default:
         FileHandle.standardError.write(
-            Data("usage: searchlight-bench query INDEX MANIFEST ROUNDS | upsert INDEX MANIFEST\n".utf8))
+            Data("usage: searchlight-bench query INDEX MANIFEST ROUNDS [KIND] | upsert INDEX MANIFEST\n".utf8))
         exit(64)
     }
 } catch {
