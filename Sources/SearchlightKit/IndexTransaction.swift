@@ -159,9 +159,21 @@ public struct IndexTransaction {
             report.refused.append(
                 .init(id: "", code: .removalWithoutIdentifier, message: "An empty identifier names no item"))
         }
-        guard !named.isEmpty else { return report }
-        let outcomes = try database.delete(identifiers: named, domain: domainIdentifier, includePublic: includePublic)
-        for (identifier, outcome) in zip(named, outcomes) {
+        // A Branch link names the item of its data's canonical identifier; the report keeps the
+        // text as given.
+        var given: [String] = [], resolved: [String] = []
+        for identifier in named {
+            do throws(SearchlightError) {
+                resolved.append(try BranchLink.canonicalIdentifier(in: identifier))
+                given.append(identifier)
+            } catch {
+                report.refused.append(.init(id: identifier, code: error.code, message: error.message))
+            }
+        }
+        guard !resolved.isEmpty else { return report }
+        let outcomes = try database.delete(
+            identifiers: resolved, domain: domainIdentifier, includePublic: includePublic)
+        for (identifier, outcome) in zip(given, outcomes) {
             switch outcome {
             case .removed: report.removed += 1
             case .notFound: report.notFound.append(identifier)

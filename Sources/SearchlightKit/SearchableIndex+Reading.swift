@@ -34,15 +34,17 @@ extension SearchableIndex {
     }
 
     /// The item with this identifier as seen from `domainIdentifier`: the domain's own item, or a
-    /// public item of another domain. `nil` when there is none or it has expired.
+    /// public item of another domain. `nil` when there is none or it has expired. A Branch link
+    /// names the item of its data's canonical identifier (``BranchLink``).
     public func item(
-        withIdentifier identifier: String, domainIdentifier: String = SearchableItem.defaultDomain,
+        withIdentifier given: String, domainIdentifier: String = SearchableItem.defaultDomain,
         now: Int64 = currentTime()
     ) throws(SearchlightError) -> SearchableItem? {
         try SearchableItem.validateDomain(domainIdentifier)
-        guard !identifier.isEmpty else {
+        guard !given.isEmpty else {
             throw SearchlightError(.missingIdentifier, "A canonical identifier is required to name the item")
         }
+        let identifier = try BranchLink.canonicalIdentifier(in: given)
         let own = try read { database throws(SearchlightError) in
             try database.get(domain: domainIdentifier, identifier: identifier)
         }
@@ -53,15 +55,16 @@ extension SearchableIndex {
         return try item(withIdentifier: identifier, visibleTo: domainIdentifier, scope: .public, now: now)
     }
 
-    /// The first item with this identifier that a search from `domainIdentifier` (every domain
-    /// when `nil`) in `scope` sees; `nil` when there is none or it has expired.
+    /// The first item with this identifier (or Branch link) that a search from `domainIdentifier`
+    /// (every domain when `nil`) in `scope` sees; `nil` when there is none or it has expired.
     public func item(
-        withIdentifier identifier: String, visibleTo domainIdentifier: String?, scope: SearchQuery.Scope,
+        withIdentifier given: String, visibleTo domainIdentifier: String?, scope: SearchQuery.Scope,
         now: Int64 = currentTime()
     ) throws(SearchlightError) -> SearchableItem? {
-        guard !identifier.isEmpty else {
+        guard !given.isEmpty else {
             throw SearchlightError(.missingIdentifier, "A canonical identifier is required to name the item")
         }
+        let identifier = try BranchLink.canonicalIdentifier(in: given)
         let raw = try read { database throws(SearchlightError) in
             try database.search(
                 .filter(.identifier, identifier), domain: domainIdentifier, scope: scope, now: now, offset: 0, limit: 1)

@@ -9,7 +9,8 @@ struct GetCommand: ParsableCommand {
         abstract: "Show one item, in the Branch dictionary format plus domain and contentIndexMode.",
         discussion: """
             Looks the identifier up in --domain, then among every domain's public items. Expired \
-            items are not shown.
+            items are not shown. A long Branch link (https://bnc.lt/a/KEY?...&data=BASE64, as the \
+            Branch iOS SDK names items in Spotlight) names the item whose identifier its data holds.
 
             Examples:
               searchlight get article/deep-linking-101
@@ -21,7 +22,7 @@ struct GetCommand: ParsableCommand {
     @OptionGroup var clock: ClockOptions
     @OptionGroup var domain: DomainOption
 
-    @Argument(help: ArgumentHelp("The canonical identifier.", valueName: "id"))
+    @Argument(help: ArgumentHelp("The canonical identifier, or the item's long Branch link.", valueName: "id"))
     var id: String
 
     func run() throws {

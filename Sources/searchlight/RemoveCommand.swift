@@ -12,7 +12,9 @@ struct RemoveCommand: ParsableCommand {
             and changes nothing for it (they leave when they expire); --include-public overrides. \
             Removing an identifier that is not there is not an error: it is listed under notFound. \
             --all-private covers the domain and every domain below it (com.example covers \
-            com.example.shop). With -, identifiers are read from standard input, one per line.
+            com.example.shop). With -, identifiers are read from standard input, one per line. \
+            An identifier may be the item's long Branch link (https://bnc.lt/a/KEY?...&data=BASE64, \
+            as the Branch iOS SDK names items in Spotlight).
 
             Examples:
               searchlight remove cart/991 cart/992 --domain com.example.shop

@@ -350,6 +350,40 @@ struct WritingTests {
         }
     }
 
+    @Test("the item routes take the Branch iOS SDK's long link for an item; one without an identifier is 400 (1013)")
+    func branchLinks() async throws {
+        @Sendable func path(_ link: String) -> String {
+            "/v1/items/" + (link.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? link)
+        }
+        let privateLink = branchLink(
+            json: #"{"$og_title":"Secret lantern","$canonical_identifier":"shop/private","$creation_timestamp":1}"#,
+            percentEncoded: true)
+        let publicLink = branchLink(json: #"{"canonicalIdentifier":"shop/public"}"#, host: "shop.app.link")
+        let bad = branchLink(json: #"{"$og_title":"No identifier"}"#)
+        try await withRouter { client, _ in
+            let found = try await client.execute(uri: path(privateLink), method: .get, headers: headers(readerToken))
+            #expect(found.status == .ok)
+            #expect(try json(found)["$canonical_identifier"] as? String == "shop/private")
+            let badGet = try await client.execute(uri: path(bad), method: .get)
+            #expect(badGet.status == .badRequest)
+            #expect(try errorCode(badGet) == 1013)
+            let badDelete = try await client.execute(uri: path(bad), method: .delete, headers: headers(writerToken))
+            #expect(badDelete.status == .badRequest)
+            #expect(try errorCode(badDelete) == 1013)
+            let refusedPublic = try await client.execute(
+                uri: path(publicLink), method: .delete, headers: headers(writerToken))
+            #expect(try errorCode(refusedPublic) == 1014)
+            let list = try await client.execute(
+                uri: "/v1/items/remove", method: .post, headers: headers(writerToken),
+                body: ByteBuffer(string: #"{"ids":["\#(privateLink)","\#(bad)"]}"#))
+            let report = try json(list)
+            #expect(report["removed"] as? Int == 1)
+            #expect((report["refused"] as? [[String: Any]])?.map { $0["code"] as? Int } == [1013])
+            let gone = try await client.execute(uri: path(privateLink), method: .delete, headers: headers(writerToken))
+            #expect(gone.status == .notFound)
+        }
+    }
+
     @Test("DELETE /v1/items?mode=private removes the domain's private items only")
     func removeAllPrivate() async throws {
         try await withRouter { client, _ in

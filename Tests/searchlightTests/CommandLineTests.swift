@@ -375,6 +375,27 @@ struct OtherCommandTests {
         #expect(try forced.object()["removed"] as? Int == 1)
     }
 
+    @Test("get and remove take the Branch iOS SDK's long link for an item; a link without an identifier is 1013")
+    func branchLinks() throws {
+        let workspace = try Workspace()
+        #expect(try workspace.run(["index", try workspace.write("item.json", sdkDictionary)]).status == 0)
+        let got = try workspace.run(["get", branchLink(json: sdkDictionaryReordered, percentEncoded: true), "--json"])
+        #expect(got.status == 0)
+        #expect(try got.object()["$canonical_identifier"] as? String == "article/deep-linking")
+        let bad = branchLink(json: #"{"$og_title":"No identifier"}"#)
+        let refused = try workspace.run(["get", bad, "--json"])
+        #expect(refused.status == 1)
+        let error = try refused.object()["error"] as? [String: Any]
+        #expect(error?["code"] as? Int == 1013)
+        #expect((error?["message"] as? String)?.contains("without a canonical identifier") == true)
+        let removed = try workspace.run(["remove", branchLink(json: sdkDictionary), bad, "--json"])
+        #expect(removed.status == 1)
+        let report = try removed.object()
+        #expect(report["removed"] as? Int == 1)
+        #expect((report["refused"] as? [[String: Any]])?.first?["code"] as? Int == 1013)
+        #expect(try workspace.run(["stats", "--json"]).object()["documents"] as? Int == 0)
+    }
+
     @Test("a script can pipe identifiers to remove -")
     func removeFromStdin() throws {
         let workspace = try Workspace()
