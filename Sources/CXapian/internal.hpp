@@ -89,7 +89,21 @@ constexpr Xapian::valueno description = 1;
 constexpr Xapian::valueno is_public = 2;
 /// `content_digest` of the stored data: an item whose new data has the same digest is unchanged.
 constexpr Xapian::valueno digest = 3;
+/// The item's recorded views, in decimal; absent for none.
+constexpr Xapian::valueno views = 4;
+/// `sortable_serialise` of the views' ranking boost, from 0 to 1 (`view_boost`); absent for none,
+/// so that the value stream holds only viewed items.
+constexpr Xapian::valueno view_boost = 5;
 }  // namespace slot
+
+/// The views an item's document records (0 for none).
+int64_t document_views(const Xapian::Document &document);
+
+/// Sets a document's recorded views and their ranking boost (both removed for 0).
+void set_document_views(Xapian::Document &document, int64_t views);
+
+/// The ranking boost of `views`, from 0 to 1: ln(1 + views) / ln(1 + 1000), at most 1.
+double view_boost(int64_t views);
 
 /// The index format this shim writes and reads, kept in the database's metadata under
 /// `format_key`. Format 2 indexes each field once under its own prefix.

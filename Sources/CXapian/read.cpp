@@ -147,8 +147,8 @@ cx_status cx_cursor_open(cx_database *database, cx_cursor **out, char **out_erro
     }
 }
 
-cx_status cx_cursor_next(cx_cursor *cursor, cx_text *out_data, int64_t *out_expiration_ms, bool *out_done,
-                         char **out_error) {
+cx_status cx_cursor_next(cx_cursor *cursor, cx_text *out_data, int64_t *out_expiration_ms, int64_t *out_views,
+                         bool *out_done, char **out_error) {
     if (cursor == nullptr) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no cursor", out_error);
     try {
         if (cursor->started && cursor->position != cursor->end) ++cursor->position;
@@ -157,12 +157,14 @@ cx_status cx_cursor_next(cx_cursor *cursor, cx_text *out_data, int64_t *out_expi
         if (*out_done) {
             *out_data = {nullptr, 0};
             *out_expiration_ms = 0;
+            *out_views = 0;
             return CX_OK;
         }
         Xapian::Document document = cursor->reader.get_document(*cursor->position);
         cursor->data = document.get_data();
         double expiration = cx::document_expiration(document);
         *out_expiration_ms = expiration >= cx::never_ms ? 0 : static_cast<int64_t>(expiration);
+        *out_views = cx::document_views(document);
         *out_data = {cursor->data.data(), cursor->data.size()};
         return CX_OK;
     } catch (...) {

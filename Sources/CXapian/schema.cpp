@@ -1,6 +1,9 @@
 // Terms and values: how an item is laid out in a Xapian document.
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "internal.hpp"
 
@@ -55,6 +58,27 @@ std::string schema_term(const std::string &schema) { return bounded_term(prefix:
 double document_expiration(const Xapian::Document &document) {
     std::string value = document.get_value(slot::expiration);
     return value.empty() ? never_ms : Xapian::sortable_unserialise(value);
+}
+
+int64_t document_views(const Xapian::Document &document) {
+    const std::string value = document.get_value(slot::views);
+    return value.empty() ? 0 : std::strtoll(value.c_str(), nullptr, 10);
+}
+
+void set_document_views(Xapian::Document &document, int64_t views) {
+    if (views <= 0) {
+        // Xapian throws when asked to remove a value that is not there.
+        if (!document.get_value(slot::views).empty()) document.remove_value(slot::views);
+        if (!document.get_value(slot::view_boost).empty()) document.remove_value(slot::view_boost);
+        return;
+    }
+    document.add_value(slot::views, std::to_string(views));
+    document.add_value(slot::view_boost, Xapian::sortable_serialise(view_boost(views)));
+}
+
+double view_boost(int64_t views) {
+    if (views <= 0) return 0;
+    return std::min(1.0, std::log1p(static_cast<double>(views)) / std::log1p(1000.0));
 }
 
 }  // namespace cx

@@ -1,5 +1,7 @@
 // Searching: a query tree, the caller's visibility, and a page of results with snippets.
 
+#include <cmath>
+
 #include "internal.hpp"
 
 struct cx_results {
@@ -21,10 +23,59 @@ using Query = Xapian::Query;
 /// description; fields are weighted by their own terms and within-document frequencies instead.
 Xapian::BM25Weight weighting() { return Xapian::BM25Weight(1, 0, 1, 0, 0.5); }
 
+/// What one occurrence of `term` adds to an item's score under `weighting()`: BM25's term weight
+/// (Xapian 1.4's, without relevance data) times the within-item factor of one occurrence in the
+/// term's field (wdf 3 in titles, 2 in keywords, 1 in descriptions; (k1 + 1) wdf / (k1 + wdf)).
+double one_occurrence(const Xapian::Database &reader, const std::string &term, double wdf) {
+    const double items = reader.get_doccount(), frequency = reader.get_termfreq(term);
+    double ratio = (items - frequency + 0.5) / (frequency + 0.5);
+    if (ratio <= 2.0) ratio = ratio * 0.5 + 1.0;
+    return std::log(ratio) * 2.0 * wdf / (1.0 + wdf);
+}
+
+/// The most recorded views can add to a score in this query: a tenth of what one description
+/// occurrence of its least weighty word adds (see README, Ranking). A title occurrence of a word
+/// adds at least half that much more than a description occurrence, so a description-only match
+/// cannot pass a title match of the same words on views alone. With no plain word (the empty
+/// query, prefixes only), one occurrence of a word in half the items stands in.
+double view_weight(const Xapian::Database &reader, const Query &query) {
+    double least = std::log(1.5);
+    bool found = false;
+    for (auto it = query.get_unique_terms_begin(); it != query.get_unique_terms_end(); ++it) {
+        std::string term = *it;
+        const std::string stripped = !term.empty() && term[0] == 'Z' ? term.substr(1) : term;
+        double wdf;
+        if (stripped.compare(0, cx::prefix::description.size(), cx::prefix::description) == 0) {
+            wdf = 1;
+        } else if (stripped.compare(0, cx::prefix::keyword_text.size(), cx::prefix::keyword_text) == 0) {
+            wdf = 2;
+        } else if (!stripped.empty() && !(stripped[0] >= 'A' && stripped[0] <= 'Z')) {
+            wdf = 3;
+        } else {
+            continue;  // a filter's boolean term
+        }
+        if (reader.get_termfreq(term) == 0) continue;
+        const double weight = one_occurrence(reader, term, wdf);
+        least = found ? std::min(least, weight) : weight;
+        found = true;
+    }
+    return 0.1 * least;
+}
+
+/// `query` with recorded views added to the scores: up to `view_weight`, growing with the
+/// logarithm of the count (`cx::view_boost`). Only viewed items carry the value, and an index
+/// without views is searched as before.
+Query with_views(const Xapian::Database &reader, const Query &query, bool matches_everything) {
+    if (reader.get_value_freq(cx::slot::view_boost) == 0) return query;
+    const double weight = matches_everything ? 1.0 : view_weight(reader, query);
+    Query views((new Xapian::ValueWeightPostingSource(cx::slot::view_boost))->release());
+    return Query(Query::OP_AND_MAYBE, query, Query(Query::OP_SCALE_WEIGHT, views, weight));
+}
+
 void run_search(cx_database &database, const cx_search_request &request, cx_results &results) {
     const Xapian::Database &reader = database.reader;
     cx::BuiltQuery built = cx::build_query(reader, request.nodes, request.node_count);
-    Query query = built.query;
+    Query query = with_views(reader, built.query, built.matches_everything);
     const Query visible = cx::visibility_filter(database, request);
     if (!visible.empty()) query = Query(Query::OP_FILTER, query, visible);
     // Expired items are never returned, pruned or not. Only items that can expire have a value,

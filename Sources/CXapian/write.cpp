@@ -52,6 +52,7 @@ Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &
     const std::string data = str(item.data);
     document.add_value(cx::slot::digest, cx::content_digest(data));
     if (item.line_digest != 0) document.add_boolean_term(cx::line_term(item.line_digest));
+    if (item.views >= 0) cx::set_document_views(document, item.views);
     document.set_data(data);
     return document;
 }
@@ -116,8 +117,10 @@ std::vector<bool> find_unchanged(Xapian::WritableDatabase &writer, const cx_item
         if (!repeated && !(item.expiration_ms > 0 && item.expiration_ms <= now_ms)) {
             Xapian::PostingIterator posting = writer.postlist_begin(unique);
             if (posting != writer.postlist_end(unique)) {
-                const std::string stored = writer.get_document(*posting).get_value(cx::slot::digest);
-                unchanged[i] = !stored.empty() && stored == cx::content_digest(str(item.data));
+                const Xapian::Document document = writer.get_document(*posting);
+                const std::string stored = document.get_value(cx::slot::digest);
+                unchanged[i] = !stored.empty() && stored == cx::content_digest(str(item.data)) &&
+                               (item.views < 0 || item.views == cx::document_views(document));
             }
         }
     }
@@ -137,6 +140,16 @@ int32_t store(Xapian::WritableDatabase &writer, const cx_item &item, const std::
     spelling.count(document);
     // Xapian: replace_document(term, doc) replaces the first document indexed by `term` and
     // deletes any others.
+    if (existed && item.views < 0) {
+        // Recorded views survive re-indexing the item.
+        const int64_t views = cx::document_views(writer.get_document(*writer.postlist_begin(unique)));
+        if (views > 0) {
+            Xapian::Document kept = document;
+            cx::set_document_views(kept, views);
+            writer.replace_document(unique, kept);
+            return 1;
+        }
+    }
     if (existed) {
         writer.replace_document(unique, document);
     } else {
@@ -245,6 +258,42 @@ cx_status cx_database_delete_items(cx_database *database, cx_text domain, const 
             }
             writer.delete_document(unique);
             out_outcomes[i] = CX_REMOVED;
+        }
+        return CX_OK;
+    } catch (...) {
+        return cx::status_from_current_exception(out_error);
+    }
+}
+
+cx_status cx_database_record_views(cx_database *database, cx_text domain, const cx_text *identifiers, size_t count,
+                                   int64_t now_ms, int32_t *out_outcomes, char **out_error) {
+    if (cx_status status = cx::require_writable(database, out_error)) return status;
+    if ((identifiers == nullptr || out_outcomes == nullptr) && count > 0)
+        return cx::fail(CX_ERR_INVALID_ARGUMENT, "no identifiers", out_error);
+    try {
+        Xapian::WritableDatabase &writer = database->writer;
+        const auto live = [&](Xapian::docid id) {
+            return cx::document_expiration(writer.get_document(id)) > static_cast<double>(now_ms);
+        };
+        for (size_t i = 0; i < count; ++i) {
+            const std::string identifier = str(identifiers[i]);
+            // The domain's own item, else a public item of any domain: what a get from the
+            // domain would show.
+            Xapian::docid found = 0;
+            const std::string unique = cx::unique_term(str(domain), identifier);
+            Xapian::PostingIterator own = writer.postlist_begin(unique);
+            if (own != writer.postlist_end(unique) && live(*own)) found = *own;
+            const std::string any = cx::bounded_term(cx::prefix::identifier, identifier);
+            for (auto it = writer.postlist_begin(any); found == 0 && it != writer.postlist_end(any); ++it) {
+                const Xapian::Document document = writer.get_document(*it);
+                if (document.get_value(cx::slot::is_public) == "1" && live(*it)) found = *it;
+            }
+            out_outcomes[i] = found != 0;
+            if (found == 0) continue;
+            // The document as stored, its terms untouched: Xapian rewrites only its values.
+            Xapian::Document document = writer.get_document(found);
+            cx::set_document_views(document, cx::document_views(document) + 1);
+            writer.replace_document(found, document);
         }
         return CX_OK;
     } catch (...) {

@@ -78,6 +78,20 @@ extension BranchUniversalObject {
             }
             contentMetadata.customMetadata.merge(nested.remaining) { old, _ in old }
         }
+        if let views = fields.take(Self.viewsKey), views != .null {
+            guard case .integer(let count) = views, count >= 0 else {
+                let given: String
+                switch views {
+                case .integer(let number): given = String(number)
+                case .double(let number): given = String(number)
+                default: given = views.typeDescription
+                }
+                throw FieldError(
+                    code: .invalidField,
+                    message: "\"\(Self.viewsKey)\" must be a whole number of views, 0 or more, not \(given)")
+            }
+            viewCount = count
+        }
         for key in Self.envelopeKeys { _ = fields.take(key) }
         contentMetadata.customMetadata.merge(fields.remaining) { old, _ in old }
     }

@@ -27,6 +27,13 @@ public struct BranchUniversalObject: Sendable, Hashable {
     /// The explicit index mode; when `nil`, ``publiclyIndex`` decides (the Branch SDK's rule).
     public var contentIndexMode: ContentIndexMode?
     public var contentMetadata = ContentMetadata()
+    /// Views recorded for the item, as `export` writes them (key ``viewsKey``); `nil` when the
+    /// input does not say. Not part of the Branch dictionary: indexing an item without it keeps
+    /// the views the index holds for it.
+    public var viewCount: Int64?
+
+    /// The key `export` writes an item's recorded views under, and indexing reads them back from.
+    public static let viewsKey = "searchlight:views"
 
     public init(canonicalIdentifier: String) {
         self.canonicalIdentifier = canonicalIdentifier

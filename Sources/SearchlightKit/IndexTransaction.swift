@@ -44,7 +44,7 @@ extension StoredItem {
             domain: item.domainIdentifier, identifier: object.canonicalIdentifier, title: object.title ?? "",
             description: object.contentDescription ?? "", schema: object.contentMetadata.contentSchema ?? "",
             keywords: object.keywords, data: Array(data), isPublic: item.contentIndexMode == .public,
-            expiration: object.expirationDate ?? 0, lineDigest: lineDigest)
+            expiration: object.expirationDate ?? 0, lineDigest: lineDigest, views: object.viewCount ?? -1)
     }
 }
 
@@ -183,6 +183,32 @@ public struct IndexTransaction {
                         id: identifier, code: .publicContentNotRemovable,
                         message: "Spotlight cannot remove publicly indexed content; it leaves the index when it "
                             + "expires"))
+            }
+        }
+        return report
+    }
+
+    /// Records one view of each identified item; see
+    /// ``SearchableIndex/recordViews(withIdentifiers:domainIdentifier:now:)``.
+    public func recordViews(withIdentifiers identifiers: [String], domainIdentifier: String, now: Int64)
+        throws(SearchlightError) -> ViewReport
+    {
+        try SearchableItem.validateDomain(domainIdentifier)
+        guard !identifiers.isEmpty else {
+            throw SearchlightError(.invalidArgument, "Name at least one item whose view to record")
+        }
+        // A Branch link names the item its data names; an empty identifier, or a link naming
+        // nothing, names no item.
+        let resolved = identifiers.map { $0.isEmpty ? nil : try? BranchLink.canonicalIdentifier(in: $0) }
+        var recorded = try database.recordViews(
+            identifiers: resolved.compactMap { $0 }, domain: domainIdentifier, now: now
+        ).makeIterator()
+        var report = ViewReport()
+        for (identifier, canonical) in zip(identifiers, resolved) {
+            if canonical != nil, recorded.next() == true {
+                report.recorded += 1
+            } else {
+                report.notFound.append(identifier)
             }
         }
         return report

@@ -81,6 +81,16 @@ public struct RemovalReport: Sendable, Hashable, Codable {
     }
 }
 
+/// What recording views did: how many were recorded, and the identifiers with no item the
+/// caller can see (unknown, another domain's private item, or expired). Nothing is created for
+/// those.
+public struct ViewReport: Sendable, Hashable, Codable {
+    public var recorded = 0
+    public var notFound: [String] = []
+
+    public init() {}
+}
+
 /// Counts over the whole index.
 public struct IndexStatistics: Sendable, Hashable, Codable {
     /// The index's path; `nil` in a single domain's statistics.

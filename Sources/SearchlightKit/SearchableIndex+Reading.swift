@@ -105,9 +105,10 @@ extension SearchableIndex {
         if let domainIdentifier { try SearchableItem.validateDomain(domainIdentifier) }
         try database.withLock { database in
             try refresh(&database)
-            try database.forEachDocument { data, expiration in
+            try database.forEachDocument { data, expiration, views in
                 if !includeExpired, expiration > 0, expiration <= now { return }
-                let item = try decodeStored(data)
+                var item = try decodeStored(data)
+                if views > 0 { item.object.viewCount = views }
                 if let domainIdentifier, item.domainIdentifier != domainIdentifier { return }
                 try body(item)
             }

@@ -204,6 +204,22 @@ public final class SearchableIndex: Sendable {
         }
     }
 
+    /// Records one view of each identified item (the Branch SDK's view events): the domain's own
+    /// item, or a public item of any domain, that has not expired at `now`. Views are a ranking
+    /// hint (README, *Ranking*); they survive re-indexing the item and go with it when it is
+    /// removed. Unknown or invisible items are reported, not created. A Branch link names the item
+    /// its data names.
+    ///
+    /// - Throws: ``SearchlightError/Code/invalidArgument`` when `identifiers` is empty.
+    public func recordViews(
+        withIdentifiers identifiers: [String], domainIdentifier: String = SearchableItem.defaultDomain,
+        now: Int64 = currentTime()
+    ) throws(SearchlightError) -> ViewReport {
+        try performBatch { batch throws(SearchlightError) in
+            try batch.recordViews(withIdentifiers: identifiers, domainIdentifier: domainIdentifier, now: now)
+        }
+    }
+
     /// Removes every private item of the domains, and of the domains below them on dot-separated
     /// components (Core Spotlight's `deleteSearchableItems(withDomainIdentifiers:)`): `com.example`
     /// covers `com.example.shop`. Public items stay unless `includePublic` is set.

@@ -41,6 +41,14 @@ extension SearchableItem {
         return dictionary
     }
 
+    /// The ``dictionary`` with the item's recorded views (``BranchUniversalObject/viewsKey``) when
+    /// there are any: what `export` writes, so that indexing it back restores them.
+    public var exportedDictionary: [String: JSONValue] {
+        var dictionary = dictionary
+        if let views = object.viewCount, views > 0 { dictionary[BranchUniversalObject.viewsKey] = .integer(views) }
+        return dictionary
+    }
+
     /// Reads an item back from its ``dictionary``.
     init(storedDictionary: [String: JSONValue]) throws(FieldError) {
         var object = try BranchUniversalObject(json: storedDictionary)

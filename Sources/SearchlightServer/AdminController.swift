@@ -37,4 +37,5 @@ struct AdminController {
 extension SearchResults: ResponseEncodable {}
 extension IndexingReport: ResponseEncodable {}
 extension RemovalReport: ResponseEncodable {}
+extension ViewReport: ResponseEncodable {}
 extension IndexStatistics: ResponseEncodable {}

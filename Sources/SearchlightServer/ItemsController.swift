@@ -4,7 +4,8 @@ import Logging
 import SearchlightKit
 
 /// Writes: index (`POST /v1/items`), remove one (`DELETE /v1/items/{id}`), remove a list
-/// (`POST /v1/items/remove`), remove all private items (`DELETE /v1/items?mode=private`).
+/// (`POST /v1/items/remove`), remove all private items (`DELETE /v1/items?mode=private`), record
+/// a view (`POST /v1/items/{id}/views`).
 struct ItemsController {
     let service: IndexPool
 
@@ -13,6 +14,21 @@ struct ItemsController {
         group.delete("items/{id}", use: removeOne)
         group.post("items/remove", use: removeList)
         group.delete("items", use: removeAllPrivate)
+        group.post("items/{id}/views", use: recordView)
+    }
+
+    /// One view of an item of the caller's domain, or of a public item; 404 when there is none.
+    @Sendable func recordView(request: Request, context: SearchlightRequestContext) async throws -> ViewReport {
+        let domain = try context.caller.writeDomain(request)
+        let id = try context.itemIdentifier()
+        let now = SearchableIndex.currentTime()
+        let report = try await service.write { batch throws(SearchlightError) in
+            try batch.recordViews(withIdentifiers: [id], domainIdentifier: domain, now: now)
+        }
+        if report.recorded == 0 {
+            throw SearchlightError(.itemNotFound, "No item \"\(id)\" in domain \(domain), nor a public one")
+        }
+        return report
     }
 
     @Sendable func index(request: Request, context: SearchlightRequestContext) async throws -> IndexingReport {

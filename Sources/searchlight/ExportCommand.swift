@@ -43,7 +43,7 @@ struct ExportCommand: ParsableCommand {
                 domainIdentifier: allDomains ? nil : (domain ?? SearchableItem.defaultDomain),
                 includeExpired: includeExpired, now: clock.milliseconds
             ) { item in
-                buffer += try encoder.encode(item.dictionary)
+                buffer += try encoder.encode(item.exportedDictionary)
                 buffer.append(UInt8(ascii: "\n"))
                 if buffer.count > 1 << 16 {
                     Output.write(buffer, to: STDOUT_FILENO)

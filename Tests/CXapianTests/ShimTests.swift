@@ -35,7 +35,7 @@ private func store(_ database: OpaquePointer, id: String, title: String, public 
                     var item = cx_item(
                         domain: text(domainBuffer), identifier: text(idBuffer), title: text(titleBuffer),
                         description: cx_text(), schema: cx_text(), data: text(dataBuffer), keywords: nil,
-                        keyword_count: 0, is_public: isPublic, expiration_ms: 0, line_digest: 0)
+                        keyword_count: 0, is_public: isPublic, expiration_ms: 0, line_digest: 0, views: -1)
                     return call { cx_database_replace_items(database, &item, 1, 0, nil, $0) }.status
                 }
             }

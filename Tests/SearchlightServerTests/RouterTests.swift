@@ -384,6 +384,33 @@ struct WritingTests {
         }
     }
 
+    @Test("POST /v1/items/{id}/views records a view of the caller's item or a public one; others 404")
+    func views() async throws {
+        try await withRouter { client, fixture in
+            let own = try await client.execute(
+                uri: "/v1/items/shop%2Fprivate/views", method: .post, headers: headers(writerToken))
+            #expect(own.status == .ok)
+            #expect(try json(own)["recorded"] as? Int == 1)
+            let shared = try await client.execute(
+                uri: "/v1/items/blog%2Fpublic/views", method: .post, headers: headers(writerToken))
+            #expect(try json(shared)["recorded"] as? Int == 1)
+            let hidden = try await client.execute(
+                uri: "/v1/items/blog%2Fprivate/views", method: .post, headers: headers(writerToken))
+            #expect(hidden.status == .notFound)
+            #expect(try errorCode(hidden) == 2006)
+            let reader = try await client.execute(
+                uri: "/v1/items/shop%2Fprivate/views", method: .post, headers: headers(readerToken))
+            #expect(reader.status == .forbidden)
+            let anonymous = try await client.execute(uri: "/v1/items/shop%2Fprivate/views", method: .post)
+            #expect(anonymous.status == .unauthorized)
+            let index = try SearchableIndex(path: fixture.directory + "/index", access: .readOnly)
+            var counts: [String: Int64] = [:]
+            try index.forEachItem(domainIdentifier: nil) { counts[$0.uniqueIdentifier] = $0.object.viewCount ?? 0 }
+            try index.close()
+            #expect(counts["shop/private"] == 1 && counts["blog/public"] == 1 && counts["blog/private"] == 0)
+        }
+    }
+
     @Test("DELETE /v1/items?mode=private removes the domain's private items only")
     func removeAllPrivate() async throws {
         try await withRouter { client, _ in

@@ -456,11 +456,33 @@ struct OtherCommandTests {
         #expect((stats["sizeBytes"] as? Int ?? 0) > 0)
     }
 
-    @Test("export, index the export into a new index, export again: the same lines")
+    @Test("view records views by identifier; unknown ones are listed, not created")
+    func view() throws {
+        let workspace = try indexedWorkspace()
+        let run = try workspace.run(["view", "p1", "p1", "ghost", "--json", "--now", corpusNow])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try canonicalJSON(run.stdout) == canonicalJSON(#"{"recorded":2,"notFound":["ghost"]}"#))
+        let text = try workspace.run(["view", "p1", "--now", corpusNow])
+        #expect(text.stdout == "Recorded 1 view\n")
+        let export = try workspace.run(["export", "--now", corpusNow])
+        #expect(export.stdout.split(separator: "\n").contains { $0.contains(#""searchlight:views":3"#) })
+        #expect(try workspace.run(["view"]).status == 64)
+    }
+
+    @Test("export, index the export into a new index, export again: the same lines, views included")
     func exportRoundTrip() throws {
         let workspace = try Workspace()
         #expect(try workspace.run(["index", repositoryRoot + "/corpus", "--now", corpusNow]).status == 0)
+        let sample = try workspace.run(["export", "--all-domains", "--now", corpusNow]).stdout.split(separator: "\n")
+        let line = try #require(sample.first)
+        let item = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let viewed = try workspace.run([
+            "view", item["$canonical_identifier"] as? String ?? "", "--domain", item["domain"] as? String ?? "",
+            "--now", corpusNow, "--json",
+        ])
+        #expect(try viewed.object()["recorded"] as? Int == 1)
         let first = try workspace.run(["export", "--all-domains", "--now", corpusNow])
+        #expect(first.stdout.contains(#""searchlight:views":1"#))
         #expect(first.status == 0)
         let lines = first.stdout.split(separator: "\n")
         #expect(lines.count > 250)

@@ -102,6 +102,9 @@ typedef struct cx_item {
     /// shaped it, when the item depends on nothing else (not on the clock); 0 for none. Lets a
     /// later run recognize the same line without decoding it (`cx_database_find_lines`).
     uint64_t line_digest;
+    /// The item's recorded views as an export gave them, or -1: a replaced item then keeps the
+    /// count stored for it (views survive re-indexing).
+    int64_t views;
 } cx_item;
 
 /// What happened to one identifier in `cx_database_delete_items`.
@@ -276,6 +279,13 @@ cx_status cx_database_replace_items(cx_database *_Nullable database, const cx_it
 cx_status cx_database_find_lines(cx_database *_Nullable database, const uint64_t *digests, size_t count, int64_t now_ms,
                                  uint32_t *out_documents, char *_Nullable *_Nullable out_error);
 
+/// Records one view of each identified item: the item of `domain`, or else a public item of any
+/// domain with that identifier, that has not expired at `now_ms`. `out_outcomes` receives one
+/// value per identifier: 1 recorded, 0 no such visible item. Only the item's view values change.
+cx_status cx_database_record_views(cx_database *_Nullable database, cx_text domain, const cx_text *identifiers,
+                                   size_t count, int64_t now_ms, int32_t *out_outcomes,
+                                   char *_Nullable *_Nullable out_error);
+
 /// Deletes the items of `domain` with the given identifiers. Public items are refused unless
 /// `include_public` is set. `out_outcomes` receives one `cx_removal` per identifier.
 cx_status cx_database_delete_items(cx_database *_Nullable database, cx_text domain, const cx_text *identifiers, size_t count,
@@ -445,9 +455,10 @@ cx_status cx_cursor_open(cx_database *_Nullable database, cx_cursor *_Nullable *
                          char *_Nullable *_Nullable out_error);
 
 /// Moves to the next item. `*out_done` is set when there is none; otherwise `*out_data` holds
-/// its stored data, borrowed until the next call, and `*out_expiration_ms` its expiration.
-cx_status cx_cursor_next(cx_cursor *_Nullable cursor, cx_text *out_data, int64_t *out_expiration_ms, bool *out_done,
-                         char *_Nullable *_Nullable out_error);
+/// its stored data, borrowed until the next call, `*out_expiration_ms` its expiration and
+/// `*out_views` its recorded views.
+cx_status cx_cursor_next(cx_cursor *_Nullable cursor, cx_text *out_data, int64_t *out_expiration_ms,
+                         int64_t *out_views, bool *out_done, char *_Nullable *_Nullable out_error);
 
 /// Frees a cursor. Accepts NULL.
 void cx_cursor_free(cx_cursor *_Nullable cursor);

@@ -25,6 +25,8 @@ struct StoredItem {
     var expiration: Int64
     /// The digest of the raw input line, when the item depends on nothing else; 0 for none.
     var lineDigest: UInt64 = 0
+    /// The recorded views the input gives, or -1 to keep those stored.
+    var views: Int64 = -1
 }
 
 /// Packs many strings into one buffer so that one pointer scope covers all the `cx_text`s of a call.
@@ -42,13 +44,14 @@ struct TextArena {
         var isPublic: Bool
         var expiration: Int64
         var lineDigest: UInt64
+        var views: Int64
 
         func item(in texts: Texts) -> cx_item {
             cx_item(
                 domain: texts.text(domain), identifier: texts.text(identifier), title: texts.text(title),
                 description: texts.text(description), schema: texts.text(schema), data: texts.text(data),
                 keywords: texts.keywordPointer(keywords), keyword_count: keywords.count, is_public: isPublic,
-                expiration_ms: expiration, line_digest: lineDigest)
+                expiration_ms: expiration, line_digest: lineDigest, views: views)
         }
     }
 
@@ -65,7 +68,7 @@ struct TextArena {
             domain: add(item.domain), identifier: add(item.identifier), title: add(item.title),
             description: add(item.description), schema: add(item.schema), data: add(bytes: item.data),
             keywords: item.keywords.map { add($0) }, isPublic: item.isPublic, expiration: item.expiration,
-            lineDigest: item.lineDigest)
+            lineDigest: item.lineDigest, views: item.views)
     }
 
     /// The texts of one call; keyword arrays are allocated here and freed when the call returns.

@@ -111,7 +111,31 @@ final class XapianDatabase: @unchecked Sendable {
         -> [RemovalOutcome]
     {
         let handle = try open()
+        let outcomes = try perIdentifier(identifiers, domain: domain) { domain, ids, count, outcomes, error in
+            cx_database_delete_items(handle, domain, ids, count, includePublic, outcomes, error)
+        }
+        return outcomes.map { RemovalOutcome(rawValue: $0) ?? .notFound }
+    }
+
+    /// Records one view of each identified item visible from `domain`; true for each recorded.
+    func recordViews(identifiers: [String], domain: String, now: Int64) throws(SearchlightError) -> [Bool] {
+        let handle = try open()
+        let outcomes = try perIdentifier(identifiers, domain: domain) { domain, ids, count, outcomes, error in
+            cx_database_record_views(handle, domain, ids, count, now, outcomes, error)
+        }
+        return outcomes.map { $0 == 1 }
+    }
+
+    /// Calls a shim function that takes a domain and identifiers and gives one outcome each.
+    private func perIdentifier(
+        _ identifiers: [String], domain: String,
+        _ call: (
+            cx_text, UnsafePointer<cx_text>, Int, UnsafeMutablePointer<Int32>,
+            UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+        ) -> cx_status
+    ) throws(SearchlightError) -> [Int32] {
         var outcomes = [Int32](repeating: 0, count: identifiers.count)
+        guard !identifiers.isEmpty else { return outcomes }
         var arena = TextArena()
         let domainRange = arena.add(domain)
         let idRanges = identifiers.map { arena.add($0) }
@@ -120,14 +144,14 @@ final class XapianDatabase: @unchecked Sendable {
             try ids.withUnsafeBufferPointer { buffer throws(SearchlightError) in
                 try outcomes.withUnsafeMutableBufferPointer { outcomeBuffer throws(SearchlightError) in
                     try check { error in
-                        cx_database_delete_items(
-                            handle, texts.text(domainRange), buffer.baseAddress!, buffer.count, includePublic,
-                            outcomeBuffer.baseAddress!, error)
+                        call(
+                            texts.text(domainRange), buffer.baseAddress!, buffer.count, outcomeBuffer.baseAddress!,
+                            error)
                     }
                 }
             }
         }
-        return outcomes.map { RemovalOutcome(rawValue: $0) ?? .notFound }
+        return outcomes
     }
 
     func deleteDomain(_ domain: String, includePublic: Bool) throws(SearchlightError) -> Int {
@@ -233,8 +257,9 @@ final class XapianDatabase: @unchecked Sendable {
         return domains
     }
 
-    /// Calls `body` with each stored item's data and expiration (0 for never), in storage order.
-    func forEachDocument(_ body: (_ data: [UInt8], _ expiration: Int64) throws -> Void) throws {
+    /// Calls `body` with each stored item's data, expiration (0 for never) and recorded views, in
+    /// storage order.
+    func forEachDocument(_ body: (_ data: [UInt8], _ expiration: Int64, _ views: Int64) throws -> Void) throws {
         let handle = try open()
         var cursor: OpaquePointer?
         try check { error in cx_cursor_open(handle, &cursor, error) }
@@ -242,10 +267,11 @@ final class XapianDatabase: @unchecked Sendable {
         while true {
             var data = cx_text()
             var expiration: Int64 = 0
+            var views: Int64 = 0
             var done = false
-            try check { error in cx_cursor_next(cursor!, &data, &expiration, &done, error) }
+            try check { error in cx_cursor_next(cursor!, &data, &expiration, &views, &done, error) }
             if done { return }
-            try body(data.bytes, expiration)
+            try body(data.bytes, expiration, views)
         }
     }
 

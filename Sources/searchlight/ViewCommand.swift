@@ -1,0 +1,44 @@
+import ArgumentParser
+import SearchlightCommandLine
+import SearchlightKit
+
+struct ViewCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "view",
+        abstract: "Record one view of each item: a ranking hint, as the Branch SDK's view events.",
+        discussion: """
+            Each view counts for the item of --domain with that identifier, or else a public item \
+            of any domain. Views add a bounded boost that grows with the logarithm of the count: \
+            they order items of similar relevance and never lift a description-only match above a \
+            title match. They survive re-indexing the item, go with it when it is removed, and \
+            export writes them. Unknown, expired or invisible items are listed under notFound and \
+            nothing is created for them. An identifier may be the item's long Branch link.
+
+            Examples:
+              searchlight view article/deep-linking-101
+              searchlight view product/8841 product/8842 --domain com.example.shop --json
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var writer: WriterOptions
+    @OptionGroup var clock: ClockOptions
+    @OptionGroup var domain: DomainOption
+
+    @Argument(help: ArgumentHelp("Identifiers of the items viewed.", valueName: "id"))
+    var ids: [String]
+
+    func run() throws {
+        try reportingErrors(global) {
+            let index = try SearchableIndex.openForWriting(global, writer)
+            let report = try index.recordViews(
+                withIdentifiers: ids, domainIdentifier: domain.domain, now: clock.milliseconds)
+            try index.close()
+            if global.json { return try global.output.printJSON(report) }
+            print("Recorded \(report.recorded) view\(report.recorded == 1 ? "" : "s")")
+            if !report.notFound.isEmpty {
+                print("Not found (\(report.notFound.count)): " + report.notFound.joined(separator: ", "))
+            }
+        }
+    }
+}
