@@ -175,6 +175,26 @@ cx_status require_writable(cx_database *database, char **out_error) {
 
 }  // namespace cx
 
+namespace {
+
+/// Calls `outcome(writer, identifier)` for each identifier, on a writable handle, and stores what
+/// it returns in `out_outcomes`.
+template <typename Outcome>
+cx_status for_each_identifier(cx_database *database, const cx_text *identifiers, size_t count, int32_t *out_outcomes,
+                              char **out_error, Outcome outcome) {
+    if (cx_status status = cx::require_writable(database, out_error)) return status;
+    if ((identifiers == nullptr || out_outcomes == nullptr) && count > 0)
+        return cx::fail(CX_ERR_INVALID_ARGUMENT, "no identifiers", out_error);
+    try {
+        for (size_t i = 0; i < count; ++i) out_outcomes[i] = outcome(database->writer, str(identifiers[i]));
+        return CX_OK;
+    } catch (...) {
+        return cx::status_from_current_exception(out_error);
+    }
+}
+
+}  // namespace
+
 extern "C" {
 
 cx_status cx_database_replace_items(cx_database *database, const cx_item *items, size_t count, int64_t now_ms,
@@ -239,44 +259,27 @@ cx_status cx_database_find_lines(cx_database *database, const uint64_t *digests,
 
 cx_status cx_database_delete_items(cx_database *database, cx_text domain, const cx_text *identifiers, size_t count,
                                    bool include_public, int32_t *out_outcomes, char **out_error) {
-    if (cx_status status = cx::require_writable(database, out_error)) return status;
-    if ((identifiers == nullptr || out_outcomes == nullptr) && count > 0)
-        return cx::fail(CX_ERR_INVALID_ARGUMENT, "no identifiers", out_error);
-    try {
-        Xapian::WritableDatabase &writer = database->writer;
-        for (size_t i = 0; i < count; ++i) {
-            const std::string unique = cx::unique_term(str(domain), str(identifiers[i]));
-            Xapian::PostingIterator posting = writer.postlist_begin(unique);
-            if (posting == writer.postlist_end(unique)) {
-                out_outcomes[i] = CX_REMOVAL_NOT_FOUND;
-                continue;
-            }
-            Xapian::docid id = *posting;
-            if (!include_public && writer.get_document(id).get_value(cx::slot::is_public) == "1") {
-                out_outcomes[i] = CX_REMOVAL_REFUSED_PUBLIC;
-                continue;
-            }
-            writer.delete_document(unique);
-            out_outcomes[i] = CX_REMOVED;
-        }
-        return CX_OK;
-    } catch (...) {
-        return cx::status_from_current_exception(out_error);
-    }
+    return for_each_identifier(database, identifiers, count, out_outcomes, out_error,
+                               [&](Xapian::WritableDatabase &writer, const std::string &identifier) {
+                                   const std::string unique = cx::unique_term(str(domain), identifier);
+                                   Xapian::PostingIterator posting = writer.postlist_begin(unique);
+                                   if (posting == writer.postlist_end(unique)) return CX_REMOVAL_NOT_FOUND;
+                                   if (!include_public &&
+                                       writer.get_document(*posting).get_value(cx::slot::is_public) == "1")
+                                       return CX_REMOVAL_REFUSED_PUBLIC;
+                                   writer.delete_document(unique);
+                                   return CX_REMOVED;
+                               });
 }
 
 cx_status cx_database_record_views(cx_database *database, cx_text domain, const cx_text *identifiers, size_t count,
                                    int64_t now_ms, int32_t *out_outcomes, char **out_error) {
-    if (cx_status status = cx::require_writable(database, out_error)) return status;
-    if ((identifiers == nullptr || out_outcomes == nullptr) && count > 0)
-        return cx::fail(CX_ERR_INVALID_ARGUMENT, "no identifiers", out_error);
-    try {
-        Xapian::WritableDatabase &writer = database->writer;
-        const auto live = [&](Xapian::docid id) {
-            return cx::document_expiration(writer.get_document(id)) > static_cast<double>(now_ms);
-        };
-        for (size_t i = 0; i < count; ++i) {
-            const std::string identifier = str(identifiers[i]);
+    return for_each_identifier(
+        database, identifiers, count, out_outcomes, out_error,
+        [&](Xapian::WritableDatabase &writer, const std::string &identifier) {
+            const auto live = [&](Xapian::docid id) {
+                return cx::document_expiration(writer.get_document(id)) > static_cast<double>(now_ms);
+            };
             // The domain's own item, else a public item of any domain: what a get from the
             // domain would show.
             Xapian::docid found = 0;
@@ -285,20 +288,15 @@ cx_status cx_database_record_views(cx_database *database, cx_text domain, const 
             if (own != writer.postlist_end(unique) && live(*own)) found = *own;
             const std::string any = cx::bounded_term(cx::prefix::identifier, identifier);
             for (auto it = writer.postlist_begin(any); found == 0 && it != writer.postlist_end(any); ++it) {
-                const Xapian::Document document = writer.get_document(*it);
-                if (document.get_value(cx::slot::is_public) == "1" && live(*it)) found = *it;
+                if (writer.get_document(*it).get_value(cx::slot::is_public) == "1" && live(*it)) found = *it;
             }
-            out_outcomes[i] = found != 0;
-            if (found == 0) continue;
+            if (found == 0) return 0;
             // The document as stored, its terms untouched: Xapian rewrites only its values.
             Xapian::Document document = writer.get_document(found);
             cx::set_document_views(document, cx::document_views(document) + 1);
             writer.replace_document(found, document);
-        }
-        return CX_OK;
-    } catch (...) {
-        return cx::status_from_current_exception(out_error);
-    }
+            return 1;
+        });
 }
 
 cx_status cx_database_delete_domain(cx_database *database, cx_text domain, bool include_public, uint64_t *out_removed,
