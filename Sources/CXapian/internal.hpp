@@ -15,6 +15,7 @@
 
 namespace cx {
 struct VisibilityCache;
+struct ViewCache;
 }  // namespace cx
 
 struct cx_database {
@@ -29,6 +30,8 @@ struct cx_database {
     Xapian::WritableDatabase writer;
     /// A read-only handle's visibility bitmaps (visibility.cpp), made on first use.
     std::shared_ptr<cx::VisibilityCache> visibility;
+    /// A read-only handle's view boosts (views.cpp), read on first use.
+    std::shared_ptr<cx::ViewCache> views;
 };
 
 namespace cx {
@@ -190,6 +193,12 @@ BuiltQuery build_query(const Xapian::Database &database, const cx_query_node *no
 /// The filter of the items `request`'s domain and scope may see, or an empty query when they may
 /// see everything. A read-only handle reuses what it built for the revision it has open.
 Xapian::Query visibility_filter(cx_database &database, const cx_search_request &request);
+
+// MARK: views.cpp
+
+/// A posting source over the viewed items, weighing each by its boost (`view_boost`). A
+/// read-only handle reuses what it read for the revision it has open.
+Xapian::Query view_boosts(cx_database &database);
 
 // MARK: write.cpp
 

@@ -65,17 +65,17 @@ double view_weight(const Xapian::Database &reader, const Query &query) {
 /// `query` with recorded views added to the scores: up to `view_weight`, growing with the
 /// logarithm of the count (`cx::view_boost`). Only viewed items carry the value, and an index
 /// without views is searched as before.
-Query with_views(const Xapian::Database &reader, const Query &query, bool matches_everything) {
+Query with_views(cx_database &database, const Query &query, bool matches_everything) {
+    const Xapian::Database &reader = database.reader;
     if (reader.get_value_freq(cx::slot::view_boost) == 0) return query;
     const double weight = matches_everything ? 1.0 : view_weight(reader, query);
-    Query views((new Xapian::ValueWeightPostingSource(cx::slot::view_boost))->release());
-    return Query(Query::OP_AND_MAYBE, query, Query(Query::OP_SCALE_WEIGHT, views, weight));
+    return Query(Query::OP_AND_MAYBE, query, Query(Query::OP_SCALE_WEIGHT, cx::view_boosts(database), weight));
 }
 
 void run_search(cx_database &database, const cx_search_request &request, cx_results &results) {
     const Xapian::Database &reader = database.reader;
     cx::BuiltQuery built = cx::build_query(reader, request.nodes, request.node_count);
-    Query query = with_views(reader, built.query, built.matches_everything);
+    Query query = with_views(database, built.query, built.matches_everything);
     const Query visible = cx::visibility_filter(database, request);
     if (!visible.empty()) query = Query(Query::OP_FILTER, query, visible);
     // Expired items are never returned, pruned or not. Only items that can expire have a value,

@@ -33,6 +33,24 @@ struct ViewTests {
         #expect(try test.index.ids("") == ["lamp/3", "lamp/2", "lamp/1"])
     }
 
+    @Test("a read-only reader sees views recorded after it opened, each commit's")
+    func readerFollowsViews() throws {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems(
+            (1...3).map { item("lamp/\($0)", title: "Brass lamp", description: "A lamp for the desk.") }, now: now)
+        let reader = try SearchableIndex(path: test.path, access: .readOnly)
+        #expect(try reader.ids("lamp") == ["lamp/1", "lamp/2", "lamp/3"])
+        try view(test.index, "lamp/3", times: 1)
+        #expect(try reader.ids("lamp") == ["lamp/3", "lamp/1", "lamp/2"])
+        try view(test.index, "lamp/2", times: 5)
+        #expect(try reader.ids("lamp") == ["lamp/2", "lamp/3", "lamp/1"])
+        // An upsert that changes no text (here, the expiration) keeps both the score and the views.
+        try test.index.indexSearchableItems(
+            [item("lamp/2", title: "Brass lamp", description: "A lamp for the desk.", expiration: now + day)], now: now)
+        #expect(try reader.ids("lamp") == ["lamp/2", "lamp/3", "lamp/1"])
+        try reader.close()
+    }
+
     @Test("a description-only match with many views stays below a title match with none")
     func textDominates() throws {
         let test = try TestIndex()
