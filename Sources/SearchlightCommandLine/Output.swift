@@ -47,6 +47,14 @@ package struct Output {
         text + String(repeating: " ", count: max(0, width - text.count))
     }
 
+    /// Identifiers read from standard input, one a line, trimmed; blank lines skipped. For many
+    /// identifiers in one call: swift-argument-parser takes time growing with the square of the
+    /// number of arguments (8,000 took 1.4 s), standard input does not.
+    package static func identifiersFromStandardInput() throws(SearchlightError) -> [String] {
+        let text = String(decoding: try BranchUniversalObjectReader.readStandardInput(), as: UTF8.self)
+        return text.split(whereSeparator: \.isNewline).map { trimmed($0) }.filter { !$0.isEmpty }
+    }
+
     /// `text` without the white space around it.
     package static func trimmed(_ text: some StringProtocol) -> String {
         guard let first = text.firstIndex(where: { !$0.isWhitespace }),

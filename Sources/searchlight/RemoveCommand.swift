@@ -58,9 +58,7 @@ struct RemoveCommand: ParsableCommand {
             var rejections: [SearchlightError] = []
             var targets: [(domain: String, identifiers: [String])] = []
             if ids == ["-"] {
-                let text = String(decoding: try BranchUniversalObjectReader.readStandardInput(), as: UTF8.self)
-                let lines = text.split(whereSeparator: \.isNewline).map { Output.trimmed($0) }
-                targets = [(domain.domain, lines.filter { !$0.isEmpty })]
+                targets = [(domain.domain, try Output.identifiersFromStandardInput())]
             } else if !files.isEmpty {
                 let indexer = Indexer(options: IndexingOptions(domainIdentifier: domain.domain))
                 (targets, rejections) = try indexer.identifiers(in: files.map { .path($0) })

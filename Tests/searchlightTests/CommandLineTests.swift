@@ -456,7 +456,7 @@ struct OtherCommandTests {
         #expect((stats["sizeBytes"] as? Int ?? 0) > 0)
     }
 
-    @Test("view records views by identifier; unknown ones are listed, not created")
+    @Test("view records views by identifier, or read from standard input; unknown ones are listed, not created")
     func view() throws {
         let workspace = try indexedWorkspace()
         let run = try workspace.run(["view", "p1", "p1", "ghost", "--json", "--now", corpusNow])
@@ -464,9 +464,12 @@ struct OtherCommandTests {
         #expect(try canonicalJSON(run.stdout) == canonicalJSON(#"{"recorded":2,"notFound":["ghost"]}"#))
         let text = try workspace.run(["view", "p1", "--now", corpusNow])
         #expect(text.stdout == "Recorded 1 view\n")
+        let piped = try workspace.run(["view", "-", "--json", "--now", corpusNow], stdin: "p1\n\n  p1  \nghost\n")
+        #expect(try canonicalJSON(piped.stdout) == canonicalJSON(#"{"recorded":2,"notFound":["ghost"]}"#))
         let export = try workspace.run(["export", "--now", corpusNow])
-        #expect(export.stdout.split(separator: "\n").contains { $0.contains(#""searchlight:views":3"#) })
+        #expect(export.stdout.split(separator: "\n").contains { $0.contains(#""searchlight:views":5"#) })
         #expect(try workspace.run(["view"]).status == 64)
+        #expect(try workspace.run(["view", "-", "p1"]).status == 64)
     }
 
     @Test("export, index the export into a new index, export again: the same lines, views included")

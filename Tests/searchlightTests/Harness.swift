@@ -133,11 +133,12 @@ final class BackgroundRun {
     }
 }
 
-/// Starts the binary in the background.
-func startBinary(_ arguments: [String]) throws -> BackgroundRun {
+/// Starts the binary in the background, its standard input read from the file `stdin` if given.
+func startBinary(_ arguments: [String], stdin: String? = nil) throws -> BackgroundRun {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: binaryPath)
     process.arguments = arguments
+    if let stdin { process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: stdin)) }
     let errorPath = TemporaryFolder.path + "/background-" + UUID().uuidString + ".err"
     _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
     let errors = try #require(FileHandle(forWritingAtPath: errorPath))

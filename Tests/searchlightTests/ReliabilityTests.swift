@@ -250,6 +250,69 @@ struct ReliabilityTests {
         #expect(FileManager.default.fileExists(atPath: workspace.index + "/flintlock"))
     }
 
+    /// A file of identifiers for `view -`: each of `writeBatch`'s 300 items of file 0, 200 times
+    /// (60,000 views, about half a second of writing in a debug build).
+    func viewList(_ workspace: Workspace) throws -> String {
+        try workspace.write("views.txt", (0..<200).map { _ in (0..<300).map { "f0/\($0)\n" }.joined() }.joined())
+    }
+
+    /// Every item's recorded views, from export.
+    func viewCounts(_ workspace: Workspace) throws -> [Int] {
+        try exportedItems(workspace).map { $0["searchlight:views"] as? Int ?? 0 }
+    }
+
+    @Test("killed with SIGKILL mid-view, a call's views are all recorded or none; the index stays sound")
+    func killedMidView() throws {
+        let workspace = try Workspace()
+        try writeBatch(workspace, folder: "in", files: 1, items: 300)
+        #expect(try workspace.run(["index", workspace.path + "/in"]).status == 0)
+        let list = try viewList(workspace)
+        var random = SystemRandomNumberGenerator()
+        var outcomes: Set<Bool> = []
+        var last = 0
+        for run in 0..<16 {
+            let process = try startBinary(["view", "-", "--index", workspace.index], stdin: list)
+            Thread.sleep(forTimeInterval: Double.random(in: 0.02...0.8, using: &random))
+            kill(process.processIdentifier, SIGKILL)
+            process.finish()
+            try checkWithXapian(workspace.index)
+            // Each call adds 200 views to every item, in one transaction.
+            let counts = Set(try viewCounts(workspace))
+            #expect(counts == [last] || counts == [last + 200], "run \(run): \(counts) after \(last)")
+            outcomes.insert(counts == [last])
+            last = counts.first ?? last
+        }
+        #expect(outcomes.count == 2, "the kills all fell on one side of the commit")
+        let (status, stderr) = try startBinary(["view", "-", "--index", workspace.index], stdin: list).finish()
+        #expect(status == 0, "\(stderr)")
+        #expect(Set(try viewCounts(workspace)) == [last + 200])
+    }
+
+    @Test("searches and exports while views are recorded never fail and see each call's views whole")
+    func readersDuringViews() throws {
+        let workspace = try Workspace()
+        try writeBatch(workspace, folder: "in", files: 1, items: 300)
+        #expect(try workspace.run(["index", workspace.path + "/in"]).status == 0)
+        let list = try viewList(workspace)
+        var overlapping = 0
+        var round = 0
+        while overlapping < 2 && round < 20 {
+            let writer = try startBinary(["view", "-", "--index", workspace.index], stdin: list)
+            overlapping += try searchWhile(writer) {
+                let search = try workspace.run(["search", "title", "--json", "--limit", "0"])
+                #expect(search.status == 0, "\(search.stderr)")
+                #expect(try search.object()["total"] as? Int == 300)
+                let counts = Set(try viewCounts(workspace))
+                #expect(counts.count == 1 && (counts.first ?? 1) % 200 == 0, "\(counts)")
+            }
+            let (status, stderr) = writer.finish()
+            #expect(status == 0, "\(stderr)")
+            round += 1
+        }
+        #expect(overlapping >= 2)
+        #expect(Set(try viewCounts(workspace)) == [200 * round])
+    }
+
     @Test("searches during a long transaction never fail and see each item whole, old or new")
     func readersDuringWrites() throws {
         let workspace = try Workspace()
