@@ -108,13 +108,6 @@ Xapian::docid base_document(Shard &shard, const std::string &unique) {
     return posting == shard.base.postlist_end(unique) ? 0 : *posting;
 }
 
-/// Whether `item` would store exactly what `stored` holds: the same data, and the same views when
-/// the item gives them.
-bool unchanged(const Xapian::Document &stored, const cx_item &item) {
-    return stored.get_value(cx::slot::digest) == cx::content_digest(str(item.data)) &&
-           (item.views < 0 || item.views == cx::document_views(stored));
-}
-
 /// Stores one item in its shard and notes the occurrence. Returns the outcome.
 int32_t add_item(cx_bulk &bulk, Shard &shard, uint32_t shard_index, const cx_item &item, uint64_t sequence,
                  int64_t now_ms) {
@@ -126,13 +119,11 @@ int32_t add_item(cx_bulk &bulk, Shard &shard, uint32_t shard_index, const cx_ite
             occurrence.name = static_cast<uint32_t>(shard.names.size());
             shard.names.push_back(unique);
         }
-    } else if (occurrence.base != 0 && unchanged(shard.base.get_document(occurrence.base), item)) {
+    } else if (occurrence.base != 0 && cx::stores_the_same(shard.base.get_document(occurrence.base), item)) {
         occurrence.outcome = 3;
     } else {
         Xapian::Document document = cx::make_document(shard.generator, item, unique);
-        // Recorded views survive re-indexing the item.
-        if (occurrence.base != 0 && item.views < 0)
-            cx::set_document_views(document, cx::document_views(shard.base.get_document(occurrence.base)));
+        if (occurrence.base != 0) cx::keep_views(document, shard.base.get_document(occurrence.base), item);
         shard.count_spelling(document);
         occurrence.stored = shard.writer.add_document(document);
         occurrence.outcome = occurrence.base != 0 ? 1 : 0;

@@ -126,6 +126,16 @@ uint64_t fnv1a64(const std::string &bytes);
 /// The digest kept in `slot::digest`: eight bytes of `fnv1a64(data)`.
 std::string content_digest(const std::string &data);
 
+/// A term of a free-text field, taken apart: its field (`none` for boolean terms), whether it is
+/// a stem (Xapian's `Z` marker), and the word without the marker or the field's prefix.
+struct TextTerm {
+    enum Field { none, title, keyword, description } field = none;
+    bool stemmed = false;
+    std::string word;
+};
+
+TextTerm text_term(const std::string &term);
+
 /// The raw-line term of a line digest.
 std::string line_term(uint64_t digest);
 
@@ -208,6 +218,14 @@ Xapian::TermGenerator make_generator();
 
 /// Builds the document for one item; `unique` is its unique-id term.
 Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &item, const std::string &unique);
+
+/// Whether `item` would store exactly what `stored` holds: the same data, and the same views when
+/// the item gives them.
+bool stores_the_same(const Xapian::Document &stored, const cx_item &item);
+
+/// Gives `fresh`, an item's new document, the views `stored` records for it, unless the item gives
+/// its own: recorded views survive re-indexing.
+void keep_views(Xapian::Document &fresh, const Xapian::Document &stored, const cx_item &item);
 
 /// Title words (a document's unprefixed terms) and how often they occurred, for the spelling
 /// data: added to a writer in one go, since Xapian looks each word up in its spelling table on

@@ -30,8 +30,6 @@ bool is_text_field(cx_field field) {
     return field == CX_FIELD_ANY || field == CX_FIELD_TITLE || field == CX_FIELD_DESCRIPTION;
 }
 
-bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
-
 /// Scores each field's match separately. The query parser joins a word's field variants (title,
 /// keywords, description) with OP_SYNONYM, which weighs them as one term and must visit every
 /// document that has the word; OP_OR matches the same documents, weighs each field on its own (a
@@ -135,15 +133,10 @@ class Builder {
     /// What a result's snippet highlights, and which words may be corrected.
     void remember(const cx_query_node &leaf, const Query &query) {
         for (auto it = query.get_unique_terms_begin(); it != query.get_unique_terms_end(); ++it) {
-            std::string term = *it;
-            const bool stemmed = !term.empty() && term[0] == 'Z';
-            if (stemmed) term.erase(0, 1);
-            if (term.compare(0, prefix::description.size(), prefix::description) == 0) {
-                term.erase(0, prefix::description.size());
-            } else if (!term.empty() && is_upper(term[0])) {
-                continue;  // a keyword's words: not in descriptions
-            }
-            (stemmed ? highlighter_.stems : highlighter_.words).push_back(term);
+            TextTerm term = text_term(*it);
+            // A keyword's words are not in descriptions.
+            if (term.field != TextTerm::title && term.field != TextTerm::description) continue;
+            (term.stemmed ? highlighter_.stems : highlighter_.words).push_back(std::move(term.word));
         }
         const std::string word = fold_lower(str(leaf.text));
         if (leaf.kind == CX_NODE_PREFIX || leaf.kind == CX_NODE_PARTIAL) highlighter_.prefixes.push_back(word);

@@ -60,6 +60,22 @@ double document_expiration(const Xapian::Document &document) {
     return value.empty() ? never_ms : Xapian::sortable_unserialise(value);
 }
 
+TextTerm text_term(const std::string &term) {
+    TextTerm parsed;
+    parsed.stemmed = !term.empty() && term[0] == 'Z';
+    parsed.word = parsed.stemmed ? term.substr(1) : term;
+    const auto take = [&](const std::string &prefix, TextTerm::Field field) {
+        if (parsed.word.compare(0, prefix.size(), prefix) != 0) return false;
+        parsed.word.erase(0, prefix.size());
+        parsed.field = field;
+        return true;
+    };
+    if (take(prefix::description, TextTerm::description) || take(prefix::keyword_text, TextTerm::keyword)) return parsed;
+    // Title words are unprefixed; every boolean prefix is upper case.
+    if (!parsed.word.empty() && !(parsed.word[0] >= 'A' && parsed.word[0] <= 'Z')) parsed.field = TextTerm::title;
+    return parsed;
+}
+
 int64_t document_views(const Xapian::Document &document) {
     const std::string value = document.get_value(slot::views);
     return value.empty() ? 0 : std::strtoll(value.c_str(), nullptr, 10);

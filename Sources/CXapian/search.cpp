@@ -23,11 +23,10 @@ using Query = Xapian::Query;
 /// description; fields are weighted by their own terms and within-document frequencies instead.
 Xapian::BM25Weight weighting() { return Xapian::BM25Weight(1, 0, 1, 0, 0.5); }
 
-/// What one occurrence of `term` adds to an item's score under `weighting()`: BM25's term weight
-/// (Xapian 1.4's, without relevance data) times the within-item factor of one occurrence in the
-/// term's field (wdf 3 in titles, 2 in keywords, 1 in descriptions; (k1 + 1) wdf / (k1 + wdf)).
-double one_occurrence(const Xapian::Database &reader, const std::string &term, double wdf) {
-    const double items = reader.get_doccount(), frequency = reader.get_termfreq(term);
+/// What one occurrence of a term found in `frequency` of `items` items adds to an item's score
+/// under `weighting()`: BM25's term weight (Xapian 1.4's, without relevance data) times the
+/// within-item factor, (k1 + 1) wdf / (k1 + wdf), of one occurrence of `wdf` in its field.
+double one_occurrence(double items, double frequency, double wdf) {
     double ratio = (items - frequency + 0.5) / (frequency + 0.5);
     if (ratio <= 2.0) ratio = ratio * 0.5 + 1.0;
     return std::log(ratio) * 2.0 * wdf / (1.0 + wdf);
@@ -42,20 +41,13 @@ double view_weight(const Xapian::Database &reader, const Query &query) {
     double least = std::log(1.5);
     bool found = false;
     for (auto it = query.get_unique_terms_begin(); it != query.get_unique_terms_end(); ++it) {
-        std::string term = *it;
-        const std::string stripped = !term.empty() && term[0] == 'Z' ? term.substr(1) : term;
-        double wdf;
-        if (stripped.compare(0, cx::prefix::description.size(), cx::prefix::description) == 0) {
-            wdf = 1;
-        } else if (stripped.compare(0, cx::prefix::keyword_text.size(), cx::prefix::keyword_text) == 0) {
-            wdf = 2;
-        } else if (!stripped.empty() && !(stripped[0] >= 'A' && stripped[0] <= 'Z')) {
-            wdf = 3;
-        } else {
-            continue;  // a filter's boolean term
-        }
-        if (reader.get_termfreq(term) == 0) continue;
-        const double weight = one_occurrence(reader, term, wdf);
+        // The within-item frequency one occurrence has in each field (write.cpp, make_document).
+        static constexpr double field_wdf[] = {0, 3, 2, 1};  // none, title, keyword, description
+        const double wdf = field_wdf[cx::text_term(*it).field];
+        if (wdf == 0) continue;  // a filter's boolean term
+        const Xapian::doccount frequency = reader.get_termfreq(*it);
+        if (frequency == 0) continue;
+        const double weight = one_occurrence(reader.get_doccount(), frequency, wdf);
         least = found ? std::min(least, weight) : weight;
         found = true;
     }

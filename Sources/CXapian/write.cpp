@@ -57,6 +57,15 @@ Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &
     return document;
 }
 
+bool stores_the_same(const Xapian::Document &stored, const cx_item &item) {
+    return stored.get_value(cx::slot::digest) == cx::content_digest(str(item.data)) &&
+           (item.views < 0 || item.views == cx::document_views(stored));
+}
+
+void keep_views(Xapian::Document &fresh, const Xapian::Document &stored, const cx_item &item) {
+    if (item.views < 0) cx::set_document_views(fresh, cx::document_views(stored));
+}
+
 Xapian::TermGenerator make_generator() {
     Xapian::TermGenerator generator;
     generator.set_stemmer(Xapian::Stem("english"));
@@ -116,12 +125,8 @@ std::vector<bool> find_unchanged(Xapian::WritableDatabase &writer, const cx_item
         const bool repeated = !seen.insert(unique).second;
         if (!repeated && !(item.expiration_ms > 0 && item.expiration_ms <= now_ms)) {
             Xapian::PostingIterator posting = writer.postlist_begin(unique);
-            if (posting != writer.postlist_end(unique)) {
-                const Xapian::Document document = writer.get_document(*posting);
-                const std::string stored = document.get_value(cx::slot::digest);
-                unchanged[i] = !stored.empty() && stored == cx::content_digest(str(item.data)) &&
-                               (item.views < 0 || item.views == cx::document_views(document));
-            }
+            if (posting != writer.postlist_end(unique))
+                unchanged[i] = cx::stores_the_same(writer.get_document(*posting), item);
         }
     }
     return unchanged;
@@ -131,7 +136,7 @@ std::vector<bool> find_unchanged(Xapian::WritableDatabase &writer, const cx_item
 /// or, for an item already expired, deletes the stored version. Counts the title's words for the
 /// spelling data. Returns the outcome.
 int32_t store(Xapian::WritableDatabase &writer, const cx_item &item, const std::string &unique,
-              const Xapian::Document &document, int64_t now_ms, cx::SpellingCounts &spelling) {
+              Xapian::Document &document, int64_t now_ms, cx::SpellingCounts &spelling) {
     bool existed = writer.term_exists(unique);
     if (item.expiration_ms > 0 && item.expiration_ms <= now_ms) {
         if (existed) writer.delete_document(unique);
@@ -140,17 +145,8 @@ int32_t store(Xapian::WritableDatabase &writer, const cx_item &item, const std::
     spelling.count(document);
     // Xapian: replace_document(term, doc) replaces the first document indexed by `term` and
     // deletes any others.
-    if (existed && item.views < 0) {
-        // Recorded views survive re-indexing the item.
-        const int64_t views = cx::document_views(writer.get_document(*writer.postlist_begin(unique)));
-        if (views > 0) {
-            Xapian::Document kept = document;
-            cx::set_document_views(kept, views);
-            writer.replace_document(unique, kept);
-            return 1;
-        }
-    }
     if (existed) {
+        cx::keep_views(document, writer.get_document(*writer.postlist_begin(unique)), item);
         writer.replace_document(unique, document);
     } else {
         writer.add_document(document);

@@ -41,10 +41,7 @@ extension SearchableIndex {
         now: Int64 = currentTime()
     ) throws(SearchlightError) -> SearchableItem? {
         try SearchableItem.validateDomain(domainIdentifier)
-        guard !given.isEmpty else {
-            throw SearchlightError(.missingIdentifier, "A canonical identifier is required to name the item")
-        }
-        let identifier = try BranchLink.canonicalIdentifier(in: given)
+        let identifier = try Self.canonicalIdentifier(given)
         let own = try read { database throws(SearchlightError) in
             try database.get(domain: domainIdentifier, identifier: identifier)
         }
@@ -52,7 +49,7 @@ extension SearchableIndex {
             let item = try decodeStored(own)
             return item.isExpired(at: now) ? nil : item
         }
-        return try item(withIdentifier: identifier, visibleTo: domainIdentifier, scope: .public, now: now)
+        return try firstItem(withIdentifier: identifier, visibleTo: domainIdentifier, scope: .public, now: now)
     }
 
     /// The first item with this identifier (or Branch link) that a search from `domainIdentifier`
@@ -61,10 +58,21 @@ extension SearchableIndex {
         withIdentifier given: String, visibleTo domainIdentifier: String?, scope: SearchQuery.Scope,
         now: Int64 = currentTime()
     ) throws(SearchlightError) -> SearchableItem? {
+        try firstItem(
+            withIdentifier: try Self.canonicalIdentifier(given), visibleTo: domainIdentifier, scope: scope, now: now)
+    }
+
+    /// The canonical identifier `given` names (itself, or a Branch link's).
+    private static func canonicalIdentifier(_ given: String) throws(SearchlightError) -> String {
         guard !given.isEmpty else {
             throw SearchlightError(.missingIdentifier, "A canonical identifier is required to name the item")
         }
-        let identifier = try BranchLink.canonicalIdentifier(in: given)
+        return try BranchLink.canonicalIdentifier(in: given)
+    }
+
+    private func firstItem(
+        withIdentifier identifier: String, visibleTo domainIdentifier: String?, scope: SearchQuery.Scope, now: Int64
+    ) throws(SearchlightError) -> SearchableItem? {
         let raw = try read { database throws(SearchlightError) in
             try database.search(
                 .filter(.identifier, identifier), domain: domainIdentifier, scope: scope, now: now, offset: 0, limit: 1)
