@@ -385,7 +385,9 @@ cx_status cx_bulk_merge(cx_bulk *bulk, const char *destination, bool copy_surviv
         if (!rebuild) {
             for (Xapian::docid id : bulk->superseded) merged.delete_document(id - (base_first - 1));
         }
-        merged.set_metadata(cx::format_key, cx::format);
+        // Items kept from the current database keep their terms, and so their format.
+        const bool kept_items = first.has_base && first.base.get_doccount() > bulk->superseded.size();
+        merged.set_metadata(cx::format_key, kept_items ? first.base.get_metadata(cx::format_key) : cx::format);
         merged.commit();
         merged.close();
         return CX_OK;

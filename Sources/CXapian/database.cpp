@@ -20,9 +20,10 @@ cx_status cx_database_open(const char *path, cx_open_mode mode, cx_database **ou
         // An index of another format would be searched and written with the wrong terms. Writing
         // and searching refuse it with CX_ERR_VERSION; export and get read only stored data.
         const std::string format = database->reader.get_metadata(cx::format_key);
-        if (database->reader.get_doccount() > 0 && format != cx::format) {
+        if (database->reader.get_doccount() > 0 && format != cx::format && format != cx::format_without_beginnings) {
             database->format_error = "it was written in index format " + (format.empty() ? std::string("1") : format) +
-                                     ", and this version searches and writes format " + cx::format;
+                                     ", and this version searches and writes formats " +
+                                     cx::format_without_beginnings + " and " + cx::format;
             if (database->writable) return cx::fail(CX_ERR_VERSION, database->format_error, out_error);
         }
         *out = database.release();
@@ -92,8 +93,9 @@ cx_status cx_database_begin(cx_database *database, char **out_error) {
     try {
         database->writer.begin_transaction(true);
         database->in_transaction = true;
-        // The first transaction stamps the format, atomically with its items.
-        if (database->writer.get_metadata(cx::format_key).empty())
+        // The first transaction stamps the format, atomically with its items, and so does the
+        // first into an index emptied since: every item it will hold gets this format's terms.
+        if (database->writer.get_doccount() == 0 && database->writer.get_metadata(cx::format_key) != cx::format)
             database->writer.set_metadata(cx::format_key, cx::format);
         return CX_OK;
     } catch (...) {

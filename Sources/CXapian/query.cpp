@@ -86,6 +86,7 @@ class Builder {
     Highlighter highlighter_;
     std::vector<std::pair<uint32_t, std::string>> spellable_;
     std::unique_ptr<Parser> parsers_[3];
+    int has_beginnings_ = -1;
 
     /// The parser for a free-text field, made on first use.
     Parser &parser(cx_field field) {
@@ -106,8 +107,42 @@ class Builder {
         return *parsers_[slot];
     }
 
+    /// Whether every item of the index has its words' beginnings (format 3), asked on first use.
+    bool has_beginnings() {
+        if (has_beginnings_ < 0) has_beginnings_ = database_.get_metadata(format_key) == format ? 1 : 0;
+        return has_beginnings_ == 1;
+    }
+
+    /// An as-you-type or `word*` word as its beginning terms, one per field searched and scored
+    /// separately, when the index holds them for it; an empty query when it does not.
+    Query beginnings(const cx_query_node &leaf) {
+        if (leaf.kind != CX_NODE_PREFIX && leaf.kind != CX_NODE_PARTIAL) return Query();
+        const std::string word = fold_lower(str(leaf.text));
+        if (!is_indexed_beginning(word) || !has_beginnings()) return Query();
+        std::vector<Query> fields;
+        for (const std::string &prefix : text_prefixes(leaf.field)) {
+            const TextTerm::Field field = prefix == prefix::title          ? TextTerm::title
+                                          : prefix == prefix::keyword_text ? TextTerm::keyword
+                                                                           : TextTerm::description;
+            fields.emplace_back(beginning_term(field, word));
+        }
+        Query query(Query::OP_OR, fields.begin(), fields.end());
+        // As Xapian's own as-you-type expansion does, the word typed so far also matches as a whole
+        // word, stemmed.
+        if (leaf.kind == CX_NODE_PARTIAL) {
+            const std::string folded = fold_accents(str(leaf.text));
+            query = Query(Query::OP_OR, query,
+                          score_fields_separately(parser(leaf.field).parse_query(folded, Parser::FLAG_CJK_NGRAM)));
+        }
+        return query;
+    }
+
     /// The terms of one word or phrase, as the indexer made them, fields scored separately.
     Query text(const cx_query_node &leaf, bool positive) {
+        if (Query query = beginnings(leaf); !query.empty()) {
+            if (positive) remember(leaf, query);
+            return query;
+        }
         std::string folded = fold_accents(str(leaf.text));
         unsigned flags = Parser::FLAG_CJK_NGRAM;
         switch (leaf.kind) {

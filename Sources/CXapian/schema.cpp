@@ -15,6 +15,45 @@ namespace {
 constexpr size_t term_limit = 240;
 constexpr size_t kept_bytes = 200;
 
+/// Whether a character can begin words: a word character outside the ranges Xapian splits into
+/// CJK n-grams (a bigram is its own beginning already).
+bool begins_words(unsigned ch) {
+    if (!Xapian::Unicode::is_wordchar(ch)) return false;
+    return ch < 0x2E80 || (ch > 0x2FFF && ch < 0x3000) || (ch > 0x9FFF && ch < 0xA700) ||
+           (ch > 0xA71F && ch < 0xAC00) || (ch > 0xD7AF && ch < 0xF900) || (ch > 0xFAFF && ch < 0xFE30) ||
+           (ch > 0xFE4F && ch < 0xFF00) || (ch > 0xFFEF && ch < 0x20000) || (ch > 0x2A6DF && ch < 0x2F800) ||
+           ch > 0x2FA1F;
+}
+
+/// The byte lengths of `word`'s beginnings that are indexed: one for each length from
+/// `shortest_beginning` characters up to `longest_beginning` or the whole word, stopping at the
+/// first character that does not begin words.
+std::vector<size_t> beginning_lengths(const std::string &word) {
+    std::vector<size_t> lengths;
+    size_t characters = 0;
+    const Xapian::Utf8Iterator end;
+    for (Xapian::Utf8Iterator it(word); it != end && characters < longest_beginning && begins_words(*it);) {
+        ++it;
+        ++characters;
+        if (characters >= shortest_beginning)
+            lengths.push_back(it == end ? word.size() : static_cast<size_t>(it.raw() - word.data()));
+    }
+    return lengths;
+}
+
+const std::string &beginning_prefix(TextTerm::Field field) {
+    static const std::string none;
+    switch (field) {
+        case TextTerm::title:
+            return prefix::title_beginning;
+        case TextTerm::keyword:
+            return prefix::keyword_beginning;
+        case TextTerm::description:
+            return prefix::description_beginning;
+        default:
+            return none;
+    }
+}
 
 }  // namespace
 
@@ -75,6 +114,47 @@ TextTerm text_term(const std::string &term) {
     if (!parsed.word.empty() && !(parsed.word[0] >= 'A' && parsed.word[0] <= 'Z')) parsed.field = TextTerm::title;
     return parsed;
 }
+
+void add_word_beginnings(Xapian::Document &document) {
+    // A document lists its terms in order, so the words of a field that share a beginning come one
+    // after another: each field and length keeps one beginning open, and closes it when the next
+    // word does not share it.
+    struct Beginning {
+        std::string term;
+        Xapian::termcount wdf = 0;
+    };
+    Beginning open[TextTerm::description + 1][longest_beginning - shortest_beginning + 1];
+    std::vector<Beginning> closed;
+    for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it) {
+        const TextTerm term = text_term(*it);
+        if (term.field == TextTerm::none || term.stemmed) continue;
+        const std::string &prefix = beginning_prefix(term.field);
+        const std::vector<size_t> lengths = beginning_lengths(term.word);
+        for (size_t i = 0; i < lengths.size(); ++i) {
+            Beginning &beginning = open[term.field][i];
+            const bool same = !beginning.term.empty() && beginning.term.size() == prefix.size() + lengths[i] &&
+                              beginning.term.compare(prefix.size(), lengths[i], term.word, 0, lengths[i]) == 0;
+            if (!same) {
+                if (!beginning.term.empty()) closed.push_back(std::move(beginning));
+                beginning = {prefix + term.word.substr(0, lengths[i]), 0};
+            }
+            beginning.wdf += it.get_wdf();
+        }
+    }
+    for (auto &field : open) {
+        for (Beginning &beginning : field) {
+            if (!beginning.term.empty()) closed.push_back(std::move(beginning));
+        }
+    }
+    for (const Beginning &beginning : closed) document.add_term(beginning.term, beginning.wdf);
+}
+
+bool is_indexed_beginning(const std::string &word) {
+    const std::vector<size_t> lengths = beginning_lengths(word);
+    return !lengths.empty() && lengths.back() == word.size();
+}
+
+std::string beginning_term(TextTerm::Field field, const std::string &word) { return beginning_prefix(field) + word; }
 
 int64_t document_views(const Xapian::Document &document) {
     const std::string value = document.get_value(slot::views);

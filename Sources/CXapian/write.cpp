@@ -15,7 +15,7 @@ namespace cx {
 ///
 /// Each field is indexed once, under its own prefix (the title unprefixed); a plain query word
 /// searches all three. A title word weighs three times a description word, a keyword's twice; the
-/// position gaps keep phrases from matching across fields.
+/// position gaps keep phrases from matching across fields. The words' beginnings serve as-you-type.
 Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &item, const std::string &unique) {
     Xapian::Document document;
     generator.set_document(document);
@@ -30,6 +30,7 @@ Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &
     const std::string description_text = str(item.description);
     generator.increase_termpos(100);
     generator.index_text(cx::fold_accents(description_text), 1, cx::prefix::description);
+    cx::add_word_beginnings(document);
 
     const std::string domain = str(item.domain);
     const std::string identifier = str(item.identifier);

@@ -24,3 +24,28 @@ public func checkWithXapian(_ path: String, sourceLocation: SourceLocation = #_s
     #expect(process.terminationStatus == 0, "xapian-check: \(text)", sourceLocation: sourceLocation)
     #expect(text.contains("No errors found"), "xapian-check: \(text)", sourceLocation: sourceLocation)
 }
+
+/// The index format recorded in the index's current database (`xapian-metadata get`).
+public func indexFormat(_ index: String) throws -> String {
+    try xapianMetadata(["get", currentDatabase(index), "searchlight.format"])
+        .trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+/// Records `format` as the index's format, as an older Searchlight would have (`xapian-metadata set`;
+/// no writer may hold the index).
+public func setIndexFormat(_ index: String, _ format: String) throws {
+    _ = try xapianMetadata(["set", currentDatabase(index), "searchlight.format", format])
+}
+
+private func xapianMetadata(_ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/xapian-metadata")
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "xapian-metadata \(arguments)")
+    return text
+}

@@ -1,0 +1,106 @@
+import Foundation
+import SearchlightKit
+import SearchlightTesting
+import Testing
+
+/// 150 distinct words beginning with "pre" (preaa, preab, …), one item each, titled with it.
+func wordsBeginningWithPre() -> [SearchableItem] {
+    let letters = Array("abcdefghijklmnopqrstuvwxyz")
+    return (0..<150).map { number in
+        let word = "pre" + String(letters[number / 26]) + String(letters[number % 26])
+        return item("w\(number)", title: "The \(word) case", description: "Nothing else in common.")
+    }
+}
+
+@Suite("As-you-type words and word beginnings (SPEC §2.1)", .temporaryFolder)
+struct AsYouTypeTests {
+    @Test("a beginning finds every word it begins, in every field, not only the most frequent hundred")
+    func everyWord() throws {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems(wordsBeginningWithPre(), now: now)
+        for query in ["pre", "the pre", "pre*", "title:pre", "PRE", "préa"] {
+            let expected = query == "préa" ? 26 : 150
+            #expect(try test.index.search(SearchQuery(query, limit: 0), now: now).total == expected, "\(query)")
+        }
+        #expect(try test.index.search(SearchQuery("description:pre", limit: 0), now: now).total == 0)
+        // Longer than the beginnings kept (4 characters): the words it begins, as before.
+        #expect(try test.index.ids("preab") == ["w1"])
+        #expect(try test.index.ids("prea*").count == 26)
+    }
+
+    @Test("the word typed so far ranks an item holding it whole above one holding a longer word")
+    func wholeWordFirst() throws {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems(
+            [item("longer", title: "Runway lights"), item("whole", title: "Run lights")], now: now)
+        #expect(try test.index.ids("run") == ["whole", "longer"])
+        #expect(try test.index.ids("lights run") == ["whole", "longer"])
+    }
+
+    @Test("a beginning counts every word of an item it begins")
+    func counted() throws {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems(
+            [
+                item("one", title: "Runway lights"), item("two", title: "Runway runners"),
+                item("three", title: "Runway runners rush", description: "Runs and runs."),
+            ], now: now)
+        #expect(try test.index.ids("run") == ["three", "two", "one"])
+        #expect(try test.index.ids("runn") == ["two", "three"])
+    }
+
+    @Test("a beginning in the title ranks above one in keywords, above one in the description")
+    func fieldWeights() throws {
+        let test = try TestIndex()
+        let filler = "Plain words about something else entirely for the length of a normal description."
+        try test.index.indexSearchableItems(
+            [
+                item("description", title: "Alpha", description: "Runways at night. " + filler, keywords: ["lights"]),
+                item("keyword", title: "Beta", description: filler, keywords: ["runways"]),
+                item("title", title: "Runways", description: filler, keywords: ["lights"]),
+            ], now: now)
+        #expect(try test.index.ids("run") == ["title", "keyword", "description"])
+        #expect(try test.index.ids("run*") == ["title", "keyword", "description"])
+    }
+
+    @Test("beginnings stop at the first character that is not a word's and leave CJK to its n-grams")
+    func characters() throws {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems(
+            [
+                item("apostrophe", title: "O'Neil's guide"),
+                item("digits", title: "Release 2026.1 notes"),
+                item("accents", title: "Éléphant d'Afrique"),
+                item("cjk", title: "深度链接指南"),
+            ], now: now)
+        for (query, expected) in [
+            ("o'ne", ["apostrophe"]), ("o'n*", ["apostrophe"]), ("20", ["digits"]), ("202", ["digits"]),
+            ("ELE", ["accents"]), ("élé", ["accents"]), ("d'af", ["accents"]), ("深", ["cjk"]), ("深度", ["cjk"]),
+        ] {
+            #expect(try test.index.ids(query) == expected, "\(query)")
+        }
+    }
+
+    @Test("an index written before word beginnings (format 2) is searched and written as before, until emptied")
+    func formatTwo() throws {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems(wordsBeginningWithPre(), now: now)
+        try test.index.close()
+        try setIndexFormat(test.path, "2")
+
+        let index = try SearchableIndex(path: test.path, access: .readWrite(lockTimeout: .seconds(5)))
+        // Its items may lack beginnings: an as-you-type word expands to the hundred most frequent
+        // words it begins, as format 2 always did.
+        #expect(try index.search(SearchQuery("pre", limit: 0), now: now).total == 100)
+        #expect(try index.ids("preab") == ["w1"])
+        try index.indexSearchableItems([item("new", title: "A prequel")], now: now)
+        #expect(try index.ids("prequel") == ["new"])
+        #expect(try indexFormat(test.path) == "2")
+
+        // Emptied, it holds no item without beginnings: the next write makes it format 3.
+        _ = try index.deleteSearchableItems(withDomainIdentifiers: ["default"])
+        try index.indexSearchableItems(wordsBeginningWithPre(), now: now)
+        #expect(try indexFormat(test.path) == "3")
+        #expect(try index.search(SearchQuery("pre", limit: 0), now: now).total == 150)
+    }
+}
