@@ -49,20 +49,6 @@ struct AsYouTypeTests {
         #expect(try test.index.ids("runn") == ["two", "three"])
     }
 
-    @Test("a beginning in the title ranks above one in keywords, above one in the description")
-    func fieldWeights() throws {
-        let test = try TestIndex()
-        let filler = "Plain words about something else entirely for the length of a normal description."
-        try test.index.indexSearchableItems(
-            [
-                item("description", title: "Alpha", description: "Runways at night. " + filler, keywords: ["lights"]),
-                item("keyword", title: "Beta", description: filler, keywords: ["runways"]),
-                item("title", title: "Runways", description: filler, keywords: ["lights"]),
-            ], now: now)
-        #expect(try test.index.ids("run") == ["title", "keyword", "description"])
-        #expect(try test.index.ids("run*") == ["title", "keyword", "description"])
-    }
-
     @Test("beginnings stop at the first character that is not a word's and leave CJK to its n-grams")
     func characters() throws {
         let test = try TestIndex()

@@ -125,7 +125,7 @@ struct QueryLanguageTests {
 
 @Suite("Ranking and results (SPEC §2.2)", .temporaryFolder)
 struct RankingTests {
-    @Test("a match in the title ranks above one in keywords, above one in the description")
+    @Test("a title match ranks above a keyword's, above a description's, for whole words and prefixes")
     func fieldWeights() throws {
         let test = try TestIndex()
         let filler = "Plain words about something else entirely for the length of a normal description."
@@ -136,6 +136,9 @@ struct RankingTests {
                 item("title", title: "Kayak", description: filler, keywords: ["boats"]),
             ], now: now)
         #expect(try test.index.ids("kayak") == ["title", "keyword", "description"])
+        // As-you-type and `word*` prefixes, through word beginnings, keep the same order.
+        #expect(try test.index.ids("kay") == ["title", "keyword", "description"])
+        #expect(try test.index.ids("kaya*") == ["title", "keyword", "description"])
     }
 
     @Test("each result carries the item's fields, a score from 0 to 100 and a snippet with marked matches")
