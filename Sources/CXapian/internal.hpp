@@ -151,6 +151,18 @@ struct TextTerm {
 
 TextTerm text_term(const std::string &term);
 
+/// How a free-text field is indexed: the prefix of its words' terms, the prefix of their
+/// beginnings' terms, and the within-item frequency one occurrence adds (a title word weighs
+/// three times a description word, a keyword's twice).
+struct TextField {
+    const std::string &words;
+    const std::string &beginnings;
+    Xapian::termcount wdf;
+};
+
+/// The layout of `field`; `none` has empty prefixes and no weight.
+TextField text_field(TextTerm::Field field);
+
 /// Adds the beginnings of the document's free-text words (`prefix::title_beginning` …). Only
 /// word characters outside the CJK ranges (whose words are n-grams already) begin words.
 void add_word_beginnings(Xapian::Document &document);
@@ -158,9 +170,6 @@ void add_word_beginnings(Xapian::Document &document);
 /// Whether the index holds beginning terms for `word` (accents folded, lower-cased): it is
 /// `shortest_beginning` to `longest_beginning` characters, each one that begins words.
 bool is_indexed_beginning(const std::string &word);
-
-/// The beginning term of `word` in a free-text field (`TextTerm::title` …).
-std::string beginning_term(TextTerm::Field field, const std::string &word);
 
 /// The raw-line term of a line digest.
 std::string line_term(uint64_t digest);

@@ -14,15 +14,15 @@ namespace {
 using Query = Xapian::Query;
 using Parser = Xapian::QueryParser;
 
-/// The prefixes a free-text field's words are indexed under.
-std::vector<std::string> text_prefixes(cx_field field) {
+/// The fields a free-text query field searches.
+std::vector<TextTerm::Field> text_fields(cx_field field) {
     switch (field) {
         case CX_FIELD_TITLE:
-            return {prefix::title};
+            return {TextTerm::title};
         case CX_FIELD_DESCRIPTION:
-            return {prefix::description};
+            return {TextTerm::description};
         default:
-            return {prefix::title, prefix::keyword_text, prefix::description};
+            return {TextTerm::title, TextTerm::keyword, TextTerm::description};
     }
 }
 
@@ -97,7 +97,7 @@ class Builder {
             parser->set_stemmer(Xapian::Stem("english"));
             parser->set_stemming_strategy(Parser::STEM_SOME);
             parser->set_default_op(Query::OP_AND);
-            for (const std::string &prefix : text_prefixes(field)) parser->add_prefix("", prefix);
+            for (TextTerm::Field searched : text_fields(field)) parser->add_prefix("", text_field(searched).words);
             // `word*` and the as-you-type word expand to the most frequent matching terms rather
             // than failing.
             parser->set_max_expansion(100, Query::WILDCARD_LIMIT_MOST_FREQUENT,
@@ -120,12 +120,7 @@ class Builder {
         const std::string word = fold_lower(str(leaf.text));
         if (!is_indexed_beginning(word) || !has_beginnings()) return Query();
         std::vector<Query> fields;
-        for (const std::string &prefix : text_prefixes(leaf.field)) {
-            const TextTerm::Field field = prefix == prefix::title          ? TextTerm::title
-                                          : prefix == prefix::keyword_text ? TextTerm::keyword
-                                                                           : TextTerm::description;
-            fields.emplace_back(beginning_term(field, word));
-        }
+        for (TextTerm::Field field : text_fields(leaf.field)) fields.emplace_back(text_field(field).beginnings + word);
         Query query(Query::OP_OR, fields.begin(), fields.end());
         // As Xapian's own as-you-type expansion does, the word typed so far also matches as a whole
         // word, stemmed.

@@ -25,34 +25,25 @@ bool begins_words(unsigned ch) {
            ch > 0x2FA1F;
 }
 
-/// The byte lengths of `word`'s beginnings that are indexed: one for each length from
+/// The byte lengths of `word`'s indexed beginnings, shortest first: one for each length from
 /// `shortest_beginning` characters up to `longest_beginning` or the whole word, stopping at the
 /// first character that does not begin words.
-std::vector<size_t> beginning_lengths(const std::string &word) {
-    std::vector<size_t> lengths;
+struct BeginningLengths {
+    size_t bytes[longest_beginning - shortest_beginning + 1];
+    size_t count = 0;
+};
+
+BeginningLengths beginning_lengths(const std::string &word) {
+    BeginningLengths lengths;
     size_t characters = 0;
     const Xapian::Utf8Iterator end;
     for (Xapian::Utf8Iterator it(word); it != end && characters < longest_beginning && begins_words(*it);) {
         ++it;
         ++characters;
         if (characters >= shortest_beginning)
-            lengths.push_back(it == end ? word.size() : static_cast<size_t>(it.raw() - word.data()));
+            lengths.bytes[lengths.count++] = it == end ? word.size() : static_cast<size_t>(it.raw() - word.data());
     }
     return lengths;
-}
-
-const std::string &beginning_prefix(TextTerm::Field field) {
-    static const std::string none;
-    switch (field) {
-        case TextTerm::title:
-            return prefix::title_beginning;
-        case TextTerm::keyword:
-            return prefix::keyword_beginning;
-        case TextTerm::description:
-            return prefix::description_beginning;
-        default:
-            return none;
-    }
 }
 
 }  // namespace
@@ -115,6 +106,20 @@ TextTerm text_term(const std::string &term) {
     return parsed;
 }
 
+TextField text_field(TextTerm::Field field) {
+    static const std::string none;
+    switch (field) {
+        case TextTerm::title:
+            return {prefix::title, prefix::title_beginning, 3};
+        case TextTerm::keyword:
+            return {prefix::keyword_text, prefix::keyword_beginning, 2};
+        case TextTerm::description:
+            return {prefix::description, prefix::description_beginning, 1};
+        default:
+            return {none, none, 0};
+    }
+}
+
 void add_word_beginnings(Xapian::Document &document) {
     // A document lists its terms in order, so the words of a field that share a beginning come one
     // after another: each field and length keeps one beginning open, and closes it when the next
@@ -128,15 +133,16 @@ void add_word_beginnings(Xapian::Document &document) {
     for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it) {
         const TextTerm term = text_term(*it);
         if (term.field == TextTerm::none || term.stemmed) continue;
-        const std::string &prefix = beginning_prefix(term.field);
-        const std::vector<size_t> lengths = beginning_lengths(term.word);
-        for (size_t i = 0; i < lengths.size(); ++i) {
+        const std::string &prefix = text_field(term.field).beginnings;
+        const BeginningLengths lengths = beginning_lengths(term.word);
+        for (size_t i = 0; i < lengths.count; ++i) {
+            const size_t bytes = lengths.bytes[i];
             Beginning &beginning = open[term.field][i];
-            const bool same = !beginning.term.empty() && beginning.term.size() == prefix.size() + lengths[i] &&
-                              beginning.term.compare(prefix.size(), lengths[i], term.word, 0, lengths[i]) == 0;
+            const bool same = !beginning.term.empty() && beginning.term.size() == prefix.size() + bytes &&
+                              beginning.term.compare(prefix.size(), bytes, term.word, 0, bytes) == 0;
             if (!same) {
                 if (!beginning.term.empty()) closed.push_back(std::move(beginning));
-                beginning = {prefix + term.word.substr(0, lengths[i]), 0};
+                beginning = {prefix + term.word.substr(0, bytes), 0};
             }
             beginning.wdf += it.get_wdf();
         }
@@ -150,11 +156,9 @@ void add_word_beginnings(Xapian::Document &document) {
 }
 
 bool is_indexed_beginning(const std::string &word) {
-    const std::vector<size_t> lengths = beginning_lengths(word);
-    return !lengths.empty() && lengths.back() == word.size();
+    const BeginningLengths lengths = beginning_lengths(word);
+    return lengths.count > 0 && lengths.bytes[lengths.count - 1] == word.size();
 }
-
-std::string beginning_term(TextTerm::Field field, const std::string &word) { return beginning_prefix(field) + word; }
 
 int64_t document_views(const Xapian::Document &document) {
     const std::string value = document.get_value(slot::views);

@@ -41,10 +41,8 @@ double view_weight(const Xapian::Database &reader, const Query &query) {
     double least = std::log(1.5);
     bool found = false;
     for (auto it = query.get_unique_terms_begin(); it != query.get_unique_terms_end(); ++it) {
-        // The within-item frequency one occurrence has in each field (write.cpp, make_document).
-        static constexpr double field_wdf[] = {0, 3, 2, 1};  // none, title, keyword, description
-        const double wdf = field_wdf[cx::text_term(*it).field];
-        if (wdf == 0) continue;  // a filter's boolean term
+        const double wdf = cx::text_field(cx::text_term(*it).field).wdf;
+        if (wdf == 0) continue;  // a filter's boolean term, or a word's beginning
         const Xapian::doccount frequency = reader.get_termfreq(*it);
         if (frequency == 0) continue;
         const double weight = one_occurrence(reader.get_doccount(), frequency, wdf);

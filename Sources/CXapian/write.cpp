@@ -14,22 +14,26 @@ namespace cx {
 /// for filters and identity, and the values searches need.
 ///
 /// Each field is indexed once, under its own prefix (the title unprefixed); a plain query word
-/// searches all three. A title word weighs three times a description word, a keyword's twice; the
-/// position gaps keep phrases from matching across fields. The words' beginnings serve as-you-type.
+/// searches all three, each weighed as `text_field` says; the position gaps keep phrases from
+/// matching across fields. The words' beginnings serve as-you-type.
 Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &item, const std::string &unique) {
     Xapian::Document document;
     generator.set_document(document);
+    const auto index = [&](const std::string &text, cx::TextTerm::Field field) {
+        const cx::TextField layout = cx::text_field(field);
+        generator.index_text(cx::fold_accents(text), layout.wdf, layout.words);
+    };
 
-    generator.index_text(cx::fold_accents(str(item.title)), 3, cx::prefix::title);
+    index(str(item.title), cx::TextTerm::title);
     for (size_t i = 0; i < item.keyword_count; ++i) {
         const std::string keyword = str(item.keywords[i]);
         generator.increase_termpos(100);
-        generator.index_text(cx::fold_accents(keyword), 2, cx::prefix::keyword_text);
+        index(keyword, cx::TextTerm::keyword);
         document.add_boolean_term(cx::keyword_term(keyword));
     }
     const std::string description_text = str(item.description);
     generator.increase_termpos(100);
-    generator.index_text(cx::fold_accents(description_text), 1, cx::prefix::description);
+    index(description_text, cx::TextTerm::description);
     cx::add_word_beginnings(document);
 
     const std::string domain = str(item.domain);
