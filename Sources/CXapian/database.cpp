@@ -1,6 +1,39 @@
 // Opening, closing and transactions.
 
+#include <fstream>
+#include <sys/stat.h>
+
 #include "internal.hpp"
+
+namespace {
+
+/// Notes whether `path` is a stub file listing shards (a topology), and whether one of them is
+/// served by `xapian-tcpsrv` (a `remote` line).
+void note_shards(cx_database &database, const std::string &path) {
+    struct stat status;
+    if (stat(path.c_str(), &status) != 0 || !S_ISREG(status.st_mode)) return;
+    database.sharded = true;
+    std::ifstream stub(path);
+    std::string line;
+    while (std::getline(stub, line)) {
+        if (line.compare(0, 7, "remote ") == 0) database.remote = true;
+    }
+}
+
+/// Refuses an index of another format: it would be searched and written with the wrong terms.
+/// Writing and searching refuse it with CX_ERR_VERSION; export and get read only stored data.
+cx_status check_format(cx_database &database, char **out_error) {
+    const std::string format = database.reader.get_metadata(cx::format_key);
+    if (database.reader.get_doccount() > 0 && format != cx::format && format != cx::format_without_beginnings) {
+        database.format_error = "it was written in index format " + (format.empty() ? std::string("1") : format) +
+                                ", and this version searches and writes formats " + cx::format_without_beginnings +
+                                " and " + cx::format;
+        if (database.writable) return cx::fail(CX_ERR_VERSION, database.format_error, out_error);
+    }
+    return CX_OK;
+}
+
+}  // namespace
 
 extern "C" {
 
@@ -16,16 +49,33 @@ cx_status cx_database_open(const char *path, cx_open_mode mode, cx_database **ou
             database->writable = true;
         } else {
             database->reader = Xapian::Database(path);
+            note_shards(*database, path);
         }
-        // An index of another format would be searched and written with the wrong terms. Writing
-        // and searching refuse it with CX_ERR_VERSION; export and get read only stored data.
-        const std::string format = database->reader.get_metadata(cx::format_key);
-        if (database->reader.get_doccount() > 0 && format != cx::format && format != cx::format_without_beginnings) {
-            database->format_error = "it was written in index format " + (format.empty() ? std::string("1") : format) +
-                                     ", and this version searches and writes formats " +
-                                     cx::format_without_beginnings + " and " + cx::format;
-            if (database->writable) return cx::fail(CX_ERR_VERSION, database->format_error, out_error);
+        if (cx_status status = check_format(*database, out_error)) return status;
+        *out = database.release();
+        return CX_OK;
+    } catch (...) {
+        return cx::status_from_current_exception(out_error);
+    }
+}
+
+cx_status cx_database_open_remote(const char *host, uint16_t port, uint32_t timeout_ms, cx_open_mode mode,
+                                  cx_database **out, char **out_error) {
+    *out = nullptr;
+    try {
+        if (host == nullptr) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no host", out_error);
+        auto database = std::make_unique<cx_database>();
+        database->path = std::string(host) + ":" + std::to_string(port);
+        database->remote = true;
+        database->sharded = true;
+        if (mode == CX_OPEN_WRITE) {
+            database->writer = Xapian::Remote::open_writable(host, port, timeout_ms, timeout_ms);
+            database->reader = database->writer;
+            database->writable = true;
+        } else {
+            database->reader = Xapian::Remote::open(host, port, timeout_ms, timeout_ms);
         }
+        if (cx_status status = check_format(*database, out_error)) return status;
         *out = database.release();
         return CX_OK;
     } catch (...) {

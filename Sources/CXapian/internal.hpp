@@ -23,6 +23,12 @@ struct cx_database {
     bool writable = false;
     bool closed = false;
     bool in_transaction = false;
+    /// Some of the database is served by `xapian-tcpsrv`: a search may use only what Xapian
+    /// serialises and the server knows (no posting source of Searchlight's own).
+    bool remote = false;
+    /// Opened from a topology (a stub file listing shards): searches rank the same however the
+    /// items are spread over the shards (search.cpp).
+    bool sharded = false;
     /// Why searching this index is refused (another index format), or empty.
     std::string format_error;
     /// The database every read goes through; for a writable handle it shares `writer`'s internals.
@@ -171,6 +177,10 @@ void add_word_beginnings(Xapian::Document &document);
 /// `shortest_beginning` to `longest_beginning` characters, each one that begins words.
 bool is_indexed_beginning(const std::string &word);
 
+/// Whether `word` (accents folded, lower-cased) is one word of characters that begin words: the
+/// indexer made it one term, and its expansions are the terms it begins.
+bool is_plain_word(const std::string &word);
+
 /// The raw-line term of a line digest.
 std::string line_term(uint64_t digest);
 
@@ -231,13 +241,25 @@ struct BuiltQuery {
 };
 
 /// Builds the query. Throws Xapian::InvalidArgumentError for a malformed tree.
-BuiltQuery build_query(const Xapian::Database &database, const cx_query_node *nodes, size_t count);
+///
+/// With `expand_here`, a prefix is expanded to the words it begins in `database` as a whole,
+/// rather than by the matcher in each of its shards, whose expansions (and so scores) would
+/// differ from one shard to the next.
+BuiltQuery build_query(const Xapian::Database &database, const cx_query_node *nodes, size_t count,
+                       bool expand_here = false);
 
 // MARK: visibility.cpp
 
-/// The filter of the items `request`'s domain and scope may see, or an empty query when they may
-/// see everything. A read-only handle reuses what it built for the revision it has open.
-Xapian::Query visibility_filter(cx_database &database, const cx_search_request &request);
+/// What limits a search to the items `request`'s domain and scope may see: a filter of those
+/// items, or for an index made of shards the items to leave out; either may be empty.
+struct Visibility {
+    Xapian::Query visible;
+    Xapian::Query hidden;
+};
+
+/// The items `request`'s domain and scope may see. A read-only handle reuses what it built for
+/// the revision it has open.
+Visibility visibility(cx_database &database, const cx_search_request &request);
 
 // MARK: views.cpp
 

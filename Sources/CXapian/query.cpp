@@ -5,6 +5,8 @@
 // them: Xapian's QueryParser is asked about one word or one phrase at a time, with no operator
 // flags, so nothing of the language is parsed twice.
 
+#include <algorithm>
+
 #include "internal.hpp"
 
 namespace cx {
@@ -63,10 +65,13 @@ Query score_fields_separately(const Query &query) {
 /// True for a query that matches nothing because its text held no word (punctuation alone).
 bool is_empty(const Query &query) { return query.empty(); }
 
+/// How many words a prefix expands to in each field: the most frequent.
+constexpr size_t expansion_limit = 100;
+
 class Builder {
   public:
-    Builder(const Xapian::Database &database, const cx_query_node *nodes, size_t count)
-        : database_(database), nodes_(nodes), count_(count) {}
+    Builder(const Xapian::Database &database, const cx_query_node *nodes, size_t count, bool expand_here)
+        : database_(database), nodes_(nodes), count_(count), expand_here_(expand_here) {}
 
     BuiltQuery build() {
         BuiltQuery built;
@@ -82,6 +87,7 @@ class Builder {
     const Xapian::Database &database_;
     const cx_query_node *nodes_;
     size_t count_;
+    bool expand_here_;
     size_t position_ = 0;
     Highlighter highlighter_;
     std::vector<std::pair<uint32_t, std::string>> spellable_;
@@ -100,7 +106,7 @@ class Builder {
             for (TextTerm::Field searched : text_fields(field)) parser->add_prefix("", text_field(searched).words);
             // `word*` and the as-you-type word expand to the most frequent matching terms rather
             // than failing.
-            parser->set_max_expansion(100, Query::WILDCARD_LIMIT_MOST_FREQUENT,
+            parser->set_max_expansion(expansion_limit, Query::WILDCARD_LIMIT_MOST_FREQUENT,
                                       Parser::FLAG_WILDCARD | Parser::FLAG_PARTIAL);
             parsers_[slot] = std::move(parser);
         }
@@ -121,20 +127,49 @@ class Builder {
         if (!is_indexed_beginning(word) || !has_beginnings()) return Query();
         std::vector<Query> fields;
         for (TextTerm::Field field : text_fields(leaf.field)) fields.emplace_back(text_field(field).beginnings + word);
-        Query query(Query::OP_OR, fields.begin(), fields.end());
-        // As Xapian's own as-you-type expansion does, the word typed so far also matches as a whole
-        // word, stemmed.
-        if (leaf.kind == CX_NODE_PARTIAL) {
-            const std::string folded = fold_accents(str(leaf.text));
-            query = Query(Query::OP_OR, query,
-                          score_fields_separately(parser(leaf.field).parse_query(folded, Parser::FLAG_CJK_NGRAM)));
+        return with_whole_word(leaf, Query(Query::OP_OR, fields.begin(), fields.end()));
+    }
+
+    /// As Xapian's own as-you-type expansion does, the word typed so far also matches as a whole
+    /// word, stemmed.
+    Query with_whole_word(const cx_query_node &leaf, const Query &query) {
+        if (leaf.kind != CX_NODE_PARTIAL) return query;
+        const std::string folded = fold_accents(str(leaf.text));
+        return Query(Query::OP_OR, query,
+                     score_fields_separately(parser(leaf.field).parse_query(folded, Parser::FLAG_CJK_NGRAM)));
+    }
+
+    /// An as-you-type or `word*` word as the most frequent words it begins in each field searched,
+    /// counted over the whole database, as Xapian's expansion picks them, each weighed as a word
+    /// of its own (`expand_here`); an empty query when it is not one plain word.
+    Query expansion(const cx_query_node &leaf) {
+        if (!expand_here_ || (leaf.kind != CX_NODE_PREFIX && leaf.kind != CX_NODE_PARTIAL)) return Query();
+        const std::string word = fold_lower(str(leaf.text));
+        if (!is_plain_word(word)) return Query();
+        std::vector<Query> fields;
+        for (TextTerm::Field field : text_fields(leaf.field)) {
+            const std::string begun = text_field(field).words + word;
+            std::vector<std::pair<Xapian::doccount, std::string>> words;
+            for (auto it = database_.allterms_begin(begun); it != database_.allterms_end(begun); ++it)
+                words.emplace_back(it.get_termfreq(), *it);
+            const size_t kept = std::min(words.size(), expansion_limit);
+            std::partial_sort(words.begin(), words.begin() + kept, words.end(), [](const auto &a, const auto &b) {
+                return a.first != b.first ? a.first > b.first : a.second < b.second;
+            });
+            std::vector<Query> terms;
+            for (size_t i = 0; i < kept; ++i) terms.emplace_back(words[i].second);
+            // OR, not SYNONYM: Xapian estimates a synonym's frequency in each shard from the words
+            // that shard holds, so its weight would differ from shard to shard.
+            if (!terms.empty()) fields.emplace_back(Query::OP_OR, terms.begin(), terms.end());
         }
-        return query;
+        return with_whole_word(leaf, fields.empty() ? Query::MatchNothing : Query(Query::OP_OR, fields.begin(), fields.end()));
     }
 
     /// The terms of one word or phrase, as the indexer made them, fields scored separately.
     Query text(const cx_query_node &leaf, bool positive) {
-        if (Query query = beginnings(leaf); !query.empty()) {
+        Query query = beginnings(leaf);
+        if (query.empty()) query = expansion(leaf);
+        if (!query.empty()) {
             if (positive) remember(leaf, query);
             return query;
         }
@@ -155,7 +190,7 @@ class Builder {
             default:
                 break;
         }
-        Query query = score_fields_separately(parser(leaf.field).parse_query(folded, flags));
+        query = score_fields_separately(parser(leaf.field).parse_query(folded, flags));
         if (positive) remember(leaf, query);
         return query;
     }
@@ -252,9 +287,9 @@ class Builder {
 
 }  // namespace
 
-BuiltQuery build_query(const Xapian::Database &database, const cx_query_node *nodes, size_t count) {
+BuiltQuery build_query(const Xapian::Database &database, const cx_query_node *nodes, size_t count, bool expand_here) {
     if (nodes == nullptr || count == 0) throw Xapian::InvalidArgumentError("the query tree is empty");
-    return Builder(database, nodes, count).build();
+    return Builder(database, nodes, count, expand_here).build();
 }
 
 }  // namespace cx

@@ -155,6 +155,14 @@ void add_word_beginnings(Xapian::Document &document) {
     for (const Beginning &beginning : closed) document.add_term(beginning.term, beginning.wdf);
 }
 
+bool is_plain_word(const std::string &word) {
+    if (word.empty()) return false;
+    for (Xapian::Utf8Iterator it(word), end; it != end; ++it) {
+        if (!begins_words(*it)) return false;
+    }
+    return true;
+}
+
 bool is_indexed_beginning(const std::string &word) {
     const BeginningLengths lengths = beginning_lengths(word);
     return lengths.count > 0 && lengths.bytes[lengths.count - 1] == word.size();

@@ -64,10 +64,11 @@ Query with_views(cx_database &database, const Query &query, bool matches_everyth
 
 void run_search(cx_database &database, const cx_search_request &request, cx_results &results) {
     const Xapian::Database &reader = database.reader;
-    cx::BuiltQuery built = cx::build_query(reader, request.nodes, request.node_count);
+    cx::BuiltQuery built = cx::build_query(reader, request.nodes, request.node_count, database.sharded);
     Query query = with_views(database, built.query, built.matches_everything);
-    const Query visible = cx::visibility_filter(database, request);
-    if (!visible.empty()) query = Query(Query::OP_FILTER, query, visible);
+    const cx::Visibility visibility = cx::visibility(database, request);
+    if (!visibility.visible.empty()) query = Query(Query::OP_FILTER, query, visibility.visible);
+    if (!visibility.hidden.empty()) query = Query(Query::OP_AND_NOT, query, visibility.hidden);
     // Expired items are never returned, pruned or not. Only items that can expire have a value,
     // and few of them have expired, so excluding those is cheaper than testing every match.
     query = Query(Query::OP_AND_NOT, query,
@@ -77,6 +78,11 @@ void run_search(cx_database &database, const cx_search_request &request, cx_resu
     Xapian::Enquire enquire(reader);
     enquire.set_query(query);
     enquire.set_weighting_scheme(weighting());
+    // Equal scores come in document id order, which in a topology depends on how the items are
+    // spread over its shards: there they come in the order of the items' digests instead, so that
+    // any topology of the same items answers in the same order. (A single index keeps the id order,
+    // which costs no value read per candidate.)
+    if (database.sharded) enquire.set_sort_by_relevance_then_value(cx::slot::digest, false);
     // A request for no results is a count, and counts exactly.
     const Xapian::doccount check_at_least =
         request.limit == 0 ? reader.get_doccount() : 1000 + request.offset + request.limit;

@@ -82,6 +82,9 @@ struct ViewCache {
 
 Xapian::Query view_boosts(cx_database &database) {
     const Xapian::Database &reader = database.reader;
+    // A posting source sees each shard with its own document ids, and a shard server knows
+    // Xapian's own only: this one reads the same boosts from the value stream.
+    if (database.sharded) return Xapian::Query((new Xapian::ValueWeightPostingSource(slot::view_boost))->release());
     std::shared_ptr<const ViewBoosts> boosts;
     if (database.writable) {
         // A writer's reader sees its uncommitted changes: nothing it reads outlives the search.

@@ -119,20 +119,27 @@ struct VisibilityCache {
 /// At most this many domains' bitmaps are kept (each is one bit per document).
 constexpr size_t cached_domains = 16;
 
-Xapian::Query visibility_filter(cx_database &database, const cx_search_request &request) {
+Visibility visibility(cx_database &database, const cx_search_request &request) {
     const Xapian::Database &reader = database.reader;
     if (request.scope == CX_SCOPE_PRIVATE) {
         // Private items are usually the few: their own term is the cheapest filter.
-        return request.all_domains ? Xapian::Query(private_term)
-                                   : Xapian::Query(bounded_term(prefix::private_domain, str(request.domain)));
+        return {request.all_domains ? Xapian::Query(private_term)
+                                    : Xapian::Query(bounded_term(prefix::private_domain, str(request.domain))),
+                {}};
     }
-    if (request.all_domains && request.scope != CX_SCOPE_PUBLIC) return Xapian::Query();
+    if (request.all_domains && request.scope != CX_SCOPE_PUBLIC) return {};
     // The domain whose private items stay visible: none in scope public.
     const std::string searched = request.scope == CX_SCOPE_PUBLIC ? std::string() : str(request.domain);
     const std::string own_term = searched.empty() ? std::string() : bounded_term(prefix::private_domain, searched);
     const Xapian::doccount private_items = reader.get_termfreq(private_term);
     const Xapian::doccount own_items = own_term.empty() ? 0 : reader.get_termfreq(own_term);
-    if (private_items == own_items) return Xapian::Query();  // nothing to hide
+    if (private_items == own_items) return {};  // nothing to hide
+    if (database.sharded) {
+        // A posting source sees each shard with its own document ids, and a shard server knows
+        // none of ours: the private items to leave out, as boolean terms.
+        if (own_term.empty()) return {{}, Xapian::Query(private_term)};
+        return {{}, Xapian::Query(Xapian::Query::OP_AND_NOT, Xapian::Query(private_term), Xapian::Query(own_term))};
+    }
     const Xapian::doccount visible = reader.get_doccount() - private_items + own_items;
 
     std::shared_ptr<const DocumentBits> bits;
@@ -155,7 +162,7 @@ Xapian::Query visibility_filter(cx_database &database, const cx_search_request &
             cache.visible.emplace(searched, bits);
         }
     }
-    return Xapian::Query((new DocumentSetSource(std::move(bits)))->release());
+    return {Xapian::Query((new DocumentSetSource(std::move(bits)))->release()), {}};
 }
 
 }  // namespace cx

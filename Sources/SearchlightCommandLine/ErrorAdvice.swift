@@ -47,6 +47,7 @@ extension SearchlightError {
         switch code {
         case .indexLocked: ExitStatus.locked
         case .indexUnavailable where failure == .notFound: ExitStatus.noIndex
+        case .indexUnavailable where failure == .network: ExitStatus.unavailable
         case .invalidQuery, .invalidArgument: ExitStatus.usage
         default: ExitStatus.failure
         }

@@ -106,6 +106,8 @@ package enum ExitStatus {
     package static let failure = ExitCode(1)
     package static let usage = ExitCode(64)
     package static let noIndex = ExitCode(66)
+    /// A shard of the index cannot be reached (sysexits' EX_UNAVAILABLE).
+    package static let unavailable = ExitCode(69)
     package static let locked = ExitCode(75)
 }
 

@@ -68,7 +68,23 @@ extension IndexingReport {
 /// Valid only inside that closure: everything written through it is committed together when the
 /// closure returns, or abandoned when it throws.
 public struct IndexTransaction {
-    let database: XapianDatabase
+    /// The databases written: the index's own, or a topology's shards in its order.
+    let shards: [XapianDatabase]
+    /// Where each item goes, for an index made of shards.
+    let topology: Topology?
+
+    init(database: XapianDatabase) {
+        shards = [database]
+        topology = nil
+    }
+
+    init(shards: [XapianDatabase], topology: Topology) {
+        self.shards = shards
+        self.topology = topology
+    }
+
+    /// The database of an index that is not made of shards.
+    var database: XapianDatabase { shards[0] }
 
     /// Indexes items, upserting by (domain, identifier); see ``SearchableIndex/indexSearchableItems(_:now:)``.
     public func indexSearchableItems(_ items: [SearchableItem], now: Int64) throws(SearchlightError)
@@ -132,8 +148,45 @@ public struct IndexTransaction {
 
     private func store(_ items: [StoredItem], now: Int64) throws(SearchlightError) -> IndexingReport {
         var report = IndexingReport()
-        report.count(try database.replace(items, now: now))
+        report.count(
+            try routed(items, domain: \.domain, identifier: \.identifier) { shard, items throws(SearchlightError) in
+                try shard.replace(items, now: now)
+            })
         return report
+    }
+
+    /// Runs `write` on each shard with the elements it holds, the shards concurrently, and returns
+    /// its results in the order of `elements`. An index that is not made of shards is written
+    /// directly.
+    func routed<Element: Sendable, Result: Sendable>(
+        _ elements: [Element], domain: (Element) -> String, identifier: (Element) -> String,
+        _ write: @escaping @Sendable (XapianDatabase, [Element]) throws(SearchlightError) -> [Result]
+    ) throws(SearchlightError) -> [Result] {
+        guard let topology else { return try write(database, elements) }
+        var positions = [[Int]](repeating: [], count: shards.count)
+        for (position, element) in elements.enumerated() {
+            positions[topology.shard(domain: domain(element), identifier: identifier(element))].append(position)
+        }
+        let parts = positions.map { $0.map { elements[$0] } }
+        let results = try eachShard { index, shard throws(SearchlightError) in
+            parts[index].isEmpty ? [] : try write(shard, parts[index])
+        }
+        var ordered = [Result?](repeating: nil, count: elements.count)
+        for (shardPositions, shardResults) in zip(positions, results) {
+            for (position, result) in zip(shardPositions, shardResults) { ordered[position] = result }
+        }
+        return ordered.map { $0! }
+    }
+
+    /// Runs `body` on every shard, concurrently, and returns its results in the shards' order.
+    ///
+    /// - Throws: the first shard's error, its message naming the shard.
+    func eachShard<Result: Sendable>(
+        _ body: @escaping @Sendable (Int, XapianDatabase) throws(SearchlightError) -> Result
+    )
+        throws(SearchlightError) -> [Result]
+    {
+        try ShardWork.run(shards, names: topology?.shards.map(\.name), body)
     }
 
     /// A filter recognizing the JSON Lines lines stored unchanged at the last commit, for
@@ -171,8 +224,10 @@ public struct IndexTransaction {
             }
         }
         guard !resolved.isEmpty else { return report }
-        let outcomes = try database.delete(
-            identifiers: resolved, domain: domainIdentifier, includePublic: includePublic)
+        let outcomes = try routed(resolved, domain: { _ in domainIdentifier }, identifier: { $0 }) {
+            shard, identifiers throws(SearchlightError) in
+            try shard.delete(identifiers: identifiers, domain: domainIdentifier, includePublic: includePublic)
+        }
         for (identifier, outcome) in zip(given, outcomes) {
             switch outcome {
             case .removed: report.removed += 1
@@ -200,9 +255,7 @@ public struct IndexTransaction {
         // A Branch link names the item its data names; an empty identifier, or a link naming
         // nothing, names no item.
         let resolved = identifiers.map { $0.isEmpty ? nil : try? BranchLink.canonicalIdentifier(in: $0) }
-        var recorded = try database.recordViews(
-            identifiers: resolved.compactMap { $0 }, domain: domainIdentifier, now: now
-        ).makeIterator()
+        var recorded = try views(of: resolved.compactMap { $0 }, domain: domainIdentifier, now: now).makeIterator()
         var report = ViewReport()
         for (identifier, canonical) in zip(identifiers, resolved) {
             if canonical != nil, recorded.next() == true {
@@ -214,18 +267,42 @@ public struct IndexTransaction {
         return report
     }
 
+    /// Records views of `identifiers`: each on the shard of the domain's own item, and one not
+    /// found there (a public item of another domain) on the first other shard that has it.
+    private func views(of identifiers: [String], domain: String, now: Int64) throws(SearchlightError) -> [Bool] {
+        var recorded = try routed(identifiers, domain: { _ in domain }, identifier: { $0 }) {
+            shard, identifiers throws(SearchlightError) in
+            try shard.recordViews(identifiers: identifiers, domain: domain, now: now)
+        }
+        guard let topology, shards.count > 1 else { return recorded }
+        for (index, shard) in shards.enumerated() {
+            let missing = recorded.indices.filter {
+                !recorded[$0] && topology.shard(domain: domain, identifier: identifiers[$0]) != index
+            }
+            guard !missing.isEmpty else { continue }
+            let found = try ShardWork.naming(topology.shards[index].name) { () throws(SearchlightError) in
+                try shard.recordViews(identifiers: missing.map { identifiers[$0] }, domain: domain, now: now)
+            }
+            for (position, wasFound) in zip(missing, found) where wasFound { recorded[position] = true }
+        }
+        return recorded
+    }
+
     /// Removes the private items of domains, recursively; see ``SearchableIndex/deleteSearchableItems(withDomainIdentifiers:includePublic:)``.
     public func deleteSearchableItems(withDomainIdentifiers domains: [String], includePublic: Bool = false)
         throws(SearchlightError) -> Int
     {
         for domain in domains { try SearchableItem.validateDomain(domain) }
-        var removed = 0
-        for domain in domains { removed += try database.deleteDomain(domain, includePublic: includePublic) }
-        return removed
+        return try eachShard { _, shard throws(SearchlightError) in
+            var removed = 0
+            for domain in domains { removed += try shard.deleteDomain(domain, includePublic: includePublic) }
+            return removed
+        }.reduce(0, +)
     }
 
     /// Deletes every expired item.
     public func pruneExpiredItems(now: Int64) throws(SearchlightError) -> Int {
-        try database.deleteExpired(now: now, dryRun: false)
+        try eachShard { _, shard throws(SearchlightError) in try shard.deleteExpired(now: now, dryRun: false) }
+            .reduce(0, +)
     }
 }

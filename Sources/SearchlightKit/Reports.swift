@@ -101,6 +101,21 @@ public struct IndexStatistics: Sendable, Hashable, Codable {
     /// Items expired but not yet pruned (never returned by searches).
     public var expired: Int
     public var domains: [String: Int]
-    /// The index's size on disk; `nil` in a single domain's statistics.
+    /// The index's size on disk (its local shards' for a topology); `nil` in a single domain's
+    /// statistics.
+    public var sizeBytes: Int?
+    /// Each shard's, in the topology's order, for an index made of shards.
+    public var shards: [ShardStatistics]?
+}
+
+/// Counts for one shard of an index made of shards.
+public struct ShardStatistics: Sendable, Hashable, Codable {
+    /// Its folder, or `host:port` for one served by `xapian-tcpsrv`.
+    public var shard: String
+    public var documents: Int
+    public var `public`: Int
+    public var `private`: Int
+    public var expired: Int
+    /// Its size on disk; `nil` for a remote shard.
     public var sizeBytes: Int?
 }

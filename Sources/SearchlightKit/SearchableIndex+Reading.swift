@@ -99,9 +99,32 @@ extension SearchableIndex {
         let (counts, domains) = try read { database throws(SearchlightError) in
             (try database.counts(now: now), try database.domains())
         }
+        guard let topology else {
+            return IndexStatistics(
+                path: path, documents: counts.documents, public: counts.publicCount, private: counts.privateCount,
+                expired: counts.expiredCount, domains: domains, sizeBytes: IndexLayout.size(at: path))
+        }
+        let shards = try ShardWork.run(topology.shards, names: topology.shards.map(\.name)) {
+            _, shard throws(SearchlightError) in
+            let reader: XapianDatabase
+            var size: Int?
+            switch shard {
+            case .folder(let folder):
+                reader = try Self.openReader(path: folder)
+                size = IndexLayout.size(at: folder)
+            case .remote(let host, let port):
+                reader = try XapianDatabase(host: host, port: port, writable: false, timeout: Self.remoteTimeout)
+            }
+            defer { try? reader.close() }
+            let counts = try reader.counts(now: now)
+            return ShardStatistics(
+                shard: shard.name, documents: counts.documents, public: counts.publicCount,
+                private: counts.privateCount, expired: counts.expiredCount, sizeBytes: size)
+        }
         return IndexStatistics(
             path: path, documents: counts.documents, public: counts.publicCount, private: counts.privateCount,
-            expired: counts.expiredCount, domains: domains, sizeBytes: IndexLayout.size(at: path))
+            expired: counts.expiredCount, domains: domains, sizeBytes: shards.reduce(0) { $0 + ($1.sizeBytes ?? 0) },
+            shards: shards)
     }
 
     /// Calls `body` with every item of `domainIdentifier` (every domain when `nil`), in storage

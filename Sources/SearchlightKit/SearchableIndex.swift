@@ -31,7 +31,12 @@ public final class SearchableIndex: Sendable {
     /// The index's path.
     public let path: String
     public let isWritable: Bool
+    /// The database reads go through: the index's own, or every shard's at once for a topology.
     let database: Mutex<XapianDatabase>
+    /// The shards, when `path` is a topology file (``Topology``).
+    let topology: Topology?
+    /// A writer's handles on each shard of its topology, in its order; empty otherwise.
+    let shardWriters: Mutex<[XapianDatabase]>
 
     /// Opens the index at `path`.
     ///
@@ -40,17 +45,99 @@ public final class SearchableIndex: Sendable {
     ///   timeout.
     public init(path: String, access: Access) throws(SearchlightError) {
         self.path = path
+        let topology = try Topology.read(path)
+        self.topology = topology
         switch access {
         case .readOnly:
             guard FileManager.default.fileExists(atPath: path) else {
                 throw SearchlightError(.indexUnavailable, "There is no index at \(path)", failure: .notFound)
             }
             isWritable = false
-            database = Mutex(try Self.openReader(path: path))
+            shardWriters = Mutex([])
+            do throws(SearchlightError) {
+                database = Mutex(try Self.openReader(path: path))
+            } catch {
+                throw Self.naming(unreachableShardOf: topology, in: error)
+            }
         case .readWrite(let lockTimeout):
             isWritable = true
-            database = Mutex(try Self.openWriter(path: path, lockTimeout: lockTimeout))
+            guard let topology else {
+                shardWriters = Mutex([])
+                database = Mutex(try Self.openWriter(path: path, lockTimeout: lockTimeout))
+                return
+            }
+            // The shards first: they create the folders that the combined reader opens.
+            let writers = try Self.openShardWriters(topology, lockTimeout: lockTimeout)
+            shardWriters = Mutex(writers)
+            do throws(SearchlightError) {
+                database = Mutex(try Self.openReader(path: path))
+            } catch {
+                for writer in writers { try? writer.close() }
+                throw Self.naming(unreachableShardOf: topology, in: error)
+            }
         }
+    }
+
+    /// Opens a writer on every shard of `topology`, concurrently, each waiting up to
+    /// `lockTimeout` for another writer: a local folder as any index folder, a remote shard
+    /// through its `xapian-tcpsrv --writable`, whose own lock makes a second writer wait.
+    private static func openShardWriters(_ topology: Topology, lockTimeout: Duration) throws(SearchlightError)
+        -> [XapianDatabase]
+    {
+        let deadline = ContinuousClock.now.advanced(by: lockTimeout)
+        let opened = try ShardWork.run(topology.shards, names: nil) { _, shard in
+            Result { () throws(SearchlightError) -> XapianDatabase in
+                try ShardWork.naming(shard.name) { () throws(SearchlightError) in
+                    switch shard {
+                    case .folder(let folder):
+                        return try openWriter(path: folder, lockTimeout: lockTimeout)
+                    case .remote(let host, let port):
+                        while true {
+                            do throws(SearchlightError) {
+                                return try XapianDatabase(
+                                    host: host, port: port, writable: true, timeout: remoteTimeout)
+                            } catch SearchlightError.indexLocked where ContinuousClock.now < deadline {
+                                OSThread.sleep(for: .milliseconds(50))
+                            } catch SearchlightError.indexLocked {
+                                throw locked(shard.name, waited: lockTimeout)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        var writers: [XapianDatabase] = []
+        for outcome in opened {
+            if case .success(let writer) = outcome { writers.append(writer) }
+        }
+        for outcome in opened {
+            if case .failure(let error) = outcome {
+                for writer in writers { try? writer.close() }
+                throw error
+            }
+        }
+        return writers
+    }
+
+    /// How long a remote shard may take to connect or to answer one call.
+    static let remoteTimeout = Duration.seconds(10)
+
+    /// `error`, when a remote part of `topology` could not be reached, naming the first remote
+    /// shard that does not answer now: Xapian's message does not say which.
+    static func naming(unreachableShardOf topology: Topology?, in error: SearchlightError) -> SearchlightError {
+        guard error.failure == .network, let topology else { return error }
+        for case .remote(let host, let port) in topology.shards {
+            do throws(SearchlightError) {
+                try XapianDatabase(host: host, port: port, writable: false, timeout: .seconds(2)).close()
+            } catch {
+                var named = error
+                named.message =
+                    "Cannot reach shard \(Topology.Shard.remote(host: host, port: port).name) of the index at "
+                    + "\(topology.path): \(error.cause ?? error.message)"
+                return named
+            }
+        }
+        return error
     }
 
     /// Opens the current generation (or the first layout's database) for reading. A generation
@@ -77,7 +164,7 @@ public final class SearchableIndex: Sendable {
     /// not take the folder's lock (`xapian-compact`, a stub file of the user's) may hold it; a
     /// generation replaced meanwhile by such a writer is let go and the current one opened. Once
     /// it holds both, the writer removes what a killed compaction or build left behind.
-    private static func openWriter(path: String, lockTimeout: Duration) throws(SearchlightError) -> XapianDatabase {
+    static func openWriter(path: String, lockTimeout: Duration) throws(SearchlightError) -> XapianDatabase {
         let deadline = ContinuousClock.now.advanced(by: lockTimeout)
         let folderLock = try lockFolder(path, until: deadline, lockTimeout: lockTimeout)
         while true {
@@ -136,7 +223,14 @@ public final class SearchableIndex: Sendable {
 
     /// Closes the index. Reports Xapian's failures, which its destructor would swallow.
     public func close() throws(SearchlightError) {
+        var failure: SearchlightError?
+        shardWriters.withLock { writers in
+            for writer in writers {
+                do throws(SearchlightError) { try writer.close() } catch { failure = failure ?? error }
+            }
+        }
         try database.withLock { database throws(SearchlightError) in try database.close() }
+        if let failure { throw failure }
     }
 
     // MARK: - Writing
@@ -157,6 +251,13 @@ public final class SearchableIndex: Sendable {
         guard isWritable else {
             throw SearchlightError(.invalidArgument, "The index at \(path) was opened read-only")
         }
+        if let topology {
+            return try shardWriters.withLock { writers throws(SearchlightError) in
+                try Self.shardedTransaction(writers, topology) { () throws(SearchlightError) in
+                    try body(IndexTransaction(shards: writers, topology: topology))
+                }
+            }
+        }
         return try database.withLock { database throws(SearchlightError) in
             do {
                 return try database.transaction { try body(IndexTransaction(database: database)) }
@@ -166,6 +267,41 @@ public final class SearchableIndex: Sendable {
                 throw SearchlightError(.internalError, "\(error)")
             }
         }
+    }
+
+    /// Runs `body` in one transaction on each shard, then commits the shards concurrently, each on
+    /// its own: a shard has all of the batch's writes to it, or none. When some shard's commit
+    /// fails, the others' stand, and the error names the shards that did not commit; the same
+    /// batch run again converges, since upserts replace and unchanged items are skipped.
+    private static func shardedTransaction<T>(
+        _ writers: [XapianDatabase], _ topology: Topology, _ body: () throws(SearchlightError) -> T
+    ) throws(SearchlightError) -> T {
+        var begun: [XapianDatabase] = []
+        let result: T
+        do throws(SearchlightError) {
+            for (writer, shard) in zip(writers, topology.shards) {
+                try ShardWork.naming(shard.name) { () throws(SearchlightError) in try writer.begin() }
+                begun.append(writer)
+            }
+            result = try body()
+        } catch {
+            for writer in begun { writer.cancel() }
+            throw error
+        }
+        let outcomes = try ShardWork.run(writers, names: nil) { index, writer in
+            Result { () throws(SearchlightError) in
+                try ShardWork.naming(topology.shards[index].name) { () throws(SearchlightError) in try writer.commit() }
+            }
+        }
+        let failed = outcomes.indices.filter { if case .failure = outcomes[$0] { true } else { false } }
+        guard let first = failed.first, case .failure(var error) = outcomes[first] else { return result }
+        if failed.count < writers.count {
+            let committed = outcomes.indices.filter { !failed.contains($0) }.map { topology.shards[$0].name }
+            error.message +=
+                "; nothing of this batch was committed there, and the other shards (\(committed.joined(separator: ", "))) "
+                + "committed theirs: run the same command again to complete it"
+        }
+        throw error
     }
 
     /// Indexes items (Core Spotlight's `indexSearchableItems`): one transaction, upserting by
@@ -270,15 +406,23 @@ public final class SearchableIndex: Sendable {
     func read<T: Sendable>(_ body: (XapianDatabase) throws(SearchlightError) -> T) throws(SearchlightError)
         -> T
     {
-        try database.withLock { database throws(SearchlightError) in
-            guard !database.isWritable else { return try body(database) }
-            do throws(SearchlightError) {
-                try refresh(&database)
-                return try body(database)
-            } catch  where IndexLayout.read(path) != database.layout {
-                try refresh(&database)
-                return try body(database)
+        do throws(SearchlightError) {
+            return try database.withLock { database throws(SearchlightError) in
+                guard !database.isWritable else { return try body(database) }
+                do throws(SearchlightError) {
+                    try refresh(&database)
+                    return try body(database)
+                } catch  where IndexLayout.read(path) != database.layout {
+                    try refresh(&database)
+                    return try body(database)
+                } catch  where error.failure == .network && topology != nil {
+                    // A shard's connection is gone for good; its server may be back (restarted).
+                    database = try Self.openReader(path: path)
+                    return try body(database)
+                }
             }
+        } catch {
+            throw Self.naming(unreachableShardOf: topology, in: error)
         }
     }
 

@@ -32,6 +32,17 @@ struct StatsCommand: ParsableCommand {
             for (name, value) in rows {
                 print(Output.padded(name + ":", to: width + 1) + " " + value)
             }
+            if let shards = stats.shards {
+                print("\nShards:")
+                let shardWidth = shards.map(\.shard.count).max() ?? 0
+                for shard in shards {
+                    let size = shard.sizeBytes.map { "  " + Output.bytes($0) } ?? ""
+                    print(
+                        "  " + Output.padded(shard.shard, to: shardWidth) + "  "
+                            + "\(String(shard.documents).leftPadded(to: 6)) items (\(shard.public) public, "
+                            + "\(shard.private) private, \(shard.expired) expired)" + size)
+                }
+            }
             guard !stats.domains.isEmpty else { return }
             print("\nDomains:")
             let domainWidth = stats.domains.keys.map(\.count).max() ?? 0

@@ -220,6 +220,14 @@ void cx_string_free(char *_Nullable string);
 cx_status cx_database_open(const char *_Nullable path, cx_open_mode mode, cx_database *_Nullable *_Nonnull out,
                            char *_Nullable *_Nullable out_error);
 
+/// Opens the database that `xapian-tcpsrv` serves at `host` and `port` (`--writable` for
+/// `CX_OPEN_WRITE`), waiting up to `timeout_ms` to connect and for each answer.
+///
+/// Returns `CX_ERR_NETWORK` when the server cannot be reached or answers late, and what
+/// `cx_database_open` returns for what the server reports (`CX_ERR_LOCKED` for a busy writer).
+cx_status cx_database_open_remote(const char *_Nullable host, uint16_t port, uint32_t timeout_ms, cx_open_mode mode,
+                                  cx_database *_Nullable *_Nonnull out, char *_Nullable *_Nullable out_error);
+
 /// Closes the database, committing nothing that was not committed: a transaction still open is
 /// abandoned. Returns `CX_ERR_IO` if Xapian reports a failure while closing. The handle must
 /// still be freed.

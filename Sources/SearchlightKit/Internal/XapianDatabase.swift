@@ -25,6 +25,21 @@ final class XapianDatabase: @unchecked Sendable {
         handle = opened
     }
 
+    /// Opens the database `xapian-tcpsrv` serves at `host` and `port` (started with `--writable`
+    /// for a writer), waiting up to `timeout` to connect and for each answer.
+    init(host: String, port: UInt16, writable: Bool, timeout: Duration) throws(SearchlightError) {
+        path = Topology.Shard.remote(host: host, port: port).name
+        isWritable = writable
+        layout = .single
+        var opened: OpaquePointer?
+        let mode = writable ? CX_OPEN_WRITE : CX_OPEN_READ
+        let milliseconds = UInt32(clamping: Int(timeout.seconds * 1000))
+        try Self.check(path: path) { error in
+            cx_database_open_remote(host, port, milliseconds, mode, &opened, error)
+        }
+        handle = opened
+    }
+
     deinit {
         // Only a fallback: `close()` reports failures, Xapian's destructor swallows them.
         cx_database_free(handle)
@@ -53,17 +68,32 @@ final class XapianDatabase: @unchecked Sendable {
 
     /// Runs `body` in one Xapian transaction: all of its writes are committed together, or none.
     func transaction<T>(_ body: () throws -> T) throws -> T {
-        let handle = try open()
-        try check { error in cx_database_begin(handle, error) }
+        try begin()
         let result: T
         do {
             result = try body()
         } catch {
-            _ = cx_database_cancel(handle, nil)
+            cancel()
             throw error
         }
-        try check { error in cx_database_commit(handle, error) }
+        try commit()
         return result
+    }
+
+    func begin() throws(SearchlightError) {
+        let handle = try open()
+        try check { error in cx_database_begin(handle, error) }
+    }
+
+    func commit() throws(SearchlightError) {
+        let handle = try open()
+        try check { error in cx_database_commit(handle, error) }
+    }
+
+    /// Abandons the transaction that is open, if any.
+    func cancel() {
+        guard let handle else { return }
+        _ = cx_database_cancel(handle, nil)
     }
 
     /// Writes a compacted copy of the last commit into the new folder `destination`.

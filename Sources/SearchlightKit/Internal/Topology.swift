@@ -1,0 +1,125 @@
+import FoundationEssentials
+
+/// An index made of shards: a Xapian stub file listing them, one a line.
+///
+/// ```
+/// # Searchlight topology: three shards on the private network
+/// remote 10.0.0.11:7801
+/// remote 10.0.0.12:7801
+/// auto /srv/searchlight/shard-3
+/// ```
+///
+/// `auto PATH` (or `glass PATH`) names a local index folder (a path relative to the file's folder
+/// is taken from there, as Xapian does); `remote HOST:PORT` (`[IPv6]:PORT`) a database that
+/// `xapian-tcpsrv` serves. Lines starting with `#` are comments. Xapian opens the same file as one
+/// database whose statistics are the shards' together, so searches rank as in one index; every
+/// Xapian tool (`quest`, `delve`) reads it too.
+///
+/// A write goes to the shard of each item's domain and identifier: the FNV-1a hash of both, modulo
+/// the number of shards. The hash is fixed (unlike Swift's `Hasher`, seeded per process), so
+/// every process routes an item to the same shard; adding or reordering lines moves items, and
+/// needs a re-index into the new topology (README, *Shards*).
+struct Topology: Sendable {
+    enum Shard: Sendable, Hashable {
+        case folder(String)
+        case remote(host: String, port: UInt16)
+
+        /// How messages name it: its folder, or `host:port`.
+        var name: String {
+            switch self {
+            case .folder(let path): path
+            case .remote(let host, let port): host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+            }
+        }
+    }
+
+    /// The topology file.
+    let path: String
+    let shards: [Shard]
+
+    /// The topology at `path`, or `nil` when `path` is not a file (an index folder, or nothing).
+    ///
+    /// - Throws: ``SearchlightError/Code/indexUnavailable`` naming the file and line of a line it
+    ///   cannot read, or when it lists no shard.
+    static func read(_ path: String) throws(SearchlightError) -> Topology? {
+        guard FileSystem.kind(atPath: path) == .file else { return nil }
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw SearchlightError(
+                .indexUnavailable, "Cannot read the topology file \(path): \(FileSystem.describe(error))",
+                failure: .notOpenable)
+        }
+        var shards: [Shard] = []
+        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let shard = shard(String(line), relativeTo: path)
+            if case .folder(let folder) = shard, let kind = FileSystem.kind(atPath: folder), kind != .directory {
+                throw SearchlightError(
+                    .indexUnavailable,
+                    "Line \(number + 1) of the topology file \(path) names \(folder), which is not a folder: a "
+                        + "shard is an index folder or `remote HOST:PORT`", path: path, line: number + 1,
+                    failure: .notOpenable)
+            }
+            guard let shard else {
+                throw SearchlightError(
+                    .indexUnavailable,
+                    "Line \(number + 1) of the topology file \(path) names no shard: write `auto FOLDER` for a "
+                        + "local index or `remote HOST:PORT` for one served by xapian-tcpsrv",
+                    path: path, line: number + 1, failure: .notOpenable)
+            }
+            shards.append(shard)
+        }
+        guard !shards.isEmpty else {
+            throw SearchlightError(
+                .indexUnavailable,
+                "The topology file \(path) lists no shard: add a line `auto FOLDER` or `remote HOST:PORT` for each",
+                path: path, failure: .notOpenable)
+        }
+        return Topology(path: path, shards: shards)
+    }
+
+    private static func shard(_ line: String, relativeTo file: String) -> Shard? {
+        guard let space = line.firstIndex(of: " ") else { return nil }
+        let kind = line[..<space]
+        let rest = String(line[line.index(after: space)...])
+        switch kind {
+        case "auto", "glass":
+            guard !rest.isEmpty else { return nil }
+            if rest.hasPrefix("/") { return .folder(rest) }
+            let folder = file.lastIndex(of: "/").map { String(file[..<$0]) } ?? "."
+            return .folder(folder + "/" + rest)
+        case "remote":
+            guard let colon = rest.lastIndex(of: ":"), let port = UInt16(rest[rest.index(after: colon)...]),
+                port > 0
+            else { return nil }
+            var host = String(rest[..<colon])
+            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            guard !host.isEmpty, !host.hasPrefix(":") else { return nil }
+            return .remote(host: host, port: port)
+        default:
+            return nil
+        }
+    }
+
+    /// The position of the shard that holds the item `identifier` of `domain`.
+    func shard(domain: String, identifier: String) -> Int {
+        guard shards.count > 1 else { return 0 }
+        return Int(Self.routingHash(domain: domain, identifier: identifier) % UInt64(shards.count))
+    }
+
+    /// FNV-1a, 64 bits, over the domain's UTF-8 bytes, a 0x1F separator (which a domain cannot
+    /// hold), and the identifier's.
+    static func routingHash(domain: String, identifier: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func add(_ byte: UInt8) {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        for byte in domain.utf8 { add(byte) }
+        add(0x1F)
+        for byte in identifier.utf8 { add(byte) }
+        return hash
+    }
+}
