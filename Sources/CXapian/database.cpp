@@ -1,23 +1,15 @@
 // Opening, closing and transactions.
 
-#include <fstream>
 #include <sys/stat.h>
 
 #include "internal.hpp"
 
 namespace {
 
-/// Notes whether `path` is a stub file listing shards (a topology), and whether one of them is
-/// served by `xapian-tcpsrv` (a `remote` line).
-void note_shards(cx_database &database, const std::string &path) {
+/// Whether `path` is a file rather than a database's folder: a stub file listing shards.
+bool is_topology(const char *path) {
     struct stat status;
-    if (stat(path.c_str(), &status) != 0 || !S_ISREG(status.st_mode)) return;
-    database.sharded = true;
-    std::ifstream stub(path);
-    std::string line;
-    while (std::getline(stub, line)) {
-        if (line.compare(0, 7, "remote ") == 0) database.remote = true;
-    }
+    return stat(path, &status) == 0 && S_ISREG(status.st_mode);
 }
 
 /// Refuses an index of another format: it would be searched and written with the wrong terms.
@@ -49,7 +41,7 @@ cx_status cx_database_open(const char *path, cx_open_mode mode, cx_database **ou
             database->writable = true;
         } else {
             database->reader = Xapian::Database(path);
-            note_shards(*database, path);
+            database->sharded = is_topology(path);
         }
         if (cx_status status = check_format(*database, out_error)) return status;
         *out = database.release();
@@ -66,7 +58,6 @@ cx_status cx_database_open_remote(const char *host, uint16_t port, uint32_t time
         if (host == nullptr) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no host", out_error);
         auto database = std::make_unique<cx_database>();
         database->path = std::string(host) + ":" + std::to_string(port);
-        database->remote = true;
         database->sharded = true;
         if (mode == CX_OPEN_WRITE) {
             database->writer = Xapian::Remote::open_writable(host, port, timeout_ms, timeout_ms);

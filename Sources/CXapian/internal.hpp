@@ -23,11 +23,10 @@ struct cx_database {
     bool writable = false;
     bool closed = false;
     bool in_transaction = false;
-    /// Some of the database is served by `xapian-tcpsrv`: a search may use only what Xapian
-    /// serialises and the server knows (no posting source of Searchlight's own).
-    bool remote = false;
-    /// Opened from a topology (a stub file listing shards): searches rank the same however the
-    /// items are spread over the shards (search.cpp).
+    /// Opened from a topology (a stub file listing shards) or from a shard server. Searches then
+    /// use only what Xapian serialises and a server knows, since a posting source of
+    /// Searchlight's own would see each shard with its own document ids (and a server has none
+    /// of them), and rank the same however the items are spread over the shards (search.cpp).
     bool sharded = false;
     /// Why searching this index is refused (another index format), or empty.
     std::string format_error;
@@ -250,16 +249,9 @@ BuiltQuery build_query(const Xapian::Database &database, const cx_query_node *no
 
 // MARK: visibility.cpp
 
-/// What limits a search to the items `request`'s domain and scope may see: a filter of those
-/// items, or for an index made of shards the items to leave out; either may be empty.
-struct Visibility {
-    Xapian::Query visible;
-    Xapian::Query hidden;
-};
-
-/// The items `request`'s domain and scope may see. A read-only handle reuses what it built for
-/// the revision it has open.
-Visibility visibility(cx_database &database, const cx_search_request &request);
+/// `query` limited to the items `request`'s domain and scope may see. A read-only handle reuses
+/// what it built for the revision it has open.
+Xapian::Query visible_only(cx_database &database, const cx_search_request &request, const Xapian::Query &query);
 
 // MARK: views.cpp
 

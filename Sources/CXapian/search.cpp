@@ -65,10 +65,7 @@ Query with_views(cx_database &database, const Query &query, bool matches_everyth
 void run_search(cx_database &database, const cx_search_request &request, cx_results &results) {
     const Xapian::Database &reader = database.reader;
     cx::BuiltQuery built = cx::build_query(reader, request.nodes, request.node_count, database.sharded);
-    Query query = with_views(database, built.query, built.matches_everything);
-    const cx::Visibility visibility = cx::visibility(database, request);
-    if (!visibility.visible.empty()) query = Query(Query::OP_FILTER, query, visibility.visible);
-    if (!visibility.hidden.empty()) query = Query(Query::OP_AND_NOT, query, visibility.hidden);
+    Query query = cx::visible_only(database, request, with_views(database, built.query, built.matches_everything));
     // Expired items are never returned, pruned or not. Only items that can expire have a value,
     // and few of them have expired, so excluding those is cheaper than testing every match.
     query = Query(Query::OP_AND_NOT, query,

@@ -119,6 +119,15 @@ struct VisibilityCache {
 /// At most this many domains' bitmaps are kept (each is one bit per document).
 constexpr size_t cached_domains = 16;
 
+namespace {
+
+/// What limits a search to the items `request`'s domain and scope may see: a filter of those
+/// items, or the items to leave out; either may be empty.
+struct Visibility {
+    Xapian::Query visible;
+    Xapian::Query hidden;
+};
+
 Visibility visibility(cx_database &database, const cx_search_request &request) {
     const Xapian::Database &reader = database.reader;
     if (request.scope == CX_SCOPE_PRIVATE) {
@@ -163,6 +172,16 @@ Visibility visibility(cx_database &database, const cx_search_request &request) {
         }
     }
     return {Xapian::Query((new DocumentSetSource(std::move(bits)))->release()), {}};
+}
+
+}  // namespace
+
+Xapian::Query visible_only(cx_database &database, const cx_search_request &request, const Xapian::Query &query) {
+    const Visibility limits = visibility(database, request);
+    Xapian::Query limited = query;
+    if (!limits.visible.empty()) limited = Xapian::Query(Xapian::Query::OP_FILTER, limited, limits.visible);
+    if (!limits.hidden.empty()) limited = Xapian::Query(Xapian::Query::OP_AND_NOT, limited, limits.hidden);
+    return limited;
 }
 
 }  // namespace cx

@@ -96,35 +96,31 @@ extension SearchableIndex {
 
     /// Counts: documents, public, private, expired but not yet pruned, per domain, and the size on disk.
     public func statistics(now: Int64 = currentTime()) throws(SearchlightError) -> IndexStatistics {
-        let (counts, domains) = try read { database throws(SearchlightError) in
-            (try database.counts(now: now), try database.domains())
-        }
         guard let topology else {
+            let (counts, domains) = try read { database throws(SearchlightError) in
+                (try database.counts(now: now), try database.domains())
+            }
             return IndexStatistics(
                 path: path, documents: counts.documents, public: counts.publicCount, private: counts.privateCount,
                 expired: counts.expiredCount, domains: domains, sizeBytes: IndexLayout.size(at: path))
         }
+        // The whole index's counts are its shards' together.
+        let domains = try read { database throws(SearchlightError) in try database.domains() }
         let shards = try ShardWork.run(topology.shards, names: topology.shards.map(\.name)) {
             _, shard throws(SearchlightError) in
-            let reader: XapianDatabase
-            var size: Int?
-            switch shard {
-            case .folder(let folder):
-                reader = try Self.openReader(path: folder)
-                size = IndexLayout.size(at: folder)
-            case .remote(let host, let port):
-                reader = try XapianDatabase(host: host, port: port, writable: false, timeout: Self.remoteTimeout)
-            }
+            let reader = try Self.openShardReader(shard)
             defer { try? reader.close() }
             let counts = try reader.counts(now: now)
+            var size: Int?
+            if case .folder(let folder) = shard { size = IndexLayout.size(at: folder) }
             return ShardStatistics(
                 shard: shard.name, documents: counts.documents, public: counts.publicCount,
                 private: counts.privateCount, expired: counts.expiredCount, sizeBytes: size)
         }
+        func total(_ count: (ShardStatistics) -> Int) -> Int { shards.reduce(0) { $0 + count($1) } }
         return IndexStatistics(
-            path: path, documents: counts.documents, public: counts.publicCount, private: counts.privateCount,
-            expired: counts.expiredCount, domains: domains, sizeBytes: shards.reduce(0) { $0 + ($1.sizeBytes ?? 0) },
-            shards: shards)
+            path: path, documents: total(\.documents), public: total(\.public), private: total(\.private),
+            expired: total(\.expired), domains: domains, sizeBytes: total { $0.sizeBytes ?? 0 }, shards: shards)
     }
 
     /// Calls `body` with every item of `domainIdentifier` (every domain when `nil`), in storage

@@ -85,36 +85,27 @@ public final class SearchableIndex: Sendable {
         -> [XapianDatabase]
     {
         let deadline = ContinuousClock.now.advanced(by: lockTimeout)
-        let opened = try ShardWork.run(topology.shards, names: nil) { _, shard in
-            Result { () throws(SearchlightError) -> XapianDatabase in
-                try ShardWork.naming(shard.name) { () throws(SearchlightError) in
-                    switch shard {
-                    case .folder(let folder):
-                        return try openWriter(path: folder, lockTimeout: lockTimeout)
-                    case .remote(let host, let port):
-                        while true {
-                            do throws(SearchlightError) {
-                                return try XapianDatabase(
-                                    host: host, port: port, writable: true, timeout: remoteTimeout)
-                            } catch SearchlightError.indexLocked where ContinuousClock.now < deadline {
-                                OSThread.sleep(for: .milliseconds(50))
-                            } catch SearchlightError.indexLocked {
-                                throw locked(shard.name, waited: lockTimeout)
-                            }
-                        }
+        let opened = ShardWork.outcomes(topology.shards, names: topology.shards.map(\.name)) {
+            _, shard throws(SearchlightError) in
+            switch shard {
+            case .folder(let folder):
+                return try openWriter(path: folder, lockTimeout: lockTimeout)
+            case .remote(let host, let port):
+                while true {
+                    do throws(SearchlightError) {
+                        return try XapianDatabase(host: host, port: port, writable: true, timeout: remoteTimeout)
+                    } catch SearchlightError.indexLocked where ContinuousClock.now < deadline {
+                        OSThread.sleep(for: .milliseconds(50))
+                    } catch SearchlightError.indexLocked {
+                        throw locked(shard.name, waited: lockTimeout)
                     }
                 }
             }
         }
-        var writers: [XapianDatabase] = []
-        for outcome in opened {
-            if case .success(let writer) = outcome { writers.append(writer) }
-        }
-        for outcome in opened {
-            if case .failure(let error) = outcome {
-                for writer in writers { try? writer.close() }
-                throw error
-            }
+        let writers = opened.compactMap { try? $0.get() }
+        for case .failure(let error) in opened {
+            for writer in writers { try? writer.close() }
+            throw error
         }
         return writers
     }
@@ -122,18 +113,28 @@ public final class SearchableIndex: Sendable {
     /// How long a remote shard may take to connect or to answer one call.
     static let remoteTimeout = Duration.seconds(10)
 
+    /// Opens one shard of a topology for reading: its folder as any index, or its server.
+    static func openShardReader(_ shard: Topology.Shard, timeout: Duration = remoteTimeout)
+        throws(SearchlightError) -> XapianDatabase
+    {
+        switch shard {
+        case .folder(let folder): try openReader(path: folder)
+        case .remote(let host, let port): try XapianDatabase(host: host, port: port, writable: false, timeout: timeout)
+        }
+    }
+
     /// `error`, when a remote part of `topology` could not be reached, naming the first remote
     /// shard that does not answer now: Xapian's message does not say which.
     static func naming(unreachableShardOf topology: Topology?, in error: SearchlightError) -> SearchlightError {
         guard error.failure == .network, let topology else { return error }
-        for case .remote(let host, let port) in topology.shards {
+        for shard in topology.shards {
+            guard case .remote = shard else { continue }
             do throws(SearchlightError) {
-                try XapianDatabase(host: host, port: port, writable: false, timeout: .seconds(2)).close()
+                try openShardReader(shard, timeout: .seconds(2)).close()
             } catch {
                 var named = error
                 named.message =
-                    "Cannot reach shard \(Topology.Shard.remote(host: host, port: port).name) of the index at "
-                    + "\(topology.path): \(error.cause ?? error.message)"
+                    "Cannot reach shard \(shard.name) of the index at \(topology.path): \(error.cause ?? error.message)"
                 return named
             }
         }
@@ -288,10 +289,8 @@ public final class SearchableIndex: Sendable {
             for writer in begun { writer.cancel() }
             throw error
         }
-        let outcomes = try ShardWork.run(writers, names: nil) { index, writer in
-            Result { () throws(SearchlightError) in
-                try ShardWork.naming(topology.shards[index].name) { () throws(SearchlightError) in try writer.commit() }
-            }
+        let outcomes = ShardWork.outcomes(writers, names: topology.shards.map(\.name)) {
+            _, writer throws(SearchlightError) in try writer.commit()
         }
         let failed = outcomes.indices.filter { if case .failure = outcomes[$0] { true } else { false } }
         guard let first = failed.first, case .failure(var error) = outcomes[first] else { return result }

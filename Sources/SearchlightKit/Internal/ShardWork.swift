@@ -11,22 +11,29 @@ enum ShardWork {
     static func run<Shard: Sendable, Result: Sendable>(
         _ shards: [Shard], names: [String]?, _ body: @escaping @Sendable (Int, Shard) throws(SearchlightError) -> Result
     ) throws(SearchlightError) -> [Result] {
-        guard shards.count > 1 else {
-            return [try naming(names?.first) { () throws(SearchlightError) in try body(0, shards[0]) }]
-        }
-        let outcomes = Mutex([Swift.Result<Result, SearchlightError>?](repeating: nil, count: shards.count))
-        let done = DispatchGroup()
+        try outcomes(shards, names: names, body).map { outcome throws(SearchlightError) in try outcome.get() }
+    }
+
+    /// Runs `body` for each of `shards` concurrently and returns each shard's outcome in their
+    /// order, an error's message naming its shard when `names` are given: for work whose
+    /// successes matter when another shard fails (handles to close, commits that stand).
+    static func outcomes<Shard: Sendable, Result: Sendable>(
+        _ shards: [Shard], names: [String]?, _ body: @escaping @Sendable (Int, Shard) throws(SearchlightError) -> Result
+    ) -> [Swift.Result<Result, SearchlightError>] {
         let work = { @Sendable (index: Int) in
-            let outcome = Swift.Result { () throws(SearchlightError) in
+            Swift.Result { () throws(SearchlightError) in
                 try naming(names?[index]) { () throws(SearchlightError) in try body(index, shards[index]) }
             }
-            outcomes.withLock { $0[index] = outcome }
         }
+        guard shards.count > 1 else { return shards.isEmpty ? [] : [work(0)] }
+        let outcomes = Mutex([Swift.Result<Result, SearchlightError>?](repeating: nil, count: shards.count))
+        let done = DispatchGroup()
         for index in shards.indices.dropFirst() {
             done.enter()
             do throws(SearchlightError) {
                 try OSThread.start(name: "shard-\(index + 1)") {
-                    work(index)
+                    let outcome = work(index)
+                    outcomes.withLock { $0[index] = outcome }
                     done.leave()
                 }
             } catch {
@@ -34,9 +41,10 @@ enum ShardWork {
                 done.leave()
             }
         }
-        work(0)
+        let first = work(0)
+        outcomes.withLock { $0[0] = first }
         done.wait()
-        return try outcomes.withLock { $0 }.map { outcome throws(SearchlightError) in try outcome!.get() }
+        return outcomes.withLock { $0 }.map { $0! }
     }
 
     /// Runs `body`, naming the shard `name` in the message of the error it throws.
