@@ -16,13 +16,16 @@ package enum ServerProgram {
         tokens file maps bearer tokens to a domain and a role:
           {"tokens":[{"token":"…","domain":"com.example.shop","role":"write"}]}
         Writes are queued to one writer and committed in small batches; the service holds the \
-        index's write lock while it runs. SIGTERM or SIGINT commits writes in flight and exits 0. \
+        index's write lock while it runs. With --read-only (a replica's service, its index kept \
+        by xapian-replicate) it takes no lock and never prunes, and every write gets 405, code \
+        2014, naming --primary. SIGTERM or SIGINT commits writes in flight and exits 0. \
         Logs (method, path, status, duration; never tokens) go to stderr. The service is the \
         program searchlight-server, installed beside searchlight.
 
         Examples:
           searchlight serve
           searchlight serve --port 8080 --tokens tokens.json --prune-interval 10m
+          searchlight serve --index replica --read-only --primary http://10.0.0.1:7700
           curl 'http://127.0.0.1:7700/v1/search?q=deep+linking'
         """
 

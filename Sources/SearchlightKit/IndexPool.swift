@@ -18,7 +18,7 @@ import Synchronization
 /// ```
 public final class IndexPool: Sendable {
     public let path: String
-    private let writer: SearchableIndex
+    private let writer: SearchableIndex?
     private let readers: [SearchableIndex]
     private let readJobs = JobQueue<ReadJob>()
     private let writeJobs = JobQueue<WriteJob>()
@@ -39,28 +39,52 @@ public final class IndexPool: Sendable {
     ///
     /// - Throws: ``SearchlightError/Code/indexLocked`` past the timeout,
     ///   ``SearchlightError/Code/indexUnavailable`` when it cannot be opened or created.
-    public init(path: String, readers: Int = 4, lockTimeout: Duration = .seconds(10)) throws(SearchlightError) {
+    public convenience init(path: String, readers: Int = 4, lockTimeout: Duration = .seconds(10))
+        throws(SearchlightError)
+    {
+        try self.init(
+            path: path, writer: try SearchableIndex(path: path, access: .readWrite(lockTimeout: lockTimeout)),
+            readers: readers)
+    }
+
+    /// Opens `readers` read-only handles on the index at `path` and no writer: every write fails
+    /// with ``SearchlightError/Code/readOnly``. For a replica, which only `xapian-replicate` writes,
+    /// or an index on read-only storage.
+    ///
+    /// - Throws: ``SearchlightError/Code/indexUnavailable`` when there is no index at `path`.
+    public convenience init(readingOnly path: String, readers: Int = 4) throws(SearchlightError) {
+        try self.init(path: path, writer: nil, readers: readers)
+    }
+
+    private init(path: String, writer: SearchableIndex?, readers: Int) throws(SearchlightError) {
         self.path = path
-        writer = try SearchableIndex(path: path, access: .readWrite(lockTimeout: lockTimeout))
+        self.writer = writer
         var pool: [SearchableIndex] = []
-        for _ in 0..<max(1, readers) { pool.append(try SearchableIndex(path: path, access: .readOnly)) }
-        self.readers = pool
         do throws(SearchlightError) {
+            for _ in 0..<max(1, readers) { pool.append(try SearchableIndex(path: path, access: .readOnly)) }
+            self.readers = pool
             try readJobs.start(threads: pool.count, name: "index-reader") { [pool] thread, jobs in
                 for job in jobs { job(pool[thread]) }
             }
-            try writeJobs.start(
-                threads: 1, name: "index-writer",
-                take: { jobs in jobs.first?.inBatch == nil ? 1 : (jobs.firstIndex { $0.inBatch == nil } ?? jobs.count)
-                },
-                serve: { [writer, counts] _, jobs in Self.run(jobs, on: writer, counts: counts) })
+            if let writer {
+                try writeJobs.start(
+                    threads: 1, name: "index-writer",
+                    take: { jobs in
+                        jobs.first?.inBatch == nil ? 1 : (jobs.firstIndex { $0.inBatch == nil } ?? jobs.count)
+                    },
+                    serve: { [counts] _, jobs in Self.run(jobs, on: writer, counts: counts) })
+            }
         } catch {
             readJobs.close()
             writeJobs.close()
-            try? writer.close()
+            try? writer?.close()
+            for reader in pool { try? reader.close() }
             throw error
         }
     }
+
+    /// Whether the pool has no writer (``init(readingOnly:readers:)``).
+    public var isReadOnly: Bool { writer == nil }
 
     /// Runs `body` with a reader, at the latest commit, on a reader thread.
     public func read<T: Sendable>(_ body: @escaping @Sendable (SearchableIndex) throws(SearchlightError) -> T)
@@ -81,7 +105,8 @@ public final class IndexPool: Sendable {
     public func write<T: Sendable>(_ operation: @escaping @Sendable (IndexTransaction) throws(SearchlightError) -> T)
         async throws(SearchlightError) -> T
     {
-        try await Self.awaiting { finish in
+        guard writer != nil else { throw readOnlyError }
+        return try await Self.awaiting { finish in
             writeJobs.put(
                 WriteJob(
                     inBatch: { batch throws(SearchlightError) in try operation(batch) }, alone: nil, finish: finish))
@@ -93,11 +118,16 @@ public final class IndexPool: Sendable {
     public func writeAlone<T: Sendable>(
         _ operation: @escaping @Sendable (SearchableIndex) throws(SearchlightError) -> T
     ) async throws(SearchlightError) -> T {
-        try await Self.awaiting { finish in
+        guard writer != nil else { throw readOnlyError }
+        return try await Self.awaiting { finish in
             writeJobs.put(
                 WriteJob(
                     inBatch: nil, alone: { index throws(SearchlightError) in try operation(index) }, finish: finish))
         }
+    }
+
+    private var readOnlyError: SearchlightError {
+        SearchlightError(.readOnly, "The index at \(path) is open read-only here; write to its primary instead")
     }
 
     /// How many batches have been committed, and how many writes they held.
@@ -113,7 +143,7 @@ public final class IndexPool: Sendable {
                     writeJobs.close()
                     readJobs.close()
                     do throws(SearchlightError) {
-                        try writer.close()
+                        try writer?.close()
                         for reader in readers { try reader.close() }
                         finish(.success(true))
                     } catch {

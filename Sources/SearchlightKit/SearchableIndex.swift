@@ -90,16 +90,8 @@ public final class SearchableIndex: Sendable {
             switch shard {
             case .folder(let folder):
                 return try openWriter(path: folder, lockTimeout: lockTimeout)
-            case .remote(let host, let port):
-                while true {
-                    do throws(SearchlightError) {
-                        return try XapianDatabase(host: host, port: port, writable: true, timeout: remoteTimeout)
-                    } catch SearchlightError.indexLocked where ContinuousClock.now < deadline {
-                        OSThread.sleep(for: .milliseconds(50))
-                    } catch SearchlightError.indexLocked {
-                        throw locked(shard.name, waited: lockTimeout)
-                    }
-                }
+            case .remote:
+                return try openRemoteWriter(shard, lockTimeout: lockTimeout, until: deadline)
             }
         }
         let writers = opened.compactMap { try? $0.get() }
@@ -108,6 +100,34 @@ public final class SearchableIndex: Sendable {
             throw error
         }
         return writers
+    }
+
+    /// Opens a writer on a remote shard through its `xapian-tcpsrv --writable`, whose own lock
+    /// makes a second writer wait, here until `deadline`.
+    private static func openRemoteWriter(
+        _ shard: Topology.Shard, lockTimeout: Duration, until deadline: ContinuousClock.Instant
+    ) throws(SearchlightError) -> XapianDatabase {
+        guard case .remote(let host, let port) = shard else { preconditionFailure("not a remote shard") }
+        while true {
+            do throws(SearchlightError) {
+                return try XapianDatabase(host: host, port: port, writable: true, timeout: remoteTimeout)
+            } catch SearchlightError.indexLocked where ContinuousClock.now < deadline {
+                OSThread.sleep(for: .milliseconds(50))
+            } catch SearchlightError.indexLocked {
+                throw locked(shard.name, waited: lockTimeout)
+            }
+        }
+    }
+
+    /// A writer's connections to remote shards that failed: closed, and opened again before its
+    /// next write, so that a long-running writer (`serve`) writes again once a shard's server is
+    /// back. A shard that still cannot be reached fails that write, naming it.
+    private static func reconnect(_ writers: inout [XapianDatabase], _ topology: Topology) throws(SearchlightError) {
+        for (index, shard) in topology.shards.enumerated() where writers[index].isClosed {
+            writers[index] = try ShardWork.naming(shard.name) { () throws(SearchlightError) in
+                try openRemoteWriter(shard, lockTimeout: remoteTimeout, until: .now.advanced(by: remoteTimeout))
+            }
+        }
     }
 
     /// How long a remote shard may take to connect or to answer one call.
@@ -167,6 +187,7 @@ public final class SearchableIndex: Sendable {
     /// it holds both, the writer removes what a killed compaction or build left behind.
     static func openWriter(path: String, lockTimeout: Duration) throws(SearchlightError) -> XapianDatabase {
         let deadline = ContinuousClock.now.advanced(by: lockTimeout)
+        if case .replica = IndexLayout.read(path) { throw replicaIsReadOnly(path) }
         let folderLock = try lockFolder(path, until: deadline, lockTimeout: lockTimeout)
         while true {
             let layout = IndexLayout.read(path)
@@ -188,6 +209,15 @@ public final class SearchableIndex: Sendable {
             writer.folderLock = folderLock
             return writer
         }
+    }
+
+    /// A replica is written by `xapian-replicate` alone: a write of Searchlight's would be lost at
+    /// the next full copy, or make the primary's next changeset fail to apply.
+    static func replicaIsReadOnly(_ path: String) -> SearchlightError {
+        SearchlightError(
+            .readOnly,
+            "The index at \(path) is a replica kept by xapian-replicate, which alone writes it; "
+                + "write to its primary instead")
     }
 
     /// Takes the index folder's writer lock, creating the folder (and its parents) when missing.
@@ -254,8 +284,18 @@ public final class SearchableIndex: Sendable {
         }
         if let topology {
             return try shardWriters.withLock { writers throws(SearchlightError) in
-                try Self.shardedTransaction(writers, topology) { () throws(SearchlightError) in
-                    try body(IndexTransaction(shards: writers, topology: topology))
+                try Self.reconnect(&writers, topology)
+                do throws(SearchlightError) {
+                    let current = writers
+                    return try Self.shardedTransaction(current, topology) { () throws(SearchlightError) in
+                        try body(IndexTransaction(shards: current, topology: topology))
+                    }
+                } catch  where error.failure == .network {
+                    // Which connection broke is not said: every remote one is opened afresh.
+                    for (writer, shard) in zip(writers, topology.shards) {
+                        if case .remote = shard { try? writer.close() }
+                    }
+                    throw error
                 }
             }
         }

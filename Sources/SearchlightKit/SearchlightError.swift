@@ -46,6 +46,9 @@ public struct SearchlightError: Error, Sendable, CustomStringConvertible {
         /// 2010: an internal failure; the message says what Xapian reported.
         public static let internalError = Code(rawValue: 2010)
         // 2011–2013 are the HTTP service's own (SearchlightServer).
+        /// 2014: the index is read-only here: a replica kept by `xapian-replicate`, or a service
+        /// started with `--read-only`. Writes go to the primary.
+        public static let readOnly = Code(rawValue: 2014)
 
         public var description: String { String(rawValue) }
     }

@@ -13,10 +13,19 @@ public struct ServerConfiguration: Sendable {
     /// How often expired items are pruned; `nil`: never in the background.
     public var pruneInterval: Duration?
     public var lockTimeout: Duration
+    /// Serve reads only, taking no write lock: a replica's service (`--read-only`).
+    public var readOnly: ReadOnly?
+
+    /// A read-only service, and where its writes go.
+    public struct ReadOnly: Sendable, Hashable {
+        /// The primary's address (`--primary`), named to a caller whose write is refused.
+        public var primary: String?
+        public init(primary: String? = nil) { self.primary = primary }
+    }
 
     public init(
         host: String = "127.0.0.1", port: Int = 7700, indexPath: String, tokens: AccessTokens = .none,
-        pruneInterval: Duration? = .seconds(3600), lockTimeout: Duration = .seconds(10)
+        pruneInterval: Duration? = .seconds(3600), lockTimeout: Duration = .seconds(10), readOnly: ReadOnly? = nil
     ) {
         self.host = host
         self.port = port
@@ -24,14 +33,19 @@ public struct ServerConfiguration: Sendable {
         self.tokens = tokens
         self.pruneInterval = pruneInterval
         self.lockTimeout = lockTimeout
+        self.readOnly = readOnly
     }
 }
 
-/// The routes: `/health`, the search page at `/`, and the API under `/v1`.
-public func buildRouter(service: IndexPool, tokens: AccessTokens) -> Router<SearchlightRequestContext> {
+/// The routes: `/health`, the search page at `/`, and the API under `/v1`. A read-only service
+/// refuses every write before it reads the request's token or body.
+public func buildRouter(
+    service: IndexPool, tokens: AccessTokens, readOnly: ServerConfiguration.ReadOnly? = nil
+) -> Router<SearchlightRequestContext> {
     let router = Router(context: SearchlightRequestContext.self)
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ErrorMiddleware())
+    if let readOnly { router.add(middleware: ReadOnlyMiddleware(primary: readOnly.primary)) }
     router.get("/health") { _, _ -> Response in
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"
@@ -46,18 +60,22 @@ public func buildRouter(service: IndexPool, tokens: AccessTokens) -> Router<Sear
 }
 
 /// The application: the router over an `IndexPool`, with the background prune and the
-/// service that commits and closes the index on SIGTERM/SIGINT.
+/// service that commits and closes the index on SIGTERM/SIGINT. A read-only service opens no
+/// writer and never prunes: its index is kept by another (a replica's by `xapian-replicate`).
 public func buildApplication(
     _ configuration: ServerConfiguration, logger: Logger,
     onServerRunning: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
 ) throws(SearchlightError) -> some ApplicationProtocol {
-    let service = try IndexPool(path: configuration.indexPath, lockTimeout: configuration.lockTimeout)
+    let service =
+        configuration.readOnly == nil
+        ? try IndexPool(path: configuration.indexPath, lockTimeout: configuration.lockTimeout)
+        : try IndexPool(readingOnly: configuration.indexPath)
     var services: [any Service] = [IndexLifecycleService(index: service, logger: logger)]
-    if let interval = configuration.pruneInterval {
+    if let interval = configuration.pruneInterval, configuration.readOnly == nil {
         services.append(PruneService(index: service, interval: interval, logger: logger))
     }
     return Application(
-        router: buildRouter(service: service, tokens: configuration.tokens),
+        router: buildRouter(service: service, tokens: configuration.tokens, readOnly: configuration.readOnly),
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: "searchlight"),
         services: services,

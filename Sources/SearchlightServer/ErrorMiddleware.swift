@@ -19,6 +19,7 @@ extension SearchlightError {
         case .forbidden: .forbidden
         case .itemNotFound: .notFound
         case .publicContentNotRemovable: .conflict
+        case .readOnly: .methodNotAllowed
         case .bodyTooLarge: .contentTooLarge
         case .indexLocked, .indexUnavailable: .serviceUnavailable
         case .writeFailed, .internalError: .internalServerError
@@ -59,6 +60,7 @@ struct ErrorMiddleware: RouterMiddleware {
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"
         if error.code == .bodyTooLarge { headers[.connection] = "close" }
+        if error.code == .readOnly { headers[.allow] = "GET, HEAD" }
         return Response(status: error.httpStatus, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

@@ -48,6 +48,28 @@ struct AuthenticationMiddleware: RouterMiddleware {
     }
 }
 
+/// Refuses every request that could write (any method but GET and HEAD) with 405 and code 2014,
+/// naming the primary that takes writes when one is configured.
+struct ReadOnlyMiddleware: RouterMiddleware {
+    typealias Context = SearchlightRequestContext
+    let primary: String?
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        guard request.method == .get || request.method == .head else {
+            let whereTo =
+                primary.map { "send writes to the primary, \($0)" }
+                ?? "send writes to the service of the primary index (this one names none: serve --primary URL)"
+            throw SearchlightError(
+                .readOnly,
+                "This service is read-only (a replica): it answers searches, items, stats and the page; "
+                    + "\(request.method) \(request.uri.path) is a write: \(whereTo)")
+        }
+        return try await next(request, context)
+    }
+}
+
 /// Logs each request's method, path, status and duration (never its headers, so never a token).
 struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = SearchlightRequestContext

@@ -27,8 +27,17 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How often to prune expired items (none: never).", valueName: "duration"))
     var pruneInterval = TimeToLiveArgument(.seconds(3600))
 
+    @Flag(help: "Serve searches, items, stats and the page only; refuse writes (a replica's service).")
+    var readOnly = false
+
+    @Option(help: ArgumentHelp("With --read-only: the primary's address, named to refused writes.", valueName: "url"))
+    var primary: String?
+
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        guard primary == nil || readOnly else {
+            throw ValidationError("--primary names where a read-only service sends writes: add --read-only")
+        }
     }
 
     func run() async throws {
@@ -40,9 +49,11 @@ struct ServeCommand: AsyncParsableCommand {
                 try tokens.map { path throws(SearchlightError) in try AccessTokens(contentsOf: path) } ?? .none
             let configuration = ServerConfiguration(
                 host: host, port: port, indexPath: global.indexPath, tokens: accessTokens,
-                pruneInterval: pruneInterval.duration, lockTimeout: writer.duration)
+                pruneInterval: pruneInterval.duration, lockTimeout: writer.duration,
+                readOnly: readOnly ? .init(primary: primary) : nil)
             try await runServer(configuration, logger: logger) { host, port in
-                let line = "Searchlight listening on http://\(host):\(port) (index \(configuration.indexPath))\n"
+                let mode = configuration.readOnly == nil ? "" : ", read-only"
+                let line = "Searchlight listening on http://\(host):\(port) (index \(configuration.indexPath)\(mode))\n"
                 FileHandle.standardOutput.write(Data(line.utf8))
             }
         } catch let error as SearchlightError {

@@ -15,12 +15,28 @@ let adminToken = "admin-token-0123456789abcdef"
 
 /// A fresh index with a few items in two domains, behind the router.
 struct Fixture {
+    /// How the index is held: one folder, or shards (a topology of two local folders and one
+    /// `xapian-tcpsrv` on loopback), through which every service check must hold alike.
+    enum Storage: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case folder, shards
+        var testDescription: String { rawValue }
+    }
+
     let directory: String
     let service: IndexPool
     let application: Application<RouterResponder<SearchlightRequestContext>>
+    /// The remote shard's server, for `.shards`.
+    let shardServer: LoopbackServer?
 
-    init() throws {
+    init(_ storage: Storage = .folder, readOnly: ServerConfiguration.ReadOnly? = nil) throws {
         directory = try TemporaryFolder.subfolder("server")
+        if storage == .shards {
+            let server = try LoopbackServer.shard(folder: directory + "/shard-3")
+            try TemporaryFolder.write("index", "auto shard-1\nauto shard-2\n\(server.shardLine)\n", in: directory)
+            shardServer = server
+        } else {
+            shardServer = nil
+        }
         let seed: [SearchableItem] = [
             Self.item("shop/public", "Red lantern", .public, "com.example.shop"),
             Self.item("shop/private", "Secret lantern", .private, "com.example.shop"),
@@ -30,14 +46,17 @@ struct Fixture {
         let writer = try SearchableIndex(path: directory + "/index", access: .readWrite(lockTimeout: .seconds(5)))
         try writer.indexSearchableItems(seed)
         try writer.close()
-        service = try IndexPool(path: directory + "/index", readers: 2)
+        service =
+            readOnly == nil
+            ? try IndexPool(path: directory + "/index", readers: 2)
+            : try IndexPool(readingOnly: directory + "/index", readers: 2)
         let tokens = AccessTokens(entries: [
             .init(token: writerToken, domain: "com.example.shop", role: .write),
             .init(token: readerToken, domain: "com.example.shop", role: .read),
             .init(token: otherToken, domain: "com.example.blog", role: .write),
             .init(token: adminToken, domain: "default", role: .admin),
         ])
-        application = Application(router: buildRouter(service: service, tokens: tokens))
+        application = Application(router: buildRouter(service: service, tokens: tokens, readOnly: readOnly))
     }
 
     static func item(_ id: String, _ title: String, _ mode: ContentIndexMode, _ domain: String) -> SearchableItem {
@@ -75,8 +94,10 @@ func errorCode(_ response: TestResponse) throws -> Int? {
 }
 
 /// Runs `body` against the router over a fresh fixture.
-func withRouter(_ body: @Sendable (any TestClientProtocol, Fixture) async throws -> Void) async throws {
-    let fixture = try Fixture()
+func withRouter(
+    _ storage: Fixture.Storage = .folder, _ body: @Sendable (any TestClientProtocol, Fixture) async throws -> Void
+) async throws {
+    let fixture = try Fixture(storage)
     try await fixture.application.test(.router) { client in try await body(client, fixture) }
     try await fixture.cleanUp()
 }
@@ -105,9 +126,9 @@ struct ReadingTests {
         }
     }
 
-    @Test("without a token a search sees public items only")
-    func anonymousSearch() async throws {
-        try await withRouter { client, _ in
+    @Test("without a token a search sees public items only", arguments: Fixture.Storage.allCases)
+    func anonymousSearch(storage: Fixture.Storage) async throws {
+        try await withRouter(storage) { client, _ in
             let response = try await client.execute(uri: "/v1/search?q=lantern", method: .get)
             #expect(response.status == .ok)
             #expect(try ids(response) == ["shop/public", "blog/public"])
@@ -116,9 +137,11 @@ struct ReadingTests {
         }
     }
 
-    @Test("a token sees its domain's private items and every public item, never another domain's private ones")
-    func tokenSearch() async throws {
-        try await withRouter { client, _ in
+    @Test(
+        "a token sees its domain's private items and every public item, never another domain's private ones",
+        arguments: Fixture.Storage.allCases)
+    func tokenSearch(storage: Fixture.Storage) async throws {
+        try await withRouter(storage) { client, _ in
             let shop = try await client.execute(
                 uri: "/v1/search?q=lantern", method: .get, headers: headers(readerToken))
             #expect(try ids(shop) == ["shop/public", "shop/private", "blog/public"])
@@ -174,9 +197,11 @@ struct ReadingTests {
         }
     }
 
-    @Test("GET /v1/items/{id} follows search's visibility; identifiers with / are percent-encoded")
-    func getItem() async throws {
-        try await withRouter { client, _ in
+    @Test(
+        "GET /v1/items/{id} follows search's visibility; identifiers with / are percent-encoded",
+        arguments: Fixture.Storage.allCases)
+    func getItem(storage: Fixture.Storage) async throws {
+        try await withRouter(storage) { client, _ in
             let found = try await client.execute(uri: "/v1/items/shop%2Fpublic", method: .get)
             #expect(found.status == .ok)
             let item = try json(found)
@@ -212,9 +237,9 @@ struct ReadingTests {
         }
     }
 
-    @Test("stats need a token: a domain's counts, or everything for admin")
-    func stats() async throws {
-        try await withRouter { client, fixture in
+    @Test("stats need a token: a domain's counts, or everything for admin", arguments: Fixture.Storage.allCases)
+    func stats(storage: Fixture.Storage) async throws {
+        try await withRouter(storage) { client, fixture in
             let anonymous = try await client.execute(uri: "/v1/stats", method: .get)
             #expect(anonymous.status == .unauthorized)
             let shop = try json(try await client.execute(uri: "/v1/stats", method: .get, headers: headers(readerToken)))
@@ -224,15 +249,22 @@ struct ReadingTests {
             let all = try json(try await client.execute(uri: "/v1/stats", method: .get, headers: headers(adminToken)))
             #expect(all["documents"] as? Int == 4)
             #expect(all["path"] as? String == fixture.directory + "/index")
+            if storage == .shards {
+                // The items are spread: visibility is checked across shards, the remote one too.
+                let shards = (all["shards"] as? [[String: Any]] ?? []).map { $0["documents"] as? Int ?? 0 }
+                #expect(shards.count == 3 && shards.filter { $0 > 0 }.count >= 2 && shards[2] > 0, "\(shards)")
+            }
         }
     }
 }
 
 @Suite("HTTP: writing", .temporaryFolder)
 struct WritingTests {
-    @Test("POST /v1/items indexes into the token's domain; no token is 401, a read token 403")
-    func index() async throws {
-        try await withRouter { client, _ in
+    @Test(
+        "POST /v1/items indexes into the token's domain; no token is 401, a read token 403",
+        arguments: Fixture.Storage.allCases)
+    func index(storage: Fixture.Storage) async throws {
+        try await withRouter(storage) { client, _ in
             let body = ByteBuffer(string: #"[{"$canonical_identifier":"new/1","$og_title":"Paper lantern"}]"#)
             let anonymous = try await client.execute(uri: "/v1/items", method: .post, body: body)
             #expect(anonymous.status == .unauthorized)
@@ -255,9 +287,9 @@ struct WritingTests {
         }
     }
 
-    @Test("a write token cannot write another domain; admin can")
-    func domains() async throws {
-        try await withRouter { client, _ in
+    @Test("a write token cannot write another domain; admin can", arguments: Fixture.Storage.allCases)
+    func domains(storage: Fixture.Storage) async throws {
+        try await withRouter(storage) { client, _ in
             let named = ByteBuffer(string: #"{"$canonical_identifier":"x","domain":"com.example.blog"}"#)
             let writer = try await client.execute(
                 uri: "/v1/items", method: .post, headers: headers(writerToken), body: named)
@@ -307,9 +339,11 @@ struct WritingTests {
         }
     }
 
-    @Test("DELETE /v1/items/{id}: own private item removed; public refused 409 (1014); unknown 404")
-    func removeOne() async throws {
-        try await withRouter { client, _ in
+    @Test(
+        "DELETE /v1/items/{id}: own private item removed; public refused 409 (1014); unknown 404",
+        arguments: Fixture.Storage.allCases)
+    func removeOne(storage: Fixture.Storage) async throws {
+        try await withRouter(storage) { client, _ in
             let removed = try await client.execute(
                 uri: "/v1/items/shop%2Fprivate", method: .delete, headers: headers(writerToken))
             #expect(removed.status == .ok)
@@ -332,9 +366,11 @@ struct WritingTests {
         }
     }
 
-    @Test("POST /v1/items/remove takes ids or BUOs and reports removed, not found and refused")
-    func removeList() async throws {
-        try await withRouter { client, _ in
+    @Test(
+        "POST /v1/items/remove takes ids or BUOs and reports removed, not found and refused",
+        arguments: Fixture.Storage.allCases)
+    func removeList(storage: Fixture.Storage) async throws {
+        try await withRouter(storage) { client, _ in
             let byIds = try await client.execute(
                 uri: "/v1/items/remove", method: .post, headers: headers(writerToken),
                 body: ByteBuffer(string: #"{"ids":["shop/private","shop/public","ghost"]}"#))
@@ -350,8 +386,10 @@ struct WritingTests {
         }
     }
 
-    @Test("the item routes take the Branch iOS SDK's long link for an item; one without an identifier is 400 (1013)")
-    func branchLinks() async throws {
+    @Test(
+        "the item routes take the Branch iOS SDK's long link for an item; one without an identifier is 400 (1013)",
+        arguments: Fixture.Storage.allCases)
+    func branchLinks(storage: Fixture.Storage) async throws {
         @Sendable func path(_ link: String) -> String {
             "/v1/items/" + (link.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? link)
         }
@@ -360,7 +398,7 @@ struct WritingTests {
             percentEncoded: true)
         let publicLink = branchLink(json: #"{"canonicalIdentifier":"shop/public"}"#, host: "shop.app.link")
         let bad = branchLink(json: #"{"$og_title":"No identifier"}"#)
-        try await withRouter { client, _ in
+        try await withRouter(storage) { client, _ in
             let found = try await client.execute(uri: path(privateLink), method: .get, headers: headers(readerToken))
             #expect(found.status == .ok)
             #expect(try json(found)["$canonical_identifier"] as? String == "shop/private")
@@ -384,9 +422,11 @@ struct WritingTests {
         }
     }
 
-    @Test("POST /v1/items/{id}/views records a view of the caller's item or a public one; others 404")
-    func views() async throws {
-        try await withRouter { client, fixture in
+    @Test(
+        "POST /v1/items/{id}/views records a view of the caller's item or a public one; others 404",
+        arguments: Fixture.Storage.allCases)
+    func views(storage: Fixture.Storage) async throws {
+        try await withRouter(storage) { client, fixture in
             let own = try await client.execute(
                 uri: "/v1/items/shop%2Fprivate/views", method: .post, headers: headers(writerToken))
             #expect(own.status == .ok)
@@ -411,9 +451,9 @@ struct WritingTests {
         }
     }
 
-    @Test("DELETE /v1/items?mode=private removes the domain's private items only")
-    func removeAllPrivate() async throws {
-        try await withRouter { client, _ in
+    @Test("DELETE /v1/items?mode=private removes the domain's private items only", arguments: Fixture.Storage.allCases)
+    func removeAllPrivate(storage: Fixture.Storage) async throws {
+        try await withRouter(storage) { client, _ in
             let unconfirmed = try await client.execute(uri: "/v1/items", method: .delete, headers: headers(writerToken))
             #expect(unconfirmed.status == .badRequest)
             let response = try await client.execute(
@@ -424,9 +464,9 @@ struct WritingTests {
         }
     }
 
-    @Test("POST /v1/prune is for admin only")
-    func prune() async throws {
-        try await withRouter { client, _ in
+    @Test("POST /v1/prune is for admin only", arguments: Fixture.Storage.allCases)
+    func prune(storage: Fixture.Storage) async throws {
+        try await withRouter(storage) { client, _ in
             #expect(try await client.execute(uri: "/v1/prune", method: .post).status == .unauthorized)
             #expect(
                 try await client.execute(uri: "/v1/prune", method: .post, headers: headers(writerToken)).status
@@ -436,9 +476,11 @@ struct WritingTests {
         }
     }
 
-    @Test("concurrent writes are coalesced into fewer commits, and every one is answered")
-    func coalescing() async throws {
-        try await withRouter { client, fixture in
+    @Test(
+        "concurrent writes are coalesced into fewer commits, and every one is answered",
+        arguments: Fixture.Storage.allCases)
+    func coalescing(storage: Fixture.Storage) async throws {
+        try await withRouter(storage) { client, fixture in
             try await withThrowingTaskGroup(of: Int.self) { group in
                 for number in 0..<40 {
                     group.addTask {
@@ -459,6 +501,47 @@ struct WritingTests {
                 uri: "/v1/search?q=coalesced&limit=100", method: .get, headers: headers(readerToken))
             #expect(try json(search)["total"] as? Int == 40)
         }
+    }
+}
+
+@Suite("HTTP: a read-only service (a replica's)", .temporaryFolder)
+struct ReadOnlyTests {
+    @Test("searches, items, stats and the page answer; every write is 405 (2014) naming the primary, before its token")
+    func refusesWrites() async throws {
+        let fixture = try Fixture(readOnly: .init(primary: "http://10.0.0.11:7700"))
+        try await fixture.application.test(.router) { client in
+            #expect(try await client.execute(uri: "/", method: .get).status == .ok)
+            let search = try await client.execute(
+                uri: "/v1/search?q=lantern", method: .get, headers: headers(readerToken))
+            #expect(try ids(search) == ["shop/public", "shop/private", "blog/public"])
+            let item = try await client.execute(uri: "/v1/items/shop%2Fpublic", method: .get)
+            #expect(item.status == .ok)
+            let stats = try await client.execute(uri: "/v1/stats", method: .get, headers: headers(adminToken))
+            #expect(try json(stats)["documents"] as? Int == 4)
+            let body = ByteBuffer(string: #"{"$canonical_identifier":"new/1"}"#)
+            let writes: [(String, HTTPRequest.Method, String?)] = [
+                ("/v1/items", .post, writerToken), ("/v1/items/shop%2Fprivate", .delete, writerToken),
+                ("/v1/items/remove", .post, writerToken), ("/v1/items?mode=private", .delete, writerToken),
+                ("/v1/items/shop%2Fpublic/views", .post, writerToken), ("/v1/prune", .post, adminToken),
+                ("/v1/items", .post, nil),
+            ]
+            for (uri, method, token) in writes {
+                let response = try await client.execute(uri: uri, method: method, headers: headers(token), body: body)
+                #expect(response.status == .methodNotAllowed, "\(method) \(uri)")
+                #expect(response.headers[.allow] == "GET, HEAD")
+                #expect(try errorCode(response) == 2014)
+                let message = (try json(response)["error"] as? [String: Any])?["message"] as? String ?? ""
+                #expect(message.contains("http://10.0.0.11:7700") && message.contains(uri.prefix { $0 != "?" }))
+            }
+        }
+        // The pool itself has no writer: nothing can write through it.
+        await #expect(throws: SearchlightError.self) {
+            try await fixture.service.write { batch throws(SearchlightError) in try batch.pruneExpiredItems(now: 0) }
+        }
+        try await fixture.cleanUp()
+        let index = try SearchableIndex(path: fixture.directory + "/index", access: .readOnly)
+        #expect(try index.statistics().documents == 4)
+        try index.close()
     }
 }
 

@@ -2,85 +2,30 @@ import Foundation
 import SearchlightTesting
 import Testing
 
-/// `xapian-tcpsrv --writable` serving one shard's folder on a loopback port.
-final class ShardServer {
-    let folder: String
-    private(set) var port: Int32 = 0
-    private var process: Process?
-
-    init(folder: String) throws {
-        self.folder = folder
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try start()
+/// The shard the README's routing names for an item: FNV-1a (64 bits) of the domain, a 0x1F byte
+/// and the identifier, modulo the number of shards.
+func shardRouted(domain: String, identifier: String, of count: Int) -> Int {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in Array(domain.utf8) + [0x1F] + Array(identifier.utf8) {
+        hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
     }
+    return Int(hash % UInt64(count))
+}
 
-    /// Starts the server on a free port, or on the port it had, and waits until it accepts.
-    func start() throws {
-        for _ in 0..<20 {
-            let candidate = port != 0 ? port : Int32.random(in: 20_000..<60_000)
-            let server = Process()
-            server.executableURL = URL(fileURLWithPath: "/usr/bin/xapian-tcpsrv")
-            server.arguments = ["--writable", "--interface", "127.0.0.1", "--port", String(candidate), "-q", folder]
-            server.standardOutput = FileHandle.nullDevice
-            server.standardError = FileHandle.nullDevice
-            try server.run()
-            let deadline = Date().addingTimeInterval(10)
-            while server.isRunning, Date() < deadline, !Self.accepts(port: candidate) {
-                Thread.sleep(forTimeInterval: 0.02)
-            }
-            if server.isRunning, Self.accepts(port: candidate) {
-                process = server
-                port = candidate
-                return
-            }
-            server.waitUntilExit()  // the port was taken: try another
-            if port != 0 { Thread.sleep(forTimeInterval: 0.2) }
-        }
-        throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "xapian-tcpsrv did not start"])
-    }
-
-    /// Kills the server and the processes it forked for its connections, as a machine's crash
-    /// would: nothing of theirs runs on.
-    func kill() {
-        guard let process else { return }
-        let children = Process()
-        children.executableURL = URL(fileURLWithPath: "/usr/bin/pkill")
-        children.arguments = ["-KILL", "-P", String(process.processIdentifier)]
-        try? children.run()
-        children.waitUntilExit()
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        self.process = nil
-    }
-
-    var line: String { "remote 127.0.0.1:\(port)" }
-
-    private static func accepts(port: Int32) -> Bool {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
-    }
-
-    deinit { kill() }
+/// The identifiers of a search answer's results, in order.
+func resultIdentifiers(_ body: String) -> [String] {
+    let answer = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+    return (answer?["results"] as? [[String: Any]] ?? []).compactMap { $0["canonicalIdentifier"] as? String }
 }
 
 /// Three shards served on loopback, and a topology file naming them.
 struct Cluster {
-    let servers: [ShardServer]
+    let servers: [LoopbackServer]
     let topology: String
 
     init(in workspace: Workspace) throws {
-        servers = try (1...3).map { try ShardServer(folder: workspace.path + "/shard-\($0)") }
-        topology = try workspace.write("cluster", servers.map(\.line).joined(separator: "\n") + "\n")
+        servers = try (1...3).map { try LoopbackServer.shard(folder: workspace.path + "/shard-\($0)") }
+        topology = try workspace.write("cluster", servers.map(\.shardLine).joined(separator: "\n") + "\n")
     }
 }
 
@@ -190,6 +135,47 @@ struct ShardTests {
         try down.start()
         let after = try workspace.run(search).object()
         #expect(after["total"] as? Int == before["total"] as? Int)
+    }
+
+    @Test("serve over shards answers 503 naming a shard that cannot be reached, and heals once it is back")
+    func serviceUnavailable() async throws {
+        let workspace = try Workspace()
+        let cluster = try Cluster(in: workspace)
+        #expect(
+            try workspace.run(["index", repositoryRoot + "/corpus", "--index", cluster.topology, "--now", corpusNow])
+                .status == 0)
+        let service = try RunningServer(index: cluster.topology, tokens: try writeTokens(workspace))
+        let search = service.baseURL + "/v1/search?q=deep&limit=100"
+        let before = try await http("GET", search)
+        #expect(before.status == 200)
+        let down = cluster.servers[0]
+        down.kill()
+        // An item that the documented routing sends to the shard that is down.
+        let routedThere = (1...).lazy.map { "during/\($0)" }.first {
+            shardRouted(domain: "com.example.shop", identifier: $0, of: 3) == 0
+        }!
+        for (method, url, body) in [
+            ("GET", search, nil), ("GET", service.baseURL + "/v1/stats", nil),
+            ("POST", service.baseURL + "/v1/items", #"{"$canonical_identifier":"\#(routedThere)","$og_title":"Down"}"#),
+        ] {
+            let response = try await http(method, url, body: body, token: shopToken)
+            #expect(response.status == 503, "\(method) \(url): \(response.body)")
+            #expect(response.body.contains(#""code":1010"#) && response.body.contains("127.0.0.1:\(down.port)"))
+        }
+        try down.start()
+        let after = try await http("GET", search)
+        #expect(after.status == 200 && resultIdentifiers(after.body) == resultIdentifiers(before.body))
+        let write = try await http(
+            "POST", service.baseURL + "/v1/items", body: #"{"$canonical_identifier":"after","$og_title":"Healed"}"#,
+            token: shopToken)
+        #expect(write.status == 200, "\(write.body)")
+        let healed = try await http(
+            "POST", service.baseURL + "/v1/items",
+            body: #"{"$canonical_identifier":"\#(routedThere)","$og_title":"Up"}"#,
+            token: shopToken)
+        #expect(healed.status == 200 && healed.body.contains(#""added":1"#), "\(healed.body)")
+        #expect(!resultIdentifiers(before.body).isEmpty)
+        #expect(service.stop() == 0)
     }
 
     @Test("a shard server killed during a write keeps all of that write or none of it")

@@ -10,6 +10,12 @@ import Glibc
 ///   stub over `XAPIANDB`, so readers see the old generation or the new one, never a mix; the
 ///   old one is then deleted.
 ///
+/// - `replica(n)`: a read-only copy kept by Xapian's `xapian-replicate`, whose `XAPIANDB` stub
+///   (two comment lines, then `auto replica_n`) names the live copy in `replica_n/`. The
+///   replicator applies the primary's changesets to the live copy in place, and a full copy (a
+///   new generation on the primary) goes to the other folder, then the stub is renamed over.
+///   Searchlight reads a replica like a generation and never writes one.
+///
 /// Xapian follows a stub file inside a folder for `Database` and `WritableDatabase` alike, but a
 /// folder's own `iamglass` wins over its stub: moving from `single` to generations publishes the
 /// stub first, then removes `iamglass`, so a crash between the two leaves the old layout whole.
@@ -18,6 +24,7 @@ enum IndexLayout: Hashable {
     case none
     case single
     case generation(Int)
+    case replica(Int)
 
     static let stubName = "XAPIANDB"
 
@@ -25,10 +32,11 @@ enum IndexLayout: Hashable {
     static func read(_ path: String) -> IndexLayout {
         guard let kind = FileSystem.kind(atPath: path) else { return .none }
         guard kind == .directory, !FileManager.default.fileExists(atPath: path + "/iamglass"),
-            let stub = try? String(contentsOfFile: path + "/" + stubName, encoding: .utf8),
-            let number = generationNumber(stub)
+            let stub = try? String(contentsOfFile: path + "/" + stubName, encoding: .utf8)
         else { return .single }
-        return .generation(number)
+        if let number = generationNumber(stub) { return .generation(number) }
+        if let number = replicaNumber(stub) { return .replica(number) }
+        return .single
     }
 
     /// The generation a stub names, when it is exactly one `auto gen-NNNNNN` line.
@@ -36,6 +44,14 @@ enum IndexLayout: Hashable {
         let lines = stub.split(whereSeparator: \.isNewline)
         guard lines.count == 1, lines[0].hasPrefix("auto ") else { return nil }
         return number(of: String(lines[0].dropFirst(5)))
+    }
+
+    /// The live copy a replica's stub names: `auto replica_N` after `#` comment lines, as
+    /// `xapian-replicate` writes it.
+    private static func replicaNumber(_ stub: String) -> Int? {
+        let lines = stub.split(whereSeparator: \.isNewline).filter { !$0.hasPrefix("#") }
+        guard lines.count == 1, lines[0].hasPrefix("auto replica_") else { return nil }
+        return Int(lines[0].dropFirst(13))
     }
 
     /// `n` of a folder named `gen-NNNNNN`.
@@ -60,10 +76,14 @@ enum IndexLayout: Hashable {
         return "gen-" + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
     }
 
-    /// The database this layout opens: the generation's folder, or the path itself.
+    /// The database this layout opens: the generation's folder, the replica's live copy, or the
+    /// path itself.
     func databasePath(in path: String) -> String {
-        if case .generation(let number) = self { return path + "/" + Self.folderName(number) }
-        return path
+        switch self {
+        case .generation(let number): path + "/" + Self.folderName(number)
+        case .replica(let number): path + "/replica_\(number)"
+        case .none, .single: path
+        }
     }
 
     /// The generations a writer keeps: the current one only. A reader that opened an older one
@@ -124,7 +144,11 @@ enum IndexLayout: Hashable {
                 // A stub of ours that a crash left behind before `iamglass` went: the old layout is
                 // current. Any other stub is the user's, and stays.
                 try? manager.removeItem(atPath: path + "/" + name)
-            } else if case .generation = current, !keeping.contains(0), name.hasSuffix(".glass") {
+            } else if case .generation = current, !keeping.contains(0),
+                name.hasSuffix(".glass") || (name.hasPrefix("changes") && Int(name.dropFirst(7)) != nil)
+            {
+                // The first layout's tables, and the changesets it kept for replicas
+                // (`XAPIAN_MAX_CHANGESETS`), which now live in each generation.
                 try? manager.removeItem(atPath: path + "/" + name)
             }
         }

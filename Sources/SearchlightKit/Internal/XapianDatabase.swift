@@ -45,6 +45,9 @@ final class XapianDatabase: @unchecked Sendable {
         cx_database_free(handle)
     }
 
+    /// Whether ``close()`` was called.
+    var isClosed: Bool { handle == nil }
+
     /// Closes the handle; a transaction still open is abandoned.
     func close() throws(SearchlightError) {
         guard let handle else { return }

@@ -1,0 +1,94 @@
+import Foundation
+import SearchlightTesting
+import Testing
+
+/// `xapian-replicate` keeping a replica of the primary `master` in step, asking every second and
+/// applying changesets at once (`-r 0`: Searchlight's readers reopen when overtaken).
+final class Replicator {
+    private let process = Process()
+
+    init(port: Int32, master: String, replica: String) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/xapian-replicate")
+        process.arguments = ["-h", "127.0.0.1", "-p", String(port), "-m", master, "-i", "1", "-r", "0", "-q", replica]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    deinit {
+        // SIGKILL: the test process's blocked SIGTERM is inherited, and the replicator does not
+        // unblock it.
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
+
+@Suite("Read replicas (xapian-replicate and serve --read-only)", .temporaryFolder, .serialized)
+struct ReplicaTests {
+    @Test(
+        "a replica's service serves the primary's writes within a bounded time, across a new generation, and refuses writes"
+    )
+    func followsPrimary() async throws {
+        let workspace = try Workspace()
+        let primary = workspace.path + "/primaries/main"
+        let changesets = ["XAPIAN_MAX_CHANGESETS": "10"]
+        let indexed = try workspace.run(
+            ["index", repositoryRoot + "/corpus", "--index", primary, "--now", corpusNow], environment: changesets)
+        #expect(indexed.status == 0, "\(indexed.stderr)")
+        let master = try LoopbackServer(program: "/usr/bin/xapian-replicate-server") { port in
+            ["--interface", "127.0.0.1", "--port", String(port), workspace.path + "/primaries"]
+        }
+        let replica = workspace.path + "/replica"
+        let replicator = try Replicator(port: master.port, master: "main", replica: replica)
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: replica + "/XAPIANDB"), Date() < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let service = try RunningServer(
+            index: replica, tokens: try writeTokens(workspace),
+            extra: ["--read-only", "--primary", "http://primary.example:7700"])
+        #expect(service.log.isEmpty || !service.log.contains("error"))
+
+        // The replica holds what the primary holds, and its service serves it.
+        let search = ["search", "deep", "--all-domains", "--now", corpusNow, "--json", "--index"]
+        let onPrimary = try workspace.run(search + [primary])
+        let onReplica = try workspace.run(search + [replica])
+        #expect(onPrimary.status == 0 && onReplica.stdout == onPrimary.stdout)
+        let served = try await http("GET", service.baseURL + "/v1/search?q=deep")
+        #expect(served.status == 200 && served.body.contains(#""canonicalIdentifier":"#))
+        #expect(try await http("GET", service.baseURL + "/").status == 200)
+        #expect(try await http("GET", service.baseURL + "/v1/stats", token: shopToken).status == 200)
+
+        let refused = try await http(
+            "POST", service.baseURL + "/v1/items", body: #"{"$canonical_identifier":"x"}"#, token: shopToken)
+        #expect(refused.status == 405)
+        #expect(refused.body.contains(#""code":2014"#) && refused.body.contains("http://primary.example:7700"))
+        let cli = try workspace.run(["index", repositoryRoot + "/corpus", "--index", replica])
+        #expect(cli.status == 1 && cli.stderr.contains("code 2014"), "\(cli.stderr)")
+
+        /// Seconds from a write's commit on the primary until the replica's service serves it.
+        func lag(_ id: String) async throws -> Double {
+            let file = try workspace.write(
+                id + ".json", #"{"$canonical_identifier":"\#(id)","$og_title":"Replicated","$publicly_indexable":true}"#
+            )
+            let write = try workspace.run(["index", file, "--index", primary], environment: changesets)
+            #expect(write.status == 0, "\(write.stderr)")
+            let written = Date()
+            while Date().timeIntervalSince(written) < 30 {
+                if try await http("GET", service.baseURL + "/v1/items/" + id).status == 200 { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            return Date().timeIntervalSince(written)
+        }
+        // A changeset, applied to the live copy in place.
+        let changeset = try await lag("late-1")
+        #expect(changeset < 30, "the replica served the write after \(changeset) s")
+        // A new generation on the primary: the replica takes a full copy, and the service follows it.
+        #expect(try workspace.run(["compact", "--index", primary], environment: changesets).status == 0)
+        let copy = try await lag("late-2")
+        #expect(copy < 30, "the replica served the write after \(copy) s")
+        #expect(try await http("GET", service.baseURL + "/v1/items/late-1").status == 200)
+        #expect(service.stop() == 0)
+        withExtendedLifetime(replicator) {}
+    }
+}
