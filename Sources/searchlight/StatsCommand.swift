@@ -17,6 +17,14 @@ struct StatsCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var clock: ClockOptions
 
+    /// The size on disk, saying when remote shards' sizes are not in it (their servers' disks).
+    private func size(of stats: IndexStatistics) -> String {
+        let remote = stats.shards?.filter { $0.sizeBytes == nil }.count ?? 0
+        if remote == 0 { return Output.bytes(stats.sizeBytes ?? 0) }
+        if remote == stats.shards?.count { return "not known here (the shards are remote)" }
+        return Output.bytes(stats.sizeBytes ?? 0) + " (local shards only)"
+    }
+
     func run() throws {
         try reportingErrors(global) {
             let index = try SearchableIndex.openForReading(global)
@@ -26,7 +34,7 @@ struct StatsCommand: ParsableCommand {
             let rows: [(String, String)] = [
                 ("Index", stats.path ?? ""), ("Items", String(stats.documents)), ("Public", String(stats.public)),
                 ("Private", String(stats.private)), ("Expired (not yet pruned)", String(stats.expired)),
-                ("Size", Output.bytes(stats.sizeBytes ?? 0)),
+                ("Size", size(of: stats)),
             ]
             let width = rows.map(\.0.count).max() ?? 0
             for (name, value) in rows {
