@@ -284,18 +284,26 @@ public final class SearchableIndex: Sendable {
         }
         if let topology {
             return try shardWriters.withLock { writers throws(SearchlightError) in
-                try Self.reconnect(&writers, topology)
-                do throws(SearchlightError) {
-                    let current = writers
-                    return try Self.shardedTransaction(current, topology) { () throws(SearchlightError) in
-                        try body(IndexTransaction(shards: current, topology: topology))
+                var retried = false
+                while true {
+                    try Self.reconnect(&writers, topology)
+                    var committing = false
+                    do throws(SearchlightError) {
+                        let current = writers
+                        return try Self.shardedTransaction(current, topology, committing: &committing) {
+                            () throws(SearchlightError) in
+                            try body(IndexTransaction(shards: current, topology: topology))
+                        }
+                    } catch  where error.failure == .network {
+                        // Which connection broke is not said: every remote one is opened afresh.
+                        for (writer, shard) in zip(writers, topology.shards) {
+                            if case .remote = shard { try? writer.close() }
+                        }
+                        // A connection its server closed (xapian-tcpsrv closes one idle for 60 s)
+                        // fails before anything is committed: the batch runs once more, on new ones.
+                        guard !committing, !retried else { throw error }
+                        retried = true
                     }
-                } catch  where error.failure == .network {
-                    // Which connection broke is not said: every remote one is opened afresh.
-                    for (writer, shard) in zip(writers, topology.shards) {
-                        if case .remote = shard { try? writer.close() }
-                    }
-                    throw error
                 }
             }
         }
@@ -315,7 +323,8 @@ public final class SearchableIndex: Sendable {
     /// fails, the others' stand, and the error names the shards that did not commit; the same
     /// batch run again converges, since upserts replace and unchanged items are skipped.
     private static func shardedTransaction<T>(
-        _ writers: [XapianDatabase], _ topology: Topology, _ body: () throws(SearchlightError) -> T
+        _ writers: [XapianDatabase], _ topology: Topology, committing: inout Bool,
+        _ body: () throws(SearchlightError) -> T
     ) throws(SearchlightError) -> T {
         var begun: [XapianDatabase] = []
         let result: T
@@ -329,6 +338,7 @@ public final class SearchableIndex: Sendable {
             for writer in begun { writer.cancel() }
             throw error
         }
+        committing = true
         let outcomes = ShardWork.outcomes(writers, names: topology.shards.map(\.name)) {
             _, writer throws(SearchlightError) in try writer.commit()
         }

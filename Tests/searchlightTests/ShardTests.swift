@@ -178,6 +178,26 @@ struct ShardTests {
         #expect(service.stop() == 0)
     }
 
+    @Test("serve reads and writes on after the shard servers close its idle connections")
+    func idleConnections() async throws {
+        let workspace = try Workspace()
+        let servers = try (1...2).map {
+            try LoopbackServer.shard(folder: workspace.path + "/shard-\($0)", idleTimeout: 300)
+        }
+        let topology = try workspace.write("cluster", servers.map(\.shardLine).joined(separator: "\n") + "\n")
+        let service = try RunningServer(index: topology, tokens: try writeTokens(workspace))
+        for round in 1...3 {
+            let write = try await http(
+                "POST", service.baseURL + "/v1/items",
+                body: #"{"$canonical_identifier":"idle/\#(round)","$og_title":"Idle lantern"}"#, token: shopToken)
+            #expect(write.status == 200, "\(write.body)")
+            let search = try await http("GET", service.baseURL + "/v1/search?q=lantern", token: shopToken)
+            #expect(search.status == 200 && resultIdentifiers(search.body).count == round, "\(search.body)")
+            try await Task.sleep(for: .milliseconds(800))  // both connections are closed meanwhile
+        }
+        #expect(service.stop() == 0)
+    }
+
     @Test("scripts/cluster-demo runs three shard servers and a replica, and stops them all")
     func clusterDemo() throws {
         let base = Int.random(in: 20_000..<60_000)
