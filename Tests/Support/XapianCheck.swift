@@ -10,18 +10,28 @@ public func currentDatabase(_ index: String) -> String {
     return index + "/" + stub.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
-/// `xapian-check` (Debian's xapian-tools) on the index's current database: no error.
-public func checkWithXapian(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+/// Runs a program to completion: its exit status and what it printed on standard output and
+/// error together.
+public func runProgram(
+    _ path: String, _ arguments: [String], environment: [String: String] = [:]
+) throws -> (status: Int32, output: String) {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/xapian-check")
-    process.arguments = [currentDatabase(path)]
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     let output = Pipe()
     process.standardOutput = output
     process.standardError = output
     try process.run()
     let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "xapian-check: \(text)", sourceLocation: sourceLocation)
+    return (process.terminationStatus, text)
+}
+
+/// `xapian-check` (Debian's xapian-tools) on the index's current database: no error.
+public func checkWithXapian(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let (status, text) = try runProgram("/usr/bin/xapian-check", [currentDatabase(path)])
+    #expect(status == 0, "xapian-check: \(text)", sourceLocation: sourceLocation)
     #expect(text.contains("No errors found"), "xapian-check: \(text)", sourceLocation: sourceLocation)
 }
 

@@ -201,29 +201,16 @@ struct ShardTests {
     @Test("scripts/cluster-demo runs three shard servers and a replica, and stops them all")
     func clusterDemo() throws {
         let base = Int.random(in: 20_000..<60_000)
-        let demo = Process()
-        demo.executableURL = URL(fileURLWithPath: repositoryRoot + "/scripts/cluster-demo")
-        var environment = ProcessInfo.processInfo.environment
-        environment["SEARCHLIGHT_BINARY"] = binaryPath
-        environment["CLUSTER_PORT"] = String(base)
-        demo.environment = environment
-        let output = Pipe()
-        demo.standardOutput = output
-        demo.standardError = output
-        try demo.run()
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        demo.waitUntilExit()
-        #expect(demo.terminationStatus == 0, "\(printed)")
-        #expect(printed.contains("Indexed 29") && printed.contains("127.0.0.1:\(base + 3)"))
+        let (status, printed) = try runProgram(
+            repositoryRoot + "/scripts/cluster-demo", [],
+            environment: ["SEARCHLIGHT_BINARY": binaryPath, "CLUSTER_PORT": String(base)])
+        #expect(status == 0, "\(printed)")
+        #expect(printed.contains("$ searchlight index corpus") && printed.contains("127.0.0.1:\(base + 3)"))
         #expect(printed.contains("the replica served it") && printed.contains("Replicated lighthouse"))
         #expect(printed.contains(#""code":2014"#) && printed.contains("http://127.0.0.1:\(base + 21)"))
-        let left = Process()
-        left.executableURL = URL(fileURLWithPath: "/usr/bin/pgrep")
         let ports = [1, 2, 3, 10, 20, 21].map { String(base + $0) }.joined(separator: "|")
-        left.arguments = ["-f", "(--port (\(ports))|-p \(base + 10))"]
-        try left.run()
-        left.waitUntilExit()
-        #expect(left.terminationStatus == 1, "a process of the demo is still running")
+        let left = try runProgram("/usr/bin/pgrep", ["-f", "(--port (\(ports))|-p \(base + 10))"])
+        #expect(left.status == 1, "a process of the demo is still running: \(left.output)")
     }
 
     @Test("a shard server killed during a write keeps all of that write or none of it")
