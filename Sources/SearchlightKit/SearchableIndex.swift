@@ -55,7 +55,7 @@ public final class SearchableIndex: Sendable {
             isWritable = false
             shardWriters = Mutex([])
             do throws(SearchlightError) {
-                database = Mutex(try Self.openReader(path: path))
+                database = Mutex(try Self.openReader(path: path, topology: topology))
             } catch {
                 throw Self.naming(unreachableShardOf: topology, in: error)
             }
@@ -70,7 +70,7 @@ public final class SearchableIndex: Sendable {
             let writers = try Self.openShardWriters(topology, lockTimeout: lockTimeout)
             shardWriters = Mutex(writers)
             do throws(SearchlightError) {
-                database = Mutex(try Self.openReader(path: path))
+                database = Mutex(try Self.openReader(path: path, topology: topology))
             } catch {
                 for writer in writers { try? writer.close() }
                 throw Self.naming(unreachableShardOf: topology, in: error)
@@ -159,6 +159,23 @@ public final class SearchableIndex: Sendable {
             }
         }
         return error
+    }
+
+    /// Opens the index at `path` for reading; for a topology, noting the layouts of its local
+    /// shards, since Xapian's reopening does not read a shard's own stub again: a shard that moves
+    /// to a new generation (compacted on its own) or a replica's other copy is opened afresh.
+    static func openReader(path: String, topology: Topology?) throws(SearchlightError) -> XapianDatabase {
+        let layouts = folderLayouts(topology)
+        let database = try openReader(path: path)
+        database.shardLayouts = layouts
+        return database
+    }
+
+    /// The layouts of a topology's local shards now.
+    static func folderLayouts(_ topology: Topology?) -> [IndexLayout] {
+        topology?.shards.compactMap { shard in
+            if case .folder(let folder) = shard { IndexLayout.read(folder) } else { nil }
+        } ?? []
     }
 
     /// Opens the current generation (or the first layout's database) for reading. A generation
@@ -466,7 +483,7 @@ public final class SearchableIndex: Sendable {
                     return try body(database)
                 } catch  where error.failure == .network && topology != nil {
                     // A shard's connection is gone for good; its server may be back (restarted).
-                    database = try Self.openReader(path: path)
+                    database = try Self.openReader(path: path, topology: topology)
                     return try body(database)
                 }
             }
@@ -479,8 +496,8 @@ public final class SearchableIndex: Sendable {
     /// stub has changed, else its own database reopened.
     func refresh(_ database: inout XapianDatabase) throws(SearchlightError) {
         guard !database.isWritable else { return }
-        if IndexLayout.read(path) != database.layout {
-            database = try Self.openReader(path: path)
+        if IndexLayout.read(path) != database.layout || Self.folderLayouts(topology) != database.shardLayouts {
+            database = try Self.openReader(path: path, topology: topology)
         } else {
             try database.reopen()
         }

@@ -135,6 +135,25 @@ struct GenerationTests {
         #expect(try index.compactIfWorthwhile(afterDeleting: 1) == nil)
     }
 
+    @Test("a reader of shards follows a local shard compacted on its own into a new generation")
+    func shardCompactedAlone() throws {
+        let folder = try TemporaryFolder.subfolder("shards")
+        let topology = try TemporaryFolder.write("cluster", "auto shard-1\nauto shard-2\n", in: folder)
+        let writer = try SearchableIndex(path: topology, access: .readWrite(lockTimeout: .seconds(5)))
+        try writer.indexSearchableItems((0..<20).map { item("a/\($0)", title: "apple \($0)") }, now: now)
+        try writer.close()
+        let reader = try SearchableIndex(path: topology, access: .readOnly)
+        #expect(try reader.ids("apple").count == 20)
+        for round in 1...2 {
+            let shard = try SearchableIndex(path: folder + "/shard-1", access: .readWrite(lockTimeout: .seconds(5)))
+            try shard.compact()
+            try shard.indexSearchableItems([item("late/\(round)", title: "apple late")], now: now)
+            try shard.close()
+            #expect(try reader.ids("apple").count == 20 + round)
+        }
+        try reader.close()
+    }
+
     @Test("prune compacts when it deleted 1 % of the items or more, so the index does not grow")
     func pruneCompacts() throws {
         let test = try TestIndex()

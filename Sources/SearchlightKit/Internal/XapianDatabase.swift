@@ -10,6 +10,8 @@ final class XapianDatabase: @unchecked Sendable {
     let isWritable: Bool
     /// The layout of the index folder when this database was opened from it.
     var layout: IndexLayout
+    /// For a topology's combined reader: the layouts of its local shards when it was opened.
+    var shardLayouts: [IndexLayout] = []
     /// A writer's lock on its index folder, let go when the writer closes (or handed on to the
     /// writer of the next generation).
     var folderLock: FolderLock?
