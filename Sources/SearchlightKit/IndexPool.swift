@@ -83,9 +83,6 @@ public final class IndexPool: Sendable {
         }
     }
 
-    /// Whether the pool has no writer (``init(readingOnly:readers:)``).
-    public var isReadOnly: Bool { writer == nil }
-
     /// Runs `body` with a reader, at the latest commit, on a reader thread.
     public func read<T: Sendable>(_ body: @escaping @Sendable (SearchableIndex) throws(SearchlightError) -> T)
         async throws(SearchlightError) -> T

@@ -478,7 +478,7 @@ public final class SearchableIndex: Sendable {
                 do throws(SearchlightError) {
                     try refresh(&database)
                     return try body(database)
-                } catch  where IndexLayout.read(path) != database.layout {
+                } catch  where isSuperseded(database) {
                     try refresh(&database)
                     return try body(database)
                 } catch  where error.failure == .network && topology != nil {
@@ -496,11 +496,17 @@ public final class SearchableIndex: Sendable {
     /// stub has changed, else its own database reopened.
     func refresh(_ database: inout XapianDatabase) throws(SearchlightError) {
         guard !database.isWritable else { return }
-        if IndexLayout.read(path) != database.layout || Self.folderLayouts(topology) != database.shardLayouts {
+        if isSuperseded(database) {
             database = try Self.openReader(path: path, topology: topology)
         } else {
             try database.reopen()
         }
+    }
+
+    /// Whether a reader's database is no longer the current one: the index's stub names another
+    /// generation, or, for a topology, one of its local shards' does.
+    private func isSuperseded(_ database: XapianDatabase) -> Bool {
+        IndexLayout.read(path) != database.layout || Self.folderLayouts(topology) != database.shardLayouts
     }
 
     // MARK: - Compaction

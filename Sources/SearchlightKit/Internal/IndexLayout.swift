@@ -35,23 +35,26 @@ enum IndexLayout: Hashable {
             let stub = try? String(contentsOfFile: path + "/" + stubName, encoding: .utf8)
         else { return .single }
         if let number = generationNumber(stub) { return .generation(number) }
-        if let number = replicaNumber(stub) { return .replica(number) }
+        // `xapian-replicate` writes two comment lines, then `auto replica_N`.
+        if let (name, _) = soleDatabase(stub), name.hasPrefix("replica_"), let number = Int(name.dropFirst(8)) {
+            return .replica(number)
+        }
         return .single
     }
 
-    /// The generation a stub names, when it is exactly one `auto gen-NNNNNN` line.
+    /// The generation a stub of ours names: exactly one `auto gen-NNNNNN` line, no comment.
     private static func generationNumber(_ stub: String) -> Int? {
-        let lines = stub.split(whereSeparator: \.isNewline)
-        guard lines.count == 1, lines[0].hasPrefix("auto ") else { return nil }
-        return number(of: String(lines[0].dropFirst(5)))
+        guard let (name, commented) = soleDatabase(stub), !commented else { return nil }
+        return number(of: String(name))
     }
 
-    /// The live copy a replica's stub names: `auto replica_N` after `#` comment lines, as
-    /// `xapian-replicate` writes it.
-    private static func replicaNumber(_ stub: String) -> Int? {
-        let lines = stub.split(whereSeparator: \.isNewline).filter { !$0.hasPrefix("#") }
-        guard lines.count == 1, lines[0].hasPrefix("auto replica_") else { return nil }
-        return Int(lines[0].dropFirst(13))
+    /// The one database a stub names with an `auto NAME` line, after any `#` comment lines, and
+    /// whether it had comments.
+    private static func soleDatabase(_ stub: String) -> (name: Substring, commented: Bool)? {
+        let lines = stub.split(whereSeparator: \.isNewline)
+        let databases = lines.filter { !$0.hasPrefix("#") }
+        guard databases.count == 1, databases[0].hasPrefix("auto ") else { return nil }
+        return (databases[0].dropFirst(5), databases.count < lines.count)
     }
 
     /// `n` of a folder named `gen-NNNNNN`.
