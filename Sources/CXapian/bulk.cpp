@@ -60,6 +60,28 @@ struct Shard {
         if (spelling.words.size() >= spelling_words) spelling.add_to(writer);
     }
 
+    /// Adds `document`, whose stored data is `data_bytes` long, and commits once the shard holds
+    /// `flush_bytes` of changes (an estimate: its terms, and its data).
+    ///
+    /// A shard is written with DB_DANGEROUS, which glass cannot cancel: when adding fails (the
+    /// disk is full, say), glass's own clean-up throws "cancel() not supported" in place of the
+    /// failure, which is then reported as the failure to write the shard that it stands for.
+    Xapian::docid add(const Xapian::Document &document, uint64_t data_bytes, uint64_t flush_bytes) {
+        Xapian::docid added;
+        try {
+            added = writer.add_document(document);
+        } catch (const Xapian::InvalidOperationError &error) {
+            throw Xapian::DatabaseError(
+                "Cannot write a shard of the bulk build at " + path + "; the disk may be full", error.get_msg());
+        }
+        buffered += document.termlist_count() * bytes_per_term + data_bytes;
+        if (buffered >= flush_bytes) {
+            writer.commit();
+            buffered = 0;
+        }
+        return added;
+    }
+
     /// Commits everything the shard holds, the spelling counts gathered so far included.
     void commit_all() {
         spelling.add_to(writer);
@@ -125,13 +147,8 @@ int32_t add_item(cx_bulk &bulk, Shard &shard, uint32_t shard_index, const cx_ite
         Xapian::Document document = cx::make_document(shard.generator, item, unique);
         if (occurrence.base != 0) cx::keep_views(document, shard.base.get_document(occurrence.base), item);
         shard.count_spelling(document);
-        occurrence.stored = shard.writer.add_document(document);
+        occurrence.stored = shard.add(document, item.data.length, bulk.flush_bytes);
         occurrence.outcome = occurrence.base != 0 ? 1 : 0;
-        shard.buffered += document.termlist_count() * bytes_per_term + item.data.length;
-        if (shard.buffered >= bulk.flush_bytes) {
-            shard.writer.commit();
-            shard.buffered = 0;
-        }
     }
     shard.occurrences.push_back(occurrence);
     return occurrence.outcome;
@@ -229,12 +246,7 @@ void copy_survivors(cx_bulk &bulk, const std::vector<Xapian::docid> &superseded)
                     if (std::binary_search(superseded.begin(), superseded.end(), *it)) continue;
                     Xapian::Document document = shard.base.get_document(*it);
                     shard.count_spelling(document);
-                    shard.writer.add_document(document);
-                    shard.buffered += document.termlist_count() * bytes_per_term;
-                    if (shard.buffered >= bulk.flush_bytes) {
-                        shard.writer.commit();
-                        shard.buffered = 0;
-                    }
+                    shard.add(document, 0, bulk.flush_bytes);
                 }
             } catch (...) {
                 failures[k] = std::current_exception();
