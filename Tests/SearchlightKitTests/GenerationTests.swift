@@ -1,6 +1,7 @@
 import Foundation
 import SearchlightKit
 import SearchlightTesting
+import Synchronization
 import Testing
 
 private func contents(_ index: SearchableIndex) throws -> [String] {
@@ -152,6 +153,44 @@ struct GenerationTests {
             #expect(try reader.ids("apple").count == 20 + round)
         }
         try reader.close()
+    }
+
+    @Test("readers of shards search on, each time whole, while a local shard is compacted on its own again and again")
+    func readersDuringShardCompactions() throws {
+        let folder = try TemporaryFolder.subfolder("shards")
+        let topology = try TemporaryFolder.write("cluster", "auto shard-1\nauto shard-2\n", in: folder)
+        let writer = try SearchableIndex(path: topology, access: .readWrite(lockTimeout: .seconds(5)))
+        try writer.indexSearchableItems((0..<200).map { item("a/\($0)", title: "apple \($0)") }, now: now)
+        try writer.close()
+        let done = Mutex(false)
+        let counts = Mutex<[Int]>([])
+        let failures = Mutex<[String]>([])
+        let reading = Thread {
+            do {
+                let reader = try SearchableIndex(path: topology, access: .readOnly)
+                while !done.withLock({ $0 }) {
+                    let total = try reader.search(SearchQuery("apple", limit: 1), now: now).total
+                    counts.withLock { $0.append(total) }
+                }
+                try reader.close()
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        reading.start()
+        for round in 1...5 {
+            let shard = try SearchableIndex(path: folder + "/shard-1", access: .readWrite(lockTimeout: .seconds(5)))
+            try shard.indexSearchableItems([item("late/\(round)", title: "apple late")], now: now)
+            try shard.compact()
+            try shard.close()
+        }
+        done.withLock { $0 = true }
+        while !reading.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(failures.withLock { $0 }.isEmpty)
+        // Every search saw every item committed so far, and items only ever came.
+        let totals = counts.withLock { $0 }
+        #expect(!totals.isEmpty && totals.allSatisfy { (200...205).contains($0) }, "\(totals.prefix(20))")
+        #expect(totals == totals.sorted())
     }
 
     @Test("prune compacts when it deleted 1 % of the items or more, so the index does not grow")

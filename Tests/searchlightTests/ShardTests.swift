@@ -213,6 +213,34 @@ struct ShardTests {
         #expect(left.status == 1, "a process of the demo is still running: \(left.output)")
     }
 
+    @Test(
+        "a writer killed (-9) while writing through shards, searched meanwhile, leaves whole items, and a re-run completes it"
+    )
+    func writerKilled() throws {
+        let workspace = try Workspace()
+        let cluster = try Cluster(in: workspace)
+        let lines = (1...6000).map {
+            #"{"canonicalIdentifier":"item/\#($0)","title":"title one \#($0)","contentDescription":"description one \#($0)","contentIndexMode":"public"}"#
+        }
+        let file = try workspace.write("items.jsonl", lines.joined(separator: "\n") + "\n")
+        let writer = try startBinary(["index", file, "--index", cluster.topology, "--now", corpusNow])
+        let search = ["search", "title", "--all-domains", "--index", cluster.topology, "--now", corpusNow, "--json"]
+        let killAt = Date().addingTimeInterval(Double.random(in: 0.1...0.8))
+        while Date() < killAt {
+            let run = try workspace.run(search)
+            #expect(run.status == 0, "\(run.stderr)")
+            if run.status == 0 { expectWholeItems(try run.object()) }
+        }
+        kill(writer.processIdentifier, SIGKILL)
+        writer.finish()
+        let after = try workspace.run(search)
+        #expect(after.status == 0, "\(after.stderr)")
+        expectWholeItems(try after.object())
+        #expect(try workspace.run(["index", file, "--index", cluster.topology, "--now", corpusNow]).status == 0)
+        let complete = try workspace.run(["stats", "--index", cluster.topology, "--now", corpusNow, "--json"]).object()
+        #expect(complete["documents"] as? Int == 6000)
+    }
+
     @Test("a shard server killed during a write keeps all of that write or none of it")
     func killedDuringWrite() throws {
         let workspace = try Workspace()
