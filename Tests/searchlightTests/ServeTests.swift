@@ -13,12 +13,17 @@ final class RunningServer {
     let stderrPath: String
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    init(index: String, tokens: String? = nil, extra: [String] = []) throws {
+    convenience init(index: String, tokens: String? = nil, extra: [String] = []) throws {
+        try self.init(
+            arguments: ["serve", "--index", index, "--port", "0"] + (tokens.map { ["--tokens", $0] } ?? []) + extra)
+    }
+
+    /// Runs `executable` (the built `searchlight` unless named) with `arguments`, which make it serve.
+    init(executable: String = binaryPath, arguments: [String]) throws {
         stderrPath = TemporaryFolder.path + "/serve-" + UUID().uuidString + ".log"
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        process.executableURL = URL(fileURLWithPath: binaryPath)
-        process.arguments =
-            ["serve", "--index", index, "--port", "0"] + (tokens.map { ["--tokens", $0] } ?? []) + extra
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = try #require(FileHandle(forWritingAtPath: stderrPath))
