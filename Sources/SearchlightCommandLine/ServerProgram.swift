@@ -19,7 +19,8 @@ package enum ServerProgram {
         index's write lock while it runs. With --read-only (a replica's service, its index kept \
         by xapian-replicate) it takes no lock and never prunes, and every write gets 405, code \
         2014, naming --primary. SIGTERM or SIGINT commits writes in flight and exits 0. \
-        Logs (method, path, status, duration; never tokens) go to stderr. The service is the \
+        Logs (method, path, status, duration; never tokens) go to stderr, as text or, with \
+        --log-format json, one JSON object per line. The service is the \
         program searchlight-server, installed beside searchlight.
 
         Examples:

@@ -85,8 +85,9 @@ struct RequestLogMiddleware: RouterMiddleware {
             context.logger.info(
                 "request",
                 metadata: [
-                    "method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(status.code)",
-                    "ms": "\(String(format: "%.2f", milliseconds))",
+                    "method": "\(request.method)", "path": "\(request.uri.path)",
+                    "status": .stringConvertible(status.code),
+                    "ms": .stringConvertible((milliseconds * 100).rounded() / 100),
                 ])
         }
         do {

@@ -33,6 +33,13 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --read-only: the primary's address, named to refused writes.", valueName: "url"))
     var primary: String?
 
+    @Option(help: "How logs are written to stderr: text (for people) or json (one object per line, for log shippers).")
+    var logFormat = LogFormat.text
+
+    enum LogFormat: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
+
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard primary == nil || readOnly else {
@@ -41,9 +48,15 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var logger = Logger(label: "searchlight")
-        logger.logLevel =
-            ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .info
+        let level = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .info
+        let format = logFormat
+        LoggingSystem.bootstrap { label in
+            var handler: any LogHandler =
+                format == .json ? JSONLogHandler(label: label) : StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "searchlight")
         do {
             let accessTokens =
                 try tokens.map { path throws(SearchlightError) in try AccessTokens(contentsOf: path) } ?? .none

@@ -127,6 +127,38 @@ struct ServeTests {
         #expect(get.stdout.contains("Written late"))
     }
 
+    @Test("--log-format json writes one JSON object per line: requests with numbers, never tokens")
+    func jsonLogs() async throws {
+        let workspace = try Workspace()
+        let server = try RunningServer(
+            index: workspace.index, tokens: try writeTokens(workspace), extra: ["--log-format", "json"])
+        #expect(try await http("GET", server.baseURL + "/v1/search?q=lamp").status == 200)
+        let write = try await http(
+            "POST", server.baseURL + "/v1/items", body: #"{"$canonical_identifier":"lamp","$og_title":"Lamp"}"#,
+            token: shopToken)
+        #expect(write.status == 200)
+        #expect(try await http("GET", server.baseURL + "/v1/items/none", token: shopToken).status == 404)
+        #expect(server.stop() == 0)
+        let lines = server.log.split(separator: "\n")
+        #expect(!lines.isEmpty)
+        var requests: [[String: Any]] = []
+        for line in lines {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            let entry = try #require(object, "not a JSON object: \(line)")
+            #expect(entry["time"] is String && entry["level"] is String && entry["message"] is String, "\(line)")
+            if entry["message"] as? String == "request" { requests.append(entry) }
+        }
+        #expect(requests.map { $0["status"] as? Int } == [200, 200, 404])
+        #expect(requests.map { $0["method"] as? String } == ["GET", "POST", "GET"])
+        #expect(requests.map { $0["path"] as? String } == ["/v1/search", "/v1/items", "/v1/items/none"])
+        #expect(requests.allSatisfy { $0["ms"] is Double })
+        #expect(lines.contains { $0.contains("Index closed") })
+        #expect(!server.log.contains(shopToken))
+        let refused = try workspace.run(["serve", "--log-format", "yaml"])
+        #expect(refused.status == 64)
+        #expect(refused.stderr.contains("--log-format"))
+    }
+
     @Test("large batches over HTTP are built in shards and swapped in while searches under wrk all answer 200")
     func bulkBatchesDuringSearches() throws {
         let workspace = try Workspace()
