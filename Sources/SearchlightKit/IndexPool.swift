@@ -1,3 +1,4 @@
+import CoreMetrics
 import FoundationEssentials
 import Synchronization
 
@@ -130,6 +131,14 @@ public final class IndexPool: Sendable {
     /// How many batches have been committed, and how many writes they held.
     public var writeCounts: (batches: Int, writes: Int) { counts.value.withLock { $0 } }
 
+    /// How many writes (and bulk builds or compactions) wait for the writer.
+    public var queuedWrites: Int { writeJobs.waiting }
+
+    /// Each batch's commit, from its first write to its commit, in the application's metrics
+    /// (swift-metrics; a Prometheus histogram under `serve`).
+    private static let commitDuration = Timer(
+        label: "searchlight_commit_duration_seconds", preferredDisplayUnit: .seconds)
+
     /// Finishes the writes and reads waiting, then closes every handle.
     public func close() async throws(SearchlightError) {
         let (writeJobs, readJobs, writer, readers) = (self.writeJobs, self.readJobs, self.writer, self.readers)
@@ -168,11 +177,14 @@ public final class IndexPool: Sendable {
             $0.writes += jobs.count
         }
         do throws(SearchlightError) {
+            let started = ContinuousClock.now
             let results = try writer.performBatch { transaction throws(SearchlightError) in
                 var results: [any Sendable] = []
                 for job in jobs { results.append(try job.inBatch!(transaction)) }
                 return Results(values: results)
             }
+            let elapsed = (ContinuousClock.now - started).components
+            commitDuration.recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
             for (job, result) in zip(jobs, results.values) { job.finish(.success(result)) }
         } catch {
             guard jobs.count > 1 else { return jobs[0].finish(.failure(error)) }

@@ -270,6 +270,11 @@ public final class SearchableIndex: Sendable {
     }
 
     /// Closes the index. Reports Xapian's failures, which its destructor would swallow.
+    /// The number of the generation the index's folder names as current: it grows by one with each
+    /// bulk build that merges and each compaction. `nil` for an index in the first layout (one
+    /// database, never rebuilt), a replica, or a topology.
+    public var generation: Int? { topology == nil ? IndexLayout.read(path).generation : nil }
+
     public func close() throws(SearchlightError) {
         var failure: SearchlightError?
         shardWriters.withLock { writers in

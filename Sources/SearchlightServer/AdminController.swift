@@ -20,6 +20,7 @@ struct AdminController {
         try context.caller.require(.admin, to: "Pruning")
         let now = SearchableIndex.currentTime()
         let pruned = try await service.write { batch throws(SearchlightError) in try batch.pruneExpiredItems(now: now) }
+        PruneMetrics.record(pruned: pruned, trigger: "request")
         return PruneReport(pruned: pruned)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 public import Hummingbird
 public import Logging
+public import Prometheus
 public import SearchlightKit
 import ServiceLifecycle
 
@@ -15,6 +16,11 @@ public struct ServerConfiguration: Sendable {
     public var lockTimeout: Duration
     /// Serve reads only, taking no write lock: a replica's service (`--read-only`).
     public var readOnly: ReadOnly?
+    /// Where `GET /metrics` reads the metrics from: the registry behind the process's
+    /// swift-metrics backend, when it has one.
+    public var metrics: PrometheusCollectorRegistry
+    /// `GET /metrics` answers without a token (`--metrics-public`); else admin tokens only.
+    public var metricsPublic: Bool
 
     /// A read-only service, and where its writes go.
     public struct ReadOnly: Sendable, Hashable {
@@ -25,7 +31,8 @@ public struct ServerConfiguration: Sendable {
 
     public init(
         host: String = "127.0.0.1", port: Int = 7700, indexPath: String, tokens: AccessTokens = .none,
-        pruneInterval: Duration? = .seconds(3600), lockTimeout: Duration = .seconds(10), readOnly: ReadOnly? = nil
+        pruneInterval: Duration? = .seconds(3600), lockTimeout: Duration = .seconds(10), readOnly: ReadOnly? = nil,
+        metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), metricsPublic: Bool = false
     ) {
         self.host = host
         self.port = port
@@ -34,15 +41,19 @@ public struct ServerConfiguration: Sendable {
         self.pruneInterval = pruneInterval
         self.lockTimeout = lockTimeout
         self.readOnly = readOnly
+        self.metrics = metrics
+        self.metricsPublic = metricsPublic
     }
 }
 
-/// The routes: `/health`, the search page at `/`, and the API under `/v1`. A read-only service
-/// refuses every write before it reads the request's token or body.
+/// The routes: `/health`, the search page at `/`, the API under `/v1`, and `/metrics`. A read-only
+/// service refuses every write before it reads the request's token or body.
 public func buildRouter(
-    service: IndexPool, tokens: AccessTokens, readOnly: ServerConfiguration.ReadOnly? = nil
+    service: IndexPool, tokens: AccessTokens, readOnly: ServerConfiguration.ReadOnly? = nil,
+    metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), metricsPublic: Bool = false
 ) -> Router<SearchlightRequestContext> {
     let router = Router(context: SearchlightRequestContext.self)
+    router.add(middleware: MetricsMiddleware())
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ErrorMiddleware())
     if let readOnly { router.add(middleware: ReadOnlyMiddleware(primary: readOnly.primary)) }
@@ -56,6 +67,8 @@ public func buildRouter(
     SearchController(service: service).addRoutes(to: api)
     ItemsController(service: service).addRoutes(to: api)
     AdminController(service: service).addRoutes(to: api)
+    MetricsController(service: service, registry: metrics, isPublic: metricsPublic).addRoutes(
+        to: router, tokens: tokens)
     return router
 }
 
@@ -75,7 +88,9 @@ public func buildApplication(
         services.append(PruneService(index: service, interval: interval, logger: logger))
     }
     return Application(
-        router: buildRouter(service: service, tokens: configuration.tokens, readOnly: configuration.readOnly),
+        router: buildRouter(
+            service: service, tokens: configuration.tokens, readOnly: configuration.readOnly,
+            metrics: configuration.metrics, metricsPublic: configuration.metricsPublic),
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: "searchlight"),
         services: services,

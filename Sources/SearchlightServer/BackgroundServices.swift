@@ -41,7 +41,8 @@ struct PruneService: Service {
                     let pruned = try await index.write { batch throws(SearchlightError) in
                         try batch.pruneExpiredItems(now: now)
                     }
-                    logger.info("Pruned expired items", metadata: ["pruned": "\(pruned)"])
+                    PruneMetrics.record(pruned: pruned, trigger: "background")
+                    logger.info("Pruned expired items", metadata: ["pruned": .stringConvertible(pruned)])
                     // Readers follow the new generation on their next search.
                     let compaction = try await index.writeAlone { writer throws(SearchlightError) in
                         try writer.compactIfWorthwhile(afterDeleting: pruned)

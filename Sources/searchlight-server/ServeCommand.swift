@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Metrics
+import Prometheus
 import SearchlightCommandLine
 import SearchlightKit
 import SearchlightServer
@@ -33,6 +35,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --read-only: the primary's address, named to refused writes.", valueName: "url"))
     var primary: String?
 
+    @Flag(help: "Answer GET /metrics without a token (else admin tokens only).")
+    var metricsPublic = false
+
     @Option(help: "How logs are written to stderr: text (for people) or json (one object per line, for log shippers).")
     var logFormat = LogFormat.text
 
@@ -57,13 +62,15 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "searchlight")
+        let metrics = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
         do {
             let accessTokens =
                 try tokens.map { path throws(SearchlightError) in try AccessTokens(contentsOf: path) } ?? .none
             let configuration = ServerConfiguration(
                 host: host, port: port, indexPath: global.indexPath, tokens: accessTokens,
                 pruneInterval: pruneInterval.duration, lockTimeout: writer.duration,
-                readOnly: readOnly ? .init(primary: primary) : nil)
+                readOnly: readOnly ? .init(primary: primary) : nil, metrics: metrics, metricsPublic: metricsPublic)
             try await runServer(configuration, logger: logger) { host, port in
                 let mode = configuration.readOnly == nil ? "" : ", read-only"
                 let line = "Searchlight listening on http://\(host):\(port) (index \(configuration.indexPath)\(mode))\n"

@@ -28,7 +28,9 @@ struct Fixture {
     /// The remote shard's server, for `.shards`.
     let shardServer: LoopbackServer?
 
-    init(_ storage: Storage = .folder, readOnly: ServerConfiguration.ReadOnly? = nil) throws {
+    init(_ storage: Storage = .folder, readOnly: ServerConfiguration.ReadOnly? = nil, metricsPublic: Bool = false)
+        throws
+    {
         directory = try TemporaryFolder.subfolder("server")
         if storage == .shards {
             let server = try LoopbackServer.shard(folder: directory + "/shard-3")
@@ -56,7 +58,8 @@ struct Fixture {
             .init(token: otherToken, domain: "com.example.blog", role: .write),
             .init(token: adminToken, domain: "default", role: .admin),
         ])
-        application = Application(router: buildRouter(service: service, tokens: tokens, readOnly: readOnly))
+        application = Application(
+            router: buildRouter(service: service, tokens: tokens, readOnly: readOnly, metricsPublic: metricsPublic))
     }
 
     static func item(_ id: String, _ title: String, _ mode: ContentIndexMode, _ domain: String) -> SearchableItem {
@@ -255,6 +258,40 @@ struct ReadingTests {
                 #expect(shards.count == 3 && shards.filter { $0 > 0 }.count >= 2 && shards[2] > 0, "\(shards)")
             }
         }
+    }
+}
+
+@Suite("HTTP: metrics", .temporaryFolder)
+struct MetricsTests {
+    @Test("GET /metrics is Prometheus text for admin tokens only: the index's items by mode, size and queue")
+    func adminOnly() async throws {
+        try await withRouter { client, _ in
+            #expect(try await client.execute(uri: "/metrics", method: .get).status == .unauthorized)
+            let reader = try await client.execute(uri: "/metrics", method: .get, headers: headers(readerToken))
+            #expect(reader.status == .forbidden)
+            #expect(try errorCode(reader) == 2012)
+            let response = try await client.execute(uri: "/metrics", method: .get, headers: headers(adminToken))
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType] == "text/plain; version=0.0.4; charset=utf-8")
+            let lines = String(buffer: response.body).split(separator: "\n")
+            #expect(lines.contains(#"searchlight_items{mode="public"} 2.0"#))
+            #expect(lines.contains(#"searchlight_items{mode="private"} 2.0"#))
+            #expect(lines.contains("searchlight_items_expired 0.0"))
+            #expect(lines.contains("searchlight_writer_queue_depth 0.0"))
+            #expect(lines.contains("# TYPE searchlight_index_size_bytes gauge"))
+            #expect(lines.contains { $0.hasPrefix("searchlight_index_size_bytes ") && !$0.hasSuffix(" 0.0") })
+        }
+    }
+
+    @Test("with --metrics-public, GET /metrics answers without a token")
+    func metricsPublic() async throws {
+        let fixture = try Fixture(metricsPublic: true)
+        try await fixture.application.test(.router) { client in
+            let response = try await client.execute(uri: "/metrics", method: .get)
+            #expect(response.status == .ok)
+            #expect(String(buffer: response.body).contains(#"searchlight_items{mode="public"} 2.0"#))
+        }
+        try await fixture.cleanUp()
     }
 }
 

@@ -159,6 +159,38 @@ struct ServeTests {
         #expect(refused.stderr.contains("--log-format"))
     }
 
+    @Test("GET /metrics counts requests by route and status, commits and prunes (--metrics-public)")
+    func metrics() async throws {
+        let workspace = try Workspace()
+        let tokens = try workspace.write(
+            "admin.json", #"{"tokens":[{"token":"\#(shopToken)","domain":"com.example.shop","role":"admin"}]}"#)
+        let server = try RunningServer(index: workspace.index, tokens: tokens, extra: ["--metrics-public"])
+        defer { _ = server.stop() }
+        #expect(try await http("GET", server.baseURL + "/v1/search?q=lamp").status == 200)
+        #expect(try await http("GET", server.baseURL + "/v1/search?q=%22").status == 400)
+        let write = try await http(
+            "POST", server.baseURL + "/v1/items", body: #"{"$canonical_identifier":"lamp","$og_title":"Lamp"}"#,
+            token: shopToken)
+        #expect(write.status == 200)
+        #expect(try await http("POST", server.baseURL + "/v1/prune", token: shopToken).status == 200)
+        let metrics = try await http("GET", server.baseURL + "/metrics")
+        #expect(metrics.status == 200)
+        let lines = metrics.body.split(separator: "\n").map(String.init)
+        func value(_ prefix: String) -> Double? {
+            lines.first { $0.hasPrefix(prefix + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
+        }
+        let route = #"http_route="/v1/search",http_request_method="GET",http_response_status_code="#
+        #expect(value(#"hb_requests{\#(route)"200"}"#) == 1)
+        #expect(value(#"hb_requests{\#(route)"400"}"#) == 1)
+        #expect(value(#"http_server_request_duration_count{\#(route)"200"}"#) == 1)
+        #expect(value("searchlight_commit_duration_seconds_count") ?? 0 >= 2)
+        #expect(value(#"searchlight_prune_runs_total{trigger="request"}"#) == 1)
+        #expect(value(#"searchlight_pruned_items_total{trigger="request"}"#) == 0)
+        #expect(value(#"searchlight_items{mode="public"}"#) == 0)
+        #expect(value(#"searchlight_items{mode="private"}"#) == 1)
+        #expect(value("searchlight_index_generation") != nil)
+    }
+
     @Test("large batches over HTTP are built in shards and swapped in while searches under wrk all answer 200")
     func bulkBatchesDuringSearches() throws {
         let workspace = try Workspace()

@@ -50,6 +50,13 @@ final class JobQueue<Job: Sendable>: @unchecked Sendable {
         return true
     }
 
+    /// How many jobs wait for a thread.
+    var waiting: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return jobs.count
+    }
+
     /// Lets the threads finish the jobs waiting, then stop; returns once they have.
     func close() {
         condition.lock()
