@@ -46,6 +46,8 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            // The service's OpenAPI document, served at GET /openapi.json.
+            resources: [.embedInCode("openapi.json")],
             swiftSettings: upcomingFeatures
         ),
         .target(

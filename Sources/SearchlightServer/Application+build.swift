@@ -46,7 +46,8 @@ public struct ServerConfiguration: Sendable {
     }
 }
 
-/// The routes: `/health`, the search page at `/`, the API under `/v1`, and `/metrics`. A read-only
+/// The routes: `/health`, the search page at `/`, the API under `/v1`, `/metrics`, and the API's
+/// description at `/openapi.json`. A read-only
 /// service refuses every write before it reads the request's token or body.
 public func buildRouter(
     service: IndexPool, tokens: AccessTokens, readOnly: ServerConfiguration.ReadOnly? = nil,
@@ -56,6 +57,7 @@ public func buildRouter(
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ErrorMiddleware())
+    router.add(middleware: MethodNotAllowedMiddleware(document: PackageResources.openapi_json))
     if let readOnly { router.add(middleware: ReadOnlyMiddleware(primary: readOnly.primary)) }
     router.get("/health") { _, _ -> Response in
         var headers = HTTPFields()
@@ -63,6 +65,12 @@ public func buildRouter(
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: #"{"status":"ok"}"#)))
     }
     router.get("/") { _, _ -> Response in SearchPage.response }
+    router.get("/openapi.json") { _, _ -> Response in
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(
+            status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: PackageResources.openapi_json)))
+    }
     let api = router.group("v1").add(middleware: AuthenticationMiddleware(tokens: tokens))
     SearchController(service: service).addRoutes(to: api)
     ItemsController(service: service).addRoutes(to: api)

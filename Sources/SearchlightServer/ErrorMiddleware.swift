@@ -19,7 +19,7 @@ extension SearchlightError {
         case .forbidden: .forbidden
         case .itemNotFound: .notFound
         case .publicContentNotRemovable: .conflict
-        case .readOnly: .methodNotAllowed
+        case .readOnly, .methodNotAllowed: .methodNotAllowed
         case .bodyTooLarge: .contentTooLarge
         case .indexLocked, .indexUnavailable: .serviceUnavailable
         case .writeFailed, .internalError: .internalServerError

@@ -109,7 +109,13 @@ struct ItemsController {
     private func remove(_ ids: [String], domain: String, request: Request, context: SearchlightRequestContext)
         async throws -> RemovalReport
     {
-        let includePublic = context.caller.role == .admin && request.parameter("includePublic") == "true"
+        let includePublic: Bool
+        switch request.parameter("includePublic") {
+        case nil, "false": includePublic = false
+        case "true": includePublic = context.caller.role == .admin
+        case let other?:
+            throw SearchlightError(.invalidArgument, "includePublic must be true or false, not \(other)")
+        }
         var report = try await service.write { batch throws(SearchlightError) in
             try batch.deleteSearchableItems(
                 withIdentifiers: ids, domainIdentifier: domain, includePublic: includePublic)

@@ -261,6 +261,49 @@ struct ReadingTests {
     }
 }
 
+@Suite("HTTP: the API's description", .temporaryFolder)
+struct OpenAPITests {
+    @Test("GET /openapi.json is OpenAPI 3.1 with every route, bearer auth and the error shape")
+    func document() async throws {
+        try await withRouter { client, _ in
+            let response = try await client.execute(uri: "/openapi.json", method: .get)
+            #expect(response.status == .ok)
+            let document = try json(response)
+            #expect(document["openapi"] as? String == "3.1.0")
+            let paths = try #require(document["paths"] as? [String: [String: Any]])
+            let routes = paths.flatMap { path, operations in
+                operations.keys.filter { $0 != "parameters" }.map { "\($0.uppercased()) \(path)" }
+            }
+            #expect(
+                Set(routes) == [
+                    "GET /v1/search", "POST /v1/items", "DELETE /v1/items", "GET /v1/items/{id}",
+                    "DELETE /v1/items/{id}", "POST /v1/items/remove", "POST /v1/items/{id}/views", "POST /v1/prune",
+                    "GET /v1/stats", "GET /health", "GET /", "GET /metrics", "GET /openapi.json",
+                ])
+            let components = try #require(document["components"] as? [String: Any])
+            let schemes = components["securitySchemes"] as? [String: [String: String]]
+            #expect(schemes?["bearer"]?["scheme"] == "bearer")
+            #expect((components["schemas"] as? [String: Any])?["Error"] != nil)
+        }
+    }
+
+    @Test("a method a path does not take is 405 with Allow, from the document; an unknown path stays 404")
+    func methodNotAllowed() async throws {
+        try await withRouter { client, _ in
+            let prune = try await client.execute(uri: "/v1/prune", method: .get, headers: headers(adminToken))
+            #expect(prune.status == .methodNotAllowed)
+            #expect(prune.headers[.allow] == "POST")
+            #expect(try errorCode(prune) == 2015)
+            let item = try await client.execute(uri: "/v1/items/lamp", method: .put)
+            #expect(item.headers[.allow] == "GET, DELETE")
+            let remove = try await client.execute(uri: "/v1/items/remove", method: .get)
+            #expect(remove.headers[.allow] == "POST")
+            #expect(try await client.execute(uri: "/v1/nothing", method: .get).status == .notFound)
+            #expect(try await client.execute(uri: "/v1/items/a/b/c", method: .get).status == .notFound)
+        }
+    }
+}
+
 @Suite("HTTP: metrics", .temporaryFolder)
 struct MetricsTests {
     @Test("GET /metrics is Prometheus text for admin tokens only: the index's items by mode, size and queue")

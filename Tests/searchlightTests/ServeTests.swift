@@ -191,6 +191,29 @@ struct ServeTests {
         #expect(value("searchlight_index_generation") != nil)
     }
 
+    @Test("schemathesis, from the served OpenAPI document: responses conform, nothing is 5xx, auth is enforced")
+    func schemathesis() throws {
+        let workspace = try Workspace()
+        #expect(try workspace.run(["index", repositoryRoot + "/corpus", "--now", corpusNow]).status == 0)
+        let admin = "admin-token-for-the-api-check-0123"
+        let tokens = try workspace.write(
+            "admin.json", #"{"tokens":[{"token":"\#(admin)","domain":"com.example.shop","role":"admin"}]}"#)
+        let server = try RunningServer(index: workspace.index, tokens: tokens)
+        defer { _ = server.stop() }
+        // A short run by default; SEARCHLIGHT_SCHEMATHESIS_EXAMPLES=1000 for a long one.
+        let examples = ProcessInfo.processInfo.environment["SEARCHLIGHT_SCHEMATHESIS_EXAMPLES"] ?? "25"
+        let (status, output) = try runProgram(
+            "/usr/bin/env",
+            [
+                "schemathesis", "--config-file", repositoryRoot + "/Tests/schemathesis/schemathesis.toml", "run",
+                server.baseURL + "/openapi.json", "--url", server.baseURL, "--header", "Authorization: Bearer \(admin)",
+                "--max-examples", examples, "--seed", "20261124",
+            ])
+        #expect(status == 0, "schemathesis: \(output)")
+        #expect(output.contains("passed"), "\(output)")
+        #expect(!output.contains("Server error"))
+    }
+
     @Test("large batches over HTTP are built in shards and swapped in while searches under wrk all answer 200")
     func bulkBatchesDuringSearches() throws {
         let workspace = try Workspace()
