@@ -29,14 +29,20 @@ public struct JSONLogHandler: LogHandler {
         {
             fields[key] = Self.json(value)
         }
-        fields["time"] = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
+        fields["time"] = Self.time.format(Date())
         fields["level"] = event.level.rawValue
         fields["label"] = label
         fields["message"] = "\(event.message)"
-        guard var line = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]) else { return }
+        guard
+            var line = try? JSONSerialization.data(
+                withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes])
+        else { return }
         line.append(UInt8(ascii: "\n"))
         FileHandle.standardError.write(line)
     }
+
+    /// ISO 8601 in UTC with milliseconds: `2026-11-24T02:29:42.534Z`.
+    private static let time = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
     private static func json(_ value: Logger.Metadata.Value) -> Any {
         switch value {

@@ -145,7 +145,9 @@ struct ServeTests {
         for line in lines {
             let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
             let entry = try #require(object, "not a JSON object: \(line)")
-            #expect(entry["time"] is String && entry["level"] is String && entry["message"] is String, "\(line)")
+            #expect(entry["level"] is String && entry["message"] is String, "\(line)")
+            let time = try #require(entry["time"] as? String)
+            #expect(try Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(time) <= Date(), "\(time)")
             if entry["message"] as? String == "request" { requests.append(entry) }
         }
         #expect(requests.map { $0["status"] as? Int } == [200, 200, 404])
