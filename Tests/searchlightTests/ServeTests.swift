@@ -96,6 +96,14 @@ func runPython(_ script: String) throws -> (status: Int32, output: String, secon
 
 let shopToken = "shop-writer-token-0123456789"
 
+/// Posts one item, "lamp", with the shop's token: the status.
+func indexLamp(on server: RunningServer) async throws -> Int {
+    try await http(
+        "POST", server.baseURL + "/v1/items", body: #"{"$canonical_identifier":"lamp","$og_title":"Lamp"}"#,
+        token: shopToken
+    ).status
+}
+
 func writeTokens(_ workspace: Workspace) throws -> String {
     try workspace.write(
         "tokens.json", #"{"tokens":[{"token":"\#(shopToken)","domain":"com.example.shop","role":"write"}]}"#)
@@ -133,10 +141,7 @@ struct ServeTests {
         let server = try RunningServer(
             index: workspace.index, tokens: try writeTokens(workspace), extra: ["--log-format", "json"])
         #expect(try await http("GET", server.baseURL + "/v1/search?q=lamp").status == 200)
-        let write = try await http(
-            "POST", server.baseURL + "/v1/items", body: #"{"$canonical_identifier":"lamp","$og_title":"Lamp"}"#,
-            token: shopToken)
-        #expect(write.status == 200)
+        #expect(try await indexLamp(on: server) == 200)
         #expect(try await http("GET", server.baseURL + "/v1/items/none", token: shopToken).status == 404)
         #expect(server.stop() == 0)
         let lines = server.log.split(separator: "\n")
@@ -170,10 +175,7 @@ struct ServeTests {
         defer { _ = server.stop() }
         #expect(try await http("GET", server.baseURL + "/v1/search?q=lamp").status == 200)
         #expect(try await http("GET", server.baseURL + "/v1/search?q=%22").status == 400)
-        let write = try await http(
-            "POST", server.baseURL + "/v1/items", body: #"{"$canonical_identifier":"lamp","$og_title":"Lamp"}"#,
-            token: shopToken)
-        #expect(write.status == 200)
+        #expect(try await indexLamp(on: server) == 200)
         #expect(try await http("POST", server.baseURL + "/v1/prune", token: shopToken).status == 200)
         let metrics = try await http("GET", server.baseURL + "/metrics")
         #expect(metrics.status == 200)
