@@ -53,7 +53,8 @@ public func buildRouter(
     service: IndexPool, tokens: AccessTokens, readOnly: ServerConfiguration.ReadOnly? = nil,
     metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), metricsPublic: Bool = false
 ) -> Router<SearchlightRequestContext> {
-    let router = Router(context: SearchlightRequestContext.self)
+    // HEAD is answered wherever GET is, as HTTP asks (and a read-only service's Allow says).
+    let router = Router(context: SearchlightRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ErrorMiddleware())

@@ -22,7 +22,9 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
         // Literal segments win over parameters, as in the router: /v1/items/remove before /v1/items/{id}.
         paths = listed.map { template, operations in
             let segments = template.split(separator: "/").map { $0.hasPrefix("{") ? nil : $0 }
-            let methods = ["GET", "POST", "PUT", "PATCH", "DELETE"].filter { operations[$0.lowercased()] != nil }
+            var methods = ["GET", "POST", "PUT", "PATCH", "DELETE"].filter { operations[$0.lowercased()] != nil }
+            // The router answers HEAD wherever it answers GET.
+            if let get = methods.firstIndex(of: "GET") { methods.insert("HEAD", at: get + 1) }
             return (segments, methods)
         }.sorted { $0.segments.count { $0 == nil } < $1.segments.count { $0 == nil } }
     }
