@@ -269,12 +269,12 @@ public final class SearchableIndex: Sendable {
         Int64((Date().timeIntervalSince1970 * 1000).rounded())
     }
 
-    /// Closes the index. Reports Xapian's failures, which its destructor would swallow.
     /// The number of the generation the index's folder names as current: it grows by one with each
     /// bulk build that merges and each compaction. `nil` for an index in the first layout (one
     /// database, never rebuilt), a replica, or a topology.
     public var generation: Int? { topology == nil ? IndexLayout.read(path).generation : nil }
 
+    /// Closes the index. Reports Xapian's failures, which its destructor would swallow.
     public func close() throws(SearchlightError) {
         var failure: SearchlightError?
         shardWriters.withLock { writers in
