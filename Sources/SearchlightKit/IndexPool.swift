@@ -183,8 +183,7 @@ public final class IndexPool: Sendable {
                 for job in jobs { results.append(try job.inBatch!(transaction)) }
                 return Results(values: results)
             }
-            let elapsed = (ContinuousClock.now - started).components
-            commitDuration.recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
+            commitDuration.recordSeconds((ContinuousClock.now - started).seconds)
             for (job, result) in zip(jobs, results.values) { job.finish(.success(result)) }
         } catch {
             guard jobs.count > 1 else { return jobs[0].finish(.failure(error)) }

@@ -47,8 +47,8 @@ public struct ServerConfiguration: Sendable {
 }
 
 /// The routes: `/health`, the search page at `/`, the API under `/v1`, `/metrics`, and the API's
-/// description at `/openapi.json`. A read-only
-/// service refuses every write before it reads the request's token or body.
+/// description at `/openapi.json`. A read-only service refuses every write before it reads the
+/// request's token or body.
 public func buildRouter(
     service: IndexPool, tokens: AccessTokens, readOnly: ServerConfiguration.ReadOnly? = nil,
     metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), metricsPublic: Bool = false
@@ -61,16 +61,12 @@ public func buildRouter(
     router.add(middleware: MethodNotAllowedMiddleware(document: PackageResources.openapi_json))
     if let readOnly { router.add(middleware: ReadOnlyMiddleware(primary: readOnly.primary)) }
     router.get("/health") { _, _ -> Response in
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json; charset=utf-8"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: #"{"status":"ok"}"#)))
+        Response(contentType: "application/json; charset=utf-8", body: ByteBuffer(string: #"{"status":"ok"}"#))
     }
     router.get("/") { _, _ -> Response in SearchPage.response }
+    let description = ByteBuffer(bytes: PackageResources.openapi_json)
     router.get("/openapi.json") { _, _ -> Response in
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json; charset=utf-8"
-        return Response(
-            status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: PackageResources.openapi_json)))
+        Response(contentType: "application/json; charset=utf-8", body: description)
     }
     let api = router.group("v1").add(middleware: AuthenticationMiddleware(tokens: tokens))
     SearchController(service: service).addRoutes(to: api)

@@ -57,10 +57,10 @@ struct ErrorMiddleware: RouterMiddleware {
     static func response(for error: SearchlightError) throws -> Response {
         let data = try JSONEncoder.searchlight().encode(
             Body(error: .init(code: error.code.rawValue, message: error.located)))
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json; charset=utf-8"
-        if error.code == .bodyTooLarge { headers[.connection] = "close" }
-        if error.code == .readOnly { headers[.allow] = "GET, HEAD" }
-        return Response(status: error.httpStatus, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        var response = Response(
+            status: error.httpStatus, contentType: "application/json; charset=utf-8", body: ByteBuffer(bytes: data))
+        if error.code == .bodyTooLarge { response.headers[.connection] = "close" }
+        if error.code == .readOnly { response.headers[.allow] = "GET, HEAD" }
+        return response
     }
 }

@@ -34,9 +34,7 @@ struct MetricsController {
             .set(Int64(service.queuedWrites))
         var text: [UInt8] = []
         registry.emit(into: &text)
-        var headers = HTTPFields()
-        headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: text)))
+        return Response(contentType: "text/plain; version=0.0.4; charset=utf-8", body: ByteBuffer(bytes: text))
     }
 
     private func gauge(_ name: String, _ unit: String, _ help: String, _ labels: (String, String)...)

@@ -101,6 +101,15 @@ struct RequestLogMiddleware: RouterMiddleware {
     }
 }
 
+extension Response {
+    /// A response whose whole body is `body`, of the given content type.
+    init(status: HTTPResponse.Status = .ok, contentType: String, body: ByteBuffer) {
+        var headers = HTTPFields()
+        headers[.contentType] = contentType
+        self.init(status: status, headers: headers, body: .init(byteBuffer: body))
+    }
+}
+
 extension SearchlightRequestContext {
     /// The `{id}` path parameter, percent-decoded (identifiers hold `/`, sent as `%2F`).
     func itemIdentifier() throws -> String {

@@ -5,12 +5,11 @@ import Logging
 /// styles), with as-you-type results, highlighted matches, and an optional token for private items.
 enum SearchPage {
     static var response: Response {
-        var headers = HTTPFields()
-        headers[.contentType] = "text/html; charset=utf-8"
-        headers[.contentSecurityPolicy] =
+        var response = Response(contentType: "text/html; charset=utf-8", body: ByteBuffer(string: html))
+        response.headers[.contentSecurityPolicy] =
             "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; "
             + "img-src 'self' data:; base-uri 'none'; form-action 'none'"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
+        return response
     }
 
     static let html = #"""

@@ -10,14 +10,15 @@ public func currentDatabase(_ index: String) -> String {
     return index + "/" + stub.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
-/// Runs a program to completion: its exit status and what it printed on standard output and
-/// error together.
+/// Runs a program to completion, in `directory` when given: its exit status and what it printed on
+/// standard output and error together.
 public func runProgram(
-    _ path: String, _ arguments: [String], environment: [String: String] = [:]
+    _ path: String, _ arguments: [String], environment: [String: String] = [:], in directory: String? = nil
 ) throws -> (status: Int32, output: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     let output = Pipe()
     process.standardOutput = output

@@ -204,7 +204,8 @@ struct ServeTests {
             "admin.json", #"{"tokens":[{"token":"\#(admin)","domain":"com.example.shop","role":"admin"}]}"#)
         let server = try RunningServer(index: workspace.index, tokens: tokens)
         defer { _ = server.stop() }
-        // A short run by default; SEARCHLIGHT_SCHEMATHESIS_EXAMPLES=1000 for a long one.
+        // A short run by default; SEARCHLIGHT_SCHEMATHESIS_EXAMPLES=1000 for a long one. It runs in
+        // the workspace, where schemathesis and Hypothesis keep their caches.
         let examples = ProcessInfo.processInfo.environment["SEARCHLIGHT_SCHEMATHESIS_EXAMPLES"] ?? "25"
         let (status, output) = try runProgram(
             "/usr/bin/env",
@@ -212,7 +213,7 @@ struct ServeTests {
                 "schemathesis", "--config-file", repositoryRoot + "/Tests/schemathesis/schemathesis.toml", "run",
                 server.baseURL + "/openapi.json", "--url", server.baseURL, "--header", "Authorization: Bearer \(admin)",
                 "--max-examples", examples, "--seed", "20261124",
-            ])
+            ], in: workspace.path)
         #expect(status == 0, "schemathesis: \(output)")
         #expect(output.contains("passed"), "\(output)")
         #expect(!output.contains("Server error"))
