@@ -98,6 +98,12 @@ let package = Package(
             swiftSettings: upcomingFeatures
         ),
         .executableTarget(
+            name: "argument-parser-floor",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Benchmarks/Sources/argument-parser-floor",
+            swiftSettings: upcomingFeatures
+        ),
+        .executableTarget(
             name: "searchlight-bench",
             dependencies: ["SearchlightKit"],
             path: "Benchmarks/Sources/searchlight-bench",
