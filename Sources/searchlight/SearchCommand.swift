@@ -5,6 +5,7 @@ import SearchlightKit
 struct SearchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "search",
+        _superCommandName: "searchlight",
         abstract: "Search the index.",
         discussion: """
             Words are ANDed, stemmed and matched without regard to case or accents; the last word \

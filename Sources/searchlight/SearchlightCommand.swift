@@ -10,7 +10,42 @@ enum Main {
             Output.warn("searchlight: " + ServerProgram.exec(Array(arguments.dropFirst())))
             SearchlightCommand.exit(withError: ExitStatus.failure)
         }
+        if var command = subcommandParsedAlone(arguments) {
+            do { try command.run() } catch { SearchlightCommand.exit(withError: error) }
+            return
+        }
         SearchlightCommand.main()
+    }
+
+    /// `searchlight SUBCOMMAND ARGUMENTS…` parsed as the subcommand alone, the way
+    /// swift-argument-parser parses a command that names a super-command (`_superCommandName`,
+    /// as `swift package` is run by `swift`); `nil` when that parse fails.
+    ///
+    /// For a search this halves the parser's work: the root's own parse, its tree of subcommands
+    /// and its check for a completion-script request are what a command parsed alone skips. Only
+    /// successful parses of the subcommand itself are kept. Help, every error (with its usage line and exit status) and the
+    /// root's own flags, which a subcommand alone does not know and `search` would take for query
+    /// words, are left to the root's parse, so nothing a user sees changes.
+    static func subcommandParsedAlone(_ arguments: ArraySlice<String>) -> (any ParsableCommand)? {
+        guard let name = arguments.first,
+            let subcommand = SearchlightCommand.configuration.subcommands.first(where: {
+                $0.configuration.commandName == name
+            }),
+            !arguments.contains(where: isRootFlag)
+        else { return nil }
+        // A request for help parses as the library's help command, which would print the
+        // subcommand's help without the root's part.
+        guard let command = try? subcommand.parseAsRoot(Array(arguments.dropFirst())), type(of: command) == subcommand
+        else { return nil }
+        return command
+    }
+
+    /// `--version`, `--generate-completion-script [SHELL]` and the shell completion's
+    /// `---completion`: what only the root command answers.
+    static func isRootFlag(_ argument: String) -> Bool {
+        ["--version", "--generate-completion-script", "---completion"].contains {
+            argument == $0 || argument.hasPrefix($0 + "=")
+        }
     }
 }
 

@@ -519,6 +519,40 @@ struct UsageTests {
         #expect(run.stdout.contains("--index"))
     }
 
+    /// A subcommand is parsed on its own when it can be (Main.subcommandParsedAlone); what only
+    /// the root answers must still be answered when it follows the subcommand.
+    @Test(
+        "after a subcommand, --version, --help and completion scripts answer as the root does",
+        arguments: ["index", "search", "get", "remove", "prune", "stats", "export", "compact", "view"])
+    func rootFlagsAfterSubcommand(subcommand: String) throws {
+        let version = try runBinary(["--version"])
+        #expect(version.status == 0 && !version.stdout.isEmpty)
+        let afterSubcommand = try runBinary([subcommand, "--version"])
+        #expect(afterSubcommand.status == 0)
+        #expect(afterSubcommand.stdout == version.stdout)
+
+        // The help of `searchlight SUBCOMMAND`, with the root's --version, not the subcommand's alone.
+        let help = try runBinary([subcommand, "--index", "/nonexistent", "-h"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("USAGE: searchlight \(subcommand)"))
+        #expect(help.stdout.contains("--version"))
+
+        for request in [["--generate-completion-script", "bash"], ["--generate-completion-script=zsh"]] {
+            let script = try runBinary([subcommand] + request)
+            #expect(script.status == 0, "\(request)")
+            #expect(script.stdout.contains("searchlight"), "\(request)")
+            #expect(script.stdout.contains("_searchlight"), "\(request): \(script.stdout.prefix(200))")
+        }
+    }
+
+    @Test("a subcommand's usage error names the whole command")
+    func usageErrorAfterSubcommand() throws {
+        let run = try runBinary(["search", "--limit", "many", "lamp"])
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("The value 'many' is invalid for '--limit <limit>'"))
+        #expect(run.stderr.contains("Usage: searchlight search"))
+    }
+
     @Test("the top-level help lists the subcommands")
     func topLevelHelp() throws {
         let run = try runBinary(["--help"])

@@ -6,12 +6,21 @@
 // A root command and a `search` subcommand that declare what `searchlight search` declares (the
 // index, JSON output, the clock, domain, scope, limit, offset and the query words), parse the same
 // command line the same way, print the words and exit: everything a Searchlight search pays before
-// it opens the index, and nothing after.
+// it opens the index, and nothing after. As `searchlight` does (Main.subcommandParsedAlone), the
+// subcommand is parsed on its own, naming the root as its super-command.
 
 import ArgumentParser
 
 @main
-struct Floor: ParsableCommand {
+enum Floor {
+    static func main() {
+        let arguments = CommandLine.arguments.dropFirst()
+        guard arguments.first == "search" else { return Root.main() }
+        Search.main(Array(arguments.dropFirst()))
+    }
+}
+
+struct Root: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "argument-parser-floor", version: "1", subcommands: [Search.self, Other.self])
 }
@@ -30,6 +39,8 @@ enum Scope: String, CaseIterable, ExpressibleByArgument {
 }
 
 struct Search: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "search", _superCommandName: "argument-parser-floor")
+
     @OptionGroup var common: Common
     @OptionGroup var clock: Clock
     @Argument(parsing: .allUnrecognized) var query: [String] = []
