@@ -21,11 +21,12 @@ enum Main {
     /// swift-argument-parser parses a command that names a super-command (`_superCommandName`,
     /// as `swift package` is run by `swift`); `nil` when that parse fails.
     ///
-    /// For a search this halves the parser's work: the root's own parse, its tree of subcommands
-    /// and its check for a completion-script request are what a command parsed alone skips. Only
-    /// successful parses of the subcommand itself are kept. Help, every error (with its usage line and exit status) and the
-    /// root's own flags, which a subcommand alone does not know and `search` would take for query
-    /// words, are left to the root's parse, so nothing a user sees changes.
+    /// A command parsed alone skips the root's own parse, its tree of subcommands and its check for
+    /// a completion-script request: for a search, 3.1 M of the 12.8 M instructions it ran. Only
+    /// successful parses of the subcommand itself are kept. Help, every error (with its usage line
+    /// and exit status) and the root's own flags, which a subcommand alone does not know and
+    /// `search` would take for query words, are left to the root's parse, so nothing a user sees
+    /// changes.
     static func subcommandParsedAlone(_ arguments: ArraySlice<String>) -> (any ParsableCommand)? {
         guard let name = arguments.first,
             let subcommand = SearchlightCommand.configuration.subcommands.first(where: {
