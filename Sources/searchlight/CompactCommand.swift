@@ -6,7 +6,7 @@ import SearchlightKit
 struct CompactCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "compact",
-        _superCommandName: "searchlight",
+        _superCommandName: SearchlightCommand.programName,
         abstract: "Rewrite the index compactly, reclaiming the space of deleted and replaced items.",
         discussion: """
             Writes the index anew as its next generation and switches to it atomically: searches \

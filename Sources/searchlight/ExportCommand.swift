@@ -7,7 +7,7 @@ import SearchlightKit
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        _superCommandName: "searchlight",
+        _superCommandName: SearchlightCommand.programName,
         abstract: "Print every item as JSON Lines in the Branch dictionary format.",
         discussion: """
             Each line is one item with its "domain" and "contentIndexMode"; indexing the output \

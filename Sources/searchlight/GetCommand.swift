@@ -6,7 +6,7 @@ import SearchlightKit
 struct GetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "get",
-        _superCommandName: "searchlight",
+        _superCommandName: SearchlightCommand.programName,
         abstract: "Show one item, in the Branch dictionary format plus domain and contentIndexMode.",
         discussion: """
             Looks the identifier up in --domain, then among every domain's public items. Expired \

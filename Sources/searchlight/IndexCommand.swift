@@ -5,7 +5,7 @@ import SearchlightKit
 struct IndexCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "index",
-        _superCommandName: "searchlight",
+        _superCommandName: SearchlightCommand.programName,
         abstract: "Index BUO JSON files, folders of them, or standard input.",
         discussion: """
             Each file holds one BUO object, an array of them, or JSON Lines. Folders are walked for \

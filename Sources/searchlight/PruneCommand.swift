@@ -5,7 +5,7 @@ import SearchlightKit
 struct PruneCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "prune",
-        _superCommandName: "searchlight",
+        _superCommandName: SearchlightCommand.programName,
         abstract: "Delete every expired item, in every domain.",
         discussion: """
             Expired items are never returned by search or get whether or not they have been pruned; \

@@ -6,7 +6,7 @@ import SearchlightKit
 struct RemoveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remove",
-        _superCommandName: "searchlight",
+        _superCommandName: SearchlightCommand.programName,
         abstract: "Remove private items by identifier, by the BUOs in files, or all of a domain's.",
         discussion: """
             Public items are not removable, as in Spotlight: naming one refuses it with code 1014 \

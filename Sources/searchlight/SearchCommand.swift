@@ -5,7 +5,7 @@ import SearchlightKit
 struct SearchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "search",
-        _superCommandName: "searchlight",
+        _superCommandName: SearchlightCommand.programName,
         abstract: "Search the index.",
         discussion: """
             Words are ANDed, stemmed and matched without regard to case or accents; the last word \

@@ -51,8 +51,11 @@ enum Main {
 }
 
 struct SearchlightCommand: ParsableCommand {
+    /// The root's name, which every subcommand names as its super-command (Main.subcommandParsedAlone).
+    static let programName = "searchlight"
+
     static let configuration = CommandConfiguration(
-        commandName: "searchlight",
+        commandName: programName,
         abstract: "A Spotlight-style local index and search for Branch Universal Objects.",
         discussion: """
             Index BUO JSON files (the Branch SDKs' dictionary or camelCase form), search them with \

@@ -6,7 +6,7 @@ import SearchlightKit
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
-        _superCommandName: "searchlight",
+        _superCommandName: SearchlightCommand.programName,
         abstract: "Count the index's items: public, private, expired, per domain, and its size.",
         discussion: """
             Examples:

@@ -5,7 +5,7 @@ import SearchlightKit
 struct ViewCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "view",
-        _superCommandName: "searchlight",
+        _superCommandName: SearchlightCommand.programName,
         abstract: "Record one view of each item: a ranking hint, as the Branch SDK's view events.",
         discussion: """
             Each view counts for the item of --domain with that identifier, or else a public item \
