@@ -52,15 +52,17 @@ package struct WriterOptions: ParsableArguments {
     package var duration: Duration { .milliseconds(Int64(lockTimeout * 1000)) }
 }
 
-/// `--now`, for commands that depend on the clock.
-package struct ClockOptions: ParsableArguments {
-    package init() {}
-
-    @Option(help: ArgumentHelp("The current time in epoch milliseconds (default: the clock).", valueName: "epoch-ms"))
-    package var now: Int64?
-
-    package var milliseconds: Int64 { now ?? SearchableIndex.currentTime() }
+extension ArgumentHelp {
+    /// `--now`'s help. Commands that depend on the clock declare `@Option(help: .now) var now: Int64?`
+    /// themselves rather than through an option group: each group costs every process that parses
+    /// it about 0.7 M instructions of the parser's reflection, 4 % of a search.
+    package static var now: ArgumentHelp {
+        ArgumentHelp("The current time in epoch milliseconds (default: the clock).", valueName: "epoch-ms")
+    }
 }
+
+/// The time a command runs at: `--now` when given, else the clock.
+package func commandTime(_ now: Int64?) -> Int64 { now ?? SearchableIndex.currentTime() }
 
 /// `--domain`, the caller's domain.
 package struct DomainOption: ParsableArguments {

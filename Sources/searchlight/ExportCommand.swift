@@ -20,7 +20,7 @@ struct ExportCommand: ParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
-    @OptionGroup var clock: ClockOptions
+    @Option(help: .now) var now: Int64?
 
     @Option(help: ArgumentHelp("Export this domain's items.", valueName: "domain"))
     var domain: String?
@@ -42,7 +42,7 @@ struct ExportCommand: ParsableCommand {
             var buffer = Data()
             try index.forEachItem(
                 domainIdentifier: allDomains ? nil : (domain ?? SearchableItem.defaultDomain),
-                includeExpired: includeExpired, now: clock.milliseconds
+                includeExpired: includeExpired, now: commandTime(now)
             ) { item in
                 buffer += try encoder.encode(item.exportedDictionary)
                 buffer.append(UInt8(ascii: "\n"))

@@ -20,7 +20,7 @@ struct GetCommand: ParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
-    @OptionGroup var clock: ClockOptions
+    @Option(help: .now) var now: Int64?
     @OptionGroup var domain: DomainOption
 
     @Argument(help: ArgumentHelp("The canonical identifier, or the item's long Branch link.", valueName: "id"))
@@ -29,7 +29,7 @@ struct GetCommand: ParsableCommand {
     func run() throws {
         try reportingErrors(global) {
             let index = try SearchableIndex.openForReading(global)
-            let found = try index.item(withIdentifier: id, domainIdentifier: domain.domain, now: clock.milliseconds)
+            let found = try index.item(withIdentifier: id, domainIdentifier: domain.domain, now: commandTime(now))
             try index.close()
             guard let item = found else {
                 throw SearchlightError(

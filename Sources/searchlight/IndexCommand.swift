@@ -24,7 +24,7 @@ struct IndexCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var writer: WriterOptions
-    @OptionGroup var clock: ClockOptions
+    @Option(help: .now) var now: Int64?
     @OptionGroup var domain: DomainOption
 
     @Argument(help: ArgumentHelp("Files, folders, or - for standard input.", valueName: "path"))
@@ -58,7 +58,7 @@ struct IndexCommand: ParsableCommand {
                 options: IndexingOptions(
                     domainIdentifier: domain.domain, maximumTimeToLive: maxTtl.duration,
                     defaultTimeToLive: defaultTtl.duration),
-                strict: strict, jobs: jobs, now: clock.milliseconds)
+                strict: strict, jobs: jobs, now: commandTime(now))
             let index = try SearchableIndex.openForWriting(global, writer)
             let display = Progress()
             var files = 0

@@ -19,7 +19,7 @@ struct PruneCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var writer: WriterOptions
-    @OptionGroup var clock: ClockOptions
+    @Option(help: .now) var now: Int64?
 
     @Flag(help: "Only count the expired items; delete nothing.")
     var dryRun = false
@@ -36,7 +36,7 @@ struct PruneCommand: ParsableCommand {
                 ? try SearchableIndex.openForReading(global) : try SearchableIndex.openForWriting(global, writer)
             let progress = Progress()
             progress.update({ _ in "Pruning expired items…" }, force: true)
-            let pruned = try index.pruneExpiredItems(now: clock.milliseconds, dryRun: dryRun)
+            let pruned = try index.pruneExpiredItems(now: commandTime(now), dryRun: dryRun)
             progress.finish()
             try index.close()
             if global.json { return try global.output.printJSON(Report(pruned: pruned, dryRun: dryRun)) }

@@ -24,7 +24,7 @@ struct SearchCommand: ParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
-    @OptionGroup var clock: ClockOptions
+    @Option(help: .now) var now: Int64?
 
     @Argument(
         parsing: .allUnrecognized,
@@ -62,7 +62,7 @@ struct SearchCommand: ParsableCommand {
                 scope: scope.scope, limit: limit, offset: offset)
             try search.validate()
             let index = try SearchableIndex.openForReading(global)
-            let results = try index.search(search, now: clock.milliseconds)
+            let results = try index.search(search, now: commandTime(now))
             try index.close()
             if global.json { return try global.output.printJSON(results) }
             printText(results)

@@ -16,7 +16,7 @@ struct StatsCommand: ParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
-    @OptionGroup var clock: ClockOptions
+    @Option(help: .now) var now: Int64?
 
     /// The size on disk, saying when remote shards' sizes are not in it (their servers' disks).
     private func size(of stats: IndexStatistics) -> String {
@@ -29,7 +29,7 @@ struct StatsCommand: ParsableCommand {
     func run() throws {
         try reportingErrors(global) {
             let index = try SearchableIndex.openForReading(global)
-            let stats = try index.statistics(now: clock.milliseconds)
+            let stats = try index.statistics(now: commandTime(now))
             try index.close()
             if global.json { return try global.output.printJSON(stats) }
             let rows: [(String, String)] = [

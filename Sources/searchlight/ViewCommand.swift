@@ -26,7 +26,7 @@ struct ViewCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var writer: WriterOptions
-    @OptionGroup var clock: ClockOptions
+    @Option(help: .now) var now: Int64?
     @OptionGroup var domain: DomainOption
 
     @Argument(
@@ -44,7 +44,7 @@ struct ViewCommand: ParsableCommand {
             let ids = ids == ["-"] ? try Output.identifiersFromStandardInput() : ids
             let index = try SearchableIndex.openForWriting(global, writer)
             let report = try index.recordViews(
-                withIdentifiers: ids, domainIdentifier: domain.domain, now: clock.milliseconds)
+                withIdentifiers: ids, domainIdentifier: domain.domain, now: commandTime(now))
             try index.close()
             if global.json { return try global.output.printJSON(report) }
             print("Recorded \(report.recorded) view\(report.recorded == 1 ? "" : "s")")

@@ -30,10 +30,6 @@ struct Common: ParsableArguments {
     @Flag var json = false
 }
 
-struct Clock: ParsableArguments {
-    @Option var now: Int64?
-}
-
 enum Scope: String, CaseIterable, ExpressibleByArgument {
     case `public`, `private`, all
 }
@@ -42,7 +38,7 @@ struct Search: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "search", _superCommandName: "argument-parser-floor")
 
     @OptionGroup var common: Common
-    @OptionGroup var clock: Clock
+    @Option var now: Int64?
     @Argument(parsing: .allUnrecognized) var query: [String] = []
     @Option var domain: String?
     @Flag var allDomains = false

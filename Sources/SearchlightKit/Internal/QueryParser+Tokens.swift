@@ -42,7 +42,7 @@ extension QueryParser {
             } else {
                 var end = index
                 while end < characters.count, !endsWord(characters[end]) { end += 1 }
-                let word = String(characters[index..<end])
+                let word = text(index..<end)
                 if sign == .none, let op = Operator(rawValue: word) {
                     tokens.append(.op(op, column: start + 1))
                     index = end
@@ -66,7 +66,7 @@ extension QueryParser {
         guard let close = characters[(index + 1)...].firstIndex(where: Self.isQuote) else {
             throw fail("has a quote that is never closed; add a closing \"", column: index + 1)
         }
-        return (String(characters[(index + 1)..<close]), close + 1)
+        return (text((index + 1)..<close), close + 1)
     }
 
     /// A word of free text from `start` to `end`; a trailing `*` makes it a prefix.
@@ -75,7 +75,7 @@ extension QueryParser {
         while last > start, characters[last - 1] == "*" { last -= 1 }
         guard last > start else { return nil }
         let match: QueryExpression.Match = last < end ? .prefix : .exact
-        return .word(.init(text: String(characters[start..<last]), field: field, match: match, location: start..<last))
+        return .word(.init(text: text(start..<last), field: field, match: match, location: start..<last))
     }
 
     /// The names before `:` that the language knows.
@@ -131,7 +131,7 @@ extension QueryParser {
             } else {
                 end = valueStart
                 while end < characters.count, !characters[end].isWhitespace, characters[end] != ")" { end += 1 }
-                value = String(characters[valueStart..<end])
+                value = text(valueStart..<end)
             }
             if filter == .mode, !["public", "private"].contains(value.lowercased()) {
                 throw fail("cannot be parsed: mode: takes public or private, not '\(value)'", column: column)
@@ -139,6 +139,15 @@ extension QueryParser {
             tokens.append(.item(.filter(filter, value), sign: sign))
             return end
         }
+    }
+
+    /// The characters in `range` as a string. Appending each one keeps this concrete: the generic
+    /// `String(_:)` over a slice looks its conformances up at run time, a cost paid by every search
+    /// process.
+    func text(_ range: Range<Int>) -> String {
+        var text = ""
+        for character in characters[range] { text.append(character) }
+        return text
     }
 
     /// The query's last word, when it ends the query and is not excluded, matches as typed so far.

@@ -105,15 +105,9 @@ struct TextArena {
     }
 
     func withTexts<T, E: Error>(_ body: (Texts) throws(E) -> T) throws(E) -> T {
-        let result: Result<T, E> = storage.withUnsafeBytes { raw in
-            let texts = Texts(base: raw.baseAddress?.assumingMemoryBound(to: CChar.self))
-            do throws(E) {
-                return .success(try body(texts))
-            } catch {
-                return .failure(error)
-            }
+        try storage.withUnsafeBufferPointer { bytes throws(E) in
+            try body(Texts(base: UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self)))
         }
-        return try result.get()
     }
 }
 
