@@ -238,7 +238,9 @@ class Builder {
         const cx_query_node &current = nodes_[position_++];
         switch (current.kind) {
             case CX_NODE_ALL:
-                return Query::MatchAll;
+                // Query::MatchAll itself would be one object shared by every query built, and the
+                // parts of a split search match theirs on threads of their own (parts.cpp).
+                return Query(std::string());
             case CX_NODE_WORD:
             case CX_NODE_PREFIX:
             case CX_NODE_PARTIAL:

@@ -1,6 +1,10 @@
 // Searching: a query tree, the caller's visibility, and a page of results with snippets.
 
+#include <algorithm>
 #include <cmath>
+#include <exception>
+#include <system_error>
+#include <thread>
 
 #include "internal.hpp"
 
@@ -10,6 +14,7 @@ struct cx_results {
     std::vector<int32_t> percents;
     std::vector<cx::Snippet> snippets;
     std::vector<std::pair<uint32_t, std::string>> corrections;
+    uint32_t parts = 1;
 };
 
 namespace {
@@ -62,16 +67,21 @@ Query with_views(cx_database &database, const Query &query, bool matches_everyth
     return Query(Query::OP_AND_MAYBE, query, Query(Query::OP_SCALE_WEIGHT, cx::view_boosts(database), weight));
 }
 
-void run_search(cx_database &database, const cx_search_request &request, cx_results &results) {
-    const Xapian::Database &reader = database.reader;
-    cx::BuiltQuery built = cx::build_query(reader, request.nodes, request.node_count, database.sharded);
+/// The query `request` asks for, with visibility, views and expiry applied. A split search builds
+/// it once for each part, since Xapian's queries share their parts through reference counts that
+/// are not thread-safe.
+Query full_query(cx_database &database, const cx_search_request &request, const cx::BuiltQuery &built) {
     Query query = cx::visible_only(database, request, with_views(database, built.query, built.matches_everything));
     // Expired items are never returned, pruned or not. Only items that can expire have a value,
     // and few of them have expired, so excluding those is cheaper than testing every match.
-    query = Query(Query::OP_AND_NOT, query,
-                  Query(Query::OP_VALUE_LE, cx::slot::expiration,
-                        Xapian::sortable_serialise(static_cast<double>(request.now_ms))));
+    return Query(Query::OP_AND_NOT, query,
+                 Query(Query::OP_VALUE_LE, cx::slot::expiration,
+                       Xapian::sortable_serialise(static_cast<double>(request.now_ms))));
+}
 
+/// The best `count` matches of `query` in `reader`, checking at least `check_at_least` of them.
+Xapian::MSet best_matches(const Xapian::Database &reader, const Query &query, Xapian::doccount first,
+                          Xapian::doccount count, Xapian::doccount check_at_least, bool sharded) {
     Xapian::Enquire enquire(reader);
     enquire.set_query(query);
     enquire.set_weighting_scheme(weighting());
@@ -79,17 +89,150 @@ void run_search(cx_database &database, const cx_search_request &request, cx_resu
     // spread over its shards: there they come in the order of the items' digests instead, so that
     // any topology of the same items answers in the same order. (A single index keeps the id order,
     // which costs no value read per candidate.)
-    if (database.sharded) enquire.set_sort_by_relevance_then_value(cx::slot::digest, false);
-    // A request for no results is a count, and counts exactly.
-    const Xapian::doccount check_at_least =
-        request.limit == 0 ? reader.get_doccount() : 1000 + request.offset + request.limit;
-    Xapian::MSet mset = enquire.get_mset(request.offset, request.limit, check_at_least);
-    results.total = mset.get_matches_estimated();
-    for (auto it = mset.begin(); it != mset.end(); ++it) {
-        Xapian::Document document = it.get_document();
+    if (sharded) enquire.set_sort_by_relevance_then_value(cx::slot::digest, false);
+    return enquire.get_mset(first, count, check_at_least);
+}
+
+/// One part of a split search: its handle, its query limited to its range of document ids, and
+/// what it found.
+struct Part {
+    Xapian::Database reader;
+    Query query;
+    Xapian::MSet matches;
+    std::exception_ptr failure;
+};
+
+/// Joins the threads it holds when it goes, however the scope is left.
+struct Joining {
+    std::vector<std::thread> threads;
+    ~Joining() {
+        for (std::thread &thread : threads) thread.join();
+    }
+};
+
+/// A match of a split search: where it ranks, and which part found it.
+struct PartMatch {
+    double weight;
+    Xapian::docid did;
+    size_t part;
+    Xapian::MSetIterator match;
+};
+
+/// A match set that converts weights to the percentages one search would give. Xapian relates a
+/// weight to the best match's, and to the share of the query's parts that the best match matches,
+/// where a part's range would count as one more. The query filtered by the best match's unique
+/// term (a boolean term, which counts for nothing) matches the best match alone and scales it as
+/// one search does. Empty when the best match has no unique term.
+Xapian::MSet percent_scale(cx_database &database, const cx_search_request &request, const cx::BuiltQuery &built,
+                           const Xapian::Document &best) {
+    Xapian::TermIterator term = best.termlist_begin();
+    term.skip_to(cx::prefix::unique);
+    if (term == best.termlist_end() || (*term).compare(0, cx::prefix::unique.size(), cx::prefix::unique) != 0) {
+        return Xapian::MSet();
+    }
+    const Query only_best(Query::OP_FILTER, full_query(database, request, built), Query(*term));
+    return best_matches(database.reader, only_best, 0, 1, 1, false);
+}
+
+/// What part of a split search in `count` parts adds to the total: its count when it is exact
+/// (the part saw every match), else its share of the estimate. A part's range never leads its
+/// matcher and so weighs nothing in Xapian's estimate, which is then the whole query's.
+Xapian::doccount part_total(const Xapian::MSet &matches, unsigned count) {
+    const Xapian::doccount lower = matches.get_matches_lower_bound();
+    const Xapian::doccount upper = matches.get_matches_upper_bound();
+    if (lower == upper) return lower;
+    const double share = double(matches.get_matches_estimated()) / count;
+    return static_cast<Xapian::doccount>(std::clamp(share, double(lower), double(upper)) + 0.5);
+}
+
+/// Runs `request` as `count` parts, each over its own range of document ids on its own thread and
+/// handle, and merges their best matches into the page one search would give: every part scores
+/// with the whole index's statistics, and equal scores keep the document id order. The total is
+/// the sum of the parts', exact as far as each part's is.
+void run_split_search(cx_database &database, const cx_search_request &request, const cx::BuiltQuery &built,
+                      unsigned count, cx_results &results) {
+    const Xapian::Database &reader = database.reader;
+    const Xapian::doccount page = request.offset + request.limit;
+    const Xapian::doccount check_at_least = request.limit == 0 ? reader.get_doccount() : 1000 + page;
+    const Xapian::docid last = reader.get_lastdocid();
+    std::vector<Part> parts(count);
+    for (unsigned i = 0; i < count; ++i) {
+        Part &part = parts[i];
+        part.reader = i == 0 ? reader : database.helpers[i - 1];
+        const Xapian::docid first_id = static_cast<Xapian::docid>(uint64_t(last) * i / count) + 1;
+        const Xapian::docid last_id = static_cast<Xapian::docid>(uint64_t(last) * (i + 1) / count);
+        const cx::BuiltQuery own = i == 0 ? built : cx::build_query(reader, request.nodes, request.node_count);
+        part.query = Query(Query::OP_FILTER, full_query(database, request, own),
+                           cx::document_range(reader, first_id, last_id));
+    }
+    auto match = [&](Part &part) {
+        try {
+            part.matches = best_matches(part.reader, part.query, 0, page, check_at_least, false);
+        } catch (...) {
+            part.failure = std::current_exception();
+        }
+    };
+    {
+        Joining joining;
+        size_t inline_from = count;
+        for (size_t i = 1; i < count; ++i) {
+            try {
+                joining.threads.emplace_back(match, std::ref(parts[i]));
+            } catch (const std::system_error &) {
+                inline_from = i;  // no thread to be had: the rest run here
+                break;
+            }
+        }
+        match(parts[0]);
+        for (size_t i = inline_from; i < count; ++i) match(parts[i]);
+    }
+    for (const Part &part : parts) {
+        if (part.failure) std::rethrow_exception(part.failure);
+    }
+
+    std::vector<PartMatch> merged;
+    for (size_t i = 0; i < count; ++i) {
+        results.total += part_total(parts[i].matches, count);
+        for (auto it = parts[i].matches.begin(); it != parts[i].matches.end(); ++it) {
+            merged.push_back({it.get_weight(), *it, i, it});
+        }
+    }
+    std::sort(merged.begin(), merged.end(), [](const PartMatch &a, const PartMatch &b) {
+        return a.weight != b.weight ? a.weight > b.weight : a.did < b.did;
+    });
+    if (merged.empty()) return;
+    const Xapian::MSet scale = percent_scale(database, request, built, merged.front().match.get_document());
+    const Xapian::MSet &best = scale.empty() ? parts[merged.front().part].matches : scale;
+    for (size_t rank = request.offset; rank < merged.size() && rank < page; ++rank) {
+        const PartMatch &found = merged[rank];
+        Xapian::Document document = found.match.get_document();
         results.data.push_back(document.get_data());
-        results.percents.push_back(built.matches_everything ? 100 : it.get_percent());
+        results.percents.push_back(built.matches_everything ? 100 : best.convert_to_percent(found.weight));
         results.snippets.push_back(cx::make_snippet(document.get_value(cx::slot::description), built.highlighter));
+    }
+}
+
+void run_search(cx_database &database, const cx_search_request &request, cx_results &results) {
+    const Xapian::Database &reader = database.reader;
+    cx::BuiltQuery built = cx::build_query(reader, request.nodes, request.node_count, database.sharded);
+    const cx::CoreLease lease(database, request, built.query);
+    if (lease.parts() > 1 && cx::ready_helpers(database, lease.parts() - 1)) {
+        results.parts = lease.parts();
+        run_split_search(database, request, built, lease.parts(), results);
+    } else {
+        // A request for no results is a count, and counts exactly.
+        const Xapian::doccount check_at_least =
+            request.limit == 0 ? reader.get_doccount() : 1000 + request.offset + request.limit;
+        Xapian::MSet mset = best_matches(reader, full_query(database, request, built), request.offset, request.limit,
+                                         check_at_least, database.sharded);
+        results.total = mset.get_matches_estimated();
+        for (auto it = mset.begin(); it != mset.end(); ++it) {
+            Xapian::Document document = it.get_document();
+            results.data.push_back(document.get_data());
+            results.percents.push_back(built.matches_everything ? 100 : it.get_percent());
+            results.snippets.push_back(
+                cx::make_snippet(document.get_value(cx::slot::description), built.highlighter));
+        }
     }
     if (results.total == 0) {
         for (const auto &[node, word] : built.spellable) {
@@ -121,6 +264,7 @@ cx_status cx_search(cx_database *database, const cx_search_request *request, cx_
 
 size_t cx_results_count(const cx_results *results) { return results->data.size(); }
 uint64_t cx_results_total(const cx_results *results) { return results->total; }
+uint32_t cx_results_parts(const cx_results *results) { return results->parts; }
 
 cx_text cx_results_data(const cx_results *results, size_t index) {
     return index < results->data.size() ? text_of(results->data[index]) : cx_text{nullptr, 0};

@@ -7,19 +7,28 @@ extension SearchableIndex {
     ///
     /// - Throws: ``SearchlightError/Code/invalidQuery`` for a malformed query.
     public func search(_ query: SearchQuery, now: Int64 = currentTime()) throws(SearchlightError) -> SearchResults {
+        try search(query, now: now, split: .automatic).results
+    }
+
+    /// Searches, splitting the search by document id as `split` says, and tells how many parts
+    /// it ran in.
+    func search(_ query: SearchQuery, now: Int64, split: SearchSplit) throws(SearchlightError) -> (
+        results: SearchResults, parts: Int
+    ) {
         let expression = try query.parsed()
         let raw = try read { database throws(SearchlightError) in
             try database.search(
                 expression, domain: query.domainIdentifier, scope: query.scope, now: now, offset: query.offset,
-                limit: query.limit)
+                limit: query.limit, split: split)
         }
         var results: [SearchResult] = []
         for hit in raw.hits {
             results.append(SearchResult(item: try decodeStored(hit.data), score: hit.percent, snippet: hit.snippet))
         }
-        return SearchResults(
+        let found = SearchResults(
             query: query.text, total: raw.total, offset: query.offset, limit: query.limit,
             suggestion: Self.suggestion(for: query.text, corrections: raw.corrections), results: results)
+        return (found, raw.parts)
     }
 
     /// The query with its misspelled words replaced, or `nil` when there is nothing to correct.

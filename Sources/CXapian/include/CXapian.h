@@ -186,6 +186,15 @@ typedef struct cx_search_request {
     int64_t now_ms;
     uint32_t offset;
     uint32_t limit;
+    /// How a read-only handle may split the search by document id across threads: into at most
+    /// `most_parts` parts, one for each `postings_per_part` postings its query's terms hold
+    /// together. 0 for `most_parts` lets the search use the cores no other search of this
+    /// process is using (at most 8); 0 for `postings_per_part` asks 200,000 postings (2–4 ms of
+    /// matching) per part. 1 part searches on the calling thread alone, as a writable handle, a
+    /// topology and a remote shard always do. Parts change how long a search takes, never what it
+    /// finds.
+    uint32_t most_parts;
+    uint64_t postings_per_part;
 } cx_search_request;
 
 /// A run of bytes inside a text: `offset` and `length` in bytes.
@@ -435,6 +444,9 @@ cx_status cx_search(cx_database *_Nullable database, const cx_search_request *_N
 
 /// The number of results held (at most the request's limit).
 size_t cx_results_count(const cx_results *results);
+/// The number of parts the search was split into, each matched on a thread of its own (1 when
+/// it was not split).
+uint32_t cx_results_parts(const cx_results *results);
 /// The number of matching items: exact up to 1,000 past the page, estimated beyond; exact when
 /// the request's limit is 0.
 uint64_t cx_results_total(const cx_results *results);
