@@ -267,14 +267,21 @@ constexpr unsigned most_parts = 8;
 /// saves too little to be worth the cores it takes.
 constexpr uint64_t default_postings_per_part = 200000;
 
+/// The fewest parts a search is split into unless its request asks for a number of parts. A part
+/// costs about half as much again as its share of one search, so two parts take at best three
+/// quarters of one search's time; on 2 cores they gained nothing measurable (README,
+/// *Performance*). Three parts take at best half.
+constexpr unsigned fewest_parts = 3;
+
 /// The cores a search holds while it runs, taken from those of the process that no other search
 /// holds, and given back when it goes: under a load of concurrent searches, each runs in one
 /// part on its own thread, as it would unsplit.
 class CoreLease {
   public:
     /// Takes as many cores as a search of `query` in `request` on `database` is worth splitting
-    /// into: one part per `postings_per_part` postings its terms hold together. A request that
-    /// sets `most_parts` gets up to that many whatever else runs. Only a read-only handle on one
+    /// into: one part per `postings_per_part` postings its terms hold together, if that makes at
+    /// least `fewest_parts` free cores, else one. A request that sets `most_parts` gets up to that
+    /// many whatever else runs. Only a read-only handle on one
     /// database splits: a writer's uncommitted changes are in its handle alone, and a topology's
     /// shards number their documents each on their own.
     CoreLease(const cx_database &database, const cx_search_request &request, const Xapian::Query &query);

@@ -88,8 +88,9 @@ uint64_t worth_parts(const Xapian::Database &reader, const Xapian::Query &query,
 CoreLease::CoreLease(const cx_database &database, const cx_search_request &request, const Xapian::Query &query) {
     static const unsigned cores = available_cores();
     const unsigned most = request.most_parts != 0 ? request.most_parts : std::min(cores, cx::most_parts);
+    const unsigned least = request.most_parts != 0 ? 2 : fewest_parts;
     unsigned wanted = 1;
-    if (most > 1 && !database.writable && !database.sharded) {
+    if (most >= least && !database.writable && !database.sharded) {
         const uint64_t per_part = request.postings_per_part != 0 ? request.postings_per_part : default_postings_per_part;
         wanted = static_cast<unsigned>(std::clamp<uint64_t>(worth_parts(database.reader, query, per_part), 1, most));
     }
@@ -97,7 +98,8 @@ CoreLease::CoreLease(const cx_database &database, const cx_search_request &reque
     unsigned taken;
     do {
         const unsigned free = held < cores ? cores - held : 0;
-        taken = request.most_parts != 0 ? wanted : std::max(1u, std::min(wanted, free));
+        taken = request.most_parts != 0 ? wanted : std::min(wanted, free);
+        if (request.most_parts == 0 && taken < fewest_parts) taken = 1;
     } while (!held_cores.compare_exchange_weak(held, held + taken, std::memory_order_relaxed));
     parts_ = held_ = taken;
 }
