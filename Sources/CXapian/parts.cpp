@@ -91,7 +91,8 @@ CoreLease::CoreLease(const cx_database &database, const cx_search_request &reque
     const unsigned least = request.most_parts != 0 ? 2 : fewest_parts;
     unsigned wanted = 1;
     if (most >= least && !database.writable && !database.sharded) {
-        const uint64_t per_part = request.postings_per_part != 0 ? request.postings_per_part : default_postings_per_part;
+        const uint64_t per_part =
+            request.postings_per_part != 0 ? request.postings_per_part : default_postings_per_part;
         wanted = static_cast<unsigned>(std::clamp<uint64_t>(worth_parts(database.reader, query, per_part), 1, most));
     }
     unsigned held = held_cores.load(std::memory_order_relaxed);

@@ -79,6 +79,19 @@ Query full_query(cx_database &database, const cx_search_request &request, const 
                        Xapian::sortable_serialise(static_cast<double>(request.now_ms))));
 }
 
+/// How many matches a search checks: 1,000 past its page, so that totals up to there are exact;
+/// every one for a request of no results, which is a count and counts exactly.
+Xapian::doccount matches_to_check(const Xapian::Database &reader, const cx_search_request &request) {
+    return request.limit == 0 ? reader.get_doccount() : 1000 + request.offset + request.limit;
+}
+
+/// Adds a found document to `results`: its data, its percentage and its snippet.
+void add_result(cx_results &results, const Xapian::Document &document, int32_t percent, const cx::BuiltQuery &built) {
+    results.data.push_back(document.get_data());
+    results.percents.push_back(built.matches_everything ? 100 : percent);
+    results.snippets.push_back(cx::make_snippet(document.get_value(cx::slot::description), built.highlighter));
+}
+
 /// The best `count` matches of `query` in `reader`, checking at least `check_at_least` of them.
 Xapian::MSet best_matches(const Xapian::Database &reader, const Query &query, Xapian::doccount first,
                           Xapian::doccount count, Xapian::doccount check_at_least, bool sharded) {
@@ -153,7 +166,7 @@ void run_split_search(cx_database &database, const cx_search_request &request, c
                       unsigned count, cx_results &results) {
     const Xapian::Database &reader = database.reader;
     const Xapian::doccount page = request.offset + request.limit;
-    const Xapian::doccount check_at_least = request.limit == 0 ? reader.get_doccount() : 1000 + page;
+    const Xapian::doccount check_at_least = matches_to_check(reader, request);
     const Xapian::docid last = reader.get_lastdocid();
     std::vector<Part> parts(count);
     for (unsigned i = 0; i < count; ++i) {
@@ -205,10 +218,7 @@ void run_split_search(cx_database &database, const cx_search_request &request, c
     const Xapian::MSet &best = scale.empty() ? parts[merged.front().part].matches : scale;
     for (size_t rank = request.offset; rank < merged.size() && rank < page; ++rank) {
         const PartMatch &found = merged[rank];
-        Xapian::Document document = found.match.get_document();
-        results.data.push_back(document.get_data());
-        results.percents.push_back(built.matches_everything ? 100 : best.convert_to_percent(found.weight));
-        results.snippets.push_back(cx::make_snippet(document.get_value(cx::slot::description), built.highlighter));
+        add_result(results, found.match.get_document(), best.convert_to_percent(found.weight), built);
     }
 }
 
@@ -220,18 +230,11 @@ void run_search(cx_database &database, const cx_search_request &request, cx_resu
         results.parts = lease.parts();
         run_split_search(database, request, built, lease.parts(), results);
     } else {
-        // A request for no results is a count, and counts exactly.
-        const Xapian::doccount check_at_least =
-            request.limit == 0 ? reader.get_doccount() : 1000 + request.offset + request.limit;
         Xapian::MSet mset = best_matches(reader, full_query(database, request, built), request.offset, request.limit,
-                                         check_at_least, database.sharded);
+                                         matches_to_check(reader, request), database.sharded);
         results.total = mset.get_matches_estimated();
         for (auto it = mset.begin(); it != mset.end(); ++it) {
-            Xapian::Document document = it.get_document();
-            results.data.push_back(document.get_data());
-            results.percents.push_back(built.matches_everything ? 100 : it.get_percent());
-            results.snippets.push_back(
-                cx::make_snippet(document.get_value(cx::slot::description), built.highlighter));
+            add_result(results, it.get_document(), it.get_percent(), built);
         }
     }
     if (results.total == 0) {

@@ -188,11 +188,11 @@ typedef struct cx_search_request {
     uint32_t limit;
     /// How a read-only handle may split the search by document id across threads: into at most
     /// `most_parts` parts, one for each `postings_per_part` postings its query's terms hold
-    /// together. 0 for `most_parts` lets the search use the cores no other search of this
-    /// process is using (at most 8), when there are at least 3 of them; 0 for `postings_per_part` asks 200,000 postings (2–4 ms of
-    /// matching) per part. 1 part searches on the calling thread alone, as a writable handle, a
-    /// topology and a remote shard always do. Parts change how long a search takes, never what it
-    /// finds.
+    /// together. 0 for `most_parts` lets the search use the cores no other search of this process
+    /// is using (at most 8), when there are at least 3 of them; 0 for `postings_per_part` asks
+    /// 200,000 postings (2–4 ms of matching) per part. 1 part searches on the calling thread
+    /// alone, as a writable handle, a topology and a remote shard always do. Parts change how long
+    /// a search takes, never what it finds.
     uint32_t most_parts;
     uint64_t postings_per_part;
 } cx_search_request;
