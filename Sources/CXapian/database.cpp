@@ -16,10 +16,11 @@ bool is_topology(const char *path) {
 /// Writing and searching refuse it with CX_ERR_VERSION; export and get read only stored data.
 cx_status check_format(cx_database &database, char **out_error) {
     const std::string format = database.reader.get_metadata(cx::format_key);
-    if (database.reader.get_doccount() > 0 && format != cx::format && format != cx::format_without_beginnings) {
+    if (database.reader.get_doccount() > 0 && format != cx::format && format != cx::format_without_repeats &&
+        format != cx::format_without_beginnings) {
         database.format_error = "it was written in index format " + (format.empty() ? std::string("1") : format) +
                                 ", and this version searches and writes formats " + cx::format_without_beginnings +
-                                " and " + cx::format;
+                                " to " + cx::format;
         if (database.writable) return cx::fail(CX_ERR_VERSION, database.format_error, out_error);
     }
     return CX_OK;

@@ -94,6 +94,10 @@ inline const std::string line = "XR";
 inline const std::string title_beginning = "XBT";
 inline const std::string keyword_beginning = "XBK";
 inline const std::string description_beginning = "XBC";
+/// A free-text or beginning term that occurs more than once in its field of the item (boolean),
+/// `repeated + term`: the few items whose score for the term passes one occurrence's, which a
+/// search of common words reads instead of every item that has them (search.cpp, `tiered`).
+inline const std::string repeated = "XW";
 }  // namespace prefix
 
 namespace slot {
@@ -124,11 +128,19 @@ double view_boost(int64_t views);
 
 /// The index format this shim writes, kept in the database's metadata under `format_key`.
 /// Format 2 indexes each field once under its own prefix; format 3 adds word beginnings to every
-/// item. A format 2 index is still searched (as-you-type words expand to the words they begin)
-/// and written (new items get beginnings; it stays format 2 until rebuilt or emptied).
+/// item; format 4 adds the repeated terms (`prefix::repeated`). An older index is still searched
+/// (without what its items may lack: as-you-type words expand to the words they begin in format
+/// 2, and no search reads repeated terms before format 4) and written (new items get everything;
+/// it keeps its format until rebuilt or emptied).
 inline const std::string format_key = "searchlight.format";
-inline const std::string format = "3";
+inline const std::string format = "4";
+inline const std::string format_without_repeats = "3";
 inline const std::string format_without_beginnings = "2";
+
+/// Whether an index of `recorded` format holds word beginnings for every item.
+inline bool has_beginnings(const std::string &recorded) {
+    return recorded == format || recorded == format_without_repeats;
+}
 
 /// The shortest and longest word beginnings indexed, in characters. Two-character beginnings
 /// would add 13 % to the indexing time and 5 % to the index (measured at 200,000 items); a word
@@ -174,6 +186,17 @@ TextField text_field(TextTerm::Field field);
 /// Adds the beginnings of the document's free-text words (`prefix::title_beginning` …). Only
 /// word characters outside the CJK ranges (whose words are n-grams already) begin words.
 void add_word_beginnings(Xapian::Document &document);
+
+/// The within-item frequency one occurrence gives a term in its field: the field's `wdf` for a
+/// free-text word, its stem, or a word beginning; 0 for every other term.
+Xapian::termcount one_occurrence_wdf(const std::string &term);
+
+/// The repeated term of `term` (`prefix::repeated`).
+std::string repeated_term(const std::string &term);
+
+/// Adds the repeated term of each free-text and beginning term whose within-item frequency passes
+/// one occurrence's. Call after `add_word_beginnings`.
+void add_repeated_terms(Xapian::Document &document);
 
 /// Whether the index holds beginning terms for `word` (accents folded, lower-cased): it is
 /// `shortest_beginning` to `longest_beginning` characters, each one that begins words.
@@ -303,6 +326,31 @@ bool ready_helpers(cx_database &database, size_t count);
 
 /// A filter of the document ids from `first` to `last`: one part of a split search.
 Xapian::Query document_range(const Xapian::Database &database, Xapian::docid first, Xapian::docid last);
+
+// MARK: tiers.cpp
+
+/// The weighting every search uses (BM25 without length normalisation).
+Xapian::BM25Weight weighting();
+
+/// What a term found in `frequency` of `items` items adds to an item's score under `weighting()`
+/// with `wdf` occurrences' worth of within-item frequency (a negative `wdf` for the most it can add).
+double term_weight(double items, double frequency, double wdf);
+
+/// How a search reads the items of its query's repeated terms first: `filter` holds every item
+/// that may score more than `bound`, since each of the query's words either adds at most one
+/// occurrence's weight outside it (the word's repeated term), adds nothing outside it (the word
+/// itself, when rare), or adds so little that its most is counted (a common word's in a field
+/// where it weighs little). Empty when the query is cheap to search whole, holds parts whose
+/// weight cannot be bounded, or would read too much of itself again.
+struct TierPlan {
+    Xapian::Query filter;
+    double bound = 0;
+    bool empty() const { return filter.empty(); }
+};
+
+/// The plan for `query` (the query as built, without visibility, views or expiry), when its terms
+/// hold `least_postings` or more postings together.
+TierPlan plan_tiers(const Xapian::Database &reader, const Xapian::Query &query, uint64_t least_postings);
 
 // MARK: views.cpp
 

@@ -113,9 +113,9 @@ class Builder {
         return *parsers_[slot];
     }
 
-    /// Whether every item of the index has its words' beginnings (format 3), asked on first use.
+    /// Whether every item of the index has its words' beginnings (format 3 or later), asked on first use.
     bool has_beginnings() {
-        if (has_beginnings_ < 0) has_beginnings_ = database_.get_metadata(format_key) == format ? 1 : 0;
+        if (has_beginnings_ < 0) has_beginnings_ = cx::has_beginnings(database_.get_metadata(format_key)) ? 1 : 0;
         return has_beginnings_ == 1;
     }
 

@@ -155,6 +155,27 @@ void add_word_beginnings(Xapian::Document &document) {
     for (const Beginning &beginning : closed) document.add_term(beginning.term, beginning.wdf);
 }
 
+Xapian::termcount one_occurrence_wdf(const std::string &term) {
+    const TextTerm parsed = text_term(term);
+    if (parsed.field != TextTerm::none) return text_field(parsed.field).wdf;
+    for (TextTerm::Field field : {TextTerm::title, TextTerm::keyword, TextTerm::description}) {
+        const std::string &beginnings = text_field(field).beginnings;
+        if (term.compare(0, beginnings.size(), beginnings) == 0) return text_field(field).wdf;
+    }
+    return 0;
+}
+
+std::string repeated_term(const std::string &term) { return bounded_term(prefix::repeated, term); }
+
+void add_repeated_terms(Xapian::Document &document) {
+    std::vector<std::string> repeated;
+    for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it) {
+        const Xapian::termcount one = one_occurrence_wdf(*it);
+        if (one != 0 && it.get_wdf() > one) repeated.push_back(repeated_term(*it));
+    }
+    for (const std::string &term : repeated) document.add_boolean_term(term);
+}
+
 bool is_plain_word(const std::string &word) {
     if (word.empty()) return false;
     for (Xapian::Utf8Iterator it(word), end; it != end; ++it) {

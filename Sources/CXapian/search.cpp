@@ -15,27 +15,12 @@ struct cx_results {
     std::vector<cx::Snippet> snippets;
     std::vector<std::pair<uint32_t, std::string>> corrections;
     uint32_t parts = 1;
+    bool tiered = false;
 };
 
 namespace {
 
 using Query = Xapian::Query;
-
-/// BM25 without length normalisation (b = 0; k1 = 1, as Xapian's default). Xapian reads a
-/// candidate's length from a list of every document's, and advancing through it costs more than
-/// scoring: at 1,000,000 items it was most of a common word's query time. A document's length
-/// here is every field at once, so normalising by it ranked a title match lower for a longer
-/// description; fields are weighted by their own terms and within-document frequencies instead.
-Xapian::BM25Weight weighting() { return Xapian::BM25Weight(1, 0, 1, 0, 0.5); }
-
-/// What one occurrence of a term found in `frequency` of `items` items adds to an item's score
-/// under `weighting()`: BM25's term weight (Xapian 1.4's, without relevance data) times the
-/// within-item factor, (k1 + 1) wdf / (k1 + wdf), of one occurrence of `wdf` in its field.
-double one_occurrence(double items, double frequency, double wdf) {
-    double ratio = (items - frequency + 0.5) / (frequency + 0.5);
-    if (ratio <= 2.0) ratio = ratio * 0.5 + 1.0;
-    return std::log(ratio) * 2.0 * wdf / (1.0 + wdf);
-}
 
 /// The most recorded views can add to a score in this query: a tenth of what one description
 /// occurrence of its least weighty word adds (see README, Ranking). A title occurrence of a word
@@ -50,11 +35,17 @@ double view_weight(const Xapian::Database &reader, const Query &query) {
         if (wdf == 0) continue;  // a filter's boolean term, or a word's beginning
         const Xapian::doccount frequency = reader.get_termfreq(*it);
         if (frequency == 0) continue;
-        const double weight = one_occurrence(reader.get_doccount(), frequency, wdf);
+        const double weight = cx::term_weight(reader.get_doccount(), frequency, wdf);
         least = found ? std::min(least, weight) : weight;
         found = true;
     }
     return 0.1 * least;
+}
+
+/// The most recorded views add to a score in a search of `built`: 0 in an index without views.
+double most_for_views(const Xapian::Database &reader, const cx::BuiltQuery &built) {
+    if (reader.get_value_freq(cx::slot::view_boost) == 0) return 0;
+    return built.matches_everything ? 1.0 : view_weight(reader, built.query);
 }
 
 /// `query` with recorded views added to the scores: up to `view_weight`, growing with the
@@ -97,7 +88,7 @@ Xapian::MSet best_matches(const Xapian::Database &reader, const Query &query, Xa
                           Xapian::doccount count, Xapian::doccount check_at_least, bool sharded) {
     Xapian::Enquire enquire(reader);
     enquire.set_query(query);
-    enquire.set_weighting_scheme(weighting());
+    enquire.set_weighting_scheme(cx::weighting());
     // Equal scores come in document id order, which in a topology depends on how the items are
     // spread over its shards: there they come in the order of the items' digests instead, so that
     // any topology of the same items answers in the same order. (A single index keeps the id order,
@@ -222,9 +213,64 @@ void run_split_search(cx_database &database, const cx_search_request &request, c
     }
 }
 
+/// The postings a query's terms hold together from which a search reads its repeated terms first.
+constexpr uint64_t default_tier_postings = 100000;
+
+/// How many items match `query`: exact up to `check_at_least`, estimated beyond. Matched without
+/// weights, in document id order, so that the matcher stops at `check_at_least` matches.
+Xapian::doccount count_matches(const Xapian::Database &reader, const Query &query, Xapian::doccount check_at_least) {
+    Xapian::Enquire enquire(reader);
+    enquire.set_query(query);
+    enquire.set_weighting_scheme(Xapian::BoolWeight());
+    const Xapian::MSet counted = enquire.get_mset(0, 1, check_at_least);
+    return std::max(counted.get_matches_estimated(), counted.get_matches_lower_bound());
+}
+
+/// Searches only the items that may score more than one occurrence of each of the query's words
+/// gives (`cx::plan_tiers`), and keeps what it found when that is the page a whole search gives:
+/// the page is full and its last result scores more than any other item can. False, with nothing
+/// added, when the search must run whole.
+bool run_tiered_search(cx_database &database, const cx_search_request &request, const cx::BuiltQuery &built,
+                       cx_results &results) {
+    const Xapian::Database &reader = database.reader;
+    if (database.writable || database.sharded || request.limit == 0 || built.matches_everything) return false;
+    if (request.tier_postings == UINT64_MAX || reader.get_metadata(cx::format_key) != cx::format) return false;
+    const cx::TierPlan plan = cx::plan_tiers(
+        reader, built.query, request.tier_postings == 0 ? default_tier_postings : request.tier_postings);
+    if (plan.empty()) return false;
+    const Xapian::doccount page = request.offset + request.limit;
+    const Xapian::doccount check_at_least = matches_to_check(reader, request);
+    const Query whole = full_query(database, request, built);
+    const Xapian::MSet found =
+        best_matches(reader, Query(Query::OP_FILTER, whole, plan.filter), 0, page, check_at_least, false);
+    if (found.size() < page) return false;
+    // Scores are sums of floating-point terms: the margin keeps a rounding from deciding.
+    const double bound = (plan.bound + most_for_views(reader, built)) * (1 + 1e-9) + 1e-12;
+    if (!(found[page - 1].get_weight() > bound)) return false;
+
+    // The total, as a whole search gives it: exact up to the matches it checks, and past them
+    // Xapian's estimate for the whole query, no less than the matches found.
+    const Xapian::doccount lower = found.get_matches_lower_bound();
+    if (lower >= check_at_least) {
+        const Xapian::MSet estimate = best_matches(reader, whole, 0, 0, 0, false);
+        results.total = std::clamp(estimate.get_matches_estimated(), lower,
+                                   std::max(lower, estimate.get_matches_upper_bound()));
+    } else {
+        results.total = count_matches(reader, whole, check_at_least);
+    }
+    results.tiered = true;
+    const Xapian::MSet scale = percent_scale(database, request, built, found.begin().get_document());
+    const Xapian::MSet &best = scale.empty() ? found : scale;
+    for (Xapian::doccount rank = request.offset; rank < page; ++rank) {
+        add_result(results, found[rank].get_document(), best.convert_to_percent(found[rank].get_weight()), built);
+    }
+    return true;
+}
+
 void run_search(cx_database &database, const cx_search_request &request, cx_results &results) {
     const Xapian::Database &reader = database.reader;
     cx::BuiltQuery built = cx::build_query(reader, request.nodes, request.node_count, database.sharded);
+    if (run_tiered_search(database, request, built, results)) return;
     const cx::CoreLease lease(database, request, built.query);
     if (lease.parts() > 1 && cx::ready_helpers(database, lease.parts() - 1)) {
         results.parts = lease.parts();
@@ -268,6 +314,7 @@ cx_status cx_search(cx_database *database, const cx_search_request *request, cx_
 size_t cx_results_count(const cx_results *results) { return results->data.size(); }
 uint64_t cx_results_total(const cx_results *results) { return results->total; }
 uint32_t cx_results_parts(const cx_results *results) { return results->parts; }
+bool cx_results_tiered(const cx_results *results) { return results->tiered; }
 
 cx_text cx_results_data(const cx_results *results, size_t index) {
     return index < results->data.size() ? text_of(results->data[index]) : cx_text{nullptr, 0};

@@ -35,6 +35,7 @@ Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &
     generator.increase_termpos(100);
     index(description_text, cx::TextTerm::description);
     cx::add_word_beginnings(document);
+    cx::add_repeated_terms(document);
 
     const std::string domain = str(item.domain);
     const std::string identifier = str(item.identifier);

@@ -10,16 +10,17 @@ extension SearchableIndex {
         try search(query, now: now, split: .automatic).results
     }
 
-    /// Searches, splitting the search by document id as `split` says, and tells how many parts
-    /// it ran in.
-    func search(_ query: SearchQuery, now: Int64, split: SearchSplit) throws(SearchlightError) -> (
-        results: SearchResults, parts: Int
-    ) {
+    /// Searches, splitting the search by document id as `split` says and reading repeated terms
+    /// first as `tiers` says, and tells how many parts it ran in and whether its page came from
+    /// the repeated terms.
+    func search(
+        _ query: SearchQuery, now: Int64, split: SearchSplit, tiers: SearchTiers = .automatic
+    ) throws(SearchlightError) -> (results: SearchResults, parts: Int, tiered: Bool) {
         let expression = try query.parsed()
         let raw = try read { database throws(SearchlightError) in
             try database.search(
                 expression, domain: query.domainIdentifier, scope: query.scope, now: now, offset: query.offset,
-                limit: query.limit, split: split)
+                limit: query.limit, split: split, tiers: tiers)
         }
         var results: [SearchResult] = []
         for hit in raw.hits {
@@ -28,7 +29,7 @@ extension SearchableIndex {
         let found = SearchResults(
             query: query.text, total: raw.total, offset: query.offset, limit: query.limit,
             suggestion: Self.suggestion(for: query.text, corrections: raw.corrections), results: results)
-        return (found, raw.parts)
+        return (found, raw.parts, raw.tiered)
     }
 
     /// The query with its misspelled words replaced, or `nil` when there is nothing to correct.

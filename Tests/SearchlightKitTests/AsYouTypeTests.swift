@@ -83,10 +83,10 @@ struct AsYouTypeTests {
         #expect(try index.ids("prequel") == ["new"])
         #expect(try indexFormat(test.path) == "2")
 
-        // Emptied, it holds no item without beginnings: the next write makes it format 3.
+        // Emptied, it holds no item without beginnings: the next write makes it the current format.
         _ = try index.deleteSearchableItems(withDomainIdentifiers: ["default"])
         try index.indexSearchableItems(wordsBeginningWithPre(), now: now)
-        #expect(try indexFormat(test.path) == "3")
+        #expect(try indexFormat(test.path) == "4")
         #expect(try index.search(SearchQuery("pre", limit: 0), now: now).total == 150)
     }
 }

@@ -13,11 +13,13 @@ extension XapianDatabase {
         var corrections: [(location: Range<Int>, word: String)]
         /// The parts the search was split into (``SearchSplit``); 1 when it was not.
         var parts = 1
+        /// Whether the page came from the query's repeated terms alone (``SearchTiers``).
+        var tiered = false
     }
 
     func search(
         _ expression: QueryExpression, domain: String?, scope: SearchQuery.Scope, now: Int64, offset: Int, limit: Int,
-        split: SearchSplit = .automatic
+        split: SearchSplit = .automatic, tiers: SearchTiers = .automatic
     ) throws(SearchlightError) -> RawResults {
         let handle = try open()
         var arena = TextArena()
@@ -32,13 +34,15 @@ extension XapianDatabase {
                     nodes: buffer.baseAddress, node_count: buffer.count, domain: texts.text(domainRange),
                     all_domains: domain == nil, scope: scope.cScope, now_ms: now, offset: UInt32(clamping: offset),
                     limit: UInt32(clamping: limit), most_parts: UInt32(clamping: split.mostParts),
-                    postings_per_part: UInt64(clamping: split.postingsPerPart))
+                    postings_per_part: UInt64(clamping: split.postingsPerPart),
+                    tier_postings: tiers.fromPostings.map { UInt64(clamping: $0) } ?? .max)
                 try check { error in cx_search(handle, &request, &results, error) }
             }
         }
         guard let results else { return RawResults(total: 0, hits: [], corrections: []) }
         var raw = RawResults(
-            total: Int(cx_results_total(results)), hits: [], corrections: [], parts: Int(cx_results_parts(results)))
+            total: Int(cx_results_total(results)), hits: [], corrections: [], parts: Int(cx_results_parts(results)),
+            tiered: cx_results_tiered(results))
         for index in 0..<cx_results_count(results) {
             raw.hits.append(
                 RawResults.Hit(

@@ -1,0 +1,156 @@
+import SearchlightTesting
+import Testing
+
+@testable import SearchlightKit
+
+/// The catalogue's words: 400 of three and four letters, the first the commonest.
+private let vocabulary: [String] = {
+    let consonants = Array("bcdfghklmnprstvw"), vowels = Array("aeiou")
+    var words: [String] = []
+    var seen: Set<String> = []
+    var state: UInt64 = 0x3EA1
+    while words.count < 400 {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        let bits = Int(state >> 33)
+        var word = String([consonants[bits % 16], vowels[bits / 16 % 5], consonants[bits / 80 % 16]])
+        if bits / 1280 % 2 == 0 { word.append(vowels[bits / 2560 % 5]) }
+        if seen.insert(word).inserted { words.append(word) }
+    }
+    return words
+}()
+
+/// A catalogue where common words are in well over a thousand items: 3,000 items over the 400
+/// words of `vocabulary`, drawn with Zipf's law as in the benchmark's corpus, in three domains,
+/// about a third private, some expired, some viewed, and some removed. Common words repeat in a
+/// field in some items, as in real text.
+private func commonWordsCatalogue() throws -> TestIndex {
+    var state: UInt64 = 0x7135
+    func next(_ bound: Int) -> Int {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return Int((state >> 33) % UInt64(bound))
+    }
+    let total = vocabulary.indices.reduce(0.0) { $0 + 1.0 / Double($1 + 1) }
+    /// Word `i` comes 1 / (i + 1) as often as the first.
+    func word() -> String {
+        var left = Double(next(1_000_000)) / 1_000_000 * total
+        for index in vocabulary.indices {
+            left -= 1.0 / Double(index + 1)
+            if left < 0 { return vocabulary[index] }
+        }
+        return vocabulary[vocabulary.count - 1]
+    }
+    func words(_ count: Int) -> String { (0..<count).map { _ in word() }.joined(separator: " ") }
+    let domains = ["default", "com.other", "com.third"]
+    let test = try TestIndex()
+    for batch in 0..<3 {
+        var items: [SearchableItem] = []
+        for number in 0..<1000 {
+            let expiration: Int64? =
+                switch next(10) {
+                case 0: now - day
+                case 1: now + day
+                default: nil
+                }
+            items.append(
+                item(
+                    "item/\(batch)-\(number)", title: words(2 + next(5)), description: words(8 + next(20)),
+                    keywords: (0..<next(3)).map { _ in word() }, mode: next(3) == 0 ? .private : .public,
+                    domain: domains[next(domains.count)], expiration: expiration))
+        }
+        try test.index.indexSearchableItems(items, now: now)
+    }
+    for domain in domains {
+        let removed = (0..<40).map { "item/1-\($0 * 3 + domains.firstIndex(of: domain)!)" }
+        _ = try test.index.deleteSearchableItems(
+            withIdentifiers: removed, domainIdentifier: domain, includePublic: true)
+    }
+    _ = try test.index.recordViews(withIdentifiers: (0..<30).map { "item/2-\($0 * 7)" }, now: now)
+    return test
+}
+
+@Suite("Tiered searches: repeated terms read first (tiers.cpp)", .temporaryFolder)
+struct TieredSearchTests {
+    /// Words of the catalogue by rank: the commonest, and two less common.
+    static let (first, second, sixth, twentieth) = (vocabulary[0], vocabulary[1], vocabulary[5], vocabulary[19])
+
+    static let queries = [
+        first, second, sixth, "\(first) \(sixth)", "\(sixth) \(first)", "\"\(first) \(second)\"",
+        "\"\(second) \(first)\" \(sixth)", "title:\(first)", "title:\(sixth) \(second)", "description:\(sixth)",
+        "\(first) OR \(twentieth)", "\(second) -\(first)", "\(twentieth) \(sixth) \(first)",
+        "keyword:\(sixth) \(first)", "mode:public \(second)", "domain:com.other \(first)",
+        "title:\"\(first) \(first)\"", "\(sixth)*", "\(twentieth)",
+    ]
+
+    /// Searches every query in several domains, scopes and pages, tiered whenever it can be and
+    /// never; returns the queries the tiers answered, with how many times.
+    private func compare(_ reader: SearchableIndex) throws -> [String: Int] {
+        var tiered: [String: Int] = [:]
+        for text in Self.queries {
+            for (domain, scope) in [("default", SearchQuery.Scope.all), ("com.other", .public), (nil, .all)] {
+                for (offset, limit) in [(0, 20), (7, 10), (0, 1), (0, 0), (40, 20)] {
+                    let query = SearchQuery(text, domainIdentifier: domain, scope: scope, limit: limit, offset: offset)
+                    let whole = try reader.search(query, now: now, split: .automatic, tiers: .never)
+                    #expect(!whole.tiered)
+                    let first = try reader.search(
+                        query, now: now, split: .automatic, tiers: SearchTiers(fromPostings: 1))
+                    let label = "\(text) from \(domain ?? "every domain"), offset \(offset), limit \(limit)"
+                    #expect(first.results.results == whole.results.results, "\(label)")
+                    #expect(first.results.suggestion == whole.results.suggestion, "\(label)")
+                    if first.tiered { tiered[text, default: 0] += 1 }
+                    // Totals are exact up to the 1,000 matches past the page a search checks, and
+                    // estimates, no smaller, beyond.
+                    if whole.results.total < offset + limit + 1000 || !first.tiered {
+                        #expect(first.results.total == whole.results.total, "\(label)")
+                    } else {
+                        #expect(first.results.total >= offset + limit + 1000, "\(label)")
+                    }
+                }
+            }
+        }
+        return tiered
+    }
+
+    @Test("a tiered search gives the page, order, scores and snippets a whole search gives")
+    func samePages() throws {
+        let test = try commonWordsCatalogue()
+        let reader = try SearchableIndex(path: test.path, access: .readOnly)
+        let tiered = try compare(reader)
+        // The tiers answer most searches of common words: the comparison is not vacuous.
+        #expect(tiered.values.reduce(0, +) > 50, "\(tiered)")
+        for text in [Self.first, "title:\(Self.first)", "\(Self.first) OR \(Self.twentieth)"] {
+            #expect(tiered[text, default: 0] > 0, "\(text)")
+        }
+        // Phrases run whole (tiers.cpp, `weighted_terms`).
+        #expect(!tiered.keys.contains { $0.contains("\"") }, "\(tiered)")
+    }
+
+    @Test("a count, a page past what the repeated terms hold and the empty query run whole")
+    func wholeWhereNeeded() throws {
+        let test = try commonWordsCatalogue()
+        let reader = try SearchableIndex(path: test.path, access: .readOnly)
+        let eager = SearchTiers(fromPostings: 1)
+        let first = Self.first
+        for (text, limit, offset) in [(first, 0, 0), (first, 20, 2500), ("", 20, 0)] {
+            let query = SearchQuery(text, domainIdentifier: nil, scope: .all, limit: limit, offset: offset)
+            #expect(try !reader.search(query, now: now, split: .automatic, tiers: eager).tiered, "\(text)")
+        }
+        // Cheap searches run whole by default.
+        #expect(try !reader.search(SearchQuery(Self.first), now: now, split: .automatic).tiered)
+        // A writer's handle sees its own uncommitted changes, which only it holds.
+        #expect(try !test.index.search(SearchQuery(Self.first), now: now, split: .automatic, tiers: eager).tiered)
+    }
+
+    @Test("an index of format 3, whose items lack repeated terms, is searched whole and finds the same")
+    func formatThree() throws {
+        let test = try commonWordsCatalogue()
+        let query = SearchQuery(Self.first, domainIdentifier: nil, scope: .all, limit: 20)
+        let before = try SearchableIndex(path: test.path, access: .readOnly).search(
+            query, now: now, split: .automatic, tiers: .never)
+        try test.index.close()
+        try setIndexFormat(test.path, "3")
+        let reader = try SearchableIndex(path: test.path, access: .readOnly)
+        let found = try reader.search(query, now: now, split: .automatic, tiers: SearchTiers(fromPostings: 1))
+        #expect(!found.tiered)
+        #expect(found.results == before.results)
+    }
+}
