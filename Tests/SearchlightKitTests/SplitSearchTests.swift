@@ -5,47 +5,16 @@ import Testing
 
 /// A catalogue where every word is in many items: 700 items over a vocabulary of 24 words, in
 /// three domains, about a third private, some expired, some viewed, and 40 removed, so that the
-/// document ids have gaps. Each item's text comes from a fixed pseudo-random sequence.
+/// document ids have gaps (`pseudoRandomCatalogue`).
 private func crowdedCatalogue() throws -> TestIndex {
     let vocabulary = [
         "amber", "brook", "cedar", "delta", "ember", "fjord", "grove", "heath", "inlet", "juniper", "lark", "marsh",
         "north", "orchid", "pine", "quill", "river", "stone", "tundra", "willow", "café", "crème", "straße", "深度",
     ]
-    var state: UInt64 = 0x5EED
-    func next(_ bound: Int) -> Int {
-        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-        return Int((state >> 33) % UInt64(bound))
+    let random = PseudoRandom(seed: 0x5EED)
+    return try pseudoRandomCatalogue(perBatch: 700 / 3 + 1, viewedEvery: 5, random: random) {
+        vocabulary[random.next(vocabulary.count)]
     }
-    func words(_ count: Int) -> String {
-        (0..<count).map { _ in vocabulary[next(vocabulary.count)] }.joined(separator: " ")
-    }
-    let domains = ["default", "com.other", "com.third"]
-    let test = try TestIndex()
-    for batch in 0..<3 {
-        var items: [SearchableItem] = []
-        for number in 0..<(700 / 3 + 1) {
-            let expiration: Int64? =
-                switch next(10) {
-                case 0: now - day
-                case 1: now + day
-                default: nil
-                }
-            items.append(
-                item(
-                    "item/\(batch)-\(number)", title: words(2 + next(5)), description: words(8 + next(20)),
-                    keywords: (0..<next(3)).map { _ in vocabulary[next(vocabulary.count)] },
-                    mode: next(3) == 0 ? .private : .public, domain: domains[next(domains.count)],
-                    expiration: expiration))
-        }
-        try test.index.indexSearchableItems(items, now: now)
-    }
-    for domain in domains {
-        let removed = (0..<40).map { "item/1-\($0 * 3 + domains.firstIndex(of: domain)!)" }
-        _ = try test.index.deleteSearchableItems(
-            withIdentifiers: removed, domainIdentifier: domain, includePublic: true)
-    }
-    _ = try test.index.recordViews(withIdentifiers: (0..<30).map { "item/2-\($0 * 5)" }, now: now)
-    return test
 }
 
 @Suite("Searches split by document id (parts.cpp)", .temporaryFolder)

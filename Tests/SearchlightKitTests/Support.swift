@@ -78,3 +78,54 @@ func rejection(_ text: String, name: String = "input.json", sourceLocation: Sour
     #expect(input.rejections.count == 1, "\(input.rejections)", sourceLocation: sourceLocation)
     return try #require(input.rejections.first, sourceLocation: sourceLocation)
 }
+
+/// A fixed pseudo-random sequence (a 64-bit linear congruential generator): the same on every run.
+final class PseudoRandom {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    /// The next number from 0 to `bound` - 1.
+    func next(_ bound: Int) -> Int {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return Int((state >> 33) % UInt64(bound))
+    }
+}
+
+/// A catalogue of three batches of `perBatch` items, each drawn from `random` with words from
+/// `word`: a title of 2 to 6 words, a description of 8 to 27, up to 2 keywords, in three domains,
+/// about a third private, a tenth expired and a tenth expiring the next day. 40 items of the second
+/// batch are removed, so that the document ids have gaps, and 30 of the third, every
+/// `viewedEvery`-th, have a view.
+func pseudoRandomCatalogue(perBatch: Int, viewedEvery: Int, random: PseudoRandom, word: () -> String) throws
+    -> TestIndex
+{
+    func words(_ count: Int) -> String { (0..<count).map { _ in word() }.joined(separator: " ") }
+    let domains = ["default", "com.other", "com.third"]
+    let test = try TestIndex()
+    for batch in 0..<3 {
+        var items: [SearchableItem] = []
+        for number in 0..<perBatch {
+            let expiration: Int64? =
+                switch random.next(10) {
+                case 0: now - day
+                case 1: now + day
+                default: nil
+                }
+            items.append(
+                item(
+                    "item/\(batch)-\(number)", title: words(2 + random.next(5)),
+                    description: words(8 + random.next(20)), keywords: (0..<random.next(3)).map { _ in word() },
+                    mode: random.next(3) == 0 ? .private : .public, domain: domains[random.next(domains.count)],
+                    expiration: expiration))
+        }
+        try test.index.indexSearchableItems(items, now: now)
+    }
+    for domain in domains {
+        let removed = (0..<40).map { "item/1-\($0 * 3 + domains.firstIndex(of: domain)!)" }
+        _ = try test.index.deleteSearchableItems(
+            withIdentifiers: removed, domainIdentifier: domain, includePublic: true)
+    }
+    _ = try test.index.recordViews(withIdentifiers: (0..<30).map { "item/2-\($0 * viewedEvery)" }, now: now)
+    return test
+}

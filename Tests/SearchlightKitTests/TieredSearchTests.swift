@@ -8,10 +8,9 @@ private let vocabulary: [String] = {
     let consonants = Array("bcdfghklmnprstvw"), vowels = Array("aeiou")
     var words: [String] = []
     var seen: Set<String> = []
-    var state: UInt64 = 0x3EA1
+    let random = PseudoRandom(seed: 0x3EA1)
     while words.count < 400 {
-        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-        let bits = Int(state >> 33)
+        let bits = random.next(1 << 30)
         var word = String([consonants[bits % 16], vowels[bits / 16 % 5], consonants[bits / 80 % 16]])
         if bits / 1280 % 2 == 0 { word.append(vowels[bits / 2560 % 5]) }
         if seen.insert(word).inserted { words.append(word) }
@@ -21,51 +20,20 @@ private let vocabulary: [String] = {
 
 /// A catalogue where common words are in well over a thousand items: 3,000 items over the 400
 /// words of `vocabulary`, drawn with Zipf's law as in the benchmark's corpus, in three domains,
-/// about a third private, some expired, some viewed, and some removed. Common words repeat in a
-/// field in some items, as in real text.
+/// about a third private, some expired, some viewed, and some removed (`pseudoRandomCatalogue`).
+/// Common words repeat in a field in some items, as in real text.
 private func commonWordsCatalogue() throws -> TestIndex {
-    var state: UInt64 = 0x7135
-    func next(_ bound: Int) -> Int {
-        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-        return Int((state >> 33) % UInt64(bound))
-    }
+    let random = PseudoRandom(seed: 0x7135)
     let total = vocabulary.indices.reduce(0.0) { $0 + 1.0 / Double($1 + 1) }
-    /// Word `i` comes 1 / (i + 1) as often as the first.
-    func word() -> String {
-        var left = Double(next(1_000_000)) / 1_000_000 * total
+    // Word `i` comes 1 / (i + 1) as often as the first.
+    return try pseudoRandomCatalogue(perBatch: 1000, viewedEvery: 7, random: random) {
+        var left = Double(random.next(1_000_000)) / 1_000_000 * total
         for index in vocabulary.indices {
             left -= 1.0 / Double(index + 1)
             if left < 0 { return vocabulary[index] }
         }
         return vocabulary[vocabulary.count - 1]
     }
-    func words(_ count: Int) -> String { (0..<count).map { _ in word() }.joined(separator: " ") }
-    let domains = ["default", "com.other", "com.third"]
-    let test = try TestIndex()
-    for batch in 0..<3 {
-        var items: [SearchableItem] = []
-        for number in 0..<1000 {
-            let expiration: Int64? =
-                switch next(10) {
-                case 0: now - day
-                case 1: now + day
-                default: nil
-                }
-            items.append(
-                item(
-                    "item/\(batch)-\(number)", title: words(2 + next(5)), description: words(8 + next(20)),
-                    keywords: (0..<next(3)).map { _ in word() }, mode: next(3) == 0 ? .private : .public,
-                    domain: domains[next(domains.count)], expiration: expiration))
-        }
-        try test.index.indexSearchableItems(items, now: now)
-    }
-    for domain in domains {
-        let removed = (0..<40).map { "item/1-\($0 * 3 + domains.firstIndex(of: domain)!)" }
-        _ = try test.index.deleteSearchableItems(
-            withIdentifiers: removed, domainIdentifier: domain, includePublic: true)
-    }
-    _ = try test.index.recordViews(withIdentifiers: (0..<30).map { "item/2-\($0 * 7)" }, now: now)
-    return test
 }
 
 @Suite("Tiered searches: repeated terms read first (tiers.cpp)", .temporaryFolder)
