@@ -96,8 +96,10 @@ inline const std::string keyword_beginning = "XBK";
 inline const std::string description_beginning = "XBC";
 /// A free-text or beginning term that occurs more than once in its field of the item (boolean),
 /// `repeated + term`: the few items whose score for the term passes one occurrence's, which a
-/// search of common words reads instead of every item that has them (search.cpp, `tiered`).
+/// search of common words reads instead of every item that has them (tiers.cpp). `repeated_often`
+/// marks the fewer that have it more than twice.
 inline const std::string repeated = "XW";
+inline const std::string repeated_often = "XWW";
 }  // namespace prefix
 
 namespace slot {
@@ -191,11 +193,15 @@ void add_word_beginnings(Xapian::Document &document);
 /// free-text word, its stem, or a word beginning; 0 for every other term.
 Xapian::termcount one_occurrence_wdf(const std::string &term);
 
-/// The repeated term of `term` (`prefix::repeated`).
-std::string repeated_term(const std::string &term);
+/// The most occurrences a repeated term marks more than: 2 (`prefix::repeated_often`).
+constexpr unsigned most_repeats = 2;
 
-/// Adds the repeated term of each free-text and beginning term whose within-item frequency passes
-/// one occurrence's. Call after `add_word_beginnings`.
+/// The term marking items that have `term` more than `times` times in its field, from 1 to
+/// `most_repeats` (`prefix::repeated`, `prefix::repeated_often`).
+std::string repeated_term(const std::string &term, unsigned times);
+
+/// Adds the repeated terms of each free-text and beginning term whose within-item frequency passes
+/// one occurrence's, and two occurrences'. Call after `add_word_beginnings`.
 void add_repeated_terms(Xapian::Document &document);
 
 /// Whether the index holds beginning terms for `word` (accents folded, lower-cased): it is
@@ -338,7 +344,7 @@ double term_weight(double items, double frequency, double wdf);
 
 /// How a search reads the items of its query's repeated terms first: `filter` holds every item
 /// that may score more than `bound`, since each of the query's words either adds at most one
-/// occurrence's weight outside it (the word's repeated term), adds nothing outside it (the word
+/// `times` occurrences' weight outside it (the word's repeated term), adds nothing outside it (the word
 /// itself, when rare), or adds so little that its most is counted (a common word's in a field
 /// where it weighs little). Empty when the query is cheap to search whole, holds parts whose
 /// weight cannot be bounded, or would read too much of itself again.
@@ -348,9 +354,11 @@ struct TierPlan {
     bool empty() const { return filter.empty(); }
 };
 
-/// The plan for `query` (the query as built, without visibility, views or expiry), when its terms
-/// hold `least_postings` or more postings together.
-TierPlan plan_tiers(const Xapian::Database &reader, const Xapian::Query &query, uint64_t least_postings);
+/// The plan for `query` (the query as built, without visibility, views or expiry) that reads
+/// the items with its words more than `times` times in a field (1 or 2), when a whole search
+/// would read `least_postings` or more postings.
+TierPlan plan_tiers(const Xapian::Database &reader, const Xapian::Query &query, uint64_t least_postings,
+                    unsigned times);
 
 // MARK: views.cpp
 

@@ -165,13 +165,18 @@ Xapian::termcount one_occurrence_wdf(const std::string &term) {
     return 0;
 }
 
-std::string repeated_term(const std::string &term) { return bounded_term(prefix::repeated, term); }
+std::string repeated_term(const std::string &term, unsigned times) {
+    return bounded_term(times == 1 ? prefix::repeated : prefix::repeated_often, term);
+}
 
 void add_repeated_terms(Xapian::Document &document) {
     std::vector<std::string> repeated;
     for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it) {
         const Xapian::termcount one = one_occurrence_wdf(*it);
-        if (one != 0 && it.get_wdf() > one) repeated.push_back(repeated_term(*it));
+        if (one == 0) continue;
+        for (unsigned times = 1; times <= most_repeats && it.get_wdf() > times * one; ++times) {
+            repeated.push_back(repeated_term(*it, times));
+        }
     }
     for (const std::string &term : repeated) document.add_boolean_term(term);
 }

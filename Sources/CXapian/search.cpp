@@ -15,7 +15,9 @@ struct cx_results {
     std::vector<cx::Snippet> snippets;
     std::vector<std::pair<uint32_t, std::string>> corrections;
     uint32_t parts = 1;
-    bool tiered = false;
+    /// The tier that gave the page: its items have the query's words more than this many times
+    /// in a field; 0 for a whole search.
+    uint32_t tier = 0;
 };
 
 namespace {
@@ -226,21 +228,18 @@ Xapian::doccount count_matches(const Xapian::Database &reader, const Query &quer
     return std::max(counted.get_matches_estimated(), counted.get_matches_lower_bound());
 }
 
-/// Searches only the items that may score more than one occurrence of each of the query's words
-/// gives (`cx::plan_tiers`), and keeps what it found when that is the page a whole search gives:
-/// the page is full and its last result scores more than any other item can. False, with nothing
-/// added, when the search must run whole.
-bool run_tiered_search(cx_database &database, const cx_search_request &request, const cx::BuiltQuery &built,
-                       cx_results &results) {
+/// Searches only the items that may score more than `times` occurrences of each of the query's
+/// words give (`cx::plan_tiers`), and keeps what it found when that is the page a whole search
+/// gives: the page is full and its last result scores more than any other item can. False, with
+/// nothing added, when it is not.
+bool run_tier(cx_database &database, const cx_search_request &request, const cx::BuiltQuery &built,
+              const Query &whole, unsigned times, cx_results &results) {
     const Xapian::Database &reader = database.reader;
-    if (database.writable || database.sharded || request.limit == 0 || built.matches_everything) return false;
-    if (request.tier_postings == UINT64_MAX || reader.get_metadata(cx::format_key) != cx::format) return false;
     const cx::TierPlan plan = cx::plan_tiers(
-        reader, built.query, request.tier_postings == 0 ? default_tier_postings : request.tier_postings);
+        reader, built.query, request.tier_postings == 0 ? default_tier_postings : request.tier_postings, times);
     if (plan.empty()) return false;
     const Xapian::doccount page = request.offset + request.limit;
     const Xapian::doccount check_at_least = matches_to_check(reader, request);
-    const Query whole = full_query(database, request, built);
     const Xapian::MSet found =
         best_matches(reader, Query(Query::OP_FILTER, whole, plan.filter), 0, page, check_at_least, false);
     if (found.size() < page) return false;
@@ -258,13 +257,28 @@ bool run_tiered_search(cx_database &database, const cx_search_request &request, 
     } else {
         results.total = count_matches(reader, whole, check_at_least);
     }
-    results.tiered = true;
+    results.tier = times;
     const Xapian::MSet scale = percent_scale(database, request, built, found.begin().get_document());
     const Xapian::MSet &best = scale.empty() ? found : scale;
     for (Xapian::doccount rank = request.offset; rank < page; ++rank) {
         add_result(results, found[rank].get_document(), best.convert_to_percent(found[rank].get_weight()), built);
     }
     return true;
+}
+
+/// Tries the tiers of a read-only index of format 4, the fewest items first: those with the
+/// query's words more than twice in a field, then more than once. False when the search must run
+/// whole.
+bool run_tiered_search(cx_database &database, const cx_search_request &request, const cx::BuiltQuery &built,
+                       cx_results &results) {
+    const Xapian::Database &reader = database.reader;
+    if (database.writable || database.sharded || request.limit == 0 || built.matches_everything) return false;
+    if (request.tier_postings == UINT64_MAX || reader.get_metadata(cx::format_key) != cx::format) return false;
+    const Query whole = full_query(database, request, built);
+    for (unsigned times = cx::most_repeats; times >= 1; --times) {
+        if (run_tier(database, request, built, whole, times, results)) return true;
+    }
+    return false;
 }
 
 void run_search(cx_database &database, const cx_search_request &request, cx_results &results) {
@@ -314,7 +328,7 @@ cx_status cx_search(cx_database *database, const cx_search_request *request, cx_
 size_t cx_results_count(const cx_results *results) { return results->data.size(); }
 uint64_t cx_results_total(const cx_results *results) { return results->total; }
 uint32_t cx_results_parts(const cx_results *results) { return results->parts; }
-bool cx_results_tiered(const cx_results *results) { return results->tiered; }
+uint32_t cx_results_tier(const cx_results *results) { return results->tier; }
 
 cx_text cx_results_data(const cx_results *results, size_t index) {
     return index < results->data.size() ? text_of(results->data[index]) : cx_text{nullptr, 0};

@@ -5,10 +5,11 @@
 // with its within-item frequency alone, and every item that has the word once in a field gets the
 // same. Xapian 1.4 still reads every posting of a common word to rank it: at 1,000,000 items the
 // commonest words' lists take 10–14 ms. Each item also holds a repeated term for every word (and
-// word beginning) it has more than once in a field (format 4, `add_repeated_terms`): a few
-// percent of a common word's items. A search first matches only the items of its words' repeated
-// terms; when the last item of its page scores more than any other item can, that page is the one
-// a whole search gives (search.cpp), and otherwise the search runs whole.
+// word beginning) it has more than once in a field, and another for more than twice (format 4,
+// `add_repeated_terms`): a few percent of a common word's items, and fewer. A search first matches
+// only the items of its words' terms repeated more than twice, then more than once; when the last
+// item of its page scores more than any other item can, that page is the one a whole search gives
+// (search.cpp), and otherwise the search runs whole.
 
 #include <cmath>
 #include <set>
@@ -93,7 +94,7 @@ struct WeighedTerm {
     std::string term;
     Xapian::doccount frequency;
     Xapian::doccount repeated_frequency;
-    double once;  // what one occurrence adds
+    double outside;  // the most it adds to an item without its repeated term
     double most;  // the most it can add
 };
 
@@ -114,7 +115,7 @@ double term_weight(double items, double frequency, double wdf) {
     return std::log(ratio) * (wdf < 0 ? 2.0 : 2.0 * wdf / (1.0 + wdf));
 }
 
-TierPlan plan_tiers(const Xapian::Database &reader, const Query &query, uint64_t least_postings) {
+TierPlan plan_tiers(const Xapian::Database &reader, const Query &query, uint64_t least_postings, unsigned times) {
     std::vector<std::string> terms;
     if (!weighted_terms(query, terms)) return {};
     const double items = reader.get_doccount();
@@ -126,10 +127,10 @@ TierPlan plan_tiers(const Xapian::Database &reader, const Query &query, uint64_t
         if (frequency == 0) continue;  // weighs nothing anywhere
         const Xapian::termcount one = one_occurrence_wdf(term);
         if (one == 0) return {};  // not a free-text term: no repeated term
-        const WeighedTerm found{term, frequency, reader.get_termfreq(repeated_term(term)),
-                                term_weight(items, frequency, one), term_weight(items, frequency, -1)};
+        const WeighedTerm found{term, frequency, reader.get_termfreq(repeated_term(term, times)),
+                                term_weight(items, frequency, times * one), term_weight(items, frequency, -1)};
         postings += frequency;
-        strongest = std::max(strongest, found.once);
+        strongest = std::max(strongest, found.outside);
         weighed.push_back(found);
     }
     if (postings == 0) return {};
@@ -140,8 +141,8 @@ TierPlan plan_tiers(const Xapian::Database &reader, const Query &query, uint64_t
     // Each term is read in one of three ways. A term that weighs little beside the strongest
     // is not read at all, and counts with the most it can add. A term with few items (beside all
     // the query's terms', or beside its repeated term's) is read whole, and adds nothing outside
-    // the filter. Any other term is read through its repeated term, and adds one occurrence's weight
-    // outside it.
+    // the filter. Any other term is read through its repeated term, and adds `times` occurrences'
+    // weight outside it.
     TierPlan plan;
     std::set<std::string> filter_terms;
     uint64_t cost = 0;
@@ -151,8 +152,8 @@ TierPlan plan_tiers(const Xapian::Database &reader, const Query &query, uint64_t
         } else if (term.frequency <= postings / 16 || term.frequency <= 2 * uint64_t(term.repeated_frequency)) {
             if (filter_terms.insert(term.term).second) cost += term.frequency;
         } else {
-            plan.bound += term.once;
-            const std::string repeated = repeated_term(term.term);
+            plan.bound += term.outside;
+            const std::string repeated = repeated_term(term.term, times);
             if (filter_terms.insert(repeated).second) cost += term.repeated_frequency;
         }
     }

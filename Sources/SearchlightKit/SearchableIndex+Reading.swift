@@ -11,11 +11,11 @@ extension SearchableIndex {
     }
 
     /// Searches, splitting the search by document id as `split` says and reading repeated terms
-    /// first as `tiers` says, and tells how many parts it ran in and whether its page came from
-    /// the repeated terms.
+    /// first as `tiers` says, and tells how many parts it ran in and which tier gave its page (0 for
+    /// none).
     func search(
         _ query: SearchQuery, now: Int64, split: SearchSplit, tiers: SearchTiers = .automatic
-    ) throws(SearchlightError) -> (results: SearchResults, parts: Int, tiered: Bool) {
+    ) throws(SearchlightError) -> (results: SearchResults, parts: Int, tier: Int) {
         let expression = try query.parsed()
         let raw = try read { database throws(SearchlightError) in
             try database.search(
@@ -29,7 +29,7 @@ extension SearchableIndex {
         let found = SearchResults(
             query: query.text, total: raw.total, offset: query.offset, limit: query.limit,
             suggestion: Self.suggestion(for: query.text, corrections: raw.corrections), results: results)
-        return (found, raw.parts, raw.tiered)
+        return (found, raw.parts, raw.tier)
     }
 
     /// The query with its misspelled words replaced, or `nil` when there is nothing to correct.

@@ -50,24 +50,29 @@ struct TieredSearchTests {
     ]
 
     /// Searches every query in several domains, scopes and pages, tiered whenever it can be and
-    /// never; returns the queries the tiers answered, with how many times.
-    private func compare(_ reader: SearchableIndex) throws -> [String: Int] {
+    /// never; returns the queries the tiers answered, with how many times, and how many searches
+    /// each tier answered.
+    private func compare(_ reader: SearchableIndex) throws -> (queries: [String: Int], tiers: [Int: Int]) {
         var tiered: [String: Int] = [:]
+        var tiers: [Int: Int] = [:]
         for text in Self.queries {
             for (domain, scope) in [("default", SearchQuery.Scope.all), ("com.other", .public), (nil, .all)] {
-                for (offset, limit) in [(0, 20), (7, 10), (0, 1), (0, 0), (40, 20)] {
+                for (offset, limit) in [(0, 20), (7, 10), (0, 1), (0, 0), (40, 20), (150, 50)] {
                     let query = SearchQuery(text, domainIdentifier: domain, scope: scope, limit: limit, offset: offset)
                     let whole = try reader.search(query, now: now, split: .automatic, tiers: .never)
-                    #expect(!whole.tiered)
+                    #expect(whole.tier == 0)
                     let first = try reader.search(
                         query, now: now, split: .automatic, tiers: SearchTiers(fromPostings: 1))
                     let label = "\(text) from \(domain ?? "every domain"), offset \(offset), limit \(limit)"
                     #expect(first.results.results == whole.results.results, "\(label)")
                     #expect(first.results.suggestion == whole.results.suggestion, "\(label)")
-                    if first.tiered { tiered[text, default: 0] += 1 }
+                    if first.tier != 0 {
+                        tiered[text, default: 0] += 1
+                        tiers[first.tier, default: 0] += 1
+                    }
                     // Totals are exact up to the 1,000 matches past the page a search checks, and
                     // estimates, no smaller, beyond.
-                    if whole.results.total < offset + limit + 1000 || !first.tiered {
+                    if whole.results.total < offset + limit + 1000 || first.tier == 0 {
                         #expect(first.results.total == whole.results.total, "\(label)")
                     } else {
                         #expect(first.results.total >= offset + limit + 1000, "\(label)")
@@ -75,14 +80,14 @@ struct TieredSearchTests {
                 }
             }
         }
-        return tiered
+        return (tiered, tiers)
     }
 
     @Test("a tiered search gives the page, order, scores and snippets a whole search gives")
     func samePages() throws {
         let test = try commonWordsCatalogue()
         let reader = try SearchableIndex(path: test.path, access: .readOnly)
-        let tiered = try compare(reader)
+        let (tiered, tiers) = try compare(reader)
         // The tiers answer searches of common words: the comparison is not vacuous.
         #expect(tiered.values.reduce(0, +) >= 24, "\(tiered)")
         for text in [Self.second, "\(Self.first) OR \(Self.twentieth)"] {
@@ -90,6 +95,36 @@ struct TieredSearchTests {
         }
         // Phrases run whole (tiers.cpp, `weighted_terms`).
         #expect(!tiered.keys.contains { $0.contains("\"") }, "\(tiered)")
+        // Both tiers: items with a word more than twice in a field, and more than once.
+        #expect(tiers[1, default: 0] > 0 && tiers[2, default: 0] > 0, "\(tiers)")
+    }
+
+    @Test("items with a word twice in two fields outrank those with it three times in one, in a tier's page too")
+    func twiceInTwoFields() throws {
+        // "wren" is in half the titles and an eighth of the descriptions, so that a description
+        // occurrence weighs about five times a title one: the 8 items with it twice in both fields
+        // score 3.33 (times 2: its beginning "wren" is weighed too), above the 22 with it three
+        // times in the description alone (2.94), which are all the items with it more than twice.
+        let test = try TestIndex()
+        var items: [SearchableItem] = []
+        for number in 0..<350 {
+            items.append(item("once/\(number)", title: "wren of the lake", description: "calm water"))
+        }
+        for number in 0..<290 {
+            items.append(item("none/\(number)", title: "heron by the lake", description: "calm reeds"))
+        }
+        for number in 0..<22 { items.append(item("thrice/\(number)", title: "heron", description: "wren wren wren")) }
+        for number in 0..<8 { items.append(item("twice/\(number)", title: "wren wren", description: "wren wren")) }
+        for number in 0..<60 { items.append(item("described/\(number)", title: "heron", description: "a wren")) }
+        try test.index.indexSearchableItems(items, now: now)
+        let reader = try SearchableIndex(path: test.path, access: .readOnly)
+        let query = SearchQuery("wren", domainIdentifier: nil, scope: .all, limit: 20)
+        let whole = try reader.search(query, now: now, split: .automatic, tiers: .never)
+        let tiered = try reader.search(query, now: now, split: .automatic, tiers: SearchTiers(fromPostings: 1))
+        #expect(whole.results.results.prefix(8).allSatisfy { $0.canonicalIdentifier.hasPrefix("twice/") })
+        #expect(tiered.results == whole.results)
+        // More than twice, only the 22 are read, and cannot be the page; more than once, the page is.
+        #expect(tiered.tier == 1)
     }
 
     @Test("a count, a page past what the repeated terms hold and the empty query run whole")
@@ -100,12 +135,12 @@ struct TieredSearchTests {
         let first = Self.first
         for (text, limit, offset) in [(first, 0, 0), (first, 20, 2500), ("", 20, 0)] {
             let query = SearchQuery(text, domainIdentifier: nil, scope: .all, limit: limit, offset: offset)
-            #expect(try !reader.search(query, now: now, split: .automatic, tiers: eager).tiered, "\(text)")
+            #expect(try reader.search(query, now: now, split: .automatic, tiers: eager).tier == 0, "\(text)")
         }
         // Cheap searches run whole by default.
-        #expect(try !reader.search(SearchQuery(Self.first), now: now, split: .automatic).tiered)
+        #expect(try reader.search(SearchQuery(Self.first), now: now, split: .automatic).tier == 0)
         // A writer's handle sees its own uncommitted changes, which only it holds.
-        #expect(try !test.index.search(SearchQuery(Self.first), now: now, split: .automatic, tiers: eager).tiered)
+        #expect(try test.index.search(SearchQuery(Self.first), now: now, split: .automatic, tiers: eager).tier == 0)
     }
 
     @Test("an index of format 3, whose items lack repeated terms, is searched whole and finds the same")
@@ -118,7 +153,7 @@ struct TieredSearchTests {
         try setIndexFormat(test.path, "3")
         let reader = try SearchableIndex(path: test.path, access: .readOnly)
         let found = try reader.search(query, now: now, split: .automatic, tiers: SearchTiers(fromPostings: 1))
-        #expect(!found.tiered)
+        #expect(found.tier == 0)
         #expect(found.results == before.results)
     }
 }

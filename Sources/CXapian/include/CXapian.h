@@ -196,10 +196,10 @@ typedef struct cx_search_request {
     uint32_t most_parts;
     uint64_t postings_per_part;
     /// A read-only handle on an index of format 4 first reads only the items whose score can
-    /// pass what one occurrence of each of the query's words gives (its repeated terms), when the
-    /// query's terms hold at least `tier_postings` postings together (0 for 100,000; UINT64_MAX
-    /// never), and searches whole only when those cannot fill the page. The page is always the
-    /// one a whole search gives.
+    /// pass what two, then one, occurrences of each of the query's words give (its repeated
+    /// terms), when a whole search would read at least `tier_postings` postings (0 for 100,000;
+    /// UINT64_MAX never), and searches whole only when those cannot fill the page. The page is
+    /// always the one a whole search gives.
     uint64_t tier_postings;
 } cx_search_request;
 
@@ -453,8 +453,9 @@ size_t cx_results_count(const cx_results *results);
 /// The number of parts the search was split into, each matched on a thread of its own (1 when
 /// it was not split).
 uint32_t cx_results_parts(const cx_results *results);
-/// Whether the page came from the items of the query's repeated terms alone (`tier_postings`).
-bool cx_results_tiered(const cx_results *results);
+/// The tier whose items alone gave the page (`tier_postings`): they have the query's words more
+/// than this many times in a field (1 or 2); 0 for a whole search.
+uint32_t cx_results_tier(const cx_results *results);
 /// The number of matching items: exact up to 1,000 past the page, estimated beyond; exact when
 /// the request's limit is 0.
 uint64_t cx_results_total(const cx_results *results);

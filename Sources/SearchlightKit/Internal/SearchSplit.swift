@@ -13,12 +13,12 @@ struct SearchSplit: Sendable, Hashable {
 }
 
 /// When a search on a read-only index of format 4 reads its words' repeated terms first (the
-/// shim's `tiers.cpp`): only the items that may score more than one occurrence of each word gives,
-/// searching whole only when those cannot fill the page. Tiers change how long a search takes,
+/// shim's `tiers.cpp`): only the items that may score more than two, then one, occurrences of each
+/// word give, searching whole only when those cannot fill the page. Tiers change how long a search takes,
 /// never its page.
 struct SearchTiers: Sendable, Hashable {
-    /// The postings the query's terms hold together from which tiers are tried; 0 for the
-    /// default, 100,000, and `nil` never.
+    /// The postings a whole search would read from which tiers are tried; 0 for the default,
+    /// 100,000, and `nil` never.
     var fromPostings: Int?
 
     static let automatic = SearchTiers(fromPostings: 0)

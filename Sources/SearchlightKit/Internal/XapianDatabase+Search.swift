@@ -13,8 +13,9 @@ extension XapianDatabase {
         var corrections: [(location: Range<Int>, word: String)]
         /// The parts the search was split into (``SearchSplit``); 1 when it was not.
         var parts = 1
-        /// Whether the page came from the query's repeated terms alone (``SearchTiers``).
-        var tiered = false
+        /// The tier whose items alone gave the page (``SearchTiers``): they have the query's words
+        /// more than this many times in a field; 0 for a whole search.
+        var tier = 0
     }
 
     func search(
@@ -42,7 +43,7 @@ extension XapianDatabase {
         guard let results else { return RawResults(total: 0, hits: [], corrections: []) }
         var raw = RawResults(
             total: Int(cx_results_total(results)), hits: [], corrections: [], parts: Int(cx_results_parts(results)),
-            tiered: cx_results_tiered(results))
+            tier: Int(cx_results_tier(results)))
         for index in 0..<cx_results_count(results) {
             raw.hits.append(
                 RawResults.Hit(
