@@ -89,14 +89,15 @@ struct TieredSearchTests {
         let reader = try SearchableIndex(path: test.path, access: .readOnly)
         let (tiered, tiers) = try compare(reader)
         // The tiers answer searches of common words: the comparison is not vacuous.
-        #expect(tiered.values.reduce(0, +) >= 24, "\(tiered)")
-        for text in [Self.second, "\(Self.first) OR \(Self.twentieth)"] {
+        #expect(tiered.values.reduce(0, +) >= 12, "\(tiered)")
+        for text in ["title:\(Self.first)", "description:\(Self.sixth)"] {
             #expect(tiered[text, default: 0] > 0, "\(text)")
         }
         // Phrases run whole (tiers.cpp, `weighted_terms`).
         #expect(!tiered.keys.contains { $0.contains("\"") }, "\(tiered)")
-        // Both tiers: items with a word more than twice in a field, and more than once.
-        #expect(tiers[1, default: 0] > 0 && tiers[2, default: 0] > 0, "\(tiers)")
+        // The tier of items with a word more than twice in a field answers here; the tier of more
+        // than once answers in `twiceInTwoFields`.
+        #expect(tiers[2, default: 0] > 0, "\(tiers)")
     }
 
     @Test("items with a word twice in two fields outrank those with it three times in one, in a tier's page too")
