@@ -343,22 +343,26 @@ Xapian::BM25Weight weighting();
 double term_weight(double items, double frequency, double wdf);
 
 /// How a search reads the items of its query's repeated terms first: `filter` holds every item
-/// that may score more than `bound`, since each of the query's words either adds at most one
-/// `times` occurrences' weight outside it (the word's repeated term), adds nothing outside it (the word
+/// that may score more than `bound`, since each of the query's words either adds at most `times`
+/// occurrences' weight outside it (the word's repeated term), adds nothing outside it (the word
 /// itself, when rare), or adds so little that its most is counted (a common word's in a field
-/// where it weighs little). Empty when the query is cheap to search whole, holds parts whose
-/// weight cannot be bounded, or would read too much of itself again.
+/// where it weighs little). Empty when the query holds parts whose weight cannot be bounded, when
+/// the filter would read too much of what a whole search reads, or when a whole search would soon
+/// read little more than the filter.
 struct TierPlan {
     Xapian::Query filter;
     double bound = 0;
     bool empty() const { return filter.empty(); }
 };
 
-/// The plan for `query` (the query as built, without visibility, views or expiry) that reads
-/// the items with its words more than `times` times in a field (1 or 2), when a whole search
-/// would read `least_postings` or more postings.
-TierPlan plan_tiers(const Xapian::Database &reader, const Xapian::Query &query, uint64_t least_postings,
-                    unsigned times);
+/// Whether tiers may pay for `query` (the query as built, without visibility, views or expiry):
+/// a whole search would read `least_postings` or more postings, and every part's weight can be
+/// bounded.
+bool tiers_may_pay(const Xapian::Database &reader, const Xapian::Query &query, uint64_t least_postings);
+
+/// The plan for `query` that reads the items with its words more than `times` times in a field
+/// (1 or 2).
+TierPlan plan_tiers(const Xapian::Database &reader, const Xapian::Query &query, unsigned times);
 
 // MARK: views.cpp
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <optional>
 #include <system_error>
 #include <thread>
 
@@ -215,7 +216,7 @@ void run_split_search(cx_database &database, const cx_search_request &request, c
     }
 }
 
-/// The postings a query's terms hold together from which a search reads its repeated terms first.
+/// The postings a whole search would read from which a search reads its repeated terms first.
 constexpr uint64_t default_tier_postings = 100000;
 
 /// How many items match `query`: exact up to `check_at_least`, estimated beyond. Matched without
@@ -233,11 +234,8 @@ Xapian::doccount count_matches(const Xapian::Database &reader, const Query &quer
 /// gives: the page is full and its last result scores more than any other item can. False, with
 /// nothing added, when it is not.
 bool run_tier(cx_database &database, const cx_search_request &request, const cx::BuiltQuery &built,
-              const Query &whole, unsigned times, cx_results &results) {
+              const Query &whole, const cx::TierPlan &plan, unsigned times, cx_results &results) {
     const Xapian::Database &reader = database.reader;
-    const cx::TierPlan plan = cx::plan_tiers(
-        reader, built.query, request.tier_postings == 0 ? default_tier_postings : request.tier_postings, times);
-    if (plan.empty()) return false;
     const Xapian::doccount page = request.offset + request.limit;
     const Xapian::doccount check_at_least = matches_to_check(reader, request);
     const Xapian::MSet found =
@@ -274,9 +272,14 @@ bool run_tiered_search(cx_database &database, const cx_search_request &request, 
     const Xapian::Database &reader = database.reader;
     if (database.writable || database.sharded || request.limit == 0 || built.matches_everything) return false;
     if (request.tier_postings == UINT64_MAX || reader.get_metadata(cx::format_key) != cx::format) return false;
-    const Query whole = full_query(database, request, built);
+    const uint64_t least = request.tier_postings == 0 ? default_tier_postings : request.tier_postings;
+    if (!cx::tiers_may_pay(reader, built.query, least)) return false;
+    std::optional<Query> whole;  // built when a plan is tried
     for (unsigned times = cx::most_repeats; times >= 1; --times) {
-        if (run_tier(database, request, built, whole, times, results)) return true;
+        const cx::TierPlan plan = cx::plan_tiers(reader, built.query, times);
+        if (plan.empty()) continue;
+        if (!whole) whole = full_query(database, request, built);
+        if (run_tier(database, request, built, *whole, plan, times, results)) return true;
     }
     return false;
 }

@@ -115,7 +115,12 @@ double term_weight(double items, double frequency, double wdf) {
     return std::log(ratio) * (wdf < 0 ? 2.0 : 2.0 * wdf / (1.0 + wdf));
 }
 
-TierPlan plan_tiers(const Xapian::Database &reader, const Query &query, uint64_t least_postings, unsigned times) {
+bool tiers_may_pay(const Xapian::Database &reader, const Query &query, uint64_t least_postings) {
+    std::vector<std::string> terms;
+    return weighted_terms(query, terms) && postings_read(reader, query) >= least_postings;
+}
+
+TierPlan plan_tiers(const Xapian::Database &reader, const Query &query, unsigned times) {
     std::vector<std::string> terms;
     if (!weighted_terms(query, terms)) return {};
     const double items = reader.get_doccount();
@@ -134,9 +139,7 @@ TierPlan plan_tiers(const Xapian::Database &reader, const Query &query, uint64_t
         weighed.push_back(found);
     }
     if (postings == 0) return {};
-    // What a whole search reads decides whether reading less is worth a try.
     const uint64_t whole = postings_read(reader, query);
-    if (whole < least_postings) return {};
 
     // Each term is read in one of three ways. A term that weighs little beside the strongest
     // is not read at all, and counts with the most it can add. A term with few items (beside all
