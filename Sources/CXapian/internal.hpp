@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -355,14 +356,32 @@ struct TierPlan {
     bool empty() const { return filter.empty(); }
 };
 
-/// Whether tiers may pay for `query` (the query as built, without visibility, views or expiry):
-/// a whole search would read `least_postings` or more postings, and every part's weight can be
-/// bounded.
-bool tiers_may_pay(const Xapian::Database &reader, const Xapian::Query &query, uint64_t least_postings);
+/// A term a query weighs: its items, the within-item frequency one occurrence gives it, and the
+/// most it can add to a score.
+struct WeighedTerm {
+    std::string term;
+    Xapian::doccount frequency;
+    Xapian::termcount one_occurrence;
+    double most;
+};
 
-/// The plan for `query` that reads the items with its words more than `times` times in a field
+/// What plans for a query are made from, read once: its weighed terms (once for each place they
+/// are weighed), the postings they hold together, and about how many a whole search reads.
+struct TierTerms {
+    std::vector<WeighedTerm> terms;
+    uint64_t postings = 0;
+    uint64_t whole = 0;
+};
+
+/// The terms of `query` (the query as built, without visibility, views or expiry) when tiers may
+/// pay for it: every part's weight can be bounded by its terms', and a whole search would read
+/// `least_postings` or more postings. Empty otherwise.
+std::optional<TierTerms> tier_terms(const Xapian::Database &reader, const Xapian::Query &query,
+                                    uint64_t least_postings);
+
+/// The plan that reads the items with the query's words more than `times` times in a field
 /// (1 or 2).
-TierPlan plan_tiers(const Xapian::Database &reader, const Xapian::Query &query, unsigned times);
+TierPlan plan_tiers(const Xapian::Database &reader, const TierTerms &terms, unsigned times);
 
 // MARK: views.cpp
 

@@ -54,18 +54,17 @@ double most_for_views(const Xapian::Database &reader, const cx::BuiltQuery &buil
 /// `query` with recorded views added to the scores: up to `view_weight`, growing with the
 /// logarithm of the count (`cx::view_boost`). Only viewed items carry the value, and an index
 /// without views is searched as before.
-Query with_views(cx_database &database, const Query &query, bool matches_everything) {
-    const Xapian::Database &reader = database.reader;
-    if (reader.get_value_freq(cx::slot::view_boost) == 0) return query;
-    const double weight = matches_everything ? 1.0 : view_weight(reader, query);
-    return Query(Query::OP_AND_MAYBE, query, Query(Query::OP_SCALE_WEIGHT, cx::view_boosts(database), weight));
+Query with_views(cx_database &database, const cx::BuiltQuery &built) {
+    const double weight = most_for_views(database.reader, built);
+    if (weight == 0) return built.query;
+    return Query(Query::OP_AND_MAYBE, built.query, Query(Query::OP_SCALE_WEIGHT, cx::view_boosts(database), weight));
 }
 
 /// The query `request` asks for, with visibility, views and expiry applied. A split search builds
 /// it once for each part, since Xapian's queries share their parts through reference counts that
 /// are not thread-safe.
 Query full_query(cx_database &database, const cx_search_request &request, const cx::BuiltQuery &built) {
-    Query query = cx::visible_only(database, request, with_views(database, built.query, built.matches_everything));
+    Query query = cx::visible_only(database, request, with_views(database, built));
     // Expired items are never returned, pruned or not. Only items that can expire have a value,
     // and few of them have expired, so excluding those is cheaper than testing every match.
     return Query(Query::OP_AND_NOT, query,
@@ -273,10 +272,11 @@ bool run_tiered_search(cx_database &database, const cx_search_request &request, 
     if (database.writable || database.sharded || request.limit == 0 || built.matches_everything) return false;
     if (request.tier_postings == UINT64_MAX || reader.get_metadata(cx::format_key) != cx::format) return false;
     const uint64_t least = request.tier_postings == 0 ? default_tier_postings : request.tier_postings;
-    if (!cx::tiers_may_pay(reader, built.query, least)) return false;
+    const std::optional<cx::TierTerms> terms = cx::tier_terms(reader, built.query, least);
+    if (!terms) return false;
     std::optional<Query> whole;  // built when a plan is tried
     for (unsigned times = cx::most_repeats; times >= 1; --times) {
-        const cx::TierPlan plan = cx::plan_tiers(reader, built.query, times);
+        const cx::TierPlan plan = cx::plan_tiers(reader, *terms, times);
         if (plan.empty()) continue;
         if (!whole) whole = full_query(database, request, built);
         if (run_tier(database, request, built, *whole, plan, times, results)) return true;

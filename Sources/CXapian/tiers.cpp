@@ -12,6 +12,7 @@
 // (search.cpp), and otherwise the search runs whole.
 
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "internal.hpp"
@@ -63,40 +64,42 @@ bool weighted_terms(const Query &query, std::vector<std::string> &terms) {
     }
 }
 
+/// How many items have `term`, looked up once for each term in `frequencies`.
+Xapian::doccount frequency_of(const Xapian::Database &reader, std::map<std::string, Xapian::doccount> &frequencies,
+                              const std::string &term) {
+    auto [known, added] = frequencies.emplace(term, 0);
+    if (added) known->second = reader.get_termfreq(term);
+    return known->second;
+}
+
 /// About how many postings a whole search of `query` reads: every posting of an OR, the fewest of
 /// an AND's parts (the matcher leads by them and skips through the rest).
-uint64_t postings_read(const Xapian::Database &reader, const Query &query) {
+uint64_t postings_read(const Xapian::Database &reader, std::map<std::string, Xapian::doccount> &frequencies,
+                       const Query &query) {
     switch (query.get_type()) {
         case Query::LEAF_TERM:
-            return reader.get_termfreq(*query.get_terms_begin());
+            return frequency_of(reader, frequencies, *query.get_terms_begin());
         case Query::OP_AND:
         case Query::OP_FILTER: {
             uint64_t fewest = UINT64_MAX;
             for (size_t i = 0; i < query.get_num_subqueries(); ++i) {
-                fewest = std::min(fewest, postings_read(reader, query.get_subquery(i)));
+                fewest = std::min(fewest, postings_read(reader, frequencies, query.get_subquery(i)));
             }
             return fewest == UINT64_MAX ? 0 : fewest;
         }
         case Query::OP_AND_NOT:
         case Query::OP_AND_MAYBE:
         case Query::OP_SCALE_WEIGHT:
-            return postings_read(reader, query.get_subquery(0));
+            return postings_read(reader, frequencies, query.get_subquery(0));
         default: {
             uint64_t sum = 0;
-            for (size_t i = 0; i < query.get_num_subqueries(); ++i) sum += postings_read(reader, query.get_subquery(i));
+            for (size_t i = 0; i < query.get_num_subqueries(); ++i) {
+                sum += postings_read(reader, frequencies, query.get_subquery(i));
+            }
             return sum;
         }
     }
 }
-
-/// A term of the query, and what reading it costs and adds.
-struct WeighedTerm {
-    std::string term;
-    Xapian::doccount frequency;
-    Xapian::doccount repeated_frequency;
-    double outside;  // the most it adds to an item without its repeated term
-    double most;  // the most it can add
-};
 
 }  // namespace
 
@@ -115,31 +118,36 @@ double term_weight(double items, double frequency, double wdf) {
     return std::log(ratio) * (wdf < 0 ? 2.0 : 2.0 * wdf / (1.0 + wdf));
 }
 
-bool tiers_may_pay(const Xapian::Database &reader, const Query &query, uint64_t least_postings) {
+std::optional<TierTerms> tier_terms(const Xapian::Database &reader, const Query &query, uint64_t least_postings) {
     std::vector<std::string> terms;
-    return weighted_terms(query, terms) && postings_read(reader, query) >= least_postings;
-}
-
-TierPlan plan_tiers(const Xapian::Database &reader, const Query &query, unsigned times) {
-    std::vector<std::string> terms;
-    if (!weighted_terms(query, terms)) return {};
+    if (!weighted_terms(query, terms)) return std::nullopt;
     const double items = reader.get_doccount();
-    std::vector<WeighedTerm> weighed;
-    uint64_t postings = 0;
-    double strongest = 0;
+    TierTerms found;
+    std::map<std::string, Xapian::doccount> frequencies;
     for (const std::string &term : terms) {
-        const Xapian::doccount frequency = reader.get_termfreq(term);
+        const Xapian::doccount frequency = frequency_of(reader, frequencies, term);
         if (frequency == 0) continue;  // weighs nothing anywhere
         const Xapian::termcount one = one_occurrence_wdf(term);
-        if (one == 0) return {};  // not a free-text term: no repeated term
-        const WeighedTerm found{term, frequency, reader.get_termfreq(repeated_term(term, times)),
-                                term_weight(items, frequency, times * one), term_weight(items, frequency, -1)};
-        postings += frequency;
-        strongest = std::max(strongest, found.outside);
-        weighed.push_back(found);
+        if (one == 0) return std::nullopt;  // not a free-text term: no repeated term
+        found.terms.push_back({term, frequency, one, term_weight(items, frequency, -1)});
+        found.postings += frequency;
     }
-    if (postings == 0) return {};
-    const uint64_t whole = postings_read(reader, query);
+    found.whole = postings_read(reader, frequencies, query);
+    if (found.postings == 0 || found.whole < least_postings) return std::nullopt;
+    return found;
+}
+
+TierPlan plan_tiers(const Xapian::Database &reader, const TierTerms &terms, unsigned times) {
+    const double items = reader.get_doccount();
+    // What each term adds at most to an item without its repeated term, and how many items have it.
+    std::vector<std::pair<double, Xapian::doccount>> outside;
+    double strongest = 0;
+    for (const WeighedTerm &term : terms.terms) {
+        outside.emplace_back(term_weight(items, term.frequency, times * term.one_occurrence),
+                             reader.get_termfreq(repeated_term(term.term, times)));
+        strongest = std::max(strongest, outside.back().first);
+    }
+    const uint64_t postings = terms.postings;
 
     // Each term is read in one of three ways. A term that weighs little beside the strongest
     // is not read at all, and counts with the most it can add. A term with few items (beside all
@@ -150,24 +158,25 @@ TierPlan plan_tiers(const Xapian::Database &reader, const Query &query, unsigned
     std::set<std::string> filter_terms;
     uint64_t cost = 0;
     double most_read_whole = 0, most_through_repeats = 0;
-    for (const WeighedTerm &term : weighed) {
+    for (size_t i = 0; i < terms.terms.size(); ++i) {
+        const WeighedTerm &term = terms.terms[i];
+        const auto [adds_outside, repeated_frequency] = outside[i];
         if (term.most <= strongest / 4) {
             plan.bound += term.most;
-        } else if (term.frequency <= postings / 16 || term.frequency <= 2 * uint64_t(term.repeated_frequency)) {
+        } else if (term.frequency <= postings / 16 || term.frequency <= 2 * uint64_t(repeated_frequency)) {
             if (filter_terms.insert(term.term).second) cost += term.frequency;
             most_read_whole = std::max(most_read_whole, term.most);
         } else {
             most_through_repeats = std::max(most_through_repeats, term.most);
-            plan.bound += term.outside;
-            const std::string repeated = repeated_term(term.term, times);
-            if (filter_terms.insert(repeated).second) cost += term.repeated_frequency;
+            plan.bound += adds_outside;
+            if (filter_terms.insert(repeated_term(term.term, times)).second) cost += repeated_frequency;
         }
     }
     // Matching a filtered item costs a step through each of the query's lists, several times
     // what reading one posting of a whole search costs. At 1,000,000 items, filters of about a
     // seventh of the postings took 5.3 ms against 3.4 whole ("dra", as typed) and 10 ms against
     // 14 ("title:stun"); one of a two-hundredth ("vind") 6 ms against 13.
-    if (filter_terms.empty() || cost > whole / 8) return {};
+    if (filter_terms.empty() || cost > terms.whole / 8) return {};
     // When the weightiest term is one read whole, a whole search soon needs it in every item it
     // keeps, and Xapian then reads little more than that term's postings, as the filter would
     // ("dra", as typed, whose keyword beginning weighs most: 4.8 ms tiered against 3.5 whole).
