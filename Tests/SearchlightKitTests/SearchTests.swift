@@ -173,6 +173,18 @@ struct RankingTests {
         #expect(snippet.count < 260)
     }
 
+    @Test("snippets mark a query word whatever its case and accents in the description")
+    func snippetCase() throws {
+        let test = try TestIndex()
+        let description = "DEEP links, Deep LINKING and ÉCLAIRS; Éclair, deeper."
+        try test.index.indexSearchableItems([item("x", title: "Pastry", description: description)], now: now)
+        let snippet = try #require(
+            try test.index.search(SearchQuery("deep linking eclairs"), now: now).results.first?.snippet)
+        #expect(snippet.text == description)
+        let marked = snippet.matches.map { String(snippet.text[$0]) }
+        #expect(marked == ["DEEP", "links", "Deep", "LINKING", "ÉCLAIRS", "Éclair"])
+    }
+
     @Test("a snippet is text with ranges, rendered by each front end its own way")
     func snippetRendering() throws {
         let test = try catalogue()
