@@ -16,8 +16,8 @@ bool is_topology(const char *path) {
 /// Writing and searching refuse it with CX_ERR_VERSION; export and get read only stored data.
 cx_status check_format(cx_database &database, char **out_error) {
     const std::string format = database.reader.get_metadata(cx::format_key);
-    if (database.reader.get_doccount() > 0 && format != cx::format && format != cx::format_without_repeats &&
-        format != cx::format_without_beginnings) {
+    if (database.reader.get_doccount() > 0 && format != cx::format && format != cx::format_without_pairs &&
+        format != cx::format_without_repeats && format != cx::format_without_beginnings) {
         database.format_error = "it was written in index format " + (format.empty() ? std::string("1") : format) +
                                 ", and this version searches and writes formats " + cx::format_without_beginnings +
                                 " to " + cx::format;
@@ -136,9 +136,19 @@ cx_status cx_database_begin(cx_database *database, char **out_error) {
         database->writer.begin_transaction(true);
         database->in_transaction = true;
         // The first transaction stamps the format, atomically with its items, and so does the
-        // first into an index emptied since: every item it will hold gets this format's terms.
-        if (database->writer.get_doccount() == 0 && database->writer.get_metadata(cx::format_key) != cx::format)
-            database->writer.set_metadata(cx::format_key, cx::format);
+        // first into an index emptied since (which forgets its common words): every item it will
+        // hold gets this format's terms.
+        Xapian::WritableDatabase &writer = database->writer;
+        if (writer.get_doccount() == 0) {
+            if (writer.get_metadata(cx::format_key) != cx::format) writer.set_metadata(cx::format_key, cx::format);
+            if (!writer.get_metadata(cx::common_words_key).empty()) cx::CommonWords().record(writer);
+        }
+        // An index of this format chooses its common words once it has enough items to tell them,
+        // atomically with the items that will be the first to get their pairs. A topology's shards
+        // would each choose their own.
+        if (!database->sharded && writer.get_metadata(cx::format_key) == cx::format &&
+            writer.get_doccount() >= cx::choose_common_at && writer.get_metadata(cx::common_words_key).empty())
+            cx::CommonWords::of_index(writer).record(writer);
         return CX_OK;
     } catch (...) {
         return cx::status_from_current_exception(out_error);

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "CXapian.h"
@@ -101,6 +102,13 @@ inline const std::string description_beginning = "XBC";
 /// marks the fewer that have it more than twice.
 inline const std::string repeated = "XW";
 inline const std::string repeated_often = "XWW";
+/// Two common words next to each other in a field (boolean), `pair + first + U+001F + second`,
+/// each with its field's prefix: what a phrase of common words reads instead of checking the
+/// positions of every item that has both (`add_pairs`, `common_words_key`).
+inline const std::string pair = "XJ";
+/// Marks an item written before its index chose its common words (boolean): such an item has no
+/// pairs, and a phrase checks its positions (`phrase_with_pairs`).
+inline const std::string no_pairs = "XN";
 }  // namespace prefix
 
 namespace slot {
@@ -131,19 +139,63 @@ double view_boost(int64_t views);
 
 /// The index format this shim writes, kept in the database's metadata under `format_key`.
 /// Format 2 indexes each field once under its own prefix; format 3 adds word beginnings to every
-/// item; format 4 adds the repeated terms (`prefix::repeated`). An older index is still searched
-/// (without what its items may lack: as-you-type words expand to the words they begin in format
-/// 2, and no search reads repeated terms before format 4) and written (new items get everything;
-/// it keeps its format until rebuilt or emptied).
+/// item; format 4 adds the repeated terms (`prefix::repeated`); format 5 adds pairs of common words
+/// or the mark of their absence (`add_pairs`). An older index is still searched (without what its
+/// items may lack: as-you-type words expand to the words they begin in format 2, no search reads
+/// repeated terms before format 4, and no phrase reads pairs before format 5) and written (new
+/// items get everything; it keeps its format until rebuilt or emptied).
 inline const std::string format_key = "searchlight.format";
-inline const std::string format = "4";
+inline const std::string format = "5";
+inline const std::string format_without_pairs = "4";
 inline const std::string format_without_repeats = "3";
 inline const std::string format_without_beginnings = "2";
 
 /// Whether an index of `recorded` format holds word beginnings for every item.
 inline bool has_beginnings(const std::string &recorded) {
-    return recorded == format || recorded == format_without_repeats;
+    return recorded == format || recorded == format_without_pairs || recorded == format_without_repeats;
 }
+
+/// Whether an index of `recorded` format holds repeated terms for every item.
+inline bool has_repeats(const std::string &recorded) { return recorded == format || recorded == format_without_pairs; }
+
+/// The metadata key of a format 5 index's common words, once it has chosen them: the free-text
+/// terms (with their field's prefix) in at least `common_share` of the items, one per line. An
+/// index chooses them once, from its first `choose_common_at` items or a bulk build's first piece
+/// of that many, and keeps them until it is emptied; items written before carry
+/// `prefix::no_pairs`.
+inline const std::string common_words_key = "searchlight.common";
+
+/// The items an index needs before it chooses its common words.
+constexpr Xapian::doccount choose_common_at = 500;
+
+/// The share of items a common word is in: 1 %.
+constexpr double common_share = 0.01;
+
+/// The most common words an index keeps for each field, the most frequent first.
+constexpr size_t most_common_words = 256;
+
+/// An index's common words, or the lack of them.
+struct CommonWords {
+    /// Whether the index has chosen them; items written before then get `prefix::no_pairs`.
+    bool chosen = false;
+    std::unordered_set<std::string> terms;
+
+    /// The common words `database` records (none chosen when it records none).
+    static CommonWords recorded(const Xapian::Database &database);
+    /// The free-text terms in at least `common_share` of the database's items.
+    static CommonWords of_index(const Xapian::Database &database);
+    /// The free-text terms in at least `common_share` of `documents`.
+    static CommonWords of_documents(const std::vector<Xapian::Document> &documents);
+    /// Records them in `writer`'s metadata, or that none are chosen.
+    void record(Xapian::WritableDatabase &writer) const;
+};
+
+/// The pair term of `first` and `second`, free-text terms of one field next to each other.
+std::string pair_term(const std::string &first, const std::string &second);
+
+/// Adds a pair term for each two common words next to each other in a field of `document`, or
+/// `prefix::no_pairs` when none are chosen yet. Call after the free text is indexed.
+void add_pairs(Xapian::Document &document, const CommonWords &common);
 
 /// The shortest and longest word beginnings indexed, in characters. Two-character beginnings
 /// would add 13 % to the indexing time and 5 % to the index (measured at 200,000 items); a word
@@ -277,8 +329,11 @@ struct BuiltQuery {
 /// With `expand_here`, a prefix is expanded to the words it begins in `database` as a whole,
 /// rather than by the matcher in each of its shards, whose expansions (and so scores) would
 /// differ from one shard to the next.
+///
+/// With `pairs`, a phrase of common words reads their pair terms (when the index has them) before
+/// it checks positions.
 BuiltQuery build_query(const Xapian::Database &database, const cx_query_node *nodes, size_t count,
-                       bool expand_here = false);
+                       bool expand_here = false, bool pairs = true);
 
 // MARK: visibility.cpp
 
@@ -395,8 +450,10 @@ Xapian::Query view_boosts(cx_database &database);
 /// by the writer (`add_spelling`), so that documents can be built on another thread.
 Xapian::TermGenerator make_generator();
 
-/// Builds the document for one item; `unique` is its unique-id term.
-Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &item, const std::string &unique);
+/// Builds the document for one item; `unique` is its unique-id term, and `common` the common words
+/// of the index it goes to.
+Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &item, const std::string &unique,
+                               const CommonWords &common);
 
 /// Whether `item` would store exactly what `stored` holds: the same data, and the same views when
 /// the item gives them.

@@ -70,8 +70,8 @@ constexpr size_t expansion_limit = 100;
 
 class Builder {
   public:
-    Builder(const Xapian::Database &database, const cx_query_node *nodes, size_t count, bool expand_here)
-        : database_(database), nodes_(nodes), count_(count), expand_here_(expand_here) {}
+    Builder(const Xapian::Database &database, const cx_query_node *nodes, size_t count, bool expand_here, bool pairs)
+        : database_(database), nodes_(nodes), count_(count), expand_here_(expand_here), pairs_(pairs) {}
 
     BuiltQuery build() {
         BuiltQuery built;
@@ -93,6 +93,8 @@ class Builder {
     std::vector<std::pair<uint32_t, std::string>> spellable_;
     std::unique_ptr<Parser> parsers_[3];
     int has_beginnings_ = -1;
+    bool pairs_;
+    std::optional<CommonWords> common_;
 
     /// The parser for a free-text field, made on first use.
     Parser &parser(cx_field field) {
@@ -165,6 +167,46 @@ class Builder {
         return with_whole_word(leaf, fields.empty() ? Query::MatchNothing : Query(Query::OP_OR, fields.begin(), fields.end()));
     }
 
+    /// The index's common words when its every item has their pairs or `prefix::no_pairs`
+    /// (format 5), read on first use; none chosen otherwise.
+    const CommonWords &common() {
+        if (!common_) {
+            const bool paired = pairs_ && database_.get_metadata(format_key) == format;
+            common_ = paired ? CommonWords::recorded(database_) : CommonWords();
+        }
+        return *common_;
+    }
+
+    /// A phrase whose words are common (or the OR of a phrase's field variants) filtered by the
+    /// pair terms of its common words next to each other, or by the mark of an item written before
+    /// the index chose its common words: every item with the phrase has one or the other, so the
+    /// phrase matches and weighs what it does alone (a filter weighs nothing), and Xapian checks
+    /// its positions only in the filter's items. Only a QueryParser phrase of terms, whose window
+    /// is its length (the words next to each other), is rewritten.
+    Query with_pairs(const Query &query) {
+        if (query.get_type() == Query::OP_OR) {
+            std::vector<Query> subqueries;
+            for (size_t i = 0; i < query.get_num_subqueries(); ++i) subqueries.push_back(with_pairs(query.get_subquery(i)));
+            return Query(Query::OP_OR, subqueries.begin(), subqueries.end());
+        }
+        if (query.get_type() != Query::OP_PHRASE) return query;
+        std::vector<std::string> terms;
+        for (size_t i = 0; i < query.get_num_subqueries(); ++i) {
+            const Query word = query.get_subquery(i);
+            if (word.get_type() != Query::LEAF_TERM) return query;
+            terms.push_back(*word.get_terms_begin());
+        }
+        std::vector<Query> pairs;
+        for (size_t i = 0; i + 1 < terms.size(); ++i) {
+            if (common().terms.count(terms[i]) != 0 && common().terms.count(terms[i + 1]) != 0)
+                pairs.emplace_back(pair_term(terms[i], terms[i + 1]));
+        }
+        if (pairs.empty()) return query;
+        // The phrase once: Xapian weighs a word more for each time the query holds it.
+        const Query paired(Query::OP_AND, pairs.begin(), pairs.end());
+        return Query(Query::OP_FILTER, query, Query(Query::OP_OR, paired, Query(prefix::no_pairs)));
+    }
+
     /// The terms of one word or phrase, as the indexer made them, fields scored separately.
     Query text(const cx_query_node &leaf, bool positive) {
         Query query = beginnings(leaf);
@@ -192,7 +234,7 @@ class Builder {
         }
         query = score_fields_separately(parser(leaf.field).parse_query(folded, flags));
         if (positive) remember(leaf, query);
-        return query;
+        return leaf.kind == CX_NODE_PHRASE ? with_pairs(query) : query;
     }
 
     /// What a result's snippet highlights, and which words may be corrected.
@@ -289,9 +331,10 @@ class Builder {
 
 }  // namespace
 
-BuiltQuery build_query(const Xapian::Database &database, const cx_query_node *nodes, size_t count, bool expand_here) {
+BuiltQuery build_query(const Xapian::Database &database, const cx_query_node *nodes, size_t count, bool expand_here,
+                       bool pairs) {
     if (nodes == nullptr || count == 0) throw Xapian::InvalidArgumentError("the query tree is empty");
-    return Builder(database, nodes, count, expand_here).build();
+    return Builder(database, nodes, count, expand_here, pairs).build();
 }
 
 }  // namespace cx

@@ -181,6 +181,118 @@ void add_repeated_terms(Xapian::Document &document) {
     for (const std::string &term : repeated) document.add_boolean_term(term);
 }
 
+namespace {
+
+/// Whether `term` is a free-text word as the term generator placed it (with positions): a title,
+/// keyword or description word, not a stem.
+bool is_placed_word(const std::string &term) {
+    const TextTerm parsed = text_term(term);
+    return parsed.field != TextTerm::none && !parsed.stemmed;
+}
+
+/// The `most_common_words` terms of each field in `counted` (term, items) that are in at least
+/// `least` items.
+CommonWords most_frequent(std::vector<std::pair<Xapian::doccount, std::string>> counted, double least) {
+    std::sort(counted.begin(), counted.end(), [](const auto &a, const auto &b) {
+        return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    CommonWords common;
+    common.chosen = true;
+    std::unordered_map<int, size_t> kept;
+    for (auto &[items, term] : counted) {
+        if (items < least) break;
+        if (kept[text_term(term).field]++ < most_common_words) common.terms.insert(std::move(term));
+    }
+    return common;
+}
+
+}  // namespace
+
+CommonWords CommonWords::recorded(const Xapian::Database &database) {
+    const std::string list = database.get_metadata(common_words_key);
+    CommonWords common;
+    if (list.empty()) return common;
+    common.chosen = true;
+    // The list ends with a newline, so that an index with no common words still records a choice.
+    for (size_t begin = 0, end; (end = list.find('\n', begin)) != std::string::npos; begin = end + 1) {
+        if (end > begin) common.terms.insert(list.substr(begin, end - begin));
+    }
+    return common;
+}
+
+CommonWords CommonWords::of_index(const Xapian::Database &database) {
+    std::vector<std::pair<Xapian::doccount, std::string>> counted;
+    const double least = database.get_doccount() * common_share;
+    // Title words are unprefixed and every boolean prefix is upper case: the title words are the
+    // terms before "A" and after "Z", and the other fields' words are under their prefixes.
+    const auto gather = [&](Xapian::TermIterator it, const std::string &below) {
+        for (; it != database.allterms_end() && (below.empty() || *it < below); ++it) {
+            if (it.get_termfreq() >= least && is_placed_word(*it)) counted.emplace_back(it.get_termfreq(), *it);
+        }
+    };
+    gather(database.allterms_begin(), "A");
+    Xapian::TermIterator after_upper = database.allterms_begin();
+    after_upper.skip_to("[");
+    gather(after_upper, "");
+    for (const std::string *field : {&prefix::keyword_text, &prefix::description}) {
+        for (auto it = database.allterms_begin(*field); it != database.allterms_end(*field); ++it) {
+            if (it.get_termfreq() >= least) counted.emplace_back(it.get_termfreq(), *it);
+        }
+    }
+    return most_frequent(std::move(counted), least);
+}
+
+CommonWords CommonWords::of_documents(const std::vector<Xapian::Document> &documents) {
+    std::unordered_map<std::string, Xapian::doccount> items;
+    for (const Xapian::Document &document : documents) {
+        for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it) {
+            if (it.positionlist_count() > 0 && is_placed_word(*it)) ++items[*it];
+        }
+    }
+    std::vector<std::pair<Xapian::doccount, std::string>> counted;
+    for (auto &[term, count] : items) counted.emplace_back(count, term);
+    return most_frequent(std::move(counted), documents.size() * common_share);
+}
+
+void CommonWords::record(Xapian::WritableDatabase &writer) const {
+    if (!chosen) {
+        writer.set_metadata(common_words_key, std::string());
+        return;
+    }
+    std::vector<std::string> sorted(terms.begin(), terms.end());
+    std::sort(sorted.begin(), sorted.end());
+    std::string list;
+    for (const std::string &term : sorted) list += term + '\n';
+    writer.set_metadata(common_words_key, list.empty() ? std::string("\n") : list);
+}
+
+std::string pair_term(const std::string &first, const std::string &second) {
+    return bounded_term(prefix::pair, first + '\x1f' + second);
+}
+
+void add_pairs(Xapian::Document &document, const CommonWords &common) {
+    if (!common.chosen) {
+        document.add_boolean_term(prefix::no_pairs);
+        return;
+    }
+    // The positions of the common words; fields are 100 positions apart, so that two words next to
+    // each other are in the same field, as a phrase needs them.
+    std::vector<std::pair<Xapian::termpos, std::string>> placed;
+    for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it) {
+        if (common.terms.count(*it) == 0) continue;
+        for (auto position = it.positionlist_begin(); position != it.positionlist_end(); ++position)
+            placed.emplace_back(*position, *it);
+    }
+    std::sort(placed.begin(), placed.end());
+    std::vector<std::string> pairs;
+    for (size_t i = 0; i < placed.size(); ++i) {
+        for (size_t j = i + 1; j < placed.size() && placed[j].first <= placed[i].first + 1; ++j) {
+            if (placed[j].first == placed[i].first + 1) pairs.push_back(pair_term(placed[i].second, placed[j].second));
+        }
+    }
+    for (const std::string &term : pairs) document.add_boolean_term(term);
+}
+
 bool is_plain_word(const std::string &word) {
     if (word.empty()) return false;
     for (Xapian::Utf8Iterator it(word), end; it != end; ++it) {

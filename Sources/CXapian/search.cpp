@@ -167,7 +167,8 @@ void run_split_search(cx_database &database, const cx_search_request &request, c
         part.reader = i == 0 ? reader : database.helpers[i - 1];
         const Xapian::docid first_id = static_cast<Xapian::docid>(uint64_t(last) * i / count) + 1;
         const Xapian::docid last_id = static_cast<Xapian::docid>(uint64_t(last) * (i + 1) / count);
-        const cx::BuiltQuery own = i == 0 ? built : cx::build_query(reader, request.nodes, request.node_count);
+        const cx::BuiltQuery own =
+            i == 0 ? built : cx::build_query(reader, request.nodes, request.node_count, false, !request.whole_phrases);
         part.query = Query(Query::OP_FILTER, full_query(database, request, own),
                            cx::document_range(reader, first_id, last_id));
     }
@@ -263,14 +264,14 @@ bool run_tier(cx_database &database, const cx_search_request &request, const cx:
     return true;
 }
 
-/// Tries the tiers of a read-only index of format 4, the fewest items first: those with the
+/// Tries the tiers of a read-only index of format 4 or later, the fewest items first: those with the
 /// query's words more than twice in a field, then more than once. False when the search must run
 /// whole.
 bool run_tiered_search(cx_database &database, const cx_search_request &request, const cx::BuiltQuery &built,
                        cx_results &results) {
     const Xapian::Database &reader = database.reader;
     if (database.writable || database.sharded || request.limit == 0 || built.matches_everything) return false;
-    if (request.tier_postings == UINT64_MAX || reader.get_metadata(cx::format_key) != cx::format) return false;
+    if (request.tier_postings == UINT64_MAX || !cx::has_repeats(reader.get_metadata(cx::format_key))) return false;
     const uint64_t least = request.tier_postings == 0 ? default_tier_postings : request.tier_postings;
     const std::optional<cx::TierTerms> terms = cx::tier_terms(reader, built.query, least);
     if (!terms) return false;
@@ -286,7 +287,8 @@ bool run_tiered_search(cx_database &database, const cx_search_request &request, 
 
 void run_search(cx_database &database, const cx_search_request &request, cx_results &results) {
     const Xapian::Database &reader = database.reader;
-    cx::BuiltQuery built = cx::build_query(reader, request.nodes, request.node_count, database.sharded);
+    cx::BuiltQuery built = cx::build_query(reader, request.nodes, request.node_count, database.sharded,
+                                           !database.sharded && !request.whole_phrases);
     if (run_tiered_search(database, request, built, results)) return;
     const cx::CoreLease lease(database, request, built.query);
     if (lease.parts() > 1 && cx::ready_helpers(database, lease.parts() - 1)) {

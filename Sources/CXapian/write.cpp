@@ -15,8 +15,10 @@ namespace cx {
 ///
 /// Each field is indexed once, under its own prefix (the title unprefixed); a plain query word
 /// searches all three, each weighed as `text_field` says; the position gaps keep phrases from
-/// matching across fields. The words' beginnings serve as-you-type.
-Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &item, const std::string &unique) {
+/// matching across fields. The words' beginnings serve as-you-type, and the pairs of common words
+/// phrases.
+Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &item, const std::string &unique,
+                               const CommonWords &common) {
     Xapian::Document document;
     generator.set_document(document);
     const auto index = [&](const std::string &text, cx::TextTerm::Field field) {
@@ -36,6 +38,7 @@ Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &
     index(description_text, cx::TextTerm::description);
     cx::add_word_beginnings(document);
     cx::add_repeated_terms(document);
+    cx::add_pairs(document, common);
 
     const std::string domain = str(item.domain);
     const std::string identifier = str(item.identifier);
@@ -106,15 +109,15 @@ struct Built {
 };
 
 /// Builds the documents of `items[indices[begin..<end]]`.
-Built build(Xapian::TermGenerator &generator, const cx_item *items, const std::vector<size_t> &indices, size_t begin,
-            size_t end) {
+Built build(Xapian::TermGenerator &generator, const cx::CommonWords &common, const cx_item *items,
+            const std::vector<size_t> &indices, size_t begin, size_t end) {
     Built built;
     built.documents.reserve(end - begin);
     built.uniques.reserve(end - begin);
     for (size_t k = begin; k < end; ++k) {
         const cx_item &item = items[indices[k]];
         built.uniques.push_back(cx::unique_term(str(item.domain), str(item.identifier)));
-        built.documents.push_back(make_document(generator, item, built.uniques.back()));
+        built.documents.push_back(make_document(generator, item, built.uniques.back(), common));
     }
     return built;
 }
@@ -215,13 +218,16 @@ cx_status cx_database_replace_items(cx_database *database, const cx_item *items,
         // threads, only handed over through the future. A small batch builds in one piece on the
         // calling thread (a deferred future), sparing a thread for a single upsert.
         Xapian::TermGenerator generator = make_generator();
+        // A topology's shards would each choose their own: its items get none.
+        const cx::CommonWords common = database->sharded ? cx::CommonWords{} : cx::CommonWords::recorded(writer);
         const size_t total = changed.size();
         const bool pipelined = total >= 2 * pipeline_chunk;
         const size_t chunk = pipelined ? pipeline_chunk : std::max<size_t>(total, 1);
         auto build_chunk = [&](size_t begin) {
             return std::async(pipelined ? std::launch::async : std::launch::deferred,
-                              [&generator, &changed, items, begin, chunk, total] {
-                                  return build(generator, items, changed, begin, std::min(begin + chunk, total));
+                              [&generator, &common, &changed, items, begin, chunk, total] {
+                                  return build(generator, common, items, changed, begin,
+                                               std::min(begin + chunk, total));
                               });
         };
         cx::SpellingCounts spelling;

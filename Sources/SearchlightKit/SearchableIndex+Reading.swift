@@ -10,17 +10,17 @@ extension SearchableIndex {
         try search(query, now: now, split: .automatic).results
     }
 
-    /// Searches, splitting the search by document id as `split` says and reading repeated terms
-    /// first as `tiers` says, and tells how many parts it ran in and which tier gave its page (0 for
-    /// none).
+    /// Searches, splitting the search by document id as `split` says, reading repeated terms first
+    /// as `tiers` says and, with `pairs`, a phrase of common words through their pair terms, and
+    /// tells how many parts it ran in and which tier gave its page (0 for none).
     func search(
-        _ query: SearchQuery, now: Int64, split: SearchSplit, tiers: SearchTiers = .automatic
+        _ query: SearchQuery, now: Int64, split: SearchSplit, tiers: SearchTiers = .automatic, pairs: Bool = true
     ) throws(SearchlightError) -> (results: SearchResults, parts: Int, tier: Int) {
         let expression = try query.parsed()
         let raw = try read { database throws(SearchlightError) in
             try database.search(
                 expression, domain: query.domainIdentifier, scope: query.scope, now: now, offset: query.offset,
-                limit: query.limit, split: split, tiers: tiers)
+                limit: query.limit, split: split, tiers: tiers, pairs: pairs)
         }
         var results: [SearchResult] = []
         for hit in raw.hits {

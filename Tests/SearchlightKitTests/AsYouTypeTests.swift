@@ -86,7 +86,7 @@ struct AsYouTypeTests {
         // Emptied, it holds no item without beginnings: the next write makes it the current format.
         _ = try index.deleteSearchableItems(withDomainIdentifiers: ["default"])
         try index.indexSearchableItems(wordsBeginningWithPre(), now: now)
-        #expect(try indexFormat(test.path) == "4")
+        #expect(try indexFormat(test.path) == "5")
         #expect(try index.search(SearchQuery("pre", limit: 0), now: now).total == 150)
     }
 }

@@ -4,7 +4,7 @@ import Testing
 @testable import SearchlightKit
 
 /// The catalogue's words: 400 of three and four letters, the first the commonest.
-private let vocabulary: [String] = {
+let vocabulary: [String] = {
     let consonants = Array("bcdfghklmnprstvw"), vowels = Array("aeiou")
     var words: [String] = []
     var seen: Set<String> = []
@@ -18,22 +18,25 @@ private let vocabulary: [String] = {
     return words
 }()
 
-/// A catalogue where common words are in well over a thousand items: 3,000 items over the 400
-/// words of `vocabulary`, drawn with Zipf's law as in the benchmark's corpus, in three domains,
-/// about a third private, some expired, some viewed, and some removed (`pseudoRandomCatalogue`).
-/// Common words repeat in a field in some items, as in real text.
-private func commonWordsCatalogue() throws -> TestIndex {
-    let random = PseudoRandom(seed: 0x7135)
+/// A word of `vocabulary` drawn with Zipf's law, as in the benchmark's corpus: word `i` comes
+/// 1 / (i + 1) as often as the first.
+func zipfWord(_ random: PseudoRandom) -> String {
     let total = vocabulary.indices.reduce(0.0) { $0 + 1.0 / Double($1 + 1) }
-    // Word `i` comes 1 / (i + 1) as often as the first.
-    return try pseudoRandomCatalogue(perBatch: 1000, viewedEvery: 7, random: random) {
-        var left = Double(random.next(1_000_000)) / 1_000_000 * total
-        for index in vocabulary.indices {
-            left -= 1.0 / Double(index + 1)
-            if left < 0 { return vocabulary[index] }
-        }
-        return vocabulary[vocabulary.count - 1]
+    var left = Double(random.next(1_000_000)) / 1_000_000 * total
+    for index in vocabulary.indices {
+        left -= 1.0 / Double(index + 1)
+        if left < 0 { return vocabulary[index] }
     }
+    return vocabulary[vocabulary.count - 1]
+}
+
+/// A catalogue where common words are in well over a thousand items: 3,000 items over the 400
+/// words of `vocabulary`, drawn with Zipf's law, in three domains, about a third private, some
+/// expired, some viewed, and some removed (`pseudoRandomCatalogue`). Common words repeat in a
+/// field in some items, as in real text.
+func commonWordsCatalogue() throws -> TestIndex {
+    let random = PseudoRandom(seed: 0x7135)
+    return try pseudoRandomCatalogue(perBatch: 1000, viewedEvery: 7, random: random) { zipfWord(random) }
 }
 
 @Suite("Tiered searches: repeated terms read first (tiers.cpp)", .temporaryFolder)

@@ -37,9 +37,13 @@ public func checkWithXapian(_ path: String, sourceLocation: SourceLocation = #_s
 }
 
 /// The index format recorded in the index's current database (`xapian-metadata get`).
-public func indexFormat(_ index: String) throws -> String {
-    let output = index + ".format"
-    try xapianMetadata("get '\(currentDatabase(index))' searchlight.format > '\(output)'")
+public func indexFormat(_ index: String) throws -> String { try indexMetadata(index, "searchlight.format") }
+
+/// What the index's current database records under `key` (`xapian-metadata get`), white space
+/// around it removed.
+public func indexMetadata(_ index: String, _ key: String) throws -> String {
+    let output = index + ".metadata"
+    try xapianMetadata("get '\(currentDatabase(index))' '\(key)' > '\(output)'")
     return try String(contentsOfFile: output, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
 }
 

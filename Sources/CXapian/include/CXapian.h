@@ -195,12 +195,15 @@ typedef struct cx_search_request {
     /// a search takes, never what it finds.
     uint32_t most_parts;
     uint64_t postings_per_part;
-    /// A read-only handle on an index of format 4 first reads only the items whose score can
-    /// pass what two, then one, occurrences of each of the query's words give (its repeated
+    /// A read-only handle on an index of format 4 or later first reads only the items whose score
+    /// can pass what two, then one, occurrences of each of the query's words give (its repeated
     /// terms), when a whole search would read at least `tier_postings` postings (0 for 100,000;
     /// UINT64_MAX never), and searches whole only when those cannot fill the page. The page is
     /// always the one a whole search gives.
     uint64_t tier_postings;
+    /// A phrase of common words reads their pair terms (index format 5) before it checks the
+    /// positions of its words, unless `whole_phrases`. Either way it finds the same.
+    bool whole_phrases;
 } cx_search_request;
 
 /// A run of bytes inside a text: `offset` and `length` in bytes.

@@ -12,7 +12,7 @@ struct SearchSplit: Sendable, Hashable {
     static let automatic = SearchSplit(mostParts: 0, postingsPerPart: 0)
 }
 
-/// When a search on a read-only index of format 4 reads its words' repeated terms first (the
+/// When a search on a read-only index of format 4 or later reads its words' repeated terms first (the
 /// shim's `tiers.cpp`): only the items that may score more than two, then one, occurrences of each
 /// word give, searching whole only when those cannot fill the page. Tiers change how long a search takes,
 /// never its page.

@@ -20,7 +20,7 @@ extension XapianDatabase {
 
     func search(
         _ expression: QueryExpression, domain: String?, scope: SearchQuery.Scope, now: Int64, offset: Int, limit: Int,
-        split: SearchSplit = .automatic, tiers: SearchTiers = .automatic
+        split: SearchSplit = .automatic, tiers: SearchTiers = .automatic, pairs: Bool = true
     ) throws(SearchlightError) -> RawResults {
         let handle = try open()
         var arena = TextArena()
@@ -36,7 +36,7 @@ extension XapianDatabase {
                     all_domains: domain == nil, scope: scope.cScope, now_ms: now, offset: UInt32(clamping: offset),
                     limit: UInt32(clamping: limit), most_parts: UInt32(clamping: split.mostParts),
                     postings_per_part: UInt64(clamping: split.postingsPerPart),
-                    tier_postings: tiers.fromPostings.map { UInt64(clamping: $0) } ?? .max)
+                    tier_postings: tiers.fromPostings.map { UInt64(clamping: $0) } ?? .max, whole_phrases: !pairs)
                 try check { error in cx_search(handle, &request, &results, error) }
             }
         }
