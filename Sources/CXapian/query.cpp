@@ -95,6 +95,7 @@ class Builder {
     int has_beginnings_ = -1;
     bool pairs_;
     std::optional<CommonWords> common_;
+    int has_marked_ = -1;
 
     /// The parser for a free-text field, made on first use.
     Parser &parser(cx_field field) {
@@ -177,12 +178,19 @@ class Builder {
         return *common_;
     }
 
+    /// Whether some item of the index was written before it chose its common words, asked once.
+    bool has_marked() {
+        if (has_marked_ < 0) has_marked_ = database_.get_termfreq(prefix::no_pairs) > 0 ? 1 : 0;
+        return has_marked_ == 1;
+    }
+
     /// A phrase whose words are common (or the OR of a phrase's field variants) filtered by the
     /// pair terms of its common words next to each other, or by the mark of an item written before
     /// the index chose its common words: every item with the phrase has one or the other, so the
     /// phrase matches and weighs what it does alone (a filter weighs nothing), and Xapian checks
-    /// its positions only in the filter's items. Only a QueryParser phrase of terms, whose window
-    /// is its length (the words next to each other), is rewritten.
+    /// its positions only in the filter's items (none at all for two words, when no item is
+    /// marked). Only a QueryParser phrase of terms, whose window is its length (the words next to
+    /// each other), is rewritten.
     Query with_pairs(const Query &query) {
         if (query.get_type() == Query::OP_OR) {
             std::vector<Query> subqueries;
@@ -202,7 +210,14 @@ class Builder {
                 pairs.emplace_back(pair_term(terms[i], terms[i + 1]));
         }
         if (pairs.empty()) return query;
-        // The phrase once: Xapian weighs a word more for each time the query holds it.
+        // Two words next to each other are exactly their pair: where every item has its pairs, the
+        // pair's items are the phrase's, weighed by its words, and no position is checked.
+        if (terms.size() == 2 && !has_marked()) {
+            return Query(Query::OP_FILTER, Query(Query::OP_AND, query.get_subquery(0), query.get_subquery(1)),
+                         pairs.front());
+        }
+        // The phrase once: Xapian's percentages count the query's weighed terms, and a second copy
+        // for the marked items would lower them.
         const Query paired(Query::OP_AND, pairs.begin(), pairs.end());
         return Query(Query::OP_FILTER, query, Query(Query::OP_OR, paired, Query(prefix::no_pairs)));
     }
