@@ -120,11 +120,13 @@ struct cx_bulk {
     /// (current database document, sequence) of lines recognized as stored unchanged.
     std::vector<std::pair<Xapian::docid, uint64_t>> kept;
     /// The common words the run's items get pairs of: the current database's; for a run into an
-    /// empty index, those of its first piece of `cx::choose_common_at` items or more (a piece added
-    /// before then gets `prefix::no_pairs`). Once chosen, never changed.
+    /// empty index, those of its first `cx::choose_common_at` items or more, in the pieces added
+    /// until then (whose items get `prefix::no_pairs`). Once chosen, never changed.
     std::mutex common_mutex;
     std::shared_ptr<const cx::CommonWords> common = std::make_shared<const cx::CommonWords>();
     bool may_choose = true;
+    /// The documents of the items added while the words are not chosen.
+    std::vector<Xapian::Document> sample;
 };
 
 namespace {
@@ -160,18 +162,21 @@ int32_t add_item(cx_bulk &bulk, Shard &shard, uint32_t shard_index, const cx_ite
     return occurrence.outcome;
 }
 
-/// The common words for a piece of `count` items: the build's, chosen from this piece when it may
-/// choose, has not yet, and the piece is large enough to tell them.
+/// The common words for a piece of `count` items: the build's, chosen once it may choose and the
+/// pieces added so far, this one included, hold enough items to tell them.
 std::shared_ptr<const cx::CommonWords> common_words_for(cx_bulk &bulk, Shard &shard, const cx_item *items,
                                                         size_t count) {
     std::lock_guard<std::mutex> guard(bulk.common_mutex);
-    if (bulk.may_choose && !bulk.common->chosen && count >= cx::choose_common_at) {
-        std::vector<Xapian::Document> sample;
+    if (bulk.may_choose && !bulk.common->chosen) {
         for (size_t i = 0; i < count; ++i) {
             const std::string unique = cx::unique_term(str(items[i].domain), str(items[i].identifier));
-            sample.push_back(cx::make_document(shard.generator, items[i], unique, cx::CommonWords()));
+            bulk.sample.push_back(cx::make_document(shard.generator, items[i], unique, cx::CommonWords()));
         }
-        bulk.common = std::make_shared<const cx::CommonWords>(cx::CommonWords::of_documents(sample));
+        if (bulk.sample.size() >= cx::choose_common_at) {
+            bulk.common = std::make_shared<const cx::CommonWords>(cx::CommonWords::of_documents(bulk.sample));
+            bulk.sample.clear();
+            bulk.sample.shrink_to_fit();
+        }
     }
     return bulk.common;
 }

@@ -57,26 +57,31 @@ struct PhrasePairsTests {
         #expect(try compare(reader) >= 60)
     }
 
-    @Test("written by a bulk build: the first piece chooses the common words, and phrases find the same")
-    func bulkBuild() throws {
+    /// `count` items of Zipf-drawn words as JSON objects, in two domains, a third private.
+    private static func objects(_ count: Int) -> [String] {
         let random = PseudoRandom(seed: 0x9A17)
         func words(_ count: Int) -> String { (0..<count).map { _ in zipfWord(random) }.joined(separator: " ") }
-        var lines: [String] = []
-        for number in 0..<6_000 {
+        return (0..<count).map { number in
             let keywords = (0..<random.next(3)).map { _ in "\"\(zipfWord(random))\"" }.joined(separator: ",")
             let domain = ["default", "com.other"][random.next(2)]
             let mode = random.next(3) == 0 ? "private" : "public"
-            lines.append(
-                #"{"canonicalIdentifier":"item/\#(number)","title":"\#(words(2 + random.next(5)))","#
-                    + #""contentDescription":"\#(words(8 + random.next(30)))","keywords":[\#(keywords)],"#
-                    + #""contentIndexMode":"\#(mode)","domain":"\#(domain)"}"#)
+            return #"{"canonicalIdentifier":"item/\#(number)","title":"\#(words(2 + random.next(5)))","#
+                + #""contentDescription":"\#(words(8 + random.next(30)))","keywords":[\#(keywords)],"#
+                + #""contentIndexMode":"\#(mode)","domain":"\#(domain)"}"#
         }
-        let text = lines.joined(separator: "\n") + "\n"
+    }
+
+    private let indexer = Indexer(options: IndexingOptions(maximumTimeToLive: nil), jobs: 2, now: now)
+
+    @Test("written by a bulk build: the first piece chooses the common words, and phrases find the same")
+    func bulkBuild() throws {
+        let random = PseudoRandom(seed: 0x51)
+        func words(_ count: Int) -> String { (0..<count).map { _ in zipfWord(random) }.joined(separator: " ") }
+        let text = Self.objects(6_000).joined(separator: "\n") + "\n"
         // Large enough to be built in shards rather than written in one transaction.
         #expect(text.utf8.count > Indexer.directInputLimit)
         let input = try TemporaryFolder.write("items.jsonl", text)
         let test = try TestIndex()
-        let indexer = Indexer(options: IndexingOptions(maximumTimeToLive: nil), jobs: 2, now: now)
         #expect(try indexer.index([.path(input)], into: test.index).added == 6_000)
         #expect(try indexMetadata(test.path, "searchlight.common").split(separator: "\n").contains("XC" + Self.first))
         let reader = try SearchableIndex(path: test.path, access: .readOnly)
@@ -91,6 +96,22 @@ struct PhrasePairsTests {
         #expect(try compare(refreshed) >= 60)
         let query = SearchQuery("title:\"\(Self.first) \(Self.second)\"", limit: 0)
         #expect(try refreshed.search(query, now: now).total >= 50)
+    }
+
+    @Test("a bulk build of a file per item chooses the common words after 500 items, and phrases find the same")
+    func smallFiles() throws {
+        let folder = try TemporaryFolder.subfolder("items")
+        let objects = Self.objects(5_000)
+        // Large enough to be built in shards rather than written in one transaction.
+        #expect(objects.reduce(0) { $0 + $1.utf8.count } > Indexer.directInputLimit)
+        for (number, object) in objects.enumerated() {
+            try TemporaryFolder.write("item-\(number).json", object, in: folder)
+        }
+        let test = try TestIndex()
+        #expect(try indexer.index([.path(folder)], into: test.index).added == 5_000)
+        #expect(try indexMetadata(test.path, "searchlight.common").split(separator: "\n").contains("XC" + Self.first))
+        let reader = try SearchableIndex(path: test.path, access: .readOnly)
+        #expect(try compare(reader) >= 60)
     }
 
     @Test("an emptied index forgets its common words and chooses them again")
