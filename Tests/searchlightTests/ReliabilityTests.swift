@@ -92,6 +92,57 @@ struct ReliabilityTests {
         try checkWithXapian(workspace.index)
     }
 
+    @Test("killed with SIGKILL while an index chooses its common words, phrases still find exactly their items")
+    func killedWhileChoosingCommonWords() throws {
+        let workspace = try Workspace()
+        let words = ["alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "theta"]
+        var seed: UInt64 = 0x2545
+        func text(_ count: Int) -> String {
+            (0..<count).map { _ in
+                seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return words[Int(seed >> 33) % words.count]
+            }.joined(separator: " ")
+        }
+        func lines(_ prefix: String, _ count: Int) -> String {
+            (0..<count).map { item in
+                #"{"$canonical_identifier":"\#(prefix)/\#(item)","$og_title":"\#(text(4))","#
+                    + #""$og_description":"\#(text(12))","$publicly_indexable":true}"#
+            }.joined(separator: "\n") + "\n"
+        }
+        // 700 items in one transaction, which began with the index empty: they get the marker. The
+        // next run begins with 500 items or more, so its transaction chooses the common words.
+        #expect(try workspace.run(["index", try workspace.write("a.jsonl", lines("a", 700))]).status == 0)
+        let more = try workspace.write("b.jsonl", lines("b", 3_000))
+        let before = workspace.path + "/before"
+        try FileManager.default.copyItem(atPath: workspace.index, toPath: before)
+        let phrases = ["alpha beta", "beta alpha", "gamma delta eps"]
+        var random = SystemRandomNumberGenerator()
+        for run in 0..<8 {
+            try? FileManager.default.removeItem(atPath: workspace.index)
+            try FileManager.default.copyItem(atPath: before, toPath: workspace.index)
+            let process = try startBinary(["index", more, "--index", workspace.index])
+            Thread.sleep(forTimeInterval: Double.random(in: 0.02...0.8, using: &random))
+            kill(process.processIdentifier, SIGKILL)
+            process.finish()
+            try checkWithXapian(workspace.index)
+            let items = try exportedItems(workspace)
+            #expect(items.count == 700 || items.count == 3_700, "run \(run): \(items.count) items")
+            for phrase in phrases {
+                let expected = items.filter { item in
+                    [item["$og_title"], item["$og_description"]].contains { field in
+                        " \(field as? String ?? "") ".contains(" \(phrase) ")
+                    }
+                }.count
+                let search = try workspace.run(["search", "\"\(phrase)\"", "--limit", "0", "--json"])
+                #expect(search.status == 0, "\(search.stderr)")
+                #expect(try search.object()["total"] as? Int == expected, "run \(run): \(phrase)")
+            }
+        }
+        // A run that is not killed chooses them.
+        #expect(try workspace.run(["index", more]).status == 0)
+        #expect(!(try indexMetadata(workspace.index, "searchlight.common").isEmpty))
+    }
+
     @Test("killed with SIGKILL mid bulk build, the index is exactly the old content or the new; strays go")
     func killedMidBulkBuild() throws {
         let workspace = try Workspace()
