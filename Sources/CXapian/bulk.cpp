@@ -124,7 +124,6 @@ struct cx_bulk {
     /// until then (whose items get `prefix::no_pairs`). Once chosen, never changed.
     std::mutex common_mutex;
     std::shared_ptr<const cx::CommonWords> common = std::make_shared<const cx::CommonWords>();
-    bool may_choose = true;
     /// The documents of the items added while the words are not chosen.
     std::vector<Xapian::Document> sample;
 };
@@ -162,12 +161,12 @@ int32_t add_item(cx_bulk &bulk, Shard &shard, uint32_t shard_index, const cx_ite
     return occurrence.outcome;
 }
 
-/// The common words for a piece of `count` items: the build's, chosen once it may choose and the
-/// pieces added so far, this one included, hold enough items to tell them.
+/// The common words for a piece of `count` items: the build's, chosen, for a build into an empty
+/// index, once the pieces added so far, this one included, hold enough items to tell them.
 std::shared_ptr<const cx::CommonWords> common_words_for(cx_bulk &bulk, Shard &shard, const cx_item *items,
                                                         size_t count) {
     std::lock_guard<std::mutex> guard(bulk.common_mutex);
-    if (bulk.may_choose && !bulk.common->chosen) {
+    if (!bulk.shards.front()->has_base && !bulk.common->chosen) {
         for (size_t i = 0; i < count; ++i) {
             const std::string unique = cx::unique_term(str(items[i].domain), str(items[i].identifier));
             bulk.sample.push_back(cx::make_document(shard.generator, items[i], unique, cx::CommonWords()));
@@ -311,10 +310,8 @@ cx_status cx_bulk_open(const char *base, const char *folder, uint32_t shard_coun
                 shard->has_base = shard->base.get_doccount() > 0;
                 // Into an index with items, the run gives its items the pairs of the words the
                 // index chose, or, when it has chosen none, the marker: its transactions choose.
-                if (k == 0 && shard->has_base) {
+                if (k == 0 && shard->has_base)
                     bulk->common = std::make_shared<const cx::CommonWords>(cx::CommonWords::recorded(shard->base));
-                    bulk->may_choose = false;
-                }
             }
             bulk->shards.push_back(std::move(shard));
         }

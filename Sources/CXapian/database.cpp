@@ -139,15 +139,17 @@ cx_status cx_database_begin(cx_database *database, char **out_error) {
         // first into an index emptied since (which forgets its common words): every item it will
         // hold gets this format's terms.
         Xapian::WritableDatabase &writer = database->writer;
-        if (writer.get_doccount() == 0) {
-            if (writer.get_metadata(cx::format_key) != cx::format) writer.set_metadata(cx::format_key, cx::format);
-            if (!writer.get_metadata(cx::common_words_key).empty()) cx::CommonWords().record(writer);
+        const Xapian::doccount items = writer.get_doccount();
+        const bool current = writer.get_metadata(cx::format_key) == cx::format;
+        const bool chosen = !writer.get_metadata(cx::common_words_key).empty();
+        if (items == 0) {
+            if (!current) writer.set_metadata(cx::format_key, cx::format);
+            if (chosen) cx::CommonWords().record(writer);
         }
         // An index of this format chooses its common words once it has enough items to tell them,
         // atomically with the items that will be the first to get their pairs. A topology's shards
         // would each choose their own.
-        if (!database->sharded && writer.get_metadata(cx::format_key) == cx::format &&
-            writer.get_doccount() >= cx::choose_common_at && writer.get_metadata(cx::common_words_key).empty())
+        if (!database->sharded && current && items >= cx::choose_common_at && !chosen)
             cx::CommonWords::of_index(writer).record(writer);
         return CX_OK;
     } catch (...) {

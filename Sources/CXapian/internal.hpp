@@ -107,7 +107,7 @@ inline const std::string repeated_often = "XWW";
 /// positions of every item that has both (`add_pairs`, `common_words_key`).
 inline const std::string pair = "XJ";
 /// Marks an item written before its index chose its common words (boolean): such an item has no
-/// pairs, and a phrase checks its positions (`phrase_with_pairs`).
+/// pairs, and a phrase checks its positions (query.cpp, `with_pairs`).
 inline const std::string no_pairs = "XN";
 }  // namespace prefix
 
@@ -150,19 +150,19 @@ inline const std::string format_without_pairs = "4";
 inline const std::string format_without_repeats = "3";
 inline const std::string format_without_beginnings = "2";
 
-/// Whether an index of `recorded` format holds word beginnings for every item.
-inline bool has_beginnings(const std::string &recorded) {
-    return recorded == format || recorded == format_without_pairs || recorded == format_without_repeats;
-}
-
 /// Whether an index of `recorded` format holds repeated terms for every item.
 inline bool has_repeats(const std::string &recorded) { return recorded == format || recorded == format_without_pairs; }
 
+/// Whether an index of `recorded` format holds word beginnings for every item.
+inline bool has_beginnings(const std::string &recorded) {
+    return has_repeats(recorded) || recorded == format_without_repeats;
+}
+
 /// The metadata key of a format 5 index's common words, once it has chosen them: the free-text
 /// terms (with their field's prefix) in at least `common_share` of the items, one per line. An
-/// index chooses them once, from its first `choose_common_at` items or a bulk build's first piece
-/// of that many, and keeps them until it is emptied; items written before carry
-/// `prefix::no_pairs`.
+/// index chooses them once, from its first `choose_common_at` items (as a transaction begins, or
+/// in a bulk build into an empty index), and keeps them until it is emptied; items written before
+/// carry `prefix::no_pairs`.
 inline const std::string common_words_key = "searchlight.common";
 
 /// The items an index needs before it chooses its common words.
