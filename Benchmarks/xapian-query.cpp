@@ -105,16 +105,16 @@ Xapian::Query floor_query(const std::string &text) {
         for (const std::string &field : field_prefixes) stems.emplace_back("Z" + field + stem(word));
         Query query(Query::OP_OR, stems.begin(), stems.end());
         if (i + 1 == words.size()) {
+            const bool beginnings = word.size() == 3 || word.size() == 4;
             std::vector<Query> begun;
             for (size_t f = 0; f < 3; ++f) {
-                if (word.size() == 3 || word.size() == 4) {
+                if (beginnings) {
                     begun.emplace_back(beginning_prefixes[f] + word);
                 } else {
                     begun.emplace_back(Query::OP_WILDCARD, field_prefixes[f] + word, 100,
                                        Query::WILDCARD_LIMIT_MOST_FREQUENT, Query::OP_OR);
                 }
             }
-            const bool beginnings = word.size() == 3 || word.size() == 4;
             query = Query(Query::OP_OR, Query(beginnings ? Query::OP_OR : Query::OP_SYNONYM, begun.begin(), begun.end()),
                           query);
         }

@@ -18,6 +18,7 @@
 namespace cx {
 struct VisibilityCache;
 struct ViewCache;
+struct CommonWordsCache;
 }  // namespace cx
 
 struct cx_database {
@@ -39,6 +40,8 @@ struct cx_database {
     std::shared_ptr<cx::VisibilityCache> visibility;
     /// A read-only handle's view boosts (views.cpp), read on first use.
     std::shared_ptr<cx::ViewCache> views;
+    /// A read-only handle's common words, for phrases (schema.cpp), read on first use.
+    std::shared_ptr<cx::CommonWordsCache> common_words;
     /// A read-only handle's further handles on the same database, one for each further part of a
     /// search split by document id (parts.cpp), opened on first need.
     std::vector<Xapian::Database> helpers;
@@ -190,6 +193,11 @@ struct CommonWords {
     void record(Xapian::WritableDatabase &writer) const;
 };
 
+/// The common words whose pairs a search's phrases read: those `database` records when it is of
+/// format 5 and not a topology (whose shards have none), none chosen otherwise. A read-only handle
+/// reads them once for each revision it opens.
+std::shared_ptr<const CommonWords> phrase_common_words(cx_database &database);
+
 /// The pair term of `first` and `second`, free-text terms of one field next to each other.
 std::string pair_term(const std::string &first, const std::string &second);
 
@@ -330,10 +338,10 @@ struct BuiltQuery {
 /// rather than by the matcher in each of its shards, whose expansions (and so scores) would
 /// differ from one shard to the next.
 ///
-/// With `pairs`, a phrase of common words reads their pair terms (when the index has them) before
-/// it checks positions.
+/// A phrase of the `common` words (`phrase_common_words`; none when null) reads their pair terms
+/// before it checks positions.
 BuiltQuery build_query(const Xapian::Database &database, const cx_query_node *nodes, size_t count,
-                       bool expand_here = false, bool pairs = true);
+                       bool expand_here = false, std::shared_ptr<const CommonWords> common = nullptr);
 
 // MARK: visibility.cpp
 

@@ -70,8 +70,11 @@ constexpr size_t expansion_limit = 100;
 
 class Builder {
   public:
-    Builder(const Xapian::Database &database, const cx_query_node *nodes, size_t count, bool expand_here, bool pairs)
-        : database_(database), nodes_(nodes), count_(count), expand_here_(expand_here), pairs_(pairs) {}
+    Builder(const Xapian::Database &database, const cx_query_node *nodes, size_t count, bool expand_here,
+            std::shared_ptr<const CommonWords> common)
+        : database_(database), nodes_(nodes), count_(count), expand_here_(expand_here), common_(std::move(common)) {
+        if (!common_) common_ = std::make_shared<const CommonWords>();
+    }
 
     BuiltQuery build() {
         BuiltQuery built;
@@ -93,8 +96,8 @@ class Builder {
     std::vector<std::pair<uint32_t, std::string>> spellable_;
     std::unique_ptr<Parser> parsers_[3];
     int has_beginnings_ = -1;
-    bool pairs_;
-    std::optional<CommonWords> common_;
+    /// The common words whose pairs phrases read (none chosen when pairs are not read).
+    std::shared_ptr<const CommonWords> common_;
     int has_marked_ = -1;
 
     /// The parser for a free-text field, made on first use.
@@ -168,16 +171,6 @@ class Builder {
         return with_whole_word(leaf, fields.empty() ? Query::MatchNothing : Query(Query::OP_OR, fields.begin(), fields.end()));
     }
 
-    /// The index's common words when its every item has their pairs or `prefix::no_pairs`
-    /// (format 5), read on first use; none chosen otherwise.
-    const CommonWords &common() {
-        if (!common_) {
-            const bool paired = pairs_ && database_.get_metadata(format_key) == format;
-            common_ = paired ? CommonWords::recorded(database_) : CommonWords();
-        }
-        return *common_;
-    }
-
     /// Whether some item of the index was written before it chose its common words, asked once.
     bool has_marked() {
         if (has_marked_ < 0) has_marked_ = database_.get_termfreq(prefix::no_pairs) > 0 ? 1 : 0;
@@ -206,7 +199,7 @@ class Builder {
         }
         std::vector<Query> pairs;
         for (size_t i = 0; i + 1 < terms.size(); ++i) {
-            if (common().terms.count(terms[i]) != 0 && common().terms.count(terms[i + 1]) != 0)
+            if (common_->terms.count(terms[i]) != 0 && common_->terms.count(terms[i + 1]) != 0)
                 pairs.emplace_back(pair_term(terms[i], terms[i + 1]));
         }
         if (pairs.empty()) return query;
@@ -347,9 +340,9 @@ class Builder {
 }  // namespace
 
 BuiltQuery build_query(const Xapian::Database &database, const cx_query_node *nodes, size_t count, bool expand_here,
-                       bool pairs) {
+                       std::shared_ptr<const CommonWords> common) {
     if (nodes == nullptr || count == 0) throw Xapian::InvalidArgumentError("the query tree is empty");
-    return Builder(database, nodes, count, expand_here, pairs).build();
+    return Builder(database, nodes, count, expand_here, std::move(common)).build();
 }
 
 }  // namespace cx

@@ -99,6 +99,15 @@ Xapian::MSet best_matches(const Xapian::Database &reader, const Query &query, Xa
     return enquire.get_mset(first, count, check_at_least);
 }
 
+/// The common words whose pairs the phrases of `request` read: none when it has no phrase or asks
+/// for whole phrases.
+std::shared_ptr<const cx::CommonWords> phrase_words(cx_database &database, const cx_search_request &request) {
+    const auto is_phrase = [](const cx_query_node &node) { return node.kind == CX_NODE_PHRASE; };
+    const bool phrase =
+        request.nodes != nullptr && std::any_of(request.nodes, request.nodes + request.node_count, is_phrase);
+    return phrase && !request.whole_phrases ? cx::phrase_common_words(database) : nullptr;
+}
+
 /// One part of a split search: its handle, its query limited to its range of document ids, and
 /// what it found.
 struct Part {
@@ -154,9 +163,9 @@ Xapian::doccount part_total(const Xapian::MSet &matches, unsigned count) {
 /// Runs `request` as `count` parts, each over its own range of document ids on its own thread and
 /// handle, and merges their best matches into the page one search would give: every part scores
 /// with the whole index's statistics, and equal scores keep the document id order. The total is
-/// the sum of the parts', exact as far as each part's is.
+/// the sum of the parts', exact as far as each part's is. Each part's phrases read the pairs of `words`.
 void run_split_search(cx_database &database, const cx_search_request &request, const cx::BuiltQuery &built,
-                      unsigned count, cx_results &results) {
+                      const std::shared_ptr<const cx::CommonWords> &words, unsigned count, cx_results &results) {
     const Xapian::Database &reader = database.reader;
     const Xapian::doccount page = request.offset + request.limit;
     const Xapian::doccount check_at_least = matches_to_check(reader, request);
@@ -168,7 +177,7 @@ void run_split_search(cx_database &database, const cx_search_request &request, c
         const Xapian::docid first_id = static_cast<Xapian::docid>(uint64_t(last) * i / count) + 1;
         const Xapian::docid last_id = static_cast<Xapian::docid>(uint64_t(last) * (i + 1) / count);
         const cx::BuiltQuery own =
-            i == 0 ? built : cx::build_query(reader, request.nodes, request.node_count, false, !request.whole_phrases);
+            i == 0 ? built : cx::build_query(reader, request.nodes, request.node_count, false, words);
         part.query = Query(Query::OP_FILTER, full_query(database, request, own),
                            cx::document_range(reader, first_id, last_id));
     }
@@ -287,13 +296,13 @@ bool run_tiered_search(cx_database &database, const cx_search_request &request, 
 
 void run_search(cx_database &database, const cx_search_request &request, cx_results &results) {
     const Xapian::Database &reader = database.reader;
-    cx::BuiltQuery built = cx::build_query(reader, request.nodes, request.node_count, database.sharded,
-                                           !database.sharded && !request.whole_phrases);
+    const std::shared_ptr<const cx::CommonWords> words = phrase_words(database, request);
+    cx::BuiltQuery built = cx::build_query(reader, request.nodes, request.node_count, database.sharded, words);
     if (run_tiered_search(database, request, built, results)) return;
     const cx::CoreLease lease(database, request, built.query);
     if (lease.parts() > 1 && cx::ready_helpers(database, lease.parts() - 1)) {
         results.parts = lease.parts();
-        run_split_search(database, request, built, lease.parts(), results);
+        run_split_search(database, request, built, words, lease.parts(), results);
     } else {
         Xapian::MSet mset = best_matches(reader, full_query(database, request, built), request.offset, request.limit,
                                          matches_to_check(reader, request), database.sharded);
