@@ -52,6 +52,10 @@ cx_status status_from_current_exception(char **out_error) {
     } catch (const Xapian::DatabaseModifiedError &error) {
         return fail(CX_ERR_MODIFIED, describe(error), out_error);
     } catch (const Xapian::DatabaseError &error) {
+        // A table shorter than its own structure says ("EOF reading block N") is damage, not a
+        // failing disk: Xapian reports it as a plain DatabaseError with no errno.
+        if (error.get_error_string() == nullptr && error.get_msg().find("EOF reading") != std::string::npos)
+            return fail(CX_ERR_CORRUPT, describe(error), out_error);
         return fail(CX_ERR_IO, describe(error), out_error);
     } catch (const Xapian::QueryParserError &error) {
         return fail(CX_ERR_QUERY, describe(error), out_error);

@@ -19,6 +19,7 @@ namespace cx {
 struct VisibilityCache;
 struct ViewCache;
 struct CommonWordsCache;
+struct SpellingCache;
 }  // namespace cx
 
 struct cx_database {
@@ -42,6 +43,8 @@ struct cx_database {
     std::shared_ptr<cx::ViewCache> views;
     /// A read-only handle's common words, for phrases (schema.cpp), read on first use.
     std::shared_ptr<cx::CommonWordsCache> common_words;
+    /// A read-only handle's spelling words (spelling.cpp), read on first need.
+    std::shared_ptr<cx::SpellingCache> spelling;
     /// A read-only handle's further handles on the same database, one for each further part of a
     /// search split by document id (parts.cpp), opened on first need.
     std::vector<Xapian::Database> helpers;
@@ -328,8 +331,14 @@ struct BuiltQuery {
     bool matches_everything = false;
     /// What the query's positive words highlight in descriptions.
     Highlighter highlighter;
-    /// The words that spelling correction may replace: pre-order node index and folded word.
-    std::vector<std::pair<uint32_t, std::string>> spellable;
+    /// A word that spelling correction may replace: its pre-order node index, its folded text, and
+    /// the terms it matches.
+    struct Spellable {
+        uint32_t node;
+        std::string word;
+        Xapian::Query query;
+    };
+    std::vector<Spellable> spellable;
 };
 
 /// Builds the query. Throws Xapian::InvalidArgumentError for a malformed tree.
@@ -348,6 +357,18 @@ BuiltQuery build_query(const Xapian::Database &database, const cx_query_node *no
 /// `query` limited to the items `request`'s domain and scope may see. A read-only handle reuses
 /// what it built for the revision it has open.
 Xapian::Query visible_only(cx_database &database, const cx_search_request &request, const Xapian::Query &query);
+
+/// `query` limited to what `request` may see (`visible_only`) and to items not expired at its time.
+Xapian::Query visible_now(cx_database &database, const cx_search_request &request, const Xapian::Query &query);
+
+// MARK: spelling.cpp
+
+/// Whether `query` matches an item `request` may see, now.
+bool matches_visible_item(cx_database &database, const cx_search_request &request, const Xapian::Query &query);
+
+/// The spelling correction of `word` (folded) for `request`: the nearest word of the spelling
+/// table that occurs in an item the request may see, or empty.
+std::string visible_suggestion(cx_database &database, const cx_search_request &request, const std::string &word);
 
 // MARK: parts.cpp — searches split by document id
 

@@ -62,6 +62,22 @@ Query score_fields_separately(const Query &query) {
     return Query(type == Query::OP_SYNONYM && only_terms ? Query::OP_OR : type, subqueries.begin(), subqueries.end());
 }
 
+/// The OR of `queries`, with the subqueries of those that are ORs themselves taken in directly:
+/// the same matches and weights, and Xapian 1.4's matcher takes time quadratic in the number of
+/// ORs nested in an OR (4,000 words of three fields each: 1.8 s nested, 0.05 s flat).
+Query flat_or(const std::vector<Query> &queries) {
+    std::vector<Query> flat;
+    flat.reserve(queries.size());
+    for (const Query &query : queries) {
+        if (query.get_type() != Query::OP_OR) {
+            flat.push_back(query);
+            continue;
+        }
+        for (size_t i = 0; i < query.get_num_subqueries(); ++i) flat.push_back(query.get_subquery(i));
+    }
+    return Query(Query::OP_OR, flat.begin(), flat.end());
+}
+
 /// True for a query that matches nothing because its text held no word (punctuation alone).
 bool is_empty(const Query &query) { return query.empty(); }
 
@@ -93,7 +109,7 @@ class Builder {
     bool expand_here_;
     size_t position_ = 0;
     Highlighter highlighter_;
-    std::vector<std::pair<uint32_t, std::string>> spellable_;
+    std::vector<BuiltQuery::Spellable> spellable_;
     std::unique_ptr<Parser> parsers_[3];
     int has_beginnings_ = -1;
     /// The common words whose pairs phrases read (none chosen when pairs are not read).
@@ -256,7 +272,7 @@ class Builder {
         const std::string word = fold_lower(str(leaf.text));
         if (leaf.kind == CX_NODE_PREFIX || leaf.kind == CX_NODE_PARTIAL) highlighter_.prefixes.push_back(word);
         if (leaf.kind == CX_NODE_WORD || leaf.kind == CX_NODE_PARTIAL)
-            spellable_.emplace_back(static_cast<uint32_t>(&leaf - nodes_), word);
+            spellable_.push_back({static_cast<uint32_t>(&leaf - nodes_), word, query});
     }
 
     /// An exact filter's term. Filters select; they never add weight.
@@ -319,7 +335,7 @@ class Builder {
                 if (!is_empty(child)) excluded.push_back(child);
             }
             if (excluded.empty()) return kept;
-            return Query(Query::OP_AND_NOT, kept, Query(Query::OP_OR, excluded.begin(), excluded.end()));
+            return Query(Query::OP_AND_NOT, kept, flat_or(excluded));
         }
         // A child whose text held no word (punctuation) neither matches nor blocks; with no child
         // left, the operator matches nothing.
@@ -330,9 +346,8 @@ class Builder {
         }
         if (children.empty()) return Query();
         if (children.size() == 1) return children.front();
-        const Query::op op = current.kind == CX_NODE_AND  ? Query::OP_AND
-                             : current.kind == CX_NODE_OR ? Query::OP_OR
-                                                          : Query::OP_XOR;
+        if (current.kind == CX_NODE_OR) return flat_or(children);
+        const Query::op op = current.kind == CX_NODE_AND ? Query::OP_AND : Query::OP_XOR;
         return Query(op, children.begin(), children.end());
     }
 };

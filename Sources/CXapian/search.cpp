@@ -64,12 +64,7 @@ Query with_views(cx_database &database, const cx::BuiltQuery &built) {
 /// it once for each part, since Xapian's queries share their parts through reference counts that
 /// are not thread-safe.
 Query full_query(cx_database &database, const cx_search_request &request, const cx::BuiltQuery &built) {
-    Query query = cx::visible_only(database, request, with_views(database, built));
-    // Expired items are never returned, pruned or not. Only items that can expire have a value,
-    // and few of them have expired, so excluding those is cheaper than testing every match.
-    return Query(Query::OP_AND_NOT, query,
-                 Query(Query::OP_VALUE_LE, cx::slot::expiration,
-                       Xapian::sortable_serialise(static_cast<double>(request.now_ms))));
+    return cx::visible_now(database, request, with_views(database, built));
 }
 
 /// How many matches a search checks: 1,000 past its page, so that totals up to there are exact;
@@ -312,9 +307,11 @@ void run_search(cx_database &database, const cx_search_request &request, cx_resu
         }
     }
     if (results.total == 0) {
-        for (const auto &[node, word] : built.spellable) {
-            std::string corrected = reader.get_spelling_suggestion(word);
-            if (!corrected.empty() && corrected != word) results.corrections.emplace_back(node, corrected);
+        // A word that matches an item the caller may see is never replaced.
+        for (const cx::BuiltQuery::Spellable &spellable : built.spellable) {
+            if (cx::matches_visible_item(database, request, spellable.query)) continue;
+            std::string corrected = cx::visible_suggestion(database, request, spellable.word);
+            if (!corrected.empty()) results.corrections.emplace_back(spellable.node, std::move(corrected));
         }
     }
 }

@@ -184,4 +184,12 @@ Xapian::Query visible_only(cx_database &database, const cx_search_request &reque
     return limited;
 }
 
+Xapian::Query visible_now(cx_database &database, const cx_search_request &request, const Xapian::Query &query) {
+    // Expired items are never returned, pruned or not. Only items that can expire have a value,
+    // and few of them have expired, so excluding those is cheaper than testing every match.
+    return Xapian::Query(Xapian::Query::OP_AND_NOT, visible_only(database, request, query),
+                         Xapian::Query(Xapian::Query::OP_VALUE_LE, slot::expiration,
+                                       Xapian::sortable_serialise(static_cast<double>(request.now_ms))));
+}
+
 }  // namespace cx

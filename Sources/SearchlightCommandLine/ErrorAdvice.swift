@@ -48,7 +48,7 @@ extension SearchlightError {
         case .indexLocked: ExitStatus.locked
         case .indexUnavailable where failure == .notFound: ExitStatus.noIndex
         case .indexUnavailable where failure == .network: ExitStatus.unavailable
-        case .invalidQuery, .invalidArgument: ExitStatus.usage
+        case .invalidQuery, .queryTooLarge, .invalidArgument: ExitStatus.usage
         default: ExitStatus.failure
         }
     }

@@ -40,7 +40,9 @@ package struct GlobalOptions: ParsableArguments {
 package struct WriterOptions: ParsableArguments {
     package init() {}
 
-    @Option(help: ArgumentHelp("How long to wait for another writer, in seconds.", valueName: "seconds"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("How long to wait for another writer, in seconds.", valueName: "seconds"))
     package var lockTimeout: Double = 10
 
     package func validate() throws {

@@ -23,8 +23,36 @@ package struct Output {
         Self.write(Data((text + "\n").utf8), to: STDOUT_FILENO)
     }
 
+    /// Writes a message to stderr, its text made harmless for a terminal (``shown(_:keepingLines:)``):
+    /// messages quote identifiers, paths and queries that come from input.
     package static func warn(_ text: String) {
-        write(Data((text + "\n").utf8), to: STDERR_FILENO)
+        write(Data((shown(text, keepingLines: true) + "\n").utf8), to: STDERR_FILENO)
+    }
+
+    /// `text` made harmless for a terminal: control characters (C0, DEL, C1, among them the escape
+    /// that starts a terminal's control sequences) and the invisible marks that reorder text
+    /// (bidirectional controls such as U+202E) are shown as `\u{…}`; tabs and line breaks become
+    /// spaces unless `keepingLines`. Text output passes every value that comes from an item or
+    /// an input through it; JSON output is never changed.
+    package static func shown(_ text: some StringProtocol, keepingLines: Bool = false) -> String {
+        func isHarmful(_ scalar: Unicode.Scalar) -> Bool {
+            switch scalar.value {
+            case 0...0x1F, 0x7F...0x9F, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
+            default: false
+            }
+        }
+        guard text.unicodeScalars.contains(where: isHarmful) else { return String(text) }
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n" where keepingLines: result.append(scalar)
+            case "\t", "\n", "\r": result.append(" ")
+            case _ where isHarmful(scalar):
+                result.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+            default: result.append(scalar)
+            }
+        }
+        return String(result)
     }
 
     /// Writes all of `bytes` to a file descriptor (stdout, stderr); a closed pipe ends the output.
@@ -65,12 +93,17 @@ package struct Output {
 
     // MARK: Text styling
 
-    package static func bold(_ text: String) -> String { useColor ? "\u{1B}[1m\(text)\u{1B}[0m" : text }
-    package static func dim(_ text: String) -> String { useColor ? "\u{1B}[2m\(text)\u{1B}[0m" : text }
+    /// `text` (made harmless, ``shown(_:keepingLines:)``) in bold on a terminal.
+    package static func bold(_ text: String) -> String { useColor ? "\u{1B}[1m\(shown(text))\u{1B}[0m" : shown(text) }
+    /// `text` (made harmless, ``shown(_:keepingLines:)``) dimmed on a terminal.
+    package static func dim(_ text: String) -> String { useColor ? "\u{1B}[2m\(shown(text))\u{1B}[0m" : shown(text) }
 
-    /// A snippet for a terminal: matches bold yellow on a terminal, plain otherwise.
+    /// A snippet for a terminal (made harmless, ``shown(_:keepingLines:)``): matches bold yellow on a
+    /// terminal, plain otherwise.
     package static func snippet(_ snippet: Snippet) -> String {
-        useColor ? snippet.rendered(open: "\u{1B}[1;33m", close: "\u{1B}[0m") : snippet.text
+        useColor
+            ? snippet.rendered(open: "\u{1B}[1;33m", close: "\u{1B}[0m", escape: { shown($0) })
+            : shown(snippet.text)
     }
 
     /// A size in bytes, as `1.1 MiB`.

@@ -45,12 +45,16 @@ public struct Indexer: Sendable {
     /// The write buffers of all shard builders together: 256 MiB.
     public static let defaultMemoryBudget = 256 << 20
     /// One shard builder per core.
-    public static var defaultJobs: Int { ProcessInfo.processInfo.activeProcessorCount }
+    public static var defaultJobs: Int { min(ProcessInfo.processInfo.activeProcessorCount, maximumJobs) }
+
+    /// The most shard builders a run uses: each holds a database of its own open (several files)
+    /// and a share of ``memoryBudget``.
+    public static let maximumJobs = 64
 
     public var options: IndexingOptions
     /// Any rejection rejects the whole run: nothing is written.
     public var strict: Bool
-    /// How many shard builders a large run uses (at least 1).
+    /// How many shard builders a large run uses (1 to ``maximumJobs``).
     public var jobs: Int
     /// The bytes the shard builders' write buffers may hold together.
     public var memoryBudget: Int
@@ -63,7 +67,7 @@ public struct Indexer: Sendable {
     ) {
         self.options = options
         self.strict = strict
-        self.jobs = max(1, jobs)
+        self.jobs = min(max(1, jobs), Self.maximumJobs)
         self.memoryBudget = memoryBudget
         self.now = now
     }

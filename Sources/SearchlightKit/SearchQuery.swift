@@ -26,6 +26,15 @@ public struct SearchQuery: Sendable, Hashable {
     /// The most results one search returns.
     public static let maximumLimit = 1000
 
+    /// The furthest page a search reaches: results past this many are not ranked.
+    public static let maximumOffset = 10_000
+
+    /// The longest query text, in UTF-8 bytes.
+    public static let maximumLength = 4096
+
+    /// The most words, phrases and filters one query may hold.
+    public static let maximumTerms = 256
+
     public init(
         _ text: String, domainIdentifier: String? = SearchableItem.defaultDomain, scope: Scope = .all,
         limit: Int = 20, offset: Int = 0
@@ -40,7 +49,8 @@ public struct SearchQuery: Sendable, Hashable {
     /// Checks the paging, the domain and the query's syntax, so that a malformed query gets a
     /// message saying what is wrong and where, rather than a silent reinterpretation.
     ///
-    /// - Throws: ``SearchlightError/Code/invalidQuery`` naming the query and the column, or
+    /// - Throws: ``SearchlightError/Code/invalidQuery`` naming the query and the column,
+    ///   ``SearchlightError/Code/queryTooLarge`` past ``maximumLength`` or ``maximumTerms``, or
     ///   ``SearchlightError/Code/invalidArgument`` for the paging or the domain.
     public func validate() throws(SearchlightError) {
         _ = try parsed()
@@ -51,8 +61,27 @@ public struct SearchQuery: Sendable, Hashable {
         guard limit >= 0, limit <= Self.maximumLimit else {
             throw .invalidArgument("The limit must be between 0 and \(Self.maximumLimit), not \(limit)")
         }
-        guard offset >= 0 else { throw .invalidArgument("The offset must not be negative (\(offset))") }
+        guard offset >= 0, offset <= Self.maximumOffset else {
+            throw .invalidArgument("The offset must be between 0 and \(Self.maximumOffset), not \(offset)")
+        }
         if let domainIdentifier { try SearchableItem.validateDomain(domainIdentifier) }
-        return try QueryParser.parse(text)
+        // A long query is named by its beginning.
+        let shortened = text.count > 40 ? quoted(String(text.prefix(40))) + "…" : quoted(text)
+        let length = text.utf8.count
+        guard length <= Self.maximumLength else {
+            throw SearchlightError(
+                .queryTooLarge,
+                "The query \(shortened) is \(length) bytes long; a query may have at most "
+                    + "\(Self.maximumLength): search for fewer words")
+        }
+        let expression = try QueryParser.parse(text)
+        let terms = expression.termCount
+        guard terms <= Self.maximumTerms else {
+            throw SearchlightError(
+                .queryTooLarge,
+                "The query \(shortened) has \(terms) words, phrases and filters; a query may "
+                    + "have at most \(Self.maximumTerms): search for fewer words")
+        }
+        return expression
     }
 }

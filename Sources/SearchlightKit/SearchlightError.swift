@@ -49,6 +49,10 @@ public struct SearchlightError: Error, Sendable, CustomStringConvertible {
         /// 2014: the index is read-only here: a replica kept by `xapian-replicate`, or a service
         /// started with `--read-only`. Writes go to the primary.
         public static let readOnly = Code(rawValue: 2014)
+        // 2015 is the HTTP service's own (SearchlightServer).
+        /// 2016: a search query is longer, or holds more words, phrases and filters, than a search
+        /// accepts (``SearchQuery/maximumLength``, ``SearchQuery/maximumTerms``).
+        public static let queryTooLarge = Code(rawValue: 2016)
 
         public var description: String { String(rawValue) }
     }
@@ -139,6 +143,7 @@ public struct SearchlightError: Error, Sendable, CustomStringConvertible {
     public static let invalidArgument = Code.invalidArgument
     public static let notAnObject = Code.notAnObject
     public static let internalError = Code.internalError
+    public static let queryTooLarge = Code.queryTooLarge
 }
 
 extension SearchlightError.Code {

@@ -63,8 +63,8 @@ public struct AccessTokens: Sendable {
         } catch {
             throw SearchlightError(
                 .invalidArgument,
-                "The tokens file \(path) must be {\"tokens\":[{\"token\",\"domain\",\"role\"}]} with roles read, "
-                    + "write or admin: \(error)")
+                "The tokens file \(path) \(Self.problem(error)); it must be "
+                    + "{\"tokens\":[{\"token\":\"…\",\"domain\":\"…\",\"role\":\"read|write|admin\"}]}")
         }
         var seen: Set<String> = []
         for entry in file.tokens {
@@ -82,6 +82,28 @@ public struct AccessTokens: Sendable {
             }
         }
         self.init(entries: file.tokens)
+    }
+
+    /// What a decoding failure says is wrong with the file, in words.
+    private static func problem(_ error: any Error) -> String {
+        func place(_ path: [any CodingKey]) -> String {
+            path.reduce("") { text, key in
+                key.intValue.map { "\(text)[\($0)]" } ?? (text.isEmpty ? key.stringValue : "\(text).\(key.stringValue)")
+            }
+        }
+        switch error as? DecodingError {
+        case .keyNotFound(let key, let context)?:
+            let within = place(context.codingPath)
+            return "has no \"\(key.stringValue)\"" + (within.isEmpty ? "" : " in \(within)")
+        case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?:
+            return "has the wrong type of value at \(place(context.codingPath))"
+        case .dataCorrupted(let context)? where context.codingPath.last?.stringValue == "role":
+            return "names an unknown role at \(place(context.codingPath)) (the roles are read, write and admin)"
+        case .dataCorrupted(let context)? where !context.codingPath.isEmpty:
+            return "has an invalid value at \(place(context.codingPath))"
+        default:
+            return "is not valid JSON"
+        }
     }
 
     public var count: Int { entries.count }

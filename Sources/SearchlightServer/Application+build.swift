@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 public import Hummingbird
 public import Logging
 public import Prometheus
@@ -113,5 +114,16 @@ public func runServer(
     onServerRunning: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
 ) async throws {
     let application = try buildApplication(configuration, logger: logger, onServerRunning: onServerRunning)
-    try await application.runService()
+    do {
+        try await application.runService()
+    } catch let error as IOError where [EADDRINUSE, EADDRNOTAVAIL, EACCES].contains(error.errnoCode) {
+        let reason =
+            switch error.errnoCode {
+            case EADDRINUSE: "another program is listening there"
+            case EACCES: "this user may not listen on that port"
+            default: "the address is not one of this machine's"
+            }
+        throw SearchlightError(
+            .cannotListen, "Cannot listen on \(configuration.host):\(configuration.port): \(reason)")
+    }
 }

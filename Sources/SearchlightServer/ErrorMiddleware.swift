@@ -9,6 +9,8 @@ extension SearchlightError.Code {
     public static let forbidden = Self(rawValue: 2012)
     /// 2013: the request body is larger than the service accepts (HTTP 413).
     public static let bodyTooLarge = Self(rawValue: 2013)
+    /// 2017: the service cannot listen on its address and port (in use, not allowed, not local).
+    public static let cannotListen = Self(rawValue: 2017)
 }
 
 extension SearchlightError {

@@ -20,7 +20,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The address to listen on.")
     var host = "127.0.0.1"
 
-    @Option(help: "The port to listen on (0: any free port).")
+    @Option(parsing: .unconditional, help: "The port to listen on (0: any free port).")
     var port = 7700
 
     @Option(help: ArgumentHelp("The tokens file (JSON).", valueName: "file"))
@@ -77,7 +77,8 @@ struct ServeCommand: AsyncParsableCommand {
                 FileHandle.standardOutput.write(Data(line.utf8))
             }
         } catch let error as SearchlightError {
-            Output.warn("searchlight: \(error.withAdvice)")
+            let advice = error.code == .cannotListen ? "; choose another --host or --port" : ""
+            Output.warn("searchlight: \(error.withAdvice)\(advice)")
             throw error.exitCode
         }
     }

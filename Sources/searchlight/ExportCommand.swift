@@ -20,7 +20,7 @@ struct ExportCommand: ParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
-    @Option(help: .now) var now: Int64?
+    @Option(parsing: .unconditional, help: .now) var now: Int64?
 
     @Option(help: ArgumentHelp("Export this domain's items.", valueName: "domain"))
     var domain: String?

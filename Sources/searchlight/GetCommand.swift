@@ -20,7 +20,7 @@ struct GetCommand: ParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
-    @Option(help: .now) var now: Int64?
+    @Option(parsing: .unconditional, help: .now) var now: Int64?
     @OptionGroup var domain: DomainOption
 
     @Argument(help: ArgumentHelp("The canonical identifier, or the item's long Branch link.", valueName: "id"))
@@ -58,7 +58,7 @@ struct GetCommand: ParsableCommand {
         let width = rows.map(\.0.count).max() ?? 0
         for (name, value) in rows {
             print(
-                "  " + Output.dim(Output.padded(name + ":", to: width + 1)) + " " + value)
+                "  " + Output.dim(Output.padded(name + ":", to: width + 1)) + " " + Output.shown(value))
         }
     }
 }

@@ -24,7 +24,7 @@ struct IndexCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var writer: WriterOptions
-    @Option(help: .now) var now: Int64?
+    @Option(parsing: .unconditional, help: .now) var now: Int64?
     @OptionGroup var domain: DomainOption
 
     @Argument(help: ArgumentHelp("Files, folders, or - for standard input.", valueName: "path"))
@@ -43,13 +43,17 @@ struct IndexCommand: ParsableCommand {
     var defaultTtl = TimeToLiveArgument(nil)
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
-            "Shard builders for a large run (default: one per core); 1 builds on one thread.", valueName: "n"))
+            "Shard builders for a large run (default: one per core, at most \(Indexer.maximumJobs)); 1 builds on one "
+                + "thread.", valueName: "n"))
     var jobs = Indexer.defaultJobs
 
     func validate() throws {
         if paths.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (-) can be read only once") }
-        if jobs < 1 { throw ValidationError("--jobs must be at least 1, not \(jobs)") }
+        if jobs < 1 || jobs > Indexer.maximumJobs {
+            throw ValidationError("--jobs must be between 1 and \(Indexer.maximumJobs), not \(jobs)")
+        }
     }
 
     func run() throws {

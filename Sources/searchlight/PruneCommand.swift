@@ -19,7 +19,7 @@ struct PruneCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var writer: WriterOptions
-    @Option(help: .now) var now: Int64?
+    @Option(parsing: .unconditional, help: .now) var now: Int64?
 
     @Flag(help: "Only count the expired items; delete nothing.")
     var dryRun = false

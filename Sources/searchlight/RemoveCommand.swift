@@ -96,7 +96,7 @@ struct RemoveCommand: ParsableCommand {
     private func printText(_ report: RemovalReport) {
         print("Removed \(report.removed) item\(report.removed == 1 ? "" : "s")")
         if !report.notFound.isEmpty {
-            print("Not found (\(report.notFound.count)): " + report.notFound.joined(separator: ", "))
+            print("Not found (\(report.notFound.count)): " + Output.shown(report.notFound.joined(separator: ", ")))
         }
         for refusal in report.refused {
             Output.warn("Refused \(refusal.id.quotedForDisplay): \(refusal.message) (code \(refusal.code.rawValue))")

@@ -24,11 +24,12 @@ struct SearchCommand: ParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
-    @Option(help: .now) var now: Int64?
+    @Option(parsing: .unconditional, help: .now) var now: Int64?
 
     @Argument(
-        parsing: .allUnrecognized,
-        help: ArgumentHelp("The query; several words are joined with spaces (-word excludes).", valueName: "query"))
+        help: ArgumentHelp(
+            "The query; several words are joined with spaces. Put -- before words that start with a dash "
+                + "(searchlight search -- android -firebase).", valueName: "query"))
     var query: [String] = []
 
     @Option(help: ArgumentHelp("Search as this domain (sees its private items).", valueName: "domain"))
@@ -40,10 +41,10 @@ struct SearchCommand: ParsableCommand {
     @Option(help: "Only public items, only private items, or all.")
     var scope: ScopeOption = .all
 
-    @Option(help: "How many results to show (at most \(SearchQuery.maximumLimit)).")
+    @Option(parsing: .unconditional, help: "How many results to show (at most \(SearchQuery.maximumLimit)).")
     var limit = 20
 
-    @Option(help: "How many results to skip.")
+    @Option(parsing: .unconditional, help: "How many results to skip (at most \(SearchQuery.maximumOffset)).")
     var offset = 0
 
     func validate() throws {
@@ -51,7 +52,9 @@ struct SearchCommand: ParsableCommand {
         if limit < 0 || limit > SearchQuery.maximumLimit {
             throw ValidationError("--limit must be between 0 and \(SearchQuery.maximumLimit)")
         }
-        if offset < 0 { throw ValidationError("--offset must not be negative") }
+        if offset < 0 || offset > SearchQuery.maximumOffset {
+            throw ValidationError("--offset must be between 0 and \(SearchQuery.maximumOffset)")
+        }
     }
 
     func run() throws {
@@ -95,14 +98,15 @@ struct SearchCommand: ParsableCommand {
             if !result.keywords.isEmpty {
                 print(indent + Output.dim("keywords: " + result.keywords.joined(separator: ", ")))
             }
-            if let url = result.canonicalUrl { print(indent + url) }
+            if let url = result.canonicalUrl { print(indent + Output.shown(url)) }
             print()
         }
     }
 }
 
 extension String {
-    var quotedForDisplay: String { "“\(self)”" }
+    /// The text in typographic quotes, made harmless for a terminal.
+    var quotedForDisplay: String { "“\(Output.shown(self))”" }
 
     func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: " ", count: width - count) + self

@@ -16,7 +16,7 @@ struct StatsCommand: ParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
-    @Option(help: .now) var now: Int64?
+    @Option(parsing: .unconditional, help: .now) var now: Int64?
 
     /// The size on disk, saying when remote shards' sizes are not in it (their servers' disks).
     private func size(of stats: IndexStatistics) -> String {
@@ -39,7 +39,7 @@ struct StatsCommand: ParsableCommand {
             ]
             let width = rows.map(\.0.count).max() ?? 0
             for (name, value) in rows {
-                print(Output.padded(name + ":", to: width + 1) + " " + value)
+                print(Output.padded(name + ":", to: width + 1) + " " + Output.shown(value))
             }
             if let shards = stats.shards {
                 print("\nShards:")
@@ -47,17 +47,17 @@ struct StatsCommand: ParsableCommand {
                 for shard in shards {
                     let size = shard.sizeBytes.map { "  " + Output.bytes($0) } ?? ""
                     print(
-                        "  " + Output.padded(shard.shard, to: shardWidth) + "  "
+                        "  " + Output.padded(Output.shown(shard.shard), to: shardWidth) + "  "
                             + "\(String(shard.documents).leftPadded(to: 6)) items (\(shard.public) public, "
                             + "\(shard.private) private, \(shard.expired) expired)" + size)
                 }
             }
             guard !stats.domains.isEmpty else { return }
             print("\nDomains:")
-            let domainWidth = stats.domains.keys.map(\.count).max() ?? 0
+            let domainWidth = stats.domains.keys.map { Output.shown($0).count }.max() ?? 0
             for (domain, count) in stats.domains.sorted(by: { $0.key < $1.key }) {
                 print(
-                    "  " + Output.padded(domain, to: domainWidth) + "  "
+                    "  " + Output.padded(Output.shown(domain), to: domainWidth) + "  "
                         + String(count).leftPadded(to: 6))
             }
         }

@@ -26,7 +26,7 @@ struct ViewCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var writer: WriterOptions
-    @Option(help: .now) var now: Int64?
+    @Option(parsing: .unconditional, help: .now) var now: Int64?
     @OptionGroup var domain: DomainOption
 
     @Argument(
@@ -49,7 +49,7 @@ struct ViewCommand: ParsableCommand {
             if global.json { return try global.output.printJSON(report) }
             print("Recorded \(report.recorded) view\(report.recorded == 1 ? "" : "s")")
             if !report.notFound.isEmpty {
-                print("Not found (\(report.notFound.count)): " + report.notFound.joined(separator: ", "))
+                print("Not found (\(report.notFound.count)): " + Output.shown(report.notFound.joined(separator: ", ")))
             }
         }
     }

@@ -238,10 +238,18 @@ struct SearchCommandTests {
         #expect(!run.stdout.contains("\u{1B}"))
     }
 
-    @Test("-word excludes without being taken for an option")
+    @Test("-word after -- excludes; an unknown option is a usage error, never a query word")
     func exclusion() throws {
         let workspace = try indexedWorkspace()
-        let run = try workspace.run(["search", "links", "-private", "--json", "--now", corpusNow])
+        let unknown = try workspace.run(["search", "links", "--limt", "5"])
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.contains("Unknown option '--limt'"))
+        let dash = try workspace.run(["search", "links", "-private"])
+        #expect(dash.status == 64)
+        let negative = try workspace.run(["search", "links", "--limit", "-5"])
+        #expect(negative.status == 64)
+        #expect(negative.stderr.contains("--limit must be between 0 and 1000"))
+        let run = try workspace.run(["search", "--json", "--now", corpusNow, "--", "links", "-private"])
         #expect(run.status == 0)
         #expect(
             ((try run.object()["results"]) as? [[String: Any]])?.map { $0["canonicalIdentifier"] as? String } == ["a1"])

@@ -46,14 +46,15 @@ final class Workspace {
         try TemporaryFolder.write(name, text, in: path)
     }
 
-    /// Runs `searchlight ARGUMENTS --index <this index>` unless the arguments name their own.
+    /// Runs `searchlight SUBCOMMAND --index <this index> ARGUMENTS…` unless the arguments name their own.
     func run(
         _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], useIndex: Bool = true,
         timeout: Double = 120
     ) throws -> Run {
         var arguments = arguments
         if useIndex, !arguments.contains("--index"), !(arguments.first?.hasPrefix("-") ?? true) {
-            arguments += ["--index", index]
+            // Right after the subcommand, so that it stays an option when the arguments hold `--`.
+            arguments.insert(contentsOf: ["--index", index], at: 1)
         }
         return try runBinary(arguments, stdin: stdin, environment: environment, timeout: timeout)
     }

@@ -50,3 +50,15 @@ indirect enum QueryExpression: Sendable, Hashable {
         case domain
     }
 }
+
+extension QueryExpression {
+    /// How many words, phrases and filters the expression holds: what a search's cost grows with.
+    var termCount: Int {
+        switch self {
+        case .everything: 0
+        case .word, .phrase, .filter: 1
+        case .and(let operands), .or(let operands), .xor(let operands): operands.reduce(0) { $0 + $1.termCount }
+        case .exclude(let kept, let excluded): excluded.reduce(kept.termCount) { $0 + $1.termCount }
+        }
+    }
+}

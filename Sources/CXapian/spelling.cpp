@@ -1,0 +1,152 @@
+// Spelling suggestions drawn only from words the caller may see.
+//
+// Xapian keeps one spelling table per database, filled with the title words of every item, public
+// or private, of every domain. Its suggestion for a word is the nearest word in that table, which
+// may be a word only another domain's private items hold: handing it out would let anyone test
+// guesses against those items. Here a suggestion is a word that occurs in an item the search may
+// see (its domain, scope and expiry applied), and a word that itself matches such an item is never
+// replaced.
+//
+// Xapian's own suggestion is the nearest word of the whole table (edit distance first, then the
+// most frequent). When the caller may see it, no visible word can be nearer, so it is the answer.
+// Otherwise the table's words within the same edit distance are ranked the same way and the first
+// one the caller may see is taken; a read-only handle keeps the table's words, by length, for the
+// revision it has open.
+
+#include <algorithm>
+#include <cstdint>
+
+#include "internal.hpp"
+
+namespace cx {
+
+namespace {
+
+/// The most edits between a word and its suggestion: Xapian's default.
+constexpr unsigned most_edits = 2;
+
+/// The most candidates checked against what the caller may see before giving up.
+constexpr size_t most_checked = 32;
+
+std::u32string code_points(const std::string &word) {
+    std::u32string points;
+    for (Xapian::Utf8Iterator it(word); it != Xapian::Utf8Iterator(); ++it) points.push_back(*it);
+    return points;
+}
+
+/// The edits (insertions, deletions, substitutions, swaps of neighbours) that turn `a` into `b`,
+/// or `limit + 1` when there are more than `limit`.
+unsigned edit_distance(const std::u32string &a, const std::u32string &b, unsigned limit) {
+    const size_t n = a.size(), m = b.size();
+    if ((n > m ? n - m : m - n) > limit) return limit + 1;
+    std::vector<unsigned> before(m + 1), previous(m + 1), current(m + 1);
+    for (size_t j = 0; j <= m; ++j) previous[j] = static_cast<unsigned>(j);
+    for (size_t i = 1; i <= n; ++i) {
+        current[0] = static_cast<unsigned>(i);
+        unsigned least = current[0];
+        for (size_t j = 1; j <= m; ++j) {
+            const unsigned cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            unsigned best = std::min({previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost});
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) best = std::min(best, before[j - 2] + 1);
+            current[j] = best;
+            least = std::min(least, best);
+        }
+        if (least > limit) return limit + 1;
+        std::swap(before, previous);
+        std::swap(previous, current);
+    }
+    return std::min(previous[m], limit + 1);
+}
+
+struct SpellingWord {
+    std::string word;
+    std::u32string points;
+    Xapian::doccount frequency;
+};
+
+}  // namespace
+
+/// The spelling table's words, indexed by length in code points.
+struct SpellingWords {
+    std::vector<std::vector<SpellingWord>> by_length;
+};
+
+/// The spelling words a read-only handle has read for the revision it has open.
+struct SpellingCache {
+    Xapian::rev revision = 0;
+    std::shared_ptr<const SpellingWords> words;
+};
+
+namespace {
+
+std::shared_ptr<const SpellingWords> read_spelling_words(const Xapian::Database &reader) {
+    auto words = std::make_shared<SpellingWords>();
+    for (auto it = reader.spellings_begin(); it != reader.spellings_end(); ++it) {
+        SpellingWord entry{*it, code_points(*it), it.get_termfreq()};
+        const size_t length = entry.points.size();
+        if (words->by_length.size() <= length) words->by_length.resize(length + 1);
+        words->by_length[length].push_back(std::move(entry));
+    }
+    return words;
+}
+
+std::shared_ptr<const SpellingWords> spelling_words(cx_database &database) {
+    const Xapian::Database &reader = database.reader;
+    // A writer's reader sees its uncommitted changes: nothing it reads outlives the search.
+    if (database.writable) return read_spelling_words(reader);
+    if (!database.spelling) database.spelling = std::make_shared<SpellingCache>();
+    SpellingCache &cache = *database.spelling;
+    if (!cache.words || cache.revision != reader.get_revision()) {
+        cache.words = read_spelling_words(reader);
+        cache.revision = reader.get_revision();
+    }
+    return cache.words;
+}
+
+/// The table's words within `most_edits` of `word`, nearest first, then the most frequent.
+std::vector<std::string> ranked_candidates(const SpellingWords &words, const std::string &word) {
+    const std::u32string points = code_points(word);
+    std::vector<std::tuple<unsigned, Xapian::doccount, const std::string *>> found;
+    const size_t shortest = points.size() > most_edits ? points.size() - most_edits : 0;
+    for (size_t length = shortest; length <= points.size() + most_edits && length < words.by_length.size(); ++length) {
+        for (const SpellingWord &entry : words.by_length[length]) {
+            if (entry.word == word) continue;
+            const unsigned edits = edit_distance(points, entry.points, most_edits);
+            if (edits <= most_edits) found.emplace_back(edits, entry.frequency, &entry.word);
+        }
+    }
+    std::sort(found.begin(), found.end(), [](const auto &a, const auto &b) {
+        if (std::get<0>(a) != std::get<0>(b)) return std::get<0>(a) < std::get<0>(b);
+        if (std::get<1>(a) != std::get<1>(b)) return std::get<1>(a) > std::get<1>(b);
+        return *std::get<2>(a) < *std::get<2>(b);
+    });
+    std::vector<std::string> ranked;
+    for (const auto &entry : found) ranked.push_back(*std::get<2>(entry));
+    return ranked;
+}
+
+}  // namespace
+
+bool matches_visible_item(cx_database &database, const cx_search_request &request, const Xapian::Query &query) {
+    Xapian::Enquire enquire(database.reader);
+    enquire.set_query(visible_now(database, request, query));
+    enquire.set_weighting_scheme(Xapian::BoolWeight());
+    return enquire.get_mset(0, 1, 1).size() > 0;
+}
+
+std::string visible_suggestion(cx_database &database, const cx_search_request &request, const std::string &word) {
+    const std::string nearest = database.reader.get_spelling_suggestion(word, most_edits);
+    if (nearest.empty() || nearest == word) return std::string();
+    // A title word is its own unprefixed term, and the spelling table holds title words.
+    const auto visible = [&](const std::string &candidate) {
+        return matches_visible_item(database, request, Xapian::Query(candidate));
+    };
+    if (visible(nearest)) return nearest;
+    const std::vector<std::string> ranked = ranked_candidates(*spelling_words(database), word);
+    for (size_t i = 0; i < ranked.size() && i < most_checked; ++i) {
+        if (visible(ranked[i])) return ranked[i];
+    }
+    return std::string();
+}
+
+}  // namespace cx

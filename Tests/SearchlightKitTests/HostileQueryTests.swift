@@ -1,0 +1,83 @@
+import SearchlightKit
+import SearchlightTesting
+import Testing
+
+/// Spelling suggestions and query costs, as a hostile caller would probe them (SPEC §2.2, §4).
+@Suite("Hostile queries: suggestions and costs", .temporaryFolder)
+struct HostileQueryTests {
+    /// One domain's private words, another domain's public and private ones.
+    func index() throws -> TestIndex {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems(
+            [
+                item("a/plan", title: "Zyxwvutronic quarterly merger plan", domain: "com.a"),
+                item("a/plan-2", title: "Zyxwvutronic annual merger plan", domain: "com.a"),
+                item("b/guide", title: "Zyxwvutronaad kettle guide", mode: .public, domain: "com.b"),
+                item("b/draft", title: "Zyxwvutronie draft", domain: "com.b"),
+                item("c/old", title: "Zyxwvutronif expired note", mode: .public, domain: "com.c", expiration: now - 1),
+                item("b/tea", title: "Tea", description: "Tatin and tea", mode: .public, domain: "com.b"),
+                item("a/satin", title: "Satin ribbon", mode: .public, domain: "com.a"),
+            ], now: now - 1000)
+        return test
+    }
+
+    @Test("a suggestion is never a word only another domain's private items hold")
+    func noPrivateSuggestion() throws {
+        let test = try index()
+        // The nearest word of the whole index (one edit, in two items) is com.a's private
+        // "zyxwvutronic"; com.b's private "zyxwvutronie" and the expired "zyxwvutronif" are one edit
+        // away too, and the public "zyxwvutronaad" two.
+        let own = try test.index.search(SearchQuery("Zyxwvutronid", domainIdentifier: "com.a"), now: now)
+        #expect(own.suggestion == "zyxwvutronic")
+        let other = try test.index.search(SearchQuery("Zyxwvutronid", domainIdentifier: "com.b"), now: now)
+        #expect(other.suggestion == "zyxwvutronie")
+        let publicOnly = try test.index.search(
+            SearchQuery("Zyxwvutronid", domainIdentifier: "com.b", scope: .public), now: now)
+        #expect(publicOnly.suggestion == "zyxwvutronaad")
+        // An expired item's words are not offered, even to its own domain.
+        let expired = try test.index.search(SearchQuery("Zyxwvutronid", domainIdentifier: "com.c"), now: now)
+        #expect(expired.suggestion == "zyxwvutronaad")
+    }
+
+    @Test("a word that matches an item the caller may see is never replaced")
+    func matchingWordKept() throws {
+        let test = try index()
+        // "tatin" is in a description only, and "satin" a title word one edit away.
+        #expect(try test.index.search(SearchQuery("tatim", domainIdentifier: "com.b"), now: now).suggestion == "satin")
+        let results = try test.index.search(SearchQuery("tatin zzzqqq", domainIdentifier: "com.b"), now: now)
+        #expect(results.total == 0)
+        #expect(results.suggestion == nil)
+    }
+
+    @Test("a query over the term or length limit is refused with code 2016, naming the limit")
+    func limits() throws {
+        let test = try index()
+        let many = (0...SearchQuery.maximumTerms).map { "w\($0)" }.joined(separator: " OR ")
+        #expect(many.utf8.count <= SearchQuery.maximumLength)
+        do {
+            _ = try test.index.search(SearchQuery(many), now: now)
+            Issue.record("a query of \(SearchQuery.maximumTerms + 1) words was accepted")
+        } catch {
+            #expect(error.code == .queryTooLarge)
+            #expect(error.message.contains("at most \(SearchQuery.maximumTerms)"))
+        }
+        let long = String(repeating: "a", count: SearchQuery.maximumLength + 1)
+        let tooLong = #expect(throws: SearchlightError.self) { try SearchQuery(long).validate() }
+        #expect(tooLong?.code == .queryTooLarge)
+        let tooFar = #expect(throws: SearchlightError.self) {
+            try SearchQuery("tea", offset: SearchQuery.maximumOffset + 1).validate()
+        }
+        #expect(tooFar?.code == .invalidArgument)
+        // At the limit, a query is searched.
+        let most = (1..<SearchQuery.maximumTerms).map { "w\($0)" }.joined(separator: " OR ")
+        #expect(try test.index.search(SearchQuery(most + " OR tea", domainIdentifier: "com.b"), now: now).total == 1)
+    }
+
+    @Test("words joined by OR, nested or not, find every item holding one of them")
+    func flatOr() throws {
+        let test = try index()
+        let query = SearchQuery("kettle OR tea OR (draft OR zzz) OR plan", domainIdentifier: nil)
+        let found = try test.index.search(query, now: now)
+        #expect(Set(found.results.map(\.canonicalIdentifier)) == ["b/guide", "b/tea", "b/draft", "a/plan", "a/plan-2"])
+    }
+}
