@@ -5,7 +5,10 @@
 
 #include <xapian.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
+#include <thread>
 #include <memory>
 #include <optional>
 #include <string>
@@ -510,11 +513,11 @@ cx_status require_writable(cx_database *database, char **out_error);
 /// `CX_ERR_INVALID_ARGUMENT` for a NULL or closed handle, else `CX_OK`.
 cx_status require_open(cx_database *database, char **out_error);
 
-/// Readers retry this many times when a writer's commits overtake them.
-constexpr int modified_retries = 5;
-
 /// Runs `body`, and when a writer's commit has overtaken this reader (Xapian::DatabaseModifiedError),
-/// reopens at the latest revision and runs it again. Every exception becomes a status.
+/// reopens at the latest revision and runs it again, until it succeeds: a search never fails
+/// because of a write. After the first few tries it waits a little longer each time (up to 20 ms),
+/// so that a reader outpaced by a stream of commits gets a window between two of them. Every
+/// other exception becomes a status.
 template <typename Body>
 cx_status with_retries(cx_database *database, char **out_error, Body body) {
     for (int attempt = 0;; ++attempt) {
@@ -522,8 +525,8 @@ cx_status with_retries(cx_database *database, char **out_error, Body body) {
             body();
             return CX_OK;
         } catch (const Xapian::DatabaseModifiedError &) {
-            if (attempt >= modified_retries) return status_from_current_exception(out_error);
             try {
+                if (attempt >= 3) std::this_thread::sleep_for(std::chrono::milliseconds(std::min(attempt - 2, 20)));
                 database->reader.reopen();
             } catch (...) {
                 return status_from_current_exception(out_error);

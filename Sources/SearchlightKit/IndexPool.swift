@@ -24,6 +24,7 @@ public final class IndexPool: Sendable {
     private let readJobs = JobQueue<ReadJob>()
     private let writeJobs = JobQueue<WriteJob>()
     private let counts = WriteCounts()
+    private let callers: CallerGate
 
     private typealias ReadJob = @Sendable (SearchableIndex) -> Void
 
@@ -60,6 +61,7 @@ public final class IndexPool: Sendable {
     private init(path: String, writer: SearchableIndex?, readers: Int) throws(SearchlightError) {
         self.path = path
         self.writer = writer
+        callers = CallerGate(limit: max(1, readers / 2))
         var pool: [SearchableIndex] = []
         do throws(SearchlightError) {
             for _ in 0..<max(1, readers) { pool.append(try SearchableIndex(path: path, access: .readOnly)) }
@@ -85,7 +87,20 @@ public final class IndexPool: Sendable {
     }
 
     /// Runs `body` with a reader, at the latest commit, on a reader thread.
-    public func read<T: Sendable>(_ body: @escaping @Sendable (SearchableIndex) throws(SearchlightError) -> T)
+    ///
+    /// With a `caller` (a service's client: its token, or its address), that caller has at most
+    /// half the readers at once, and its further reads wait for its own to finish: one caller's
+    /// heavy queries never hold every reader.
+    public func read<T: Sendable>(
+        as caller: String? = nil, _ body: @escaping @Sendable (SearchableIndex) throws(SearchlightError) -> T
+    ) async throws(SearchlightError) -> T {
+        guard let caller else { return try await readOnPool(body) }
+        await callers.enter(caller)
+        defer { callers.leave(caller) }
+        return try await readOnPool(body)
+    }
+
+    private func readOnPool<T: Sendable>(_ body: @escaping @Sendable (SearchableIndex) throws(SearchlightError) -> T)
         async throws(SearchlightError) -> T
     {
         try await Self.awaiting { finish in

@@ -22,6 +22,8 @@ public struct ServerConfiguration: Sendable {
     public var metrics: PrometheusCollectorRegistry
     /// `GET /metrics` answers without a token (`--metrics-public`); else admin tokens only.
     public var metricsPublic: Bool
+    /// What one client's connection may cost.
+    public var connectionLimits: ConnectionLimits
 
     /// A read-only service, and where its writes go.
     public struct ReadOnly: Sendable, Hashable {
@@ -33,7 +35,8 @@ public struct ServerConfiguration: Sendable {
     public init(
         host: String = "127.0.0.1", port: Int = 7700, indexPath: String, tokens: AccessTokens = .none,
         pruneInterval: Duration? = .seconds(3600), lockTimeout: Duration = .seconds(10), readOnly: ReadOnly? = nil,
-        metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), metricsPublic: Bool = false
+        metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), metricsPublic: Bool = false,
+        connectionLimits: ConnectionLimits = ConnectionLimits()
     ) {
         self.host = host
         self.port = port
@@ -44,6 +47,7 @@ public struct ServerConfiguration: Sendable {
         self.readOnly = readOnly
         self.metrics = metrics
         self.metricsPublic = metricsPublic
+        self.connectionLimits = connectionLimits
     }
 }
 
@@ -59,6 +63,7 @@ public func buildRouter(
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ErrorMiddleware())
+    router.add(middleware: DeclaredLengthMiddleware())
     router.add(middleware: MethodNotAllowedMiddleware(document: PackageResources.openapi_json))
     if let readOnly { router.add(middleware: ReadOnlyMiddleware(primary: readOnly.primary)) }
     router.get("/health") { _, _ -> Response in
@@ -97,6 +102,7 @@ public func buildApplication(
         router: buildRouter(
             service: service, tokens: configuration.tokens, readOnly: configuration.readOnly,
             metrics: configuration.metrics, metricsPublic: configuration.metricsPublic),
+        server: .guarded(configuration.connectionLimits),
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: "searchlight"),
         services: services,

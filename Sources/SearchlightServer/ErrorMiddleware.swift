@@ -1,6 +1,7 @@
 import Foundation
 public import Hummingbird
 public import SearchlightKit
+import Logging
 
 extension SearchlightError.Code {
     /// 2011: no token, or an unknown one, where a token is required (HTTP 401).
@@ -14,6 +15,14 @@ extension SearchlightError.Code {
 }
 
 extension SearchlightError {
+    /// A request body over ``SearchlightRequestContext/maximumBodySize``, declared or sent.
+    static var bodyTooLarge: SearchlightError {
+        SearchlightError(
+            .bodyTooLarge,
+            "The request body is larger than \(SearchlightRequestContext.maximumBodySize / 1_048_576) MiB; "
+                + "send the items in several requests")
+    }
+
     /// The HTTP status a failure answers with: the one place codes become statuses.
     var httpStatus: HTTPResponse.Status {
         switch code {
@@ -23,9 +32,28 @@ extension SearchlightError {
         case .publicContentNotRemovable: .conflict
         case .readOnly, .methodNotAllowed: .methodNotAllowed
         case .bodyTooLarge: .contentTooLarge
-        case .indexLocked, .indexUnavailable: .serviceUnavailable
+        case .indexLocked, .indexUnavailable, .tooManyConnections: .serviceUnavailable
         case .writeFailed, .internalError: .internalServerError
         default: .badRequest
+        }
+    }
+}
+
+extension SearchlightError {
+    /// The message an HTTP caller reads: never a path on the server. The index's own failures
+    /// (whose messages name its folder) are worded here from what failed; the log keeps the whole
+    /// message.
+    var messageForCallers: String {
+        guard let failure else { return located }
+        switch failure {
+        case .locked: return "The index is locked by another writer; try again later"
+        case .corrupt: return "The index is damaged; its operator must rebuild it"
+        case .modified: return "The index kept changing while being read; try again"
+        case .io: return "Reading or writing the index failed; nothing of this request was committed"
+        case .outOfMemory: return "Memory ran out while using the index; nothing of this request was committed"
+        case .network: return "A part of the index cannot be reached; try again later"
+        case .notFound, .notOpenable, .wrongFormat, .closed, .other:
+            return "The index is unavailable (code \(code.rawValue)); its operator's log says why"
         }
     }
 }
@@ -52,13 +80,15 @@ struct ErrorMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as SearchlightError {
+            // The whole message, paths included, goes to the operator's log only.
+            if error.failure != nil { context.logger.error("\(error.description)") }
             return try Self.response(for: error)
         }
     }
 
     static func response(for error: SearchlightError) throws -> Response {
         let data = try JSONEncoder.searchlight().encode(
-            Body(error: .init(code: error.code.rawValue, message: error.located)))
+            Body(error: .init(code: error.code.rawValue, message: error.messageForCallers)))
         var response = Response(
             status: error.httpStatus, contentType: "application/json; charset=utf-8", body: ByteBuffer(bytes: data))
         if error.code == .bodyTooLarge { response.headers[.connection] = "close" }

@@ -17,11 +17,11 @@ public struct SearchlightRequestContext: RequestContext {
         channel = source.channel
     }
 
-    /// Closes the request's connection once what was written to it has gone out.
-    func closeConnection() {
-        channel.eventLoop.execute { [channel] in
-            channel.close(mode: .all, promise: nil)
-        }
+    /// Who the service shares its readers out by: a token's domain and role, or an anonymous
+    /// client's address.
+    var readerShare: String {
+        if let role = caller.role { return "token \(caller.domain ?? "") \(role.rawValue)" }
+        return "address " + (channel.remoteAddress?.ipAddress ?? "unknown")
     }
 
     /// The largest request body accepted: 10 MiB. Larger bodies get 413.
@@ -30,6 +30,22 @@ public struct SearchlightRequestContext: RequestContext {
 
     public var responseEncoder: JSONEncoder {
         JSONEncoder.searchlight()
+    }
+}
+
+/// Answers 413 from a request's declared length, before reading its body or its token. The
+/// response says `Connection: close`, and the connection ends with it: the body is never read,
+/// so the connection cannot carry another request.
+struct DeclaredLengthMiddleware: RouterMiddleware {
+    typealias Context = SearchlightRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        if let declared = request.headers[.contentLength], let length = Int(declared), length > context.maxUploadSize {
+            throw SearchlightError.bodyTooLarge
+        }
+        return try await next(request, context)
     }
 }
 

@@ -67,33 +67,16 @@ extension Request {
         return number
     }
 
-    /// The body, up to the service's limit; 413 beyond it.
-    ///
-    /// Past the limit the rest of the body is still read, and dropped, up to ``drainLimit``: a
-    /// client that writes its whole body before reading (Python's http.client, urllib) then gets
-    /// the 413 instead of waiting on a connection nobody reads. A body larger still is cut off
-    /// by closing the connection.
+    /// The body, up to the service's limit; 413 beyond it. The 413 says `Connection: close`, and
+    /// the connection drops the rest of the body, within a bound, before it closes
+    /// (``ConnectionGuardHandler/drainLimit``).
     func collectBody(context: SearchlightRequestContext) async throws -> ByteBuffer {
         let limit = context.maxUploadSize
         var collected = ByteBuffer()
-        var received = 0
-        var parts = body.makeAsyncIterator()
-        while let part = try await parts.next() {
-            received += part.readableBytes
-            if received <= limit {
-                collected.writeImmutableBuffer(part)
-                continue
-            }
-            while received <= Self.drainLimit, let more = try await parts.next() { received += more.readableBytes }
-            if received > Self.drainLimit { context.closeConnection() }
-            throw SearchlightError(
-                .bodyTooLarge,
-                "The request body is larger than \(SearchlightRequestContext.maximumBodySize / 1_048_576) MiB; "
-                    + "send the items in several requests")
+        for try await part in body {
+            guard collected.readableBytes + part.readableBytes <= limit else { throw SearchlightError.bodyTooLarge }
+            collected.writeImmutableBuffer(part)
         }
         return collected
     }
-
-    /// How much of an oversized body is read, and dropped, before the connection is closed.
-    static let drainLimit = 64 * 1024 * 1024
 }

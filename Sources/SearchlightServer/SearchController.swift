@@ -32,13 +32,16 @@ struct SearchController {
         let query = SearchQuery(
             text, domainIdentifier: domain, scope: scope,
             limit: try request.integer("limit", default: 20), offset: try request.integer("offset", default: 0))
-        return try await service.read { reader throws(SearchlightError) in try reader.search(query) }
+        return try await service.read(as: context.readerShare) { reader throws(SearchlightError) in
+            try reader.search(query)
+        }
     }
 
     @Sendable func item(request: Request, context: SearchlightRequestContext) async throws -> Response {
         let id = try context.itemIdentifier()
         let (domain, publicOnly) = try context.caller.readDomain(request)
-        let found = try await service.read { reader throws(SearchlightError) -> SearchableItem? in
+        let found = try await service.read(as: context.readerShare) {
+            reader throws(SearchlightError) -> SearchableItem? in
             if publicOnly { return try reader.item(withIdentifier: id, visibleTo: nil, scope: .public) }
             if let domain { return try reader.item(withIdentifier: id, domainIdentifier: domain) }
             return try reader.item(withIdentifier: id, visibleTo: nil, scope: .all)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Glibc
 import Logging
 import Metrics
 import Prometheus
@@ -38,6 +39,19 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Answer GET /metrics without a token (else admin tokens only).")
     var metricsPublic = false
 
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Connections served at once; more are answered 503 (raised no higher than the open-files limit allows).",
+            valueName: "n"))
+    var maxConnections = ConnectionLimits().maximumConnections
+
+    @Option(help: ArgumentHelp("How long a client has to send its request's head.", valueName: "duration"))
+    var headerTimeout = TimeToLiveArgument(ConnectionLimits().headerTimeout)
+
+    @Option(help: ArgumentHelp("How long a connection may wait for its next request.", valueName: "duration"))
+    var idleTimeout = TimeToLiveArgument(ConnectionLimits().idleTimeout)
+
     @Option(help: "How logs are written to stderr: text (for people) or json (one object per line, for log shippers).")
     var logFormat = LogFormat.text
 
@@ -47,6 +61,10 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
+        guard headerTimeout.duration != nil, idleTimeout.duration != nil else {
+            throw ValidationError("--header-timeout and --idle-timeout take a duration such as 10s, not none")
+        }
         guard primary == nil || readOnly else {
             throw ValidationError("--primary names where a read-only service sends writes: add --read-only")
         }
@@ -70,7 +88,8 @@ struct ServeCommand: AsyncParsableCommand {
             let configuration = ServerConfiguration(
                 host: host, port: port, indexPath: global.indexPath, tokens: accessTokens,
                 pruneInterval: pruneInterval.duration, lockTimeout: writer.duration,
-                readOnly: readOnly ? .init(primary: primary) : nil, metrics: metrics, metricsPublic: metricsPublic)
+                readOnly: readOnly ? .init(primary: primary) : nil, metrics: metrics, metricsPublic: metricsPublic,
+                connectionLimits: connectionLimits(logger: logger))
             try await runServer(configuration, logger: logger) { host, port in
                 let mode = configuration.readOnly == nil ? "" : ", read-only"
                 let line = "Searchlight listening on http://\(host):\(port) (index \(configuration.indexPath)\(mode))\n"
@@ -81,5 +100,29 @@ struct ServeCommand: AsyncParsableCommand {
             Output.warn("searchlight: \(error.withAdvice)\(advice)")
             throw error.exitCode
         }
+    }
+
+    /// The limits asked for, with the connections no more than the process may open: its
+    /// open-files limit is raised to the most it may have, less what the index and the logs use.
+    private func connectionLimits(logger: Logger) -> ConnectionLimits {
+        var files = rlimit()
+        var allowed = maxConnections
+        if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files) == 0 {
+            if files.rlim_cur < files.rlim_max {
+                files.rlim_cur = files.rlim_max
+                _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &files)
+                _ = getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files)
+            }
+            let spare = files.rlim_cur > 256 ? Int(clamping: files.rlim_cur) - 256 : 1
+            if spare < allowed {
+                logger.warning(
+                    "Serving at most \(spare) connections at once, not \(maxConnections): the open-files limit is \(files.rlim_cur) (ulimit -n)"
+                )
+                allowed = spare
+            }
+        }
+        return ConnectionLimits(
+            maximumConnections: allowed, headerTimeout: headerTimeout.duration ?? .seconds(10),
+            requestTimeout: ConnectionLimits().requestTimeout, idleTimeout: idleTimeout.duration ?? .seconds(30))
     }
 }
