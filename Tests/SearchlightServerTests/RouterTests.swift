@@ -129,6 +129,38 @@ struct ReadingTests {
         }
     }
 
+    @Test("a spelling suggestion never names another domain's private word (one folder)")
+    func privateSuggestion() async throws {
+        try await withRouter(.folder) { client, _ in
+            // "secret" is only in the shop's private title.
+            let anonymous = try await client.execute(uri: "/v1/search?q=secrit", method: .get)
+            #expect(try json(anonymous)["suggestion"] is NSNull)
+            let blog = try await client.execute(uri: "/v1/search?q=secrit", method: .get, headers: headers(otherToken))
+            #expect(try json(blog)["suggestion"] is NSNull)
+            let shop = try await client.execute(uri: "/v1/search?q=secrit", method: .get, headers: headers(readerToken))
+            #expect(try json(shop)["suggestion"] as? String == "secret")
+        }
+    }
+
+    @Test("a query over the term limit is a 400 with code 2016")
+    func queryTooLarge() async throws {
+        try await withRouter { client, _ in
+            let words = (0...SearchQuery.maximumTerms).map { "w\($0)" }.joined(separator: "+OR+")
+            let response = try await client.execute(uri: "/v1/search?q=" + words, method: .get)
+            #expect(response.status == .badRequest)
+            #expect(try errorCode(response) == 2016)
+        }
+    }
+
+    @Test("an index failure reaches the caller without a path on the server")
+    func failureWithoutPath() throws {
+        let failure = SearchlightError(
+            .indexUnavailable, "The index at /srv/searchlight/gen-000002 kept changing while being read",
+            path: "/srv/searchlight/items.json", failure: .modified)
+        #expect(!failure.messageForCallers.contains("/srv"))
+        #expect(failure.messageForCallers == "The index kept changing while being read; try again")
+    }
+
     @Test("without a token a search sees public items only", arguments: Fixture.Storage.allCases)
     func anonymousSearch(storage: Fixture.Storage) async throws {
         try await withRouter(storage) { client, _ in

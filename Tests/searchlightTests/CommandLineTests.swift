@@ -238,6 +238,26 @@ struct SearchCommandTests {
         #expect(!run.stdout.contains("\u{1B}"))
     }
 
+    @Test("text output shows escape sequences and bidi controls harmlessly; JSON keeps them")
+    func terminalSafety() throws {
+        let workspace = try Workspace()
+        let file = try workspace.write(
+            "hostile.json",
+            #"{"$canonical_identifier":"evil\u001b]0;x\u0007","$og_title":"Red \u001b[31mlamp\u202e","$og_description":"A lamp\u001b[2J here","$keywords":["k\u009b1"]}"#
+        )
+        #expect(try workspace.run(["index", file]).status == 0)
+        let text = try workspace.run(["search", "lamp", "--all-domains"])
+        #expect(!text.stdout.contains("\u{1B}") && !text.stdout.contains("\u{202E}") && !text.stdout.contains("\u{9B}"))
+        #expect(text.stdout.contains(#"Red \u{1B}[31mlamp\u{202E}"#))
+        let get = try workspace.run(["get", "evil\u{1B}]0;x\u{07}", "--domain", "default"])
+        #expect(!get.stdout.contains("\u{1B}") && get.stdout.contains(#"A lamp\u{1B}[2J here"#))
+        let missing = try workspace.run(["remove", "gone\u{1B}[31m"])
+        #expect(!missing.stdout.contains("\u{1B}") && !missing.stderr.contains("\u{1B}"))
+        let json = try workspace.run(["search", "lamp", "--all-domains", "--json"])
+        let results = try #require(try json.object()["results"] as? [[String: Any]])
+        #expect(results.first?["title"] as? String == "Red \u{1B}[31mlamp\u{202E}")
+    }
+
     @Test("-word after -- excludes; an unknown option is a usage error, never a query word")
     func exclusion() throws {
         let workspace = try indexedWorkspace()

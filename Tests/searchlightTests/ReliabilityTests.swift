@@ -479,6 +479,19 @@ struct ReliabilityTests {
         }
     }
 
+    @Test("a truncated table is damage to rebuild from (code 1010), not a full disk")
+    func truncatedTable() throws {
+        let workspace = try Workspace()
+        #expect(try workspace.run(["index", repositoryRoot + "/corpus"]).status == 0)
+        try FileHandle(forWritingTo: URL(fileURLWithPath: workspace.index + "/postlist.glass")).truncate(atOffset: 8192)
+        for arguments in [["search", "deep"], ["index", repositoryRoot + "/corpus"]] {
+            let run = try workspace.run(arguments)
+            #expect(run.status == 1, "\(arguments): \(run.stderr)")
+            #expect(run.stderr.contains("is damaged") && run.stderr.contains("code 1010"), "\(run.stderr)")
+            #expect(!run.stderr.contains("disk space"), "\(run.stderr)")
+        }
+    }
+
     @Test(
         "hostile input gets its documented outcome and never crashes or hangs",
         arguments: [

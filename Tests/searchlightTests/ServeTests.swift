@@ -377,9 +377,20 @@ struct ServeTests {
         let run = try workspace.run(["serve", "--tokens", bad, "--port", "0"], timeout: 30)
         #expect(run.status == 64)
         #expect(run.stderr.contains(bad))
+        let role = try workspace.write(
+            "role.json", #"{"tokens":[{"token":"0123456789abcdef","domain":"d","role":"writer"}]}"#)
+        let badRole = try workspace.run(["serve", "--tokens", role, "--port", "0"], timeout: 30)
+        #expect(badRole.status == 64)
+        #expect(badRole.stderr.contains("names an unknown role at tokens[0].role"))
+        #expect(!badRole.stderr.contains("DecodingError"))
         let server = try RunningServer(index: workspace.index)
         let second = try workspace.run(["serve", "--port", "0", "--lock-timeout", "0"], timeout: 30)
         #expect(second.status == 75)
+        let replica = try workspace.run(["serve", "--read-only", "--port", String(server.port)], timeout: 30)
+        #expect(replica.status == 1)
+        #expect(
+            replica.stderr.contains("Cannot listen on 127.0.0.1:\(server.port): another program is listening there"))
+        #expect(replica.stderr.contains("choose another --host or --port"))
         #expect(server.stop() == 0)
     }
 }
