@@ -1,3 +1,4 @@
+import Foundation
 public import Hummingbird
 import HummingbirdCore
 import Logging
@@ -216,8 +217,8 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     /// Answers 503 before reading anything, and closes the connection.
     private func refuse(context: ChannelHandlerContext) {
         refused = true
-        let body = ByteBuffer(
-            string: #"{"error":{"code":2018,"message":"The service is at its connection limit; try again shortly"}}"#)
+        let error = SearchlightError(.tooManyConnections, "The service is at its connection limit; try again shortly")
+        let body = ByteBuffer(bytes: (try? ErrorMiddleware.encodedBody(for: error)) ?? Data())
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
         headers.add(name: "Content-Length", value: String(body.readableBytes))

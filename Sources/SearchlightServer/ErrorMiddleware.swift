@@ -86,9 +86,14 @@ struct ErrorMiddleware: RouterMiddleware {
         }
     }
 
-    static func response(for error: SearchlightError) throws -> Response {
-        let data = try JSONEncoder.searchlight().encode(
+    /// `{"error":{"code","message"}}` for `error`, as an HTTP caller reads it.
+    static func encodedBody(for error: SearchlightError) throws -> Data {
+        try JSONEncoder.searchlight().encode(
             Body(error: .init(code: error.code.rawValue, message: error.messageForCallers)))
+    }
+
+    static func response(for error: SearchlightError) throws -> Response {
+        let data = try encodedBody(for: error)
         var response = Response(
             status: error.httpStatus, contentType: "application/json; charset=utf-8", body: ByteBuffer(bytes: data))
         if error.code == .bodyTooLarge { response.headers[.connection] = "close" }

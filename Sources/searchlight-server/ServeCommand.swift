@@ -121,8 +121,9 @@ struct ServeCommand: AsyncParsableCommand {
                 allowed = spare
             }
         }
-        return ConnectionLimits(
-            maximumConnections: allowed, headerTimeout: headerTimeout.duration ?? .seconds(10),
-            requestTimeout: ConnectionLimits().requestTimeout, idleTimeout: idleTimeout.duration ?? .seconds(30))
+        var limits = ConnectionLimits(maximumConnections: allowed)
+        if let header = headerTimeout.duration { limits.headerTimeout = header }
+        if let idle = idleTimeout.duration { limits.idleTimeout = idle }
+        return limits
     }
 }
