@@ -10,8 +10,8 @@
 // Xapian's own suggestion is the nearest word of the whole table (edit distance first, then the
 // most frequent). When the caller may see it, no visible word can be nearer, so it is the answer.
 // Otherwise the table's words within the same edit distance are ranked the same way and the first
-// one the caller may see is taken; a read-only handle keeps the table's words, by length, for the
-// revision it has open.
+// one the caller may see is taken; a read-only handle of one database keeps the table's words, by
+// length, for the revision it has open.
 
 #include <algorithm>
 #include <cstdint>
@@ -92,8 +92,9 @@ std::shared_ptr<const SpellingWords> read_spelling_words(const Xapian::Database 
 
 std::shared_ptr<const SpellingWords> spelling_words(cx_database &database) {
     const Xapian::Database &reader = database.reader;
-    // A writer's reader sees its uncommitted changes: nothing it reads outlives the search.
-    if (database.writable) return read_spelling_words(reader);
+    // A writer's reader sees its uncommitted changes, and shards have no one revision to key a
+    // cache by: nothing read for them outlives the search.
+    if (database.writable || database.sharded) return read_spelling_words(reader);
     if (!database.spelling) database.spelling = std::make_shared<SpellingCache>();
     SpellingCache &cache = *database.spelling;
     if (!cache.words || cache.revision != reader.get_revision()) {

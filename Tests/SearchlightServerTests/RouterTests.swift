@@ -129,9 +129,9 @@ struct ReadingTests {
         }
     }
 
-    @Test("a spelling suggestion never names another domain's private word (one folder)")
-    func privateSuggestion() async throws {
-        try await withRouter(.folder) { client, _ in
+    @Test("a spelling suggestion never names another domain's private word", arguments: Fixture.Storage.allCases)
+    func privateSuggestion(storage: Fixture.Storage) async throws {
+        try await withRouter(storage) { client, _ in
             // "secret" is only in the shop's private title.
             let anonymous = try await client.execute(uri: "/v1/search?q=secrit", method: .get)
             #expect(try json(anonymous)["suggestion"] is NSNull)
