@@ -80,11 +80,18 @@ void add_result(cx_results &results, const Xapian::Document &document, int32_t p
     results.snippets.push_back(cx::make_snippet(document.get_value(cx::slot::description), built.highlighter));
 }
 
-/// The best `count` matches of `query` in `reader`, checking at least `check_at_least` of them.
+/// The seconds a search may spend checking matches beyond its page (for the count): past them the
+/// matcher stops checking, and the count is an estimate. Whatever a query holds, its page and its
+/// cost are bounded by the limits on its words (SearchQuery); this bounds the counting.
+constexpr double checking_seconds = 1.0;
+
+/// The best `count` matches of `query` in `reader`, checking at least `check_at_least` of them
+/// (for at most `checking_seconds`).
 Xapian::MSet best_matches(const Xapian::Database &reader, const Query &query, Xapian::doccount first,
                           Xapian::doccount count, Xapian::doccount check_at_least, bool sharded) {
     Xapian::Enquire enquire(reader);
     enquire.set_query(query);
+    enquire.set_time_limit(checking_seconds);
     enquire.set_weighting_scheme(cx::weighting());
     // Equal scores come in document id order, which in a topology depends on how the items are
     // spread over its shards: there they come in the order of the items' digests instead, so that
@@ -223,11 +230,13 @@ void run_split_search(cx_database &database, const cx_search_request &request, c
 /// The postings a whole search would read from which a search reads its repeated terms first.
 constexpr uint64_t default_tier_postings = 100000;
 
-/// How many items match `query`: exact up to `check_at_least`, estimated beyond. Matched without
-/// weights, in document id order, so that the matcher stops at `check_at_least` matches.
+/// How many items match `query`: exact up to `check_at_least` (checked for at most
+/// `checking_seconds`), estimated beyond. Matched without weights, in document id order, so that
+/// the matcher stops at `check_at_least` matches.
 Xapian::doccount count_matches(const Xapian::Database &reader, const Query &query, Xapian::doccount check_at_least) {
     Xapian::Enquire enquire(reader);
     enquire.set_query(query);
+    enquire.set_time_limit(checking_seconds);
     enquire.set_weighting_scheme(Xapian::BoolWeight());
     const Xapian::MSet counted = enquire.get_mset(0, 1, check_at_least);
     return std::max(counted.get_matches_estimated(), counted.get_matches_lower_bound());

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SearchlightKit
 import SearchlightTesting
 import Testing
@@ -103,4 +104,39 @@ struct IndexPoolTests {
         let second = try IndexPool(path: folder, readers: 1, lockTimeout: .seconds(5))
         try await second.close()
     }
+
+    @Test("one caller's reads hold at most half the readers; another caller's search runs meanwhile")
+    func fairReaders() async throws {
+        let pool = try IndexPool(path: try TemporaryFolder.subfolder("pool") + "/index", readers: 4)
+        // The heavy caller's reads each hold their reader until released (or 10 s pass).
+        let release = DispatchSemaphore(value: 0)
+        let heavy = ReadTally()
+        let reads = (0..<8).map { _ in
+            Task {
+                try await pool.read(as: "heavy") { _ throws(SearchlightError) in
+                    heavy.counts.withLock { $0.running += 1; $0.most = max($0.most, $0.running) }
+                    _ = release.wait(timeout: .now() + 10)
+                    heavy.counts.withLock { $0.running -= 1; $0.finished += 1 }
+                }
+            }
+        }
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(5)
+        while heavy.counts.withLock({ $0.running }) < 2 && clock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        let light = try await pool.read(as: "light") { index throws(SearchlightError) in
+            try index.search(SearchQuery("anything"), now: now).total
+        }
+        let during = heavy.counts.withLock { $0 }
+        for _ in reads { release.signal() }
+        for read in reads { try await read.value }
+        #expect(light == 0)
+        #expect(during.finished == 0, "the light caller waited for the heavy caller's reads")
+        #expect(during.most == 2)
+        try await pool.close()
+    }
+}
+
+/// Counts a caller's reads: how many run now, the most at once, and how many have finished.
+private final class ReadTally: Sendable {
+    let counts = Mutex((running: 0, most: 0, finished: 0))
 }
