@@ -103,12 +103,8 @@ void cx_database_free(cx_database *database) {
 
 cx_status cx_database_reopen(cx_database *database, char **out_error) {
     if (database == nullptr || database->closed) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no open database", out_error);
-    try {
-        database->reader.reopen();
-        return CX_OK;
-    } catch (...) {
-        return cx::status_from_current_exception(out_error);
-    }
+    // Reopening reads the latest revision's roots; a commit in the meantime means reading again.
+    return cx::with_retries(database, out_error, [&] { database->reader.reopen(); });
 }
 
 cx_status cx_database_compact(cx_database *database, const char *destination, char **out_error) {

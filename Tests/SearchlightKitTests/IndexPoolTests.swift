@@ -114,15 +114,21 @@ struct IndexPoolTests {
         let reads = (0..<8).map { _ in
             Task {
                 try await pool.read(as: "heavy") { _ throws(SearchlightError) in
-                    heavy.counts.withLock { $0.running += 1; $0.most = max($0.most, $0.running) }
+                    heavy.counts.withLock {
+                        $0.running += 1; $0.most = max($0.most, $0.running)
+                    }
                     _ = release.wait(timeout: .now() + 10)
-                    heavy.counts.withLock { $0.running -= 1; $0.finished += 1 }
+                    heavy.counts.withLock {
+                        $0.running -= 1; $0.finished += 1
+                    }
                 }
             }
         }
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(5)
-        while heavy.counts.withLock({ $0.running }) < 2 && clock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        while heavy.counts.withLock({ $0.running }) < 2 && clock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         let light = try await pool.read(as: "light") { index throws(SearchlightError) in
             try index.search(SearchQuery("anything"), now: now).total
         }
