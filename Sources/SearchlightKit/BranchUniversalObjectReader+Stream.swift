@@ -3,7 +3,8 @@ import Glibc
 
 extension BranchUniversalObjectReader {
     /// Reads a JSON Lines file in pieces of about `piece` lines, handing each to `body` as it is
-    /// decoded, so that a file of any size is read in bounded memory. A second thread reads and
+    /// decoded, so that a file of any size is read in bounded memory: a line longer than an item
+    /// may be (``ItemLimits/itemBytes``) is rejected alone, counted but never held whole. A second thread reads and
     /// decodes at most two pieces ahead of `body`, which runs on the calling thread. Item
     /// positions and line numbers run on across pieces. An unreadable file gives one piece
     /// holding its rejection. If `body` throws, reading stops and the error is rethrown.
@@ -46,18 +47,147 @@ extension BranchUniversalObjectReader {
         while let next = pieces.take() { try body(next) }
     }
 
-    /// Reads and decodes the file, calling `emit` with each piece; `emit` returns false to stop.
-    static func decodeLines(
-        path: String, piece: Int, filter: LineFilter?, emit: (DecodedInput) -> Bool
-    ) {
-        guard let handle = FileReader(path: path) else {
+    /// Reads and decodes one input (a file, or `-` for standard input) in pieces of about `piece`
+    /// items, calling `emit` with each; `emit` returns false to stop. JSON Lines are read as
+    /// ``readLines(path:piece:recognizing:_:)`` reads them; a JSON document is read twice, first
+    /// to check its syntax (a broken document gives one rejection and no items), then for its
+    /// items. Standard input longer than ``Indexer/directInputLimit`` is first copied to a
+    /// temporary file. Memory stays bounded whatever the input: a few pieces, and one item's
+    /// bytes.
+    static func read(path: String, piece: Int, filter: LineFilter? = nil, emit: (DecodedInput) -> Bool) {
+        guard path == "-" else {
+            if isLines(path: path) {
+                decodeLines(path: path, piece: piece, filter: filter, emit: emit)
+            } else if FileSystem.size(atPath: path) <= Indexer.directInputLimit,
+                let data = try? Data(contentsOf: URL(fileURLWithPath: path))
+            {
+                // A small document is read once, in memory.
+                _ = emit(decode(data, path: path))
+            } else {
+                decodeDocument(path: path, name: path, piece: piece, filter: filter, emit: emit)
+            }
+            return
+        }
+        let standardInput = FileReader.standardInput()
+        do throws(SearchlightError) {
+            var head = Data()
+            while head.count <= Indexer.directInputLimit {
+                let block = try standardInput.read(upToCount: 1 << 20)
+                if block.isEmpty {
+                    _ = emit(decode(head, path: path))
+                    return
+                }
+                head += block
+            }
+            let spooled = try FileSystem.spool(head, then: standardInput)
+            defer { unlink(spooled) }
+            decodeDocument(path: spooled, name: path, piece: piece, filter: filter, emit: emit)
+        } catch {
             var input = DecodedInput(path: path)
+            var error = error
+            error.path = path
+            input.rejections.append(error)
+            _ = emit(input)
+        }
+    }
+
+    /// Reads a JSON document (or JSON Lines in a file not named so) in pieces; see
+    /// ``read(path:piece:filter:emit:)``. `name` names the input in errors.
+    static func decodeDocument(
+        path: String, name: String, piece: Int, filter: LineFilter?, emit: (DecodedInput) -> Bool
+    ) {
+        // First pass: the structure, and every item's syntax.
+        var checking = JSONDocumentSplitter()
+        var checked = DocumentReading(path: name)
+        var discarded = DecodedInput(path: name)
+        let readable = readChunks(path: path) { chunk in
+            checking.feed(chunk) { item in
+                checked.add(item, into: &discarded)
+                discarded.objects.removeAll(keepingCapacity: true)
+                discarded.rejections.removeAll(keepingCapacity: true)
+            }
+            return checking.failure == nil && checked.failure == nil && !checking.linesFollow
+        }
+        guard readable else {
+            var input = DecodedInput(path: name)
             input.rejections.append(
-                SearchlightError(.unreadableInput, "Cannot read the file: \(FileSystem.lastError())", path: path))
+                SearchlightError(.unreadableInput, "Cannot read the file: \(FileSystem.lastError())", path: name))
             _ = emit(input)
             return
         }
-        var input = DecodedInput(path: path)
+        checking.finish { checked.add($0, into: &discarded) }
+        if checking.linesFollow {
+            decodeLines(path: path, name: name, piece: piece, filter: filter, emit: emit)
+            return
+        }
+        if let failure = checked.failure ?? checking.failure {
+            var input = DecodedInput(path: name)
+            input.rejections.append(syntaxError(failure, path: name))
+            _ = emit(input)
+            return
+        }
+        if checking.shape == .empty {
+            var input = DecodedInput(path: name)
+            input.rejections.append(emptyInput(path: name))
+            _ = emit(input)
+            return
+        }
+        // Second pass: the items, in pieces.
+        var splitter = JSONDocumentSplitter()
+        var reading = DocumentReading(path: name)
+        var input = DecodedInput(path: name)
+        var stopped = false
+        func add(_ item: JSONDocumentSplitter.Item) {
+            guard !stopped else { return }
+            reading.add(item, into: &input)
+            if input.objects.count + input.rejections.count >= piece {
+                stopped = !emit(input)
+                input = DecodedInput(path: name)
+            }
+        }
+        let complete = readChunks(path: path) { chunk in
+            splitter.feed(chunk, emit: add)
+            return !stopped
+        }
+        guard !stopped else { return }
+        if complete { splitter.finish(emit: add) }
+        if !complete {
+            input.rejections.append(
+                SearchlightError(.unreadableInput, "Cannot read the file: \(FileSystem.lastError())", path: name))
+        }
+        if !stopped { _ = emit(input) }
+    }
+
+    /// Reads the file at `path` in blocks of 1 MiB, handing each to `body` until it returns false;
+    /// false when the file cannot be opened or read.
+    private static func readChunks(path: String, _ body: (UnsafeRawBufferPointer) -> Bool) -> Bool {
+        guard let handle = FileReader(path: path) else { return false }
+        while true {
+            let block: Data
+            do throws(SearchlightError) {
+                block = try handle.read(upToCount: 1 << 20)
+            } catch {
+                return false
+            }
+            if block.isEmpty { return true }
+            guard block.withUnsafeBytes({ body($0) }) else { return true }
+        }
+    }
+
+    /// Reads and decodes the file, calling `emit` with each piece; `emit` returns false to stop.
+    /// `name` names the input in errors (the path by default).
+    static func decodeLines(
+        path: String, name: String? = nil, piece: Int, filter: LineFilter?, emit: (DecodedInput) -> Bool
+    ) {
+        let name = name ?? path
+        guard let handle = FileReader(path: path) else {
+            var input = DecodedInput(path: name)
+            input.rejections.append(
+                SearchlightError(.unreadableInput, "Cannot read the file: \(FileSystem.lastError())", path: name))
+            _ = emit(input)
+            return
+        }
+        var input = DecodedInput(path: name)
         // Bytes read but not yet split into lines. Lines are found with memchr and hashed from
         // raw bytes: an unchanged file is mostly this loop.
         var pending: [UInt8] = []
@@ -66,6 +196,8 @@ extension BranchUniversalObjectReader {
         var lines: [(range: Range<Int>, number: Int)] = []
         var linesInPiece = 0
         var atStart = true
+        /// The bytes so far of a line longer than an item may be, which is being skipped.
+        var skipping: Int?
         /// Decodes the lines gathered so far into `input`, but those the filter recognizes.
         func decodeGathered() {
             guard !lines.isEmpty else { return }
@@ -108,7 +240,7 @@ extension BranchUniversalObjectReader {
                 if linesInPiece >= piece {
                     decodeGathered()
                     guard emit(input) else { return nil }
-                    input = DecodedInput(path: path)
+                    input = DecodedInput(path: name)
                     linesInPiece = 0
                 }
             }
@@ -119,12 +251,27 @@ extension BranchUniversalObjectReader {
                 block = try handle.read(upToCount: 1 << 20)
             } catch {
                 var error = error
-                error.path = path
+                error.path = name
                 input.rejections.append(error)
                 break
             }
             if block.isEmpty { break }
-            pending.append(contentsOf: block)
+            if let skipped = skipping {
+                // The rest of an oversized line is counted, never kept.
+                guard let newline = block.firstIndex(of: UInt8(ascii: "\n")) else {
+                    skipping = skipped + block.count
+                    continue
+                }
+                skipping = nil
+                lineNumber += 1
+                item += 1
+                input.rejections.append(
+                    oversized(bytes: skipped + block.distance(from: block.startIndex, to: newline), path: name,
+                        item: item, line: lineNumber))
+                pending.append(contentsOf: block[block.index(after: newline)...])
+            } else {
+                pending.append(contentsOf: block)
+            }
             if atStart, pending.count >= 3 {
                 if pending.starts(with: [0xEF, 0xBB, 0xBF]) { pending.removeFirst(3) }
                 atStart = false
@@ -133,8 +280,16 @@ extension BranchUniversalObjectReader {
             // The gathered lines are ranges of `pending`: decode them before it moves on.
             decodeGathered()
             pending.removeSubrange(0..<rest)
+            if pending.count > ItemLimits.itemBytes {
+                skipping = pending.count
+                pending.removeAll(keepingCapacity: false)
+            }
         }
-        if pending.contains(where: { !isSpace($0) }) {
+        if let skipped = skipping {
+            lineNumber += 1
+            item += 1
+            input.rejections.append(oversized(bytes: skipped, path: name, item: item, line: lineNumber))
+        } else if pending.contains(where: { !isSpace($0) }) {
             lineNumber += 1
             lines.append((0..<pending.count, lineNumber))
             decodeGathered()

@@ -31,23 +31,17 @@ public enum BranchUniversalObjectReader {
     }
 
     /// Reads and decodes one file (`-` for standard input). An unreadable file gives one rejection.
+    ///
+    /// The file is read in bounded memory (``read(path:piece:filter:emit:)``); what is kept is
+    /// its decoded items.
     public static func read(path: String) -> DecodedInput {
-        let data: Data
-        do {
-            if path == "-" {
-                data = try readStandardInput()
-            } else {
-                data = try Data(contentsOf: URL(fileURLWithPath: path))
-            }
-        } catch {
-            var input = DecodedInput(path: path)
-            input.rejections.append(
-                SearchlightError(
-                    .unreadableInput, "Cannot read the file: \(FileSystem.describe(error))", path: path))
-            return input
+        var whole = DecodedInput(path: path)
+        read(path: path, piece: 2_000) { piece in
+            whole.objects += piece.objects
+            whole.rejections += piece.rejections
+            return true
         }
-        let format: Format = isLines(path: path) ? .lines : .automatic
-        return decode(data, path: path, format: format)
+        return whole
     }
 
     /// Decodes BUO input held in memory; `path` names it in errors.
@@ -55,73 +49,89 @@ public enum BranchUniversalObjectReader {
         var bytes = data[...]
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
         var input = DecodedInput(path: path)
-        let firstByte = bytes.first { !isSpace($0) }
-        guard let firstByte else {
-            if format != .lines {
-                input.rejections.append(
-                    SearchlightError(
-                        .invalidJSON,
-                        "The input is empty; expected a BUO object, an array of objects, or JSON Lines",
-                        path: path))
-            }
+        if format == .lines {
+            decodeLines(bytes, into: &input)
             return input
         }
-        switch format {
-        case .lines:
+        var splitter = JSONDocumentSplitter()
+        var items: [JSONDocumentSplitter.Item] = []
+        bytes.withUnsafeBytes { chunk in splitter.feed(chunk) { items.append($0) } }
+        splitter.finish { items.append($0) }
+        if splitter.linesFollow, format == .automatic {
             decodeLines(bytes, into: &input)
-        case .document:
-            decodeDocument(bytes, into: &input)
-        case .automatic:
-            // A document unless it fails to parse as one and its first line is an object on its own.
-            if firstByte == UInt8(ascii: "{"), let value = try? parse(bytes) {
-                addDocument(value, into: &input)
-            } else if firstByte == UInt8(ascii: "{"), looksLikeLines(bytes) {
-                decodeLines(bytes, into: &input)
-            } else {
-                decodeDocument(bytes, into: &input)
-            }
+            return input
+        }
+        var document = DocumentReading(path: path)
+        for item in items where document.failure == nil { document.add(item, into: &input) }
+        if let failure = document.failure ?? splitter.failure
+            ?? (splitter.linesFollow ? (splitter.location.line, splitter.location.column, JSONSyntax.unexpectedCharacter) : nil)
+        {
+            input = DecodedInput(path: path)
+            input.rejections.append(syntaxError(failure, path: path))
+        } else if splitter.shape == .empty {
+            input.rejections.append(emptyInput(path: path))
         }
         return input
     }
 
     // MARK: Documents
 
-    private static func decodeDocument(_ bytes: Data.SubSequence, into input: inout DecodedInput) {
-        do {
-            addDocument(try parse(bytes), into: &input)
-        } catch {
-            let location = syntaxErrorLocation(in: bytes)
-            input.rejections.append(
-                SearchlightError(
-                    .invalidJSON,
-                    "The input is not valid JSON: \(location.reason); nothing in it was indexed",
-                    path: input.path, line: location.line, column: location.column))
+    /// What reading a document's items has found: its items counted, and its first broken one.
+    struct DocumentReading {
+        var path: String
+        var count = 0
+        var failure: (line: Int, column: Int, reason: String)?
+
+        /// Decodes one item of the document into `input`; a broken one sets `failure` instead.
+        mutating func add(_ item: JSONDocumentSplitter.Item, into input: inout DecodedInput) {
+            count += 1
+            guard let bytes = item.bytes else {
+                input.rejections.append(oversized(bytes: item.length, path: path, item: count, line: item.line))
+                return
+            }
+            let value: JSONValue
+            do {
+                value = try parse(bytes[...])
+            } catch {
+                // Located in the document: the item's own position, then the place in the item.
+                let location = syntaxErrorLocation(in: Data(bytes)[...])
+                let line = location.line ?? 1
+                let column = location.column ?? 1
+                failure = (
+                    item.line + line - 1, line == 1 ? item.column + column - 1 : column, location.reason
+                )
+                return
+            }
+            switch (item.isElement, value) {
+            case (true, .object(let object)):
+                BranchUniversalObjectReader.add(object, item: count, line: nil, into: &input)
+            case (true, _):
+                input.rejections.append(
+                    SearchlightError(
+                        .notAnObject, "Array element is \(value.typeDescription), not a BUO object",
+                        path: path, item: count))
+            case (_, .object(let object)):
+                BranchUniversalObjectReader.add(object, item: 1, line: nil, into: &input)
+            default:
+                input.rejections.append(
+                    SearchlightError(
+                        .notAnObject,
+                        "The input holds \(value.typeDescription); expected a BUO object, an array of objects, "
+                            + "or JSON Lines",
+                        path: path))
+            }
         }
     }
 
-    private static func addDocument(_ value: JSONValue, into input: inout DecodedInput) {
-        switch value {
-        case .object(let object):
-            add(object, item: 1, line: nil, into: &input)
-        case .array(let elements):
-            for (index, element) in elements.enumerated() {
-                guard case .object(let object) = element else {
-                    input.rejections.append(
-                        SearchlightError(
-                            .notAnObject,
-                            "Array element is \(element.typeDescription), not a BUO object",
-                            path: input.path, item: index + 1))
-                    continue
-                }
-                add(object, item: index + 1, line: nil, into: &input)
-            }
-        default:
-            input.rejections.append(
-                SearchlightError(
-                    .notAnObject,
-                    "The input holds \(value.typeDescription); expected a BUO object, an array of objects, or JSON Lines",
-                    path: input.path))
-        }
+    static func syntaxError(_ failure: (line: Int, column: Int, reason: String), path: String) -> SearchlightError {
+        SearchlightError(
+            .invalidJSON, "The input is not valid JSON: \(failure.reason); nothing in it was indexed",
+            path: path, line: failure.line, column: failure.column)
+    }
+
+    static func emptyInput(path: String) -> SearchlightError {
+        SearchlightError(
+            .invalidJSON, "The input is empty; expected a BUO object, an array of objects, or JSON Lines", path: path)
     }
 
     // MARK: JSON Lines
@@ -142,6 +152,10 @@ public enum BranchUniversalObjectReader {
     ) {
         guard line.contains(where: { !isSpace($0) }) else { return }
         item += 1
+        guard line.count <= ItemLimits.itemBytes else {
+            input.rejections.append(oversized(bytes: line.count, path: input.path, item: item, line: lineNumber))
+            return
+        }
         do {
             let value = try parse(line)
             guard case .object(let object) = value else {
@@ -164,15 +178,18 @@ public enum BranchUniversalObjectReader {
         }
     }
 
-    private static func looksLikeLines(_ bytes: Data.SubSequence) -> Bool {
-        let lines = bytes.split(separator: UInt8(ascii: "\n")).filter { $0.contains(where: { !isSpace($0) }) }
-        guard lines.count > 1, let first = lines.first, case .object = try? parse(first) else { return false }
-        return true
+    /// The rejection of an item whose JSON is `bytes` long, over ``ItemLimits/itemBytes``.
+    static func oversized(bytes: Int, path: String, item: Int, line: Int?) -> SearchlightError {
+        SearchlightError(
+            .itemTooLarge,
+            "The item's JSON is \(ItemLimits.describe(bytes)); an item may be at most \(ItemLimits.describe(ItemLimits.itemBytes)): "
+                + "move large content elsewhere and link to it; the other items were read",
+            path: path, item: item, line: line)
     }
 
     // MARK: Objects
 
-    private static func add(_ object: [String: JSONValue], item: Int, line: Int?, into input: inout DecodedInput) {
+    static func add(_ object: [String: JSONValue], item: Int, line: Int?, into input: inout DecodedInput) {
         do {
             var domain: String?
             switch object["domain"] {
@@ -193,7 +210,11 @@ public enum BranchUniversalObjectReader {
         }
     }
 
-    private static func parse(_ bytes: Data.SubSequence) throws -> JSONValue {
+    static func parse(_ bytes: ArraySlice<UInt8>) throws -> JSONValue {
+        try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+    }
+
+    static func parse(_ bytes: Data.SubSequence) throws -> JSONValue {
         try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
     }
 

@@ -8,11 +8,12 @@ extension IndexingOptions {
     {
         report.rejected += input.rejections.count
         report.errors += input.rejections
-        var items: [(item: SearchableItem, lineDigest: UInt64, position: Int)] = []
+        let encoder = JSONEncoder.searchlight()
+        var stored: [(item: StoredItem, position: Int)] = []
         for decoded in input.objects {
             do throws(FieldError) {
                 let (item, clamped, lineDigest) = try prepare(decoded, now: now)
-                items.append((item, lineDigest, decoded.item))
+                stored.append((try StoredItem(item, lineDigest: lineDigest, encoder: encoder), decoded.item))
                 if clamped { report.clamped += 1 }
             } catch {
                 report.rejected += 1
@@ -21,24 +22,29 @@ extension IndexingOptions {
                         error.code, error.message, path: input.path, item: decoded.item, line: decoded.line))
             }
         }
-        let encoder = JSONEncoder.searchlight()
-        var stored: [(item: StoredItem, position: Int)] = []
-        for (item, lineDigest, position) in items {
-            stored.append((try StoredItem(item, lineDigest: lineDigest, encoder: encoder), position))
-        }
         return stored
     }
 }
 
 extension StoredItem {
     /// What the shim stores for `item`: its fields, and its dictionary as JSON.
-    init(_ item: SearchableItem, lineDigest: UInt64, encoder: JSONEncoder) throws(SearchlightError) {
+    ///
+    /// - Throws: `FieldError` with ``SearchlightError/Code/itemTooLarge`` for an item over one
+    ///   of ``ItemLimits``.
+    init(_ item: SearchableItem, lineDigest: UInt64, encoder: JSONEncoder) throws(FieldError) {
         let object = item.object
+        try object.checkLimits()
         let data: Data
         do {
             data = try encoder.encode(item.dictionary)
         } catch {
-            throw SearchlightError(.internalError, "Cannot encode \(quoted(item.uniqueIdentifier)): \(error)")
+            throw FieldError(code: .internalError, message: "Cannot encode the item: \(error)")
+        }
+        guard data.count <= ItemLimits.itemBytes else {
+            throw FieldError(
+                code: .itemTooLarge,
+                message: "The item is \(ItemLimits.describe(data.count)) as stored; an item may be at most "
+                    + "\(ItemLimits.describe(ItemLimits.itemBytes)): move large content elsewhere and link to it")
         }
         self.init(
             domain: item.domainIdentifier, identifier: object.canonicalIdentifier, title: object.title ?? "",
@@ -142,7 +148,13 @@ public struct IndexTransaction {
     private func store(_ items: [SearchableItem], now: Int64) throws(SearchlightError) -> IndexingReport {
         let encoder = JSONEncoder.searchlight()
         var stored: [StoredItem] = []
-        for item in items { stored.append(try StoredItem(item, lineDigest: 0, encoder: encoder)) }
+        for item in items {
+            do throws(FieldError) {
+                stored.append(try StoredItem(item, lineDigest: 0, encoder: encoder))
+            } catch {
+                throw SearchlightError(error.code, "Item \(quoted(item.uniqueIdentifier)): \(error.message)")
+            }
+        }
         return try store(stored, now: now)
     }
 

@@ -53,6 +53,10 @@ public struct SearchlightError: Error, Sendable, CustomStringConvertible {
         /// 2016: a search query is longer, or holds more words, phrases and filters, than a search
         /// accepts (``SearchQuery/maximumLength``, ``SearchQuery/maximumTerms``).
         public static let queryTooLarge = Code(rawValue: 2016)
+        // 2017–2018 are the HTTP service's own (SearchlightServer).
+        /// 2019: an item is over one of ``ItemLimits``: its size, a field's length, or its number
+        /// of keywords. The item alone is rejected.
+        public static let itemTooLarge = Code(rawValue: 2019)
 
         public var description: String { String(rawValue) }
     }

@@ -117,8 +117,8 @@ extension Indexer {
                     return queue.put(Unit(order: order, file: file, input: piece))
                 }
                 switch input {
-                case .file(let name) where name != "-" && BranchUniversalObjectReader.isLines(path: name):
-                    BranchUniversalObjectReader.decodeLines(path: name, piece: 500, filter: filter) { piece in
+                case .file(let name):
+                    BranchUniversalObjectReader.read(path: name, piece: 500, filter: filter) { piece in
                         guard emit(piece) else { return false }
                         progress(
                             Progress(
@@ -126,7 +126,7 @@ extension Indexer {
                                 items: processed.load(ordering: .relaxed)))
                         return true
                     }
-                default:
+                case .data:
                     guard emit(input.read()) else { break read }
                 }
                 if queue.isCancelled { break }

@@ -69,6 +69,51 @@ enum FileSystem {
 
     /// `errno` in words.
     static func lastError() -> String { describe(code: errno) }
+
+    /// Writes `head`, then the rest of `reader`, to a new temporary file (in `TMPDIR`, else
+    /// `/tmp`), and returns its path; the caller removes it.
+    static func spool(_ head: Data, then reader: FileReader) throws(SearchlightError) -> String {
+        let folder = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array((folder + "/searchlight-input-XXXXXX").utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else {
+            throw SearchlightError(
+                .unreadableInput, "Cannot make a temporary file in \(folder) for standard input: \(lastError()); "
+                    + "set TMPDIR to a folder with space")
+        }
+        defer { close(descriptor) }
+        let path = String(cString: template.map { UInt8(bitPattern: $0) } + [])
+        func write(_ data: Data) throws(SearchlightError) {
+            let written = data.withUnsafeBytes { raw -> Bool in
+                var offset = 0
+                while offset < raw.count {
+                    let count = Glibc.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                    if count < 0 && errno == EINTR { continue }
+                    guard count > 0 else { return false }
+                    offset += count
+                }
+                return true
+            }
+            guard written else {
+                let reason = lastError()
+                unlink(path)
+                throw SearchlightError(
+                    .unreadableInput, "Cannot copy standard input to \(path): \(reason); set TMPDIR to a folder with space")
+            }
+        }
+        try write(head)
+        while true {
+            let block: Data
+            do throws(SearchlightError) {
+                block = try reader.read(upToCount: 1 << 20)
+            } catch {
+                unlink(path)
+                throw error
+            }
+            if block.isEmpty { return path }
+            try write(block)
+        }
+    }
 }
 
 /// A file open for reading, read in blocks (`FileHandle` is Foundation's, not FoundationEssentials').
