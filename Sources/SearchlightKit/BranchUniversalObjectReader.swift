@@ -210,12 +210,15 @@ public enum BranchUniversalObjectReader {
         }
     }
 
-    static func parse(_ bytes: ArraySlice<UInt8>) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
-    }
+    static func parse(_ bytes: ArraySlice<UInt8>) throws -> JSONValue { try parse(Data(bytes)[...]) }
 
+    /// Decodes JSON text; where an object repeats a key, the last occurrence counts.
     static func parse(_ bytes: Data.SubSequence) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        let data = Data(bytes)
+        let value = try JSONDecoder().decode(JSONValue.self, from: data)
+        let members = data.withUnsafeBytes { JSONDuplicateKeys.memberCount(in: $0) }
+        guard members > JSONDuplicateKeys.keyCount(in: value) else { return value }
+        return try JSONDecoder().decode(JSONValue.self, from: Data(JSONDuplicateKeys.keepingLast(Array(data))))
     }
 
     static func isSpace(_ byte: UInt8) -> Bool {

@@ -21,6 +21,8 @@ struct Run {
     var status: Int32
     var stdout: String
     var stderr: String
+    /// The most memory the run held at once (its resident set's high-water mark), in bytes.
+    var peakMemoryBytes = 0
 
     /// stdout parsed as JSON.
     func json(sourceLocation: SourceLocation = #_sourceLocation) throws -> Any {
@@ -90,7 +92,11 @@ func runBinary(
     if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
     try input.fileHandleForWriting.close()
     let deadline = Date().addingTimeInterval(timeout)
-    while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+    var peak = 0
+    while process.isRunning, Date() < deadline {
+        peak = max(peak, highWaterMark(of: process.processIdentifier))
+        Thread.sleep(forTimeInterval: 0.005)
+    }
     if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     process.waitUntilExit()
     try output.close()
@@ -99,7 +105,16 @@ func runBinary(
     let errData = try Data(contentsOf: URL(fileURLWithPath: base + ".err"))
     return Run(
         status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-        stderr: String(decoding: errData, as: UTF8.self))
+        stderr: String(decoding: errData, as: UTF8.self), peakMemoryBytes: peak)
+}
+
+/// A running process's resident set high-water mark (`VmHWM`), in bytes; 0 once it has ended.
+private func highWaterMark(of process: Int32) -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/\(process)/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+        let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+    else { return 0 }
+    return kilobytes << 10
 }
 
 /// A JSON text in a canonical form (sorted keys, pretty), for comparing whole outputs.

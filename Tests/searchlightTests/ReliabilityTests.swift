@@ -535,42 +535,91 @@ struct ReliabilityTests {
         #expect(try workspace.run(["get", String(repeating: "b", count: 1000)]).status == 0)
         let duplicate = try workspace.run(["get", "dup", "--json"]).object()
         #expect(duplicate["$og_title"] as? String == "last version")
+        // A key twice in one object: the last occurrence counts, nested and escaped keys too.
+        for file in ["duplicate-keys.json", "duplicate-keys.jsonl"] {
+            #expect(try workspace.run(["index", hostileInputFolder + "/" + file]).status == 0)
+        }
+        let keys = try workspace.run(["get", "keys", "--json"]).object()
+        #expect(keys["$og_title"] as? String == "escaped last title")
+        #expect(keys["$og_description"] as? String == "last description")
+        #expect(keys["$keywords"] as? [String] == ["last"])
+        #expect(keys["$sku"] as? String == "last")
+        #expect(try workspace.run(["get", "line-keys", "--json"]).object()["$og_title"] as? String == "last line title")
         #expect(try workspace.run(["get", "t1"]).status == 1)  // rejected items are never written
     }
 
     @Test(
-        "hostile input: a 10 MB title, 10,000 keywords and nesting 10,000 deep",
-        arguments: ["title", "keywords", "nesting"])
+        "hostile input: an item over a limit is rejected alone, naming file, item and field; nesting 10,000 deep",
+        arguments: ["item", "title", "keywords", "keyword", "nesting"])
     func largeInput(kind: String) throws {
         let workspace = try Workspace()
-        let text: String
+        let item: String
         switch kind {
+        case "item":
+            // 10 MB in custom metadata: over the item's 1 MiB.
+            item = #"{"$canonical_identifier":"huge","note":"\#(String(repeating: "x", count: 10_000_000))"}"#
         case "title":
-            text =
-                #"{"$canonical_identifier":"huge","$og_title":"\#(String(repeating: "lighthouse keeper ", count: 580_000))"}"#
+            item = #"{"$canonical_identifier":"huge","$og_title":"\#(String(repeating: "keeper ", count: 1_000))"}"#
         case "keywords":
-            let keywords = (0..<10_000).map { #""keyword \#($0)""# }.joined(separator: ",")
-            text = #"{"$canonical_identifier":"many","$keywords":[\#(keywords)]}"#
+            let keywords = (0..<1_001).map { #""k\#($0)""# }.joined(separator: ",")
+            item = #"{"$canonical_identifier":"many","$keywords":[\#(keywords)]}"#
+        case "keyword":
+            item = #"{"$canonical_identifier":"long","$keywords":["ok","\#(String(repeating: "k", count: 1_025))"]}"#
         default:
-            text =
+            item =
                 #"{"$canonical_identifier":"deep","x":"# + String(repeating: #"{"a":"#, count: 10_000) + "1"
                 + String(repeating: "}", count: 10_000) + "}"
         }
-        let file = try workspace.write("\(kind).json", text)
+        let normal = #"{"$canonical_identifier":"normal","$og_title":"Lighthouse"}"#
+        let file = try workspace.write("\(kind).json", "[\(normal),\n\(item)]")
         let run = try workspace.run(["index", file, "--json"], timeout: 120)
         let report = try run.object()
-        switch kind {
-        case "title":
-            #expect(run.status == 0)
-            #expect(try workspace.run(["search", "lighthouse", "--json"]).object()["total"] as? Int == 1)
-        case "keywords":
-            #expect(run.status == 0)
-            #expect(try workspace.run(["search", "keyword:\"keyword 9999\"", "--json"]).object()["total"] as? Int == 1)
-        default:
-            #expect(run.status == 1)
-            let error = try #require((report["errors"] as? [[String: Any]])?.first)
+        #expect(run.status == 1)
+        let error = try #require((report["errors"] as? [[String: Any]])?.first)
+        if kind == "nesting" {
             #expect(error["code"] as? Int == 2002)
             #expect((error["message"] as? String)?.contains("too many nested arrays or objects") == true)
+            return
+        }
+        // The other item is indexed; the message names the file, the item and the field.
+        #expect(report["added"] as? Int == 1)
+        #expect(try workspace.run(["search", "lighthouse", "--json"]).object()["total"] as? Int == 1)
+        #expect(error["code"] as? Int == 2019)
+        #expect(error["path"] as? String == file)
+        #expect(error["item"] as? Int == 2)
+        let message = try #require(error["message"] as? String)
+        switch kind {
+        case "item": #expect(message.contains("The item's JSON is 9.5 MiB; an item may be at most 1 MiB"))
+        case "title": #expect(message.contains(#""$og_title" is 6.8 KiB long; it may be at most 4 KiB"#))
+        case "keywords": #expect(message.contains(#""$keywords" holds 1001 keywords; an item may have at most 1000"#))
+        default: #expect(message.contains(#""$keywords[1]" is 1 KiB long; it may be at most 1 KiB"#))
+        }
+    }
+
+    @Test("a 100 MB line, 256 MB of white space in a document, and 100 MB from standard input: bounded memory")
+    func boundedMemory() throws {
+        let workspace = try Workspace()
+        let normal = #"{"$canonical_identifier":"normal","$og_title":"Lighthouse"}"#
+        let huge = #"{"$canonical_identifier":"huge","$og_description":""# + String(repeating: "a", count: 100 << 20) + #""}"#
+        let lines = try workspace.write("items.jsonl", normal + "\n" + huge + "\n")
+        let spaces = workspace.path + "/spaces.json"
+        _ = FileManager.default.createFile(atPath: spaces, contents: Data(("[" + normal).utf8))
+        let handle = try #require(FileHandle(forWritingAtPath: spaces))
+        try handle.seekToEnd()
+        let block = Data(repeating: UInt8(ascii: " "), count: 1 << 20)
+        for _ in 0..<256 { handle.write(block) }
+        handle.write(Data("]".utf8))
+        try handle.close()
+        for (arguments, input) in [([lines], nil), ([spaces], nil), (["-"], "[" + normal + ",\n" + huge + "]")] {
+            let run = try workspace.run(["index"] + arguments + ["--json"], stdin: input, timeout: 300)
+            #expect(run.peakMemoryBytes < 100 << 20, "\(arguments): \(run.peakMemoryBytes >> 20) MiB at most")
+            let report = try run.object()
+            #expect(report["indexed"] as? Int == 1)
+            if arguments != [spaces] {
+                let error = try #require((report["errors"] as? [[String: Any]])?.first)
+                #expect(error["code"] as? Int == 2019)
+                #expect(error["item"] as? Int == 2)
+            }
         }
     }
 }
