@@ -266,7 +266,8 @@ extension BranchUniversalObjectReader {
                 lineNumber += 1
                 item += 1
                 input.rejections.append(
-                    oversized(bytes: skipped + block.distance(from: block.startIndex, to: newline), path: name,
+                    oversized(
+                        bytes: skipped + block.distance(from: block.startIndex, to: newline), path: name,
                         item: item, line: lineNumber))
                 pending.append(contentsOf: block[block.index(after: newline)...])
             } else {

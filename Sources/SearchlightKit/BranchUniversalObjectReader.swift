@@ -64,7 +64,8 @@ public enum BranchUniversalObjectReader {
         var document = DocumentReading(path: path)
         for item in items where document.failure == nil { document.add(item, into: &input) }
         if let failure = document.failure ?? splitter.failure
-            ?? (splitter.linesFollow ? (splitter.location.line, splitter.location.column, JSONSyntax.unexpectedCharacter) : nil)
+            ?? (splitter.linesFollow
+                ? (splitter.location.line, splitter.location.column, JSONSyntax.unexpectedCharacter) : nil)
         {
             input = DecodedInput(path: path)
             input.rejections.append(syntaxError(failure, path: path))

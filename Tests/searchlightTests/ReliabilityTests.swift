@@ -544,7 +544,8 @@ struct ReliabilityTests {
         #expect(keys["$og_description"] as? String == "last description")
         #expect(keys["$keywords"] as? [String] == ["last"])
         #expect(keys["$sku"] as? String == "last")
-        #expect(try workspace.run(["get", "line-keys", "--json"]).object()["$og_title"] as? String == "last line title")
+        #expect(
+            try workspace.run(["get", "line-keys", "--json"]).object()["$og_title"] as? String == "last line title")
         #expect(try workspace.run(["get", "t1"]).status == 1)  // rejected items are never written
     }
 
@@ -600,7 +601,8 @@ struct ReliabilityTests {
     func boundedMemory() throws {
         let workspace = try Workspace()
         let normal = #"{"$canonical_identifier":"normal","$og_title":"Lighthouse"}"#
-        let huge = #"{"$canonical_identifier":"huge","$og_description":""# + String(repeating: "a", count: 100 << 20) + #""}"#
+        let huge =
+            #"{"$canonical_identifier":"huge","$og_description":""# + String(repeating: "a", count: 100 << 20) + #""}"#
         let lines = try workspace.write("items.jsonl", normal + "\n" + huge + "\n")
         let spaces = workspace.path + "/spaces.json"
         _ = FileManager.default.createFile(atPath: spaces, contents: Data(("[" + normal).utf8))

@@ -78,7 +78,8 @@ enum FileSystem {
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else {
             throw SearchlightError(
-                .unreadableInput, "Cannot make a temporary file in \(folder) for standard input: \(lastError()); "
+                .unreadableInput,
+                "Cannot make a temporary file in \(folder) for standard input: \(lastError()); "
                     + "set TMPDIR to a folder with space")
         }
         defer { close(descriptor) }
@@ -98,7 +99,8 @@ enum FileSystem {
                 let reason = lastError()
                 unlink(path)
                 throw SearchlightError(
-                    .unreadableInput, "Cannot copy standard input to \(path): \(reason); set TMPDIR to a folder with space")
+                    .unreadableInput,
+                    "Cannot copy standard input to \(path): \(reason); set TMPDIR to a folder with space")
             }
         }
         try write(head)

@@ -125,7 +125,8 @@ enum JSONDuplicateKeys {
             }
             let quoted = bytes[start..<position]
             guard escaped else { return String(decoding: quoted.dropFirst().dropLast(), as: UTF8.self) }
-            return (try? JSONDecoder().decode(String.self, from: Data(quoted))) ?? String(decoding: quoted, as: UTF8.self)
+            return (try? JSONDecoder().decode(String.self, from: Data(quoted)))
+                ?? String(decoding: quoted, as: UTF8.self)
         }
 
         private mutating func skipSpace() {
