@@ -420,6 +420,25 @@ struct WritingTests {
         }
     }
 
+    @Test("an item over a limit is rejected alone, code 2019; a key given twice counts its last value")
+    func itemLimits() async throws {
+        try await withRouter { client, _ in
+            // A million keywords, in a body under the 10 MiB limit: over an item's 1 MiB.
+            let keywords = Array(repeating: #""k""#, count: 1_000_000).joined(separator: ",")
+            let body = ByteBuffer(
+                string: #"[{"$canonical_identifier":"many","$keywords":["# + keywords + "]},"
+                    + #"{"$canonical_identifier":"twice","$og_title":"first","$og_title":"Paper lantern"}]"#)
+            let written = try await client.execute(
+                uri: "/v1/items", method: .post, headers: headers(writerToken), body: body)
+            let report = try json(written)
+            #expect(report["indexed"] as? Int == 1 && report["rejected"] as? Int == 1)
+            let error = try #require((report["errors"] as? [[String: Any]])?.first)
+            #expect(error["code"] as? Int == 2019 && error["item"] as? Int == 1)
+            let item = try await client.execute(uri: "/v1/items/twice", method: .get, headers: headers(readerToken))
+            #expect(try json(item)["$og_title"] as? String == "Paper lantern")
+        }
+    }
+
     @Test("bad JSON is 400 naming the line and column; JSON Lines are accepted")
     func badJSON() async throws {
         try await withRouter { client, _ in
