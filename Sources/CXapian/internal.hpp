@@ -20,9 +20,16 @@
 
 namespace cx {
 struct VisibilityCache;
-struct ViewCache;
-struct CommonWordsCache;
-struct SpellingCache;
+struct ViewBoosts;
+struct CommonWords;
+struct SpellingWords;
+
+/// What a read-only handle has read for the revision it has open (`per_revision`).
+template <typename Value>
+struct RevisionCache {
+    Xapian::rev revision = 0;
+    std::shared_ptr<const Value> value;
+};
 }  // namespace cx
 
 struct cx_database {
@@ -43,11 +50,11 @@ struct cx_database {
     /// A read-only handle's visibility bitmaps (visibility.cpp), made on first use.
     std::shared_ptr<cx::VisibilityCache> visibility;
     /// A read-only handle's view boosts (views.cpp), read on first use.
-    std::shared_ptr<cx::ViewCache> views;
+    std::shared_ptr<cx::RevisionCache<cx::ViewBoosts>> views;
     /// A read-only handle's common words, for phrases (schema.cpp), read on first use.
-    std::shared_ptr<cx::CommonWordsCache> common_words;
+    std::shared_ptr<cx::RevisionCache<cx::CommonWords>> common_words;
     /// A read-only handle's spelling words (spelling.cpp), read on first need.
-    std::shared_ptr<cx::SpellingCache> spelling;
+    std::shared_ptr<cx::RevisionCache<cx::SpellingWords>> spelling;
     /// A read-only handle's further handles on the same database, one for each further part of a
     /// search split by document id (parts.cpp), opened on first need.
     std::vector<Xapian::Database> helpers;
@@ -512,6 +519,22 @@ cx_status require_writable(cx_database *database, char **out_error);
 
 /// `CX_ERR_INVALID_ARGUMENT` for a NULL or closed handle, else `CX_OK`.
 cx_status require_open(cx_database *database, char **out_error);
+
+/// What `read()` reads from `database`, kept in `cache` for the revision a read-only handle has
+/// open. A writer's reader sees its uncommitted changes, and shards have no one revision to key a
+/// cache by: for them, nothing read outlives the search.
+template <typename Value, typename Read>
+std::shared_ptr<const Value> per_revision(cx_database &database, std::shared_ptr<RevisionCache<Value>> &cache,
+                                          Read read) {
+    if (database.writable || database.sharded) return read();
+    if (!cache) cache = std::make_shared<RevisionCache<Value>>();
+    const Xapian::rev revision = database.reader.get_revision();
+    if (!cache->value || cache->revision != revision) {
+        cache->value = read();
+        cache->revision = revision;
+    }
+    return cache->value;
+}
 
 /// Runs `body`, and when a writer's commits have overtaken this reader, reopens at the latest
 /// revision and runs it again, until it succeeds: a search never fails because of a write.

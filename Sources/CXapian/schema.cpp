@@ -266,12 +266,6 @@ void CommonWords::record(Xapian::WritableDatabase &writer) const {
     writer.set_metadata(common_words_key, list.empty() ? std::string("\n") : list);
 }
 
-/// The common words a read-only handle has read for the revision it has open.
-struct CommonWordsCache {
-    Xapian::rev revision = 0;
-    std::shared_ptr<const CommonWords> words;
-};
-
 std::shared_ptr<const CommonWords> phrase_common_words(cx_database &database) {
     const Xapian::Database &reader = database.reader;
     const auto read = [&reader] {
@@ -279,15 +273,7 @@ std::shared_ptr<const CommonWords> phrase_common_words(cx_database &database) {
         return std::make_shared<const CommonWords>(paired ? CommonWords::recorded(reader) : CommonWords());
     };
     if (database.sharded) return std::make_shared<const CommonWords>();
-    // A writer's reader sees its uncommitted changes: nothing it reads outlives the search.
-    if (database.writable) return read();
-    if (!database.common_words) database.common_words = std::make_shared<CommonWordsCache>();
-    CommonWordsCache &cache = *database.common_words;
-    if (!cache.words || cache.revision != reader.get_revision()) {
-        cache.words = read();
-        cache.revision = reader.get_revision();
-    }
-    return cache.words;
+    return per_revision(database, database.common_words, read);
 }
 
 std::string pair_term(const std::string &first, const std::string &second) {

@@ -71,12 +71,6 @@ struct SpellingWords {
     std::vector<std::vector<SpellingWord>> by_length;
 };
 
-/// The spelling words a read-only handle has read for the revision it has open.
-struct SpellingCache {
-    Xapian::rev revision = 0;
-    std::shared_ptr<const SpellingWords> words;
-};
-
 namespace {
 
 std::shared_ptr<const SpellingWords> read_spelling_words(const Xapian::Database &reader) {
@@ -91,17 +85,7 @@ std::shared_ptr<const SpellingWords> read_spelling_words(const Xapian::Database 
 }
 
 std::shared_ptr<const SpellingWords> spelling_words(cx_database &database) {
-    const Xapian::Database &reader = database.reader;
-    // A writer's reader sees its uncommitted changes, and shards have no one revision to key a
-    // cache by: nothing read for them outlives the search.
-    if (database.writable || database.sharded) return read_spelling_words(reader);
-    if (!database.spelling) database.spelling = std::make_shared<SpellingCache>();
-    SpellingCache &cache = *database.spelling;
-    if (!cache.words || cache.revision != reader.get_revision()) {
-        cache.words = read_spelling_words(reader);
-        cache.revision = reader.get_revision();
-    }
-    return cache.words;
+    return per_revision(database, database.spelling, [&] { return read_spelling_words(database.reader); });
 }
 
 /// The table's words within `most_edits` of `word`, nearest first, then the most frequent.

@@ -11,14 +11,14 @@
 
 namespace cx {
 
-namespace {
-
 /// The viewed items, in document order, with their boosts (`view_boost`, 0 to 1).
 struct ViewBoosts {
     std::vector<Xapian::docid> documents;
     std::vector<double> boosts;
     double greatest = 0;
 };
+
+namespace {
 
 std::shared_ptr<const ViewBoosts> read_boosts(const Xapian::Database &reader) {
     auto boosts = std::make_shared<ViewBoosts>();
@@ -74,30 +74,12 @@ class ViewBoostSource final : public Xapian::PostingSource {
 
 }  // namespace
 
-/// The boosts a read-only handle has read for the revision it has open.
-struct ViewCache {
-    Xapian::rev revision = 0;
-    std::shared_ptr<const ViewBoosts> boosts;
-};
-
 Xapian::Query view_boosts(cx_database &database) {
     const Xapian::Database &reader = database.reader;
     // A posting source sees each shard with its own document ids, and a shard server knows
     // Xapian's own only: this one reads the same boosts from the value stream.
     if (database.sharded) return Xapian::Query((new Xapian::ValueWeightPostingSource(slot::view_boost))->release());
-    std::shared_ptr<const ViewBoosts> boosts;
-    if (database.writable) {
-        // A writer's reader sees its uncommitted changes: nothing it reads outlives the search.
-        boosts = read_boosts(reader);
-    } else {
-        if (!database.views) database.views = std::make_shared<ViewCache>();
-        ViewCache &cache = *database.views;
-        if (!cache.boosts || cache.revision != reader.get_revision()) {
-            cache.boosts = read_boosts(reader);
-            cache.revision = reader.get_revision();
-        }
-        boosts = cache.boosts;
-    }
+    auto boosts = per_revision(database, database.views, [&] { return read_boosts(reader); });
     return Xapian::Query((new ViewBoostSource(std::move(boosts)))->release());
 }
 

@@ -96,82 +96,72 @@ extension BranchUniversalObjectReader {
     static func decodeDocument(
         path: String, name: String, piece: Int, filter: LineFilter?, emit: (DecodedInput) -> Bool
     ) {
+        func reject(_ error: SearchlightError) {
+            var input = DecodedInput(path: name)
+            input.rejections.append(error)
+            _ = emit(input)
+        }
         // First pass: the structure, and every item's syntax.
-        var checking = JSONDocumentSplitter()
         var checked = DocumentReading(path: name)
         var discarded = DecodedInput(path: name)
-        let readable = readChunks(path: path) { chunk in
-            checking.feed(chunk) { item in
-                checked.add(item, into: &discarded)
-                discarded.objects.removeAll(keepingCapacity: true)
-                discarded.rejections.removeAll(keepingCapacity: true)
-            }
-            return checking.failure == nil && checked.failure == nil && !checking.linesFollow
-        }
-        guard readable else {
-            var input = DecodedInput(path: name)
-            input.rejections.append(
-                SearchlightError(.unreadableInput, "Cannot read the file: \(FileSystem.lastError())", path: name))
-            _ = emit(input)
-            return
-        }
-        checking.finish { checked.add($0, into: &discarded) }
-        if checking.linesFollow {
-            decodeLines(path: path, name: name, piece: piece, filter: filter, emit: emit)
-            return
-        }
-        if let failure = checked.failure ?? checking.failure {
-            var input = DecodedInput(path: name)
-            input.rejections.append(syntaxError(failure, path: name))
-            _ = emit(input)
-            return
-        }
-        if checking.shape == .empty {
-            var input = DecodedInput(path: name)
-            input.rejections.append(emptyInput(path: name))
-            _ = emit(input)
-            return
-        }
+        guard
+            let checking = splitItems(
+                path: path,
+                { item in
+                    checked.add(item, into: &discarded)
+                    discarded = DecodedInput(path: name)
+                    return checked.failure == nil
+                })
+        else { return reject(unreadable(name)) }
+        if checking.linesFollow { return decodeLines(path: path, name: name, piece: piece, filter: filter, emit: emit) }
+        if let failure = checked.failure ?? checking.failure { return reject(syntaxError(failure, path: name)) }
+        if checking.shape == .empty { return reject(emptyInput(path: name)) }
         // Second pass: the items, in pieces.
-        var splitter = JSONDocumentSplitter()
         var reading = DocumentReading(path: name)
         var input = DecodedInput(path: name)
         var stopped = false
-        func add(_ item: JSONDocumentSplitter.Item) {
-            guard !stopped else { return }
+        let complete = splitItems(path: path) { item in
             reading.add(item, into: &input)
             if input.objects.count + input.rejections.count >= piece {
                 stopped = !emit(input)
                 input = DecodedInput(path: name)
             }
-        }
-        let complete = readChunks(path: path) { chunk in
-            splitter.feed(chunk, emit: add)
             return !stopped
         }
         guard !stopped else { return }
-        if complete { splitter.finish(emit: add) }
-        if !complete {
-            input.rejections.append(
-                SearchlightError(.unreadableInput, "Cannot read the file: \(FileSystem.lastError())", path: name))
-        }
-        if !stopped { _ = emit(input) }
+        if complete == nil { input.rejections.append(unreadable(name)) }
+        _ = emit(input)
     }
 
-    /// Reads the file at `path` in blocks of 1 MiB, handing each to `body` until it returns false;
-    /// false when the file cannot be opened or read.
-    private static func readChunks(path: String, _ body: (UnsafeRawBufferPointer) -> Bool) -> Bool {
-        guard let handle = FileReader(path: path) else { return false }
-        while true {
+    /// Splits the file at `path` into its items, in blocks of 1 MiB, handing each item to `body`
+    /// until it returns false. Returns the splitter as it ended (finished when the file was read
+    /// to its end), or nil when the file cannot be read.
+    private static func splitItems(path: String, _ body: (JSONDocumentSplitter.Item) -> Bool)
+        -> JSONDocumentSplitter?
+    {
+        guard let handle = FileReader(path: path) else { return nil }
+        var splitter = JSONDocumentSplitter()
+        var going = true
+        func take(_ item: JSONDocumentSplitter.Item) { if going { going = body(item) } }
+        while going, splitter.failure == nil, !splitter.linesFollow {
             let block: Data
             do throws(SearchlightError) {
                 block = try handle.read(upToCount: 1 << 20)
             } catch {
-                return false
+                return nil
             }
-            if block.isEmpty { return true }
-            guard block.withUnsafeBytes({ body($0) }) else { return true }
+            if block.isEmpty {
+                splitter.finish(emit: take)
+                break
+            }
+            block.withUnsafeBytes { splitter.feed($0, emit: take) }
         }
+        return splitter
+    }
+
+    /// The rejection of an input that cannot be read, for the error `errno` holds.
+    static func unreadable(_ name: String) -> SearchlightError {
+        SearchlightError(.unreadableInput, "Cannot read the file: \(FileSystem.lastError())", path: name)
     }
 
     /// Reads and decodes the file, calling `emit` with each piece; `emit` returns false to stop.
@@ -182,8 +172,7 @@ extension BranchUniversalObjectReader {
         let name = name ?? path
         guard let handle = FileReader(path: path) else {
             var input = DecodedInput(path: name)
-            input.rejections.append(
-                SearchlightError(.unreadableInput, "Cannot read the file: \(FileSystem.lastError())", path: name))
+            input.rejections.append(unreadable(name))
             _ = emit(input)
             return
         }

@@ -53,20 +53,19 @@ public enum BranchUniversalObjectReader {
             decodeLines(bytes, into: &input)
             return input
         }
-        var splitter = JSONDocumentSplitter()
-        var items: [JSONDocumentSplitter.Item] = []
-        bytes.withUnsafeBytes { chunk in splitter.feed(chunk) { items.append($0) } }
-        splitter.finish { items.append($0) }
-        if splitter.linesFollow, format == .automatic {
+        var splitter = JSONDocumentSplitter(allowingLines: format == .automatic)
+        var document = DocumentReading(path: path)
+        let add = { (item: JSONDocumentSplitter.Item) in
+            if document.failure == nil { document.add(item, into: &input) }
+        }
+        bytes.withUnsafeBytes { splitter.feed($0, emit: add) }
+        splitter.finish(emit: add)
+        if splitter.linesFollow {
+            input = DecodedInput(path: path)
             decodeLines(bytes, into: &input)
             return input
         }
-        var document = DocumentReading(path: path)
-        for item in items where document.failure == nil { document.add(item, into: &input) }
-        if let failure = document.failure ?? splitter.failure
-            ?? (splitter.linesFollow
-                ? (splitter.location.line, splitter.location.column, JSONSyntax.unexpectedCharacter) : nil)
-        {
+        if let failure = document.failure ?? splitter.failure {
             input = DecodedInput(path: path)
             input.rejections.append(syntaxError(failure, path: path))
         } else if splitter.shape == .empty {
@@ -183,8 +182,8 @@ public enum BranchUniversalObjectReader {
     static func oversized(bytes: Int, path: String, item: Int, line: Int?) -> SearchlightError {
         SearchlightError(
             .itemTooLarge,
-            "The item's JSON is \(ItemLimits.describe(bytes)); an item may be at most \(ItemLimits.describe(ItemLimits.itemBytes)): "
-                + "move large content elsewhere and link to it; the other items were read",
+            ItemLimits.overItemBytes("The item's JSON is \(ItemLimits.describe(bytes))")
+                + "; the other items were read",
             path: path, item: item, line: line)
     }
 
@@ -211,11 +210,12 @@ public enum BranchUniversalObjectReader {
         }
     }
 
-    static func parse(_ bytes: ArraySlice<UInt8>) throws -> JSONValue { try parse(Data(bytes)[...]) }
+    static func parse(_ bytes: ArraySlice<UInt8>) throws -> JSONValue { try decodeJSON(Data(bytes)) }
+
+    static func parse(_ bytes: Data.SubSequence) throws -> JSONValue { try decodeJSON(Data(bytes)) }
 
     /// Decodes JSON text; where an object repeats a key, the last occurrence counts.
-    static func parse(_ bytes: Data.SubSequence) throws -> JSONValue {
-        let data = Data(bytes)
+    private static func decodeJSON(_ data: Data) throws -> JSONValue {
         let value = try JSONDecoder().decode(JSONValue.self, from: data)
         let members = data.withUnsafeBytes { JSONDuplicateKeys.memberCount(in: $0) }
         guard members > JSONDuplicateKeys.keyCount(in: value) else { return value }

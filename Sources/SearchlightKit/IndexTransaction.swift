@@ -43,8 +43,7 @@ extension StoredItem {
         guard data.count <= ItemLimits.itemBytes else {
             throw FieldError(
                 code: .itemTooLarge,
-                message: "The item is \(ItemLimits.describe(data.count)) as stored; an item may be at most "
-                    + "\(ItemLimits.describe(ItemLimits.itemBytes)): move large content elsewhere and link to it")
+                message: ItemLimits.overItemBytes("The item is \(ItemLimits.describe(data.count)) as stored"))
         }
         self.init(
             domain: item.domainIdentifier, identifier: object.canonicalIdentifier, title: object.title ?? "",

@@ -18,6 +18,11 @@ public enum ItemLimits {
     /// each at most 1 KiB.
     public static let keywordBytes = 1 << 10
 
+    /// The message for an item over ``itemBytes``, `measured` saying how large it is.
+    static func overItemBytes(_ measured: String) -> String {
+        "\(measured); an item may be at most \(describe(itemBytes)): move large content elsewhere and link to it"
+    }
+
     /// `bytes` written for people: "1 MiB", "4 KiB", "1.5 MiB", "812 bytes".
     static func describe(_ bytes: Int) -> String {
         for (unit, shift) in [("MiB", 20), ("KiB", 10)] where bytes >= 1 << shift {

@@ -83,7 +83,7 @@ enum FileSystem {
                     + "set TMPDIR to a folder with space")
         }
         defer { close(descriptor) }
-        let path = String(cString: template.map { UInt8(bitPattern: $0) } + [])
+        let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         func write(_ data: Data) throws(SearchlightError) {
             let written = data.withUnsafeBytes { raw -> Bool in
                 var offset = 0

@@ -3,8 +3,9 @@
 ///
 /// It follows only the document's structure (strings, nesting, the separators between elements);
 /// each item's own grammar is left to the decoder. An item longer than ``ItemLimits/itemBytes`` is
-/// counted and skipped, never held. A top-level object alone on the first line that another
-/// object follows on a later line makes the input JSON Lines (`linesFollow`).
+/// counted and skipped, never held. Unless `allowingLines` is false, a top-level object alone on
+/// the first line that another object follows on a later line makes the input JSON Lines
+/// (`linesFollow`).
 struct JSONDocumentSplitter {
     /// An item: its bytes (nil when it was too long to keep), its length, where it starts, and
     /// whether it is an element of a top-level array.
@@ -30,6 +31,9 @@ struct JSONDocumentSplitter {
     private(set) var failure: (line: Int, column: Int, reason: String)?
     /// A top-level object on the first line, another object after it: the input is JSON Lines.
     private(set) var linesFollow = false
+    private let allowsLines: Bool
+
+    init(allowingLines: Bool = true) { allowsLines = allowingLines }
 
     private enum Phase {
         case start
@@ -171,7 +175,9 @@ struct JSONDocumentSplitter {
                 if byte == UInt8(ascii: "\n") {
                     newlineSinceTop = true
                 } else if !isSpace(byte) {
-                    if shape == .value, byte == UInt8(ascii: "{"), newlineSinceTop, topStartLine == 1, topEndLine == 1 {
+                    if allowsLines, shape == .value, byte == UInt8(ascii: "{"), newlineSinceTop, topStartLine == 1,
+                        topEndLine == 1
+                    {
                         linesFollow = true
                     } else {
                         fail(JSONSyntax.unexpectedCharacter)
@@ -197,9 +203,6 @@ struct JSONDocumentSplitter {
         default: fail(JSONSyntax.unexpectedEnd)
         }
     }
-
-    /// Where the splitter has got to: the line and column (in characters) of the next byte.
-    var location: (line: Int, column: Int) { (line, column) }
 
     // MARK: Steps
 
