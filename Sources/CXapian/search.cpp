@@ -85,13 +85,23 @@ void add_result(cx_results &results, const Xapian::Document &document, int32_t p
 /// cost are bounded by the limits on its words (SearchQuery); this bounds the counting.
 constexpr double checking_seconds = 1.0;
 
+/// A page checks at most 1,000 matches past itself, and reaches at most 11,000 deep
+/// (SearchQuery's offset and limit): only a count of every match (limit 0) checks more.
+constexpr Xapian::doccount most_checked_for_a_page = 12000;
+
+/// Bounds the time `enquire` spends checking `check_at_least` matches, when it may check more than
+/// a page does: a timer costs a few system calls, which a page's search need not pay.
+void limit_checking(Xapian::Enquire &enquire, Xapian::doccount check_at_least) {
+    if (check_at_least > most_checked_for_a_page) enquire.set_time_limit(checking_seconds);
+}
+
 /// The best `count` matches of `query` in `reader`, checking at least `check_at_least` of them
 /// (for at most `checking_seconds`).
 Xapian::MSet best_matches(const Xapian::Database &reader, const Query &query, Xapian::doccount first,
                           Xapian::doccount count, Xapian::doccount check_at_least, bool sharded) {
     Xapian::Enquire enquire(reader);
     enquire.set_query(query);
-    enquire.set_time_limit(checking_seconds);
+    limit_checking(enquire, check_at_least);
     enquire.set_weighting_scheme(cx::weighting());
     // Equal scores come in document id order, which in a topology depends on how the items are
     // spread over its shards: there they come in the order of the items' digests instead, so that
@@ -236,7 +246,7 @@ constexpr uint64_t default_tier_postings = 100000;
 Xapian::doccount count_matches(const Xapian::Database &reader, const Query &query, Xapian::doccount check_at_least) {
     Xapian::Enquire enquire(reader);
     enquire.set_query(query);
-    enquire.set_time_limit(checking_seconds);
+    limit_checking(enquire, check_at_least);
     enquire.set_weighting_scheme(Xapian::BoolWeight());
     const Xapian::MSet counted = enquire.get_mset(0, 1, check_at_least);
     return std::max(counted.get_matches_estimated(), counted.get_matches_lower_bound());
