@@ -546,6 +546,9 @@ struct ReliabilityTests {
         #expect(keys["$sku"] as? String == "last")
         #expect(
             try workspace.run(["get", "line-keys", "--json"]).object()["$og_title"] as? String == "last line title")
+        // An overridden member that itself repeats a key.
+        #expect(
+            try workspace.run(["get", "nested-keys", "--json"]).object()["$og_title"] as? String == "nested last title")
         #expect(try workspace.run(["get", "t1"]).status == 1)  // rejected items are never written
     }
 

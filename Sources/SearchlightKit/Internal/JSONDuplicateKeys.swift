@@ -48,7 +48,8 @@ enum JSONDuplicateKeys {
         var kept: [UInt8] = []
         kept.reserveCapacity(bytes.count)
         var start = 0
-        for range in scanner.removed.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+        // Ranges nest (a repeat inside an overridden member) or are apart; a nested one is already gone.
+        for range in scanner.removed.sorted(by: { $0.lowerBound < $1.lowerBound }) where range.lowerBound >= start {
             kept += bytes[start..<range.lowerBound]
             start = range.upperBound
         }
