@@ -119,13 +119,6 @@ struct cx_bulk {
     std::mutex kept_mutex;
     /// (current database document, sequence) of lines recognized as stored unchanged.
     std::vector<std::pair<Xapian::docid, uint64_t>> kept;
-    /// The common words the run's items get pairs of: the current database's; for a run into an
-    /// empty index, those of its first `cx::choose_common_at` items or more, in the pieces added
-    /// until then (whose items get `prefix::no_pairs`). Once chosen, never changed.
-    std::mutex common_mutex;
-    std::shared_ptr<const cx::CommonWords> common = std::make_shared<const cx::CommonWords>();
-    /// The documents of the items added while the words are not chosen.
-    std::vector<Xapian::Document> sample;
 };
 
 namespace {
@@ -139,7 +132,7 @@ Xapian::docid base_document(Shard &shard, const std::string &unique) {
 
 /// Stores one item in its shard and notes the occurrence. Returns the outcome.
 int32_t add_item(cx_bulk &bulk, Shard &shard, uint32_t shard_index, const cx_item &item, uint64_t sequence,
-                 int64_t now_ms, const cx::CommonWords &common) {
+                 int64_t now_ms) {
     std::string unique = cx::unique_term(str(item.domain), str(item.identifier));
     Occurrence occurrence{cx::fnv1a64(unique), sequence, 0, base_document(shard, unique), shard_index, 0};
     if (item.expiration_ms > 0 && item.expiration_ms <= now_ms) {
@@ -151,7 +144,7 @@ int32_t add_item(cx_bulk &bulk, Shard &shard, uint32_t shard_index, const cx_ite
     } else if (occurrence.base != 0 && cx::stores_the_same(shard.base.get_document(occurrence.base), item)) {
         occurrence.outcome = 3;
     } else {
-        Xapian::Document document = cx::make_document(shard.generator, item, unique, common);
+        Xapian::Document document = cx::make_document(shard.generator, item, unique);
         if (occurrence.base != 0) cx::keep_views(document, shard.base.get_document(occurrence.base), item);
         shard.count_spelling(document);
         occurrence.stored = shard.add(document, item.data.length, bulk.flush_bytes);
@@ -159,25 +152,6 @@ int32_t add_item(cx_bulk &bulk, Shard &shard, uint32_t shard_index, const cx_ite
     }
     shard.occurrences.push_back(occurrence);
     return occurrence.outcome;
-}
-
-/// The common words for a piece of `count` items: the build's, chosen, for a build into an empty
-/// index, once the pieces added so far, this one included, hold enough items to tell them.
-std::shared_ptr<const cx::CommonWords> common_words_for(cx_bulk &bulk, Shard &shard, const cx_item *items,
-                                                        size_t count) {
-    std::lock_guard<std::mutex> guard(bulk.common_mutex);
-    if (!bulk.shards.front()->has_base && !bulk.common->chosen) {
-        for (size_t i = 0; i < count; ++i) {
-            const std::string unique = cx::unique_term(str(items[i].domain), str(items[i].identifier));
-            bulk.sample.push_back(cx::make_document(shard.generator, items[i], unique, cx::CommonWords()));
-        }
-        if (bulk.sample.size() >= cx::choose_common_at) {
-            bulk.common = std::make_shared<const cx::CommonWords>(cx::CommonWords::of_documents(bulk.sample));
-            bulk.sample.clear();
-            bulk.sample.shrink_to_fit();
-        }
-    }
-    return bulk.common;
 }
 
 /// The latest sequence at which a recognized line kept `document`, or 0. `kept` is sorted.
@@ -308,10 +282,10 @@ cx_status cx_bulk_open(const char *base, const char *folder, uint32_t shard_coun
             if (base != nullptr) {
                 shard->base = Xapian::Database(base);
                 shard->has_base = shard->base.get_doccount() > 0;
-                // Into an index with items, the run gives its items the pairs of the words the
-                // index chose, or, when it has chosen none, the marker: its transactions choose.
-                if (k == 0 && shard->has_base)
-                    bulk->common = std::make_shared<const cx::CommonWords>(cx::CommonWords::recorded(shard->base));
+                // Its items would keep their terms beside the run's: a writer upgrades first.
+                if (shard->has_base && cx::layout_of(shard->base.get_metadata(cx::format_key)) != cx::Layout::shared)
+                    throw Xapian::InvalidOperationError("the index at " + bulk->base_path +
+                                                        " is in an earlier format; upgrade it first");
             }
             bulk->shards.push_back(std::move(shard));
         }
@@ -330,9 +304,8 @@ cx_status cx_bulk_add(cx_bulk *bulk, uint32_t shard, const cx_item *items, const
         return cx::fail(CX_ERR_INVALID_ARGUMENT, "no items", out_error);
     try {
         Shard &target = *bulk->shards[shard];
-        const std::shared_ptr<const cx::CommonWords> common = common_words_for(*bulk, target, items, count);
         for (size_t i = 0; i < count; ++i) {
-            const int32_t outcome = add_item(*bulk, target, shard, items[i], sequences[i], now_ms, *common);
+            const int32_t outcome = add_item(*bulk, target, shard, items[i], sequences[i], now_ms);
             if (out_outcomes != nullptr) out_outcomes[i] = outcome;
         }
         return CX_OK;
@@ -381,18 +354,6 @@ cx_status cx_bulk_apply(cx_bulk *bulk, cx_database *database, char **out_error) 
     if (bulk == nullptr || !bulk->resolved) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no resolved build", out_error);
     try {
         Xapian::WritableDatabase &writer = database->writer;
-        // A run into an empty index records the common words its first piece chose. A run into
-        // an index with items used the words it had chosen, or none; a transaction chooses only
-        // for an index with items, so the index has chosen no others since, unless another writer
-        // wrote meanwhile, which its lock prevents.
-        if (bulk->common->chosen && !database->sharded) {
-            const cx::CommonWords recorded = cx::CommonWords::recorded(writer);
-            if (!recorded.chosen) {
-                bulk->common->record(writer);
-            } else if (recorded.terms != bulk->common->terms) {
-                throw Xapian::InvalidOperationError("the index chose other common words while a bulk build ran");
-            }
-        }
         // Every winner that replaces a stored item has that item among the superseded: delete
         // those, then add every shard document.
         for (Xapian::docid id : bulk->superseded) writer.delete_document(id);
@@ -440,12 +401,7 @@ cx_status cx_bulk_merge(cx_bulk *bulk, const char *destination, bool copy_surviv
         if (!rebuild) {
             for (Xapian::docid id : bulk->superseded) merged.delete_document(id - (base_first - 1));
         }
-        // Items kept from the current database keep their terms, and so their format.
-        const bool kept_items = first.has_base && first.base.get_doccount() > bulk->superseded.size();
-        merged.set_metadata(cx::format_key, kept_items ? first.base.get_metadata(cx::format_key) : cx::format);
-        // The items kept have the pairs of the words the current database chose, which are the
-        // build's; when it had chosen none, they are marked as having none.
-        if (bulk->common->chosen) bulk->common->record(merged);
+        merged.set_metadata(cx::format_key, cx::format);
         merged.commit();
         merged.close();
         return CX_OK;

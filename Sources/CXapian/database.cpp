@@ -16,11 +16,10 @@ bool is_topology(const char *path) {
 /// Writing and searching refuse it with CX_ERR_VERSION; export and get read only stored data.
 cx_status check_format(cx_database &database, char **out_error) {
     const std::string format = database.reader.get_metadata(cx::format_key);
-    if (database.reader.get_doccount() > 0 && format != cx::format && format != cx::format_without_pairs &&
-        format != cx::format_without_repeats && format != cx::format_without_beginnings) {
+    if (database.reader.get_doccount() > 0 && cx::layout_of(format) == cx::Layout::unknown) {
         database.format_error = "it was written in index format " + (format.empty() ? std::string("1") : format) +
-                                ", and this version searches and writes formats " + cx::format_without_beginnings +
-                                " to " + cx::format;
+                                ", and this version searches formats 2 to " + cx::format + " and writes format " +
+                                cx::format;
         if (database.writable) return cx::fail(CX_ERR_VERSION, database.format_error, out_error);
     }
     return CX_OK;
@@ -123,6 +122,49 @@ cx_status cx_database_compact(cx_database *database, const char *destination, ch
     }
 }
 
+cx_status cx_database_format(cx_database *database, char **out_format, char **out_error) {
+    *out_format = nullptr;
+    if (cx_status status = cx::require_open(database, out_error)) return status;
+    return cx::with_retries(database, out_error, [&] {
+        const Xapian::Database &reader = database->reader;
+        const std::string recorded = reader.get_metadata(cx::format_key);
+        *out_format = cx::copy_bytes(reader.get_doccount() == 0 && recorded.empty() ? cx::format : recorded);
+    });
+}
+
+cx_status cx_database_upgrade(cx_database *database, const char *destination, uint64_t *out_items,
+                              char **out_error) {
+    *out_items = 0;
+    if (cx_status status = cx::require_writable(database, out_error)) return status;
+    if (destination == nullptr) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no destination", out_error);
+    if (database->in_transaction)
+        return cx::fail(CX_ERR_INVALID_ARGUMENT, "a transaction is open; commit it first", out_error);
+    try {
+        // What is committed, read while the writer's lock stays held; nobody reads the new
+        // database before it is published, and the caller syncs it first.
+        Xapian::Database committed(database->path);
+        Xapian::WritableDatabase fresh(destination, Xapian::DB_CREATE | Xapian::DB_NO_SYNC);
+        uint64_t items = 0;
+        for (auto it = committed.postlist_begin(""); it != committed.postlist_end(""); ++it) {
+            // The same document ids: equal scores keep their order.
+            fresh.replace_document(*it, cx::upgraded_document(committed.get_document(*it)));
+            if (++items % 10000 == 0) fresh.commit();
+        }
+        for (auto it = committed.spellings_begin(); it != committed.spellings_end(); ++it)
+            fresh.add_spelling(*it, it.get_termfreq());
+        for (auto key = committed.metadata_keys_begin(); key != committed.metadata_keys_end(); ++key) {
+            if (*key != cx::common_words_key) fresh.set_metadata(*key, committed.get_metadata(*key));
+        }
+        fresh.set_metadata(cx::format_key, cx::format);
+        fresh.commit();
+        fresh.close();
+        *out_items = items;
+        return CX_OK;
+    } catch (...) {
+        return cx::status_from_current_exception(out_error);
+    }
+}
+
 bool cx_database_is_writable(const cx_database *database) { return database != nullptr && database->writable; }
 
 cx_status cx_database_begin(cx_database *database, char **out_error) {
@@ -132,21 +174,21 @@ cx_status cx_database_begin(cx_database *database, char **out_error) {
         database->writer.begin_transaction(true);
         database->in_transaction = true;
         // The first transaction stamps the format, atomically with its items, and so does the
-        // first into an index emptied since (which forgets its common words): every item it will
-        // hold gets this format's terms.
+        // first into an index emptied since. An index of an earlier format with items is upgraded
+        // before it is written (`cx_database_upgrade`).
         Xapian::WritableDatabase &writer = database->writer;
-        const Xapian::doccount items = writer.get_doccount();
-        const bool current = writer.get_metadata(cx::format_key) == cx::format;
-        const bool chosen = !writer.get_metadata(cx::common_words_key).empty();
-        if (items == 0) {
-            if (!current) writer.set_metadata(cx::format_key, cx::format);
-            if (chosen) cx::CommonWords().record(writer);
+        const std::string recorded = writer.get_metadata(cx::format_key);
+        if (writer.get_doccount() == 0) {
+            if (recorded != cx::format) writer.set_metadata(cx::format_key, cx::format);
+            if (!writer.get_metadata(cx::common_words_key).empty()) writer.set_metadata(cx::common_words_key, "");
+        } else if (cx::layout_of(recorded) != cx::Layout::shared) {
+            database->in_transaction = false;
+            database->writer.cancel_transaction();
+            return cx::fail(CX_ERR_VERSION,
+                            "it is in index format " + recorded + "; it is rebuilt into format " + cx::format +
+                                " when opened for writing",
+                            out_error);
         }
-        // An index of this format chooses its common words once it has enough items to tell them,
-        // atomically with the items that will be the first to get their pairs. A topology's shards
-        // would each choose their own.
-        if (!database->sharded && current && items >= cx::choose_common_at && !chosen)
-            cx::CommonWords::of_index(writer).record(writer);
         return CX_OK;
     } catch (...) {
         return cx::status_from_current_exception(out_error);

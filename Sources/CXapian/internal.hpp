@@ -21,7 +21,6 @@
 namespace cx {
 struct VisibilityCache;
 struct ViewBoosts;
-struct CommonWords;
 struct SpellingWords;
 
 /// What a read-only handle has read for the revision it has open (`per_revision`).
@@ -51,8 +50,6 @@ struct cx_database {
     std::shared_ptr<cx::VisibilityCache> visibility;
     /// A read-only handle's view boosts (views.cpp), read on first use.
     std::shared_ptr<cx::RevisionCache<cx::ViewBoosts>> views;
-    /// A read-only handle's common words, for phrases (schema.cpp), read on first use.
-    std::shared_ptr<cx::RevisionCache<cx::CommonWords>> common_words;
     /// A read-only handle's spelling words (spelling.cpp), read on first need.
     std::shared_ptr<cx::RevisionCache<cx::SpellingWords>> spelling;
     /// A read-only handle's further handles on the same database, one for each further part of a
@@ -97,34 +94,22 @@ inline const std::string schema = "XS";
 inline const std::string identifier = "XI";
 /// A whole keyword, folded and lower-cased (boolean).
 inline const std::string keyword = "K";
-/// Title words (free text) are unprefixed, so that they feed the spelling table.
-inline const std::string title = "";
-/// Keyword words (free text).
-inline const std::string keyword_text = "XK";
-/// Description words (free text).
+/// The words of the title, keywords and description share one unprefixed term space (format 6).
+inline const std::string text = "";
+/// A title word or its stem (boolean, `S` as in omega): what `title:` filters by.
+inline const std::string title = "S";
+/// A description word or its stem (boolean): what `description:` filters by. Format 5 and before
+/// kept the description's words here with their weights and positions.
 inline const std::string description = "XC";
+/// Format 5 and before: keyword words (free text).
+inline const std::string keyword_text = "XK";
 /// The digest of the raw input line an item was read from, with the options it was read under
 /// (boolean): present only while that line still yields exactly the stored item.
 inline const std::string line = "XR";
-/// The beginnings of title, keyword and description words, 3 to 4 characters long, each with the
-/// summed within-item frequency of the words it begins (`add_word_beginnings`): an as-you-type
-/// word reads one posting list instead of the union of every word it begins.
-inline const std::string title_beginning = "XBT";
-inline const std::string keyword_beginning = "XBK";
-inline const std::string description_beginning = "XBC";
-/// A free-text or beginning term that occurs more than once in its field of the item (boolean),
-/// `repeated + term`: the few items whose score for the term passes one occurrence's, which a
-/// search of common words reads instead of every item that has them (tiers.cpp). `repeated_often`
-/// marks the fewer that have it more than twice.
-inline const std::string repeated = "XW";
-inline const std::string repeated_often = "XWW";
-/// Two common words next to each other in a field (boolean), `pair + first + U+001F + second`,
-/// each with its field's prefix: what a phrase of common words reads instead of checking the
-/// positions of every item that has both (`add_pairs`, `common_words_key`).
-inline const std::string pair = "XJ";
-/// Marks an item written before its index chose its common words (boolean): such an item has no
-/// pairs, and a phrase checks its positions (query.cpp, `with_pairs`).
-inline const std::string no_pairs = "XN";
+/// The beginnings of the item's words, 3 to 4 characters long, each with the summed within-item
+/// frequency of the words it begins (`add_word_beginnings`): an as-you-type word reads one posting
+/// list instead of the union of every word it begins.
+inline const std::string beginning = "XB";
 }  // namespace prefix
 
 namespace slot {
@@ -154,69 +139,34 @@ void set_document_views(Xapian::Document &document, int64_t views);
 double view_boost(int64_t views);
 
 /// The index format this shim writes, kept in the database's metadata under `format_key`.
-/// Format 2 indexes each field once under its own prefix; format 3 adds word beginnings to every
-/// item; format 4 adds the repeated terms (`prefix::repeated`); format 5 adds pairs of common words
-/// or the mark of their absence (`add_pairs`). An older index is still searched (without what its
-/// items may lack: as-you-type words expand to the words they begin in format 2, no search reads
-/// repeated terms before format 4, and no phrase reads pairs before format 5) and written (new
-/// items get everything; it keeps its format until rebuilt or emptied).
+///
+/// Format 6 indexes the words of every field once, in one unprefixed term space, each occurrence
+/// adding its field's weight to the word's within-item frequency (`field_wdf`), as BM25F does:
+/// every word has one document frequency, and one posting list to read. `S` and `XC` terms
+/// (boolean) say which field a word is in, and one set of word beginnings serves as-you-type.
+///
+/// Formats 2 to 5 kept each field in a term space of its own (title words unprefixed, `XK`, `XC`),
+/// with further terms for their searches. They are still searched, through their own terms
+/// (`Layout::per_field`), and never written: a writer rebuilds them into format 6 first
+/// (`cx_database_upgrade`).
 inline const std::string format_key = "searchlight.format";
-inline const std::string format = "5";
-inline const std::string format_without_pairs = "4";
-inline const std::string format_without_repeats = "3";
-inline const std::string format_without_beginnings = "2";
+inline const std::string format = "6";
 
-/// Whether an index of `recorded` format holds repeated terms for every item.
-inline bool has_repeats(const std::string &recorded) { return recorded == format || recorded == format_without_pairs; }
-
-/// Whether an index of `recorded` format holds word beginnings for every item.
-inline bool has_beginnings(const std::string &recorded) {
-    return has_repeats(recorded) || recorded == format_without_repeats;
-}
-
-/// The metadata key of a format 5 index's common words, once it has chosen them: the free-text
-/// terms (with their field's prefix) in at least `common_share` of the items, one per line. An
-/// index chooses them once, from its first `choose_common_at` items (as a transaction begins, or
-/// in a bulk build into an empty index), and keeps them until it is emptied; items written before
-/// carry `prefix::no_pairs`.
-inline const std::string common_words_key = "searchlight.common";
-
-/// The items an index needs before it chooses its common words.
-constexpr Xapian::doccount choose_common_at = 500;
-
-/// The share of items a common word is in: 1 %.
-constexpr double common_share = 0.01;
-
-/// The most common words an index keeps for each field, the most frequent first.
-constexpr size_t most_common_words = 256;
-
-/// An index's common words, or the lack of them.
-struct CommonWords {
-    /// Whether the index has chosen them; items written before then get `prefix::no_pairs`.
-    bool chosen = false;
-    std::unordered_set<std::string> terms;
-
-    /// The common words `database` records (none chosen when it records none).
-    static CommonWords recorded(const Xapian::Database &database);
-    /// The free-text terms in at least `common_share` of the database's items.
-    static CommonWords of_index(const Xapian::Database &database);
-    /// The free-text terms in at least `common_share` of `documents`.
-    static CommonWords of_documents(const std::vector<Xapian::Document> &documents);
-    /// Records them in `writer`'s metadata, or that none are chosen.
-    void record(Xapian::WritableDatabase &writer) const;
+/// How an index lays out its words.
+enum class Layout {
+    /// Format 6: one term space for every field.
+    shared,
+    /// Formats 2 to 5: a term space per field.
+    per_field,
+    /// Format 1, or one this shim does not know.
+    unknown,
 };
 
-/// The common words whose pairs a search's phrases read: those `database` records when it is of
-/// format 5 and not a topology (whose shards have none), none chosen otherwise. A read-only handle
-/// reads them once for each revision it opens.
-std::shared_ptr<const CommonWords> phrase_common_words(cx_database &database);
+/// The layout of an index whose metadata records `recorded` (empty for an empty index).
+Layout layout_of(const std::string &recorded);
 
-/// The pair term of `first` and `second`, free-text terms of one field next to each other.
-std::string pair_term(const std::string &first, const std::string &second);
-
-/// Adds a pair term for each two common words next to each other in a field of `document`, or
-/// `prefix::no_pairs` when none are chosen yet. Call after the free text is indexed.
-void add_pairs(Xapian::Document &document, const CommonWords &common);
+/// The metadata key under which format 5 recorded its common words; gone after an upgrade.
+inline const std::string common_words_key = "searchlight.common";
 
 /// The shortest and longest word beginnings indexed, in characters. Two-character beginnings
 /// would add 13 % to the indexing time and 5 % to the index (measured at 200,000 items); a word
@@ -237,46 +187,26 @@ uint64_t fnv1a64(const std::string &bytes);
 /// The digest kept in `slot::digest`: eight bytes of `fnv1a64(data)`.
 std::string content_digest(const std::string &data);
 
-/// A term of a free-text field, taken apart: its field (`none` for boolean terms), whether it is
-/// a stem (Xapian's `Z` marker), and the word without the marker or the field's prefix.
-struct TextTerm {
-    enum Field { none, title, keyword, description } field = none;
-    bool stemmed = false;
-    std::string word;
-};
+/// A free-text field of an item.
+enum class Field { title, keyword, description };
 
-TextTerm text_term(const std::string &term);
+/// The within-item frequency one occurrence of a word adds in `field`: a title word weighs three
+/// times a description word, a keyword's twice (chosen on CACM, docs/ranking.md).
+Xapian::termcount field_wdf(Field field);
 
-/// How a free-text field is indexed: the prefix of its words' terms, the prefix of their
-/// beginnings' terms, and the within-item frequency one occurrence adds (a title word weighs
-/// three times a description word, a keyword's twice).
-struct TextField {
-    const std::string &words;
-    const std::string &beginnings;
-    Xapian::termcount wdf;
-};
+/// Whether `term` is a word of the shared term space (format 6) as the term generator placed it,
+/// with positions: not a stem, a beginning or a boolean term.
+bool is_shared_word(const std::string &term);
 
-/// The layout of `field`; `none` has empty prefixes and no weight.
-TextField text_field(TextTerm::Field field);
-
-/// Adds the beginnings of the document's free-text words (`prefix::title_beginning` …). Only
-/// word characters outside the CJK ranges (whose words are n-grams already) begin words.
+/// Adds the beginnings of the document's words (`prefix::beginning`). Only word characters
+/// outside the CJK ranges (whose words are n-grams already) begin words.
 void add_word_beginnings(Xapian::Document &document);
 
-/// The within-item frequency one occurrence gives a term in its field: the field's `wdf` for a
-/// free-text word, its stem, or a word beginning; 0 for every other term.
-Xapian::termcount one_occurrence_wdf(const std::string &term);
-
-/// The most occurrences a repeated term marks more than: 2 (`prefix::repeated_often`).
-constexpr unsigned most_repeats = 2;
-
-/// The term marking items that have `term` more than `times` times in its field, from 1 to
-/// `most_repeats` (`prefix::repeated`, `prefix::repeated_often`).
-std::string repeated_term(const std::string &term, unsigned times);
-
-/// Adds the repeated terms of each free-text and beginning term whose within-item frequency passes
-/// one occurrence's, and two occurrences'. Call after `add_word_beginnings`.
-void add_repeated_terms(Xapian::Document &document);
+/// `document` (format 2 to 5) as format 6 lays it out: each field's words and stems merged into
+/// the shared space, their frequencies summed and their positions kept (fields are 100 positions
+/// apart in every format), the field filters and beginnings added, and the earlier formats' own
+/// terms dropped. The result has the terms `make_document` gives the same item.
+Xapian::Document upgraded_document(const Xapian::Document &document);
 
 /// Whether the index holds beginning terms for `word` (accents folded, lower-cased): it is
 /// `shortest_beginning` to `longest_beginning` characters, each one that begins words.
@@ -300,7 +230,6 @@ std::string schema_term(const std::string &schema);
 
 /// The expiration of a document, in epoch ms (`never_ms` for none).
 double document_expiration(const Xapian::Document &document);
-
 // MARK: text.cpp
 
 /// Folds Latin accents and ligatures to ASCII, keeping case and every other character.
@@ -357,10 +286,15 @@ struct BuiltQuery {
 /// rather than by the matcher in each of its shards, whose expansions (and so scores) would
 /// differ from one shard to the next.
 ///
-/// A phrase of the `common` words (`phrase_common_words`; none when null) reads their pair terms
-/// before it checks positions.
+/// With `relaxed`, the plain words of the root (the words the query joins without an explicit
+/// operator) match when any of them does, rather than all: the items with more of them score
+/// more. Every other part of the query stays as exact as without.
 BuiltQuery build_query(const Xapian::Database &database, const cx_query_node *nodes, size_t count,
-                       bool expand_here = false, std::shared_ptr<const CommonWords> common = nullptr);
+                       bool expand_here = false, bool relaxed = false);
+
+/// Whether `relaxed` changes what the query tree `nodes` matches: its root joins two plain words
+/// or more without an explicit operator.
+bool can_relax(const cx_query_node *nodes, size_t count);
 
 // MARK: visibility.cpp
 
@@ -428,54 +362,15 @@ bool ready_helpers(cx_database &database, size_t count);
 /// A filter of the document ids from `first` to `last`: one part of a split search.
 Xapian::Query document_range(const Xapian::Database &database, Xapian::docid first, Xapian::docid last);
 
-// MARK: tiers.cpp
+// MARK: search.cpp
 
-/// The weighting every search uses (BM25 without length normalisation).
+/// The weighting every search uses: BM25 with `k1` 1.2 and `b` 0.5 (Xapian's defaults but `k1`,
+/// 1), the values that ranked best on CACM (docs/ranking.md).
 Xapian::BM25Weight weighting();
 
-/// What a term found in `frequency` of `items` items adds to an item's score under `weighting()`
-/// with `wdf` occurrences' worth of within-item frequency (a negative `wdf` for the most it can add).
+/// What a term found in `frequency` of `items` items adds to the score of an item of average
+/// length under `weighting()`, with `wdf` occurrences' worth of within-item frequency.
 double term_weight(double items, double frequency, double wdf);
-
-/// How a search reads the items of its query's repeated terms first: `filter` holds every item
-/// that may score more than `bound`, since each of the query's words either adds at most `times`
-/// occurrences' weight outside it (the word's repeated term), adds nothing outside it (the word
-/// itself, when rare), or adds so little that its most is counted (a common word's in a field
-/// where it weighs little). Empty when the query holds parts whose weight cannot be bounded, when
-/// the filter would read too much of what a whole search reads, or when a whole search would soon
-/// read little more than the filter.
-struct TierPlan {
-    Xapian::Query filter;
-    double bound = 0;
-    bool empty() const { return filter.empty(); }
-};
-
-/// A term a query weighs: its items, the within-item frequency one occurrence gives it, and the
-/// most it can add to a score.
-struct WeighedTerm {
-    std::string term;
-    Xapian::doccount frequency;
-    Xapian::termcount one_occurrence;
-    double most;
-};
-
-/// What plans for a query are made from, read once: its weighed terms (once for each place they
-/// are weighed), the postings they hold together, and about how many a whole search reads.
-struct TierTerms {
-    std::vector<WeighedTerm> terms;
-    uint64_t postings = 0;
-    uint64_t whole = 0;
-};
-
-/// The terms of `query` (the query as built, without visibility, views or expiry) when tiers may
-/// pay for it: every part's weight can be bounded by its terms', and a whole search would read
-/// `least_postings` or more postings. Empty otherwise.
-std::optional<TierTerms> tier_terms(const Xapian::Database &reader, const Xapian::Query &query,
-                                    uint64_t least_postings);
-
-/// The plan that reads the items with the query's words more than `times` times in a field
-/// (1 or 2).
-TierPlan plan_tiers(const Xapian::Database &reader, const TierTerms &terms, unsigned times);
 
 // MARK: views.cpp
 
@@ -489,10 +384,8 @@ Xapian::Query view_boosts(cx_database &database);
 /// by the writer (`add_spelling`), so that documents can be built on another thread.
 Xapian::TermGenerator make_generator();
 
-/// Builds the document for one item; `unique` is its unique-id term, and `common` the common words
-/// of the index it goes to.
-Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &item, const std::string &unique,
-                               const CommonWords &common);
+/// Builds the document for one item; `unique` is its unique-id term.
+Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &item, const std::string &unique);
 
 /// Whether `item` would store exactly what `stored` holds: the same data, and the same views when
 /// the item gives them.
@@ -502,7 +395,7 @@ bool stores_the_same(const Xapian::Document &stored, const cx_item &item);
 /// its own: recorded views survive re-indexing.
 void keep_views(Xapian::Document &fresh, const Xapian::Document &stored, const cx_item &item);
 
-/// Title words (a document's unprefixed terms) and how often they occurred, for the spelling
+/// Title words (a document's `S` terms, not stems) and how often they occurred, for the spelling
 /// data: added to a writer in one go, since Xapian looks each word up in its spelling table on
 /// every `add_spelling`.
 struct SpellingCounts {

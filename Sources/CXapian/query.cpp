@@ -16,23 +16,67 @@ namespace {
 using Query = Xapian::Query;
 using Parser = Xapian::QueryParser;
 
-/// The fields a free-text query field searches.
-std::vector<TextTerm::Field> text_fields(cx_field field) {
+/// The prefixes of the terms a free-text query field's words are, in an index of `layout`: in
+/// one term space (format 6), every field's words are unprefixed; in formats 2 to 5, each field
+/// has its own.
+std::vector<std::string> word_prefixes(Layout layout, cx_field field) {
+    if (layout == Layout::shared) return {prefix::text};
     switch (field) {
         case CX_FIELD_TITLE:
-            return {TextTerm::title};
+            return {prefix::text};
         case CX_FIELD_DESCRIPTION:
-            return {TextTerm::description};
+            return {prefix::description};
         default:
-            return {TextTerm::title, TextTerm::keyword, TextTerm::description};
+            return {prefix::text, prefix::keyword_text, prefix::description};
     }
+}
+
+/// The prefix of the boolean terms that say a word is in `field`, in one term space; empty for
+/// every field.
+const std::string *field_filter_prefix(Layout layout, cx_field field) {
+    if (layout != Layout::shared) return nullptr;
+    switch (field) {
+        case CX_FIELD_TITLE:
+            return &prefix::title;
+        case CX_FIELD_DESCRIPTION:
+            return &prefix::description;
+        default:
+            return nullptr;
+    }
+}
+
+/// Whether `node` is a plain word of no one field: what a relaxed query lets match alone.
+bool is_relaxable_word(const cx_query_node &node) {
+    return (node.kind == CX_NODE_WORD || node.kind == CX_NODE_PARTIAL) && node.field == CX_FIELD_ANY;
+}
+
+/// The child nodes of the group at `index`, by their indices (the nodes follow in pre-order).
+std::vector<size_t> children_of(const cx_query_node *nodes, size_t count, size_t index) {
+    std::vector<size_t> children;
+    size_t position = index + 1;
+    for (uint32_t child = 0; child < nodes[index].child_count && position < count; ++child) {
+        children.push_back(position);
+        // Past the child's subtree.
+        for (size_t pending = 1; pending > 0 && position < count; ++position)
+            pending = pending + nodes[position].child_count - 1;
+    }
+    return children;
+}
+
+/// Whether the node at `index` is a plain word, or a group of plain words side by side (words in
+/// parentheses): what a relaxed query lets match alone.
+bool is_relaxable(const cx_query_node *nodes, size_t count, size_t index) {
+    if (is_relaxable_word(nodes[index])) return true;
+    if (nodes[index].kind != CX_NODE_AND) return false;
+    const std::vector<size_t> children = children_of(nodes, count, index);
+    return std::all_of(children.begin(), children.end(), [&](size_t child) { return is_relaxable_word(nodes[child]); });
 }
 
 bool is_text_field(cx_field field) {
     return field == CX_FIELD_ANY || field == CX_FIELD_TITLE || field == CX_FIELD_DESCRIPTION;
 }
 
-/// Scores each field's match separately. The query parser joins a word's field variants (title,
+/// In formats 2 to 5, scores each field's match separately. The query parser joins a word's field variants (title,
 /// keywords, description) with OP_SYNONYM, which weighs them as one term and must visit every
 /// document that has the word; OP_OR matches the same documents, weighs each field on its own (a
 /// title match, being rarer, counts more), and lets Xapian skip documents that cannot reach the
@@ -87,10 +131,13 @@ constexpr size_t expansion_limit = 100;
 class Builder {
   public:
     Builder(const Xapian::Database &database, const cx_query_node *nodes, size_t count, bool expand_here,
-            std::shared_ptr<const CommonWords> common)
-        : database_(database), nodes_(nodes), count_(count), expand_here_(expand_here), common_(std::move(common)) {
-        if (!common_) common_ = std::make_shared<const CommonWords>();
-    }
+            bool relaxed)
+        : database_(database),
+          nodes_(nodes),
+          count_(count),
+          expand_here_(expand_here),
+          layout_(layout_of(database.get_metadata(format_key))),
+          relaxed_(relaxed) {}
 
     BuiltQuery build() {
         BuiltQuery built;
@@ -107,70 +154,77 @@ class Builder {
     const cx_query_node *nodes_;
     size_t count_;
     bool expand_here_;
+    Layout layout_;
+    /// Whether plain words side by side match when any does (`relaxed`). The query has no
+    /// explicit operator then: every AND is words side by side.
+    bool relaxed_;
     size_t position_ = 0;
     Highlighter highlighter_;
     std::vector<BuiltQuery::Spellable> spellable_;
     std::unique_ptr<Parser> parsers_[3];
-    int has_beginnings_ = -1;
-    /// The common words whose pairs phrases read (none chosen when pairs are not read).
-    std::shared_ptr<const CommonWords> common_;
-    int has_marked_ = -1;
+    std::unique_ptr<Parser> filter_parsers_[3];
 
-    /// The parser for a free-text field, made on first use.
+    static int slot(cx_field field) { return field == CX_FIELD_TITLE ? 1 : field == CX_FIELD_DESCRIPTION ? 2 : 0; }
+
+    /// A parser that makes terms under `prefixes`, as the indexer made them.
+    std::unique_ptr<Parser> make_parser(const std::vector<std::string> &prefixes) const {
+        auto parser = std::make_unique<Parser>();
+        parser->set_database(database_);
+        parser->set_stemmer(Xapian::Stem("english"));
+        parser->set_stemming_strategy(Parser::STEM_SOME);
+        parser->set_default_op(Query::OP_AND);
+        for (const std::string &prefix : prefixes) parser->add_prefix("", prefix);
+        // `word*` and the as-you-type word expand to the most frequent matching terms rather
+        // than failing.
+        parser->set_max_expansion(expansion_limit, Query::WILDCARD_LIMIT_MOST_FREQUENT,
+                                  Parser::FLAG_WILDCARD | Parser::FLAG_PARTIAL);
+        return parser;
+    }
+
+    /// The parser for the words a free-text field searches, made on first use.
     Parser &parser(cx_field field) {
-        const int slot = field == CX_FIELD_TITLE ? 1 : field == CX_FIELD_DESCRIPTION ? 2 : 0;
-        if (!parsers_[slot]) {
-            auto parser = std::make_unique<Parser>();
-            parser->set_database(database_);
-            parser->set_stemmer(Xapian::Stem("english"));
-            parser->set_stemming_strategy(Parser::STEM_SOME);
-            parser->set_default_op(Query::OP_AND);
-            for (TextTerm::Field searched : text_fields(field)) parser->add_prefix("", text_field(searched).words);
-            // `word*` and the as-you-type word expand to the most frequent matching terms rather
-            // than failing.
-            parser->set_max_expansion(expansion_limit, Query::WILDCARD_LIMIT_MOST_FREQUENT,
-                                      Parser::FLAG_WILDCARD | Parser::FLAG_PARTIAL);
-            parsers_[slot] = std::move(parser);
-        }
-        return *parsers_[slot];
+        std::unique_ptr<Parser> &made = parsers_[slot(field)];
+        if (!made) made = make_parser(word_prefixes(layout_, field));
+        return *made;
     }
 
-    /// Whether every item of the index has its words' beginnings (format 3 or later), asked on first use.
-    bool has_beginnings() {
-        if (has_beginnings_ < 0) has_beginnings_ = cx::has_beginnings(database_.get_metadata(format_key)) ? 1 : 0;
-        return has_beginnings_ == 1;
+    /// The parser for the boolean terms of a field (`field_filter_prefix`), made on first use.
+    Parser &filter_parser(cx_field field) {
+        std::unique_ptr<Parser> &made = filter_parsers_[slot(field)];
+        if (!made) made = make_parser({*field_filter_prefix(layout_, field)});
+        return *made;
     }
 
-    /// An as-you-type or `word*` word as its beginning terms, one per field searched and scored
-    /// separately, when the index holds them for it; an empty query when it does not.
+    /// An as-you-type or `word*` word as its beginning term, when the index holds one for it
+    /// (format 6); an empty query otherwise.
     Query beginnings(const cx_query_node &leaf) {
         if (leaf.kind != CX_NODE_PREFIX && leaf.kind != CX_NODE_PARTIAL) return Query();
         const std::string word = fold_lower(str(leaf.text));
-        if (!is_indexed_beginning(word) || !has_beginnings()) return Query();
-        std::vector<Query> fields;
-        for (TextTerm::Field field : text_fields(leaf.field)) fields.emplace_back(text_field(field).beginnings + word);
-        return with_whole_word(leaf, Query(Query::OP_OR, fields.begin(), fields.end()));
+        if (layout_ != Layout::shared || !is_indexed_beginning(word)) return Query();
+        return with_whole_word(leaf, Query(prefix::beginning + word));
     }
 
     /// As Xapian's own as-you-type expansion does, the word typed so far also matches as a whole
-    /// word, stemmed.
+    /// word, stemmed. An item scores the more of the two, not both: a word typed in full counts
+    /// once, as it would anywhere else in the query.
     Query with_whole_word(const cx_query_node &leaf, const Query &query) {
         if (leaf.kind != CX_NODE_PARTIAL) return query;
         const std::string folded = fold_accents(str(leaf.text));
-        return Query(Query::OP_OR, query,
+        return Query(Query::OP_MAX, query,
                      score_fields_separately(parser(leaf.field).parse_query(folded, Parser::FLAG_CJK_NGRAM)));
     }
 
-    /// An as-you-type or `word*` word as the most frequent words it begins in each field searched,
-    /// counted over the whole database, as Xapian's expansion picks them, each weighed as a word
-    /// of its own (`expand_here`); an empty query when it is not one plain word.
+    /// An as-you-type or `word*` word as the most frequent words it begins (in each field of an
+    /// index of formats 2 to 5), counted over the whole database, as Xapian's expansion picks
+    /// them, each weighed as a word of its own (`expand_here`); an empty query when it is not one
+    /// plain word.
     Query expansion(const cx_query_node &leaf) {
         if (!expand_here_ || (leaf.kind != CX_NODE_PREFIX && leaf.kind != CX_NODE_PARTIAL)) return Query();
         const std::string word = fold_lower(str(leaf.text));
         if (!is_plain_word(word)) return Query();
         std::vector<Query> fields;
-        for (TextTerm::Field field : text_fields(leaf.field)) {
-            const std::string begun = text_field(field).words + word;
+        for (const std::string &prefix : word_prefixes(layout_, leaf.field)) {
+            const std::string begun = prefix + word;
             std::vector<std::pair<Xapian::doccount, std::string>> words;
             for (auto it = database_.allterms_begin(begun); it != database_.allterms_end(begun); ++it)
                 words.emplace_back(it.get_termfreq(), *it);
@@ -187,87 +241,71 @@ class Builder {
         return with_whole_word(leaf, fields.empty() ? Query::MatchNothing : Query(Query::OP_OR, fields.begin(), fields.end()));
     }
 
-    /// Whether some item of the index was written before it chose its common words, asked once.
-    bool has_marked() {
-        if (has_marked_ < 0) has_marked_ = database_.get_termfreq(prefix::no_pairs) > 0 ? 1 : 0;
-        return has_marked_ == 1;
-    }
-
-    /// A phrase whose words are common (or the OR of a phrase's field variants) filtered by the
-    /// pair terms of its common words next to each other, or by the mark of an item written before
-    /// the index chose its common words: every item with the phrase has one or the other, so the
-    /// phrase matches and weighs what it does alone (a filter weighs nothing), and Xapian checks
-    /// its positions only in the filter's items (none at all for two words, when no item is
-    /// marked). Only a QueryParser phrase of terms, whose window is its length (the words next to
-    /// each other), is rewritten.
-    Query with_pairs(const Query &query) {
-        if (query.get_type() == Query::OP_OR) {
-            std::vector<Query> subqueries;
-            for (size_t i = 0; i < query.get_num_subqueries(); ++i) subqueries.push_back(with_pairs(query.get_subquery(i)));
-            return Query(Query::OP_OR, subqueries.begin(), subqueries.end());
-        }
-        if (query.get_type() != Query::OP_PHRASE) return query;
-        std::vector<std::string> terms;
-        for (size_t i = 0; i < query.get_num_subqueries(); ++i) {
-            const Query word = query.get_subquery(i);
-            if (word.get_type() != Query::LEAF_TERM) return query;
-            terms.push_back(*word.get_terms_begin());
-        }
-        std::vector<Query> pairs;
-        for (size_t i = 0; i + 1 < terms.size(); ++i) {
-            if (common_->terms.count(terms[i]) != 0 && common_->terms.count(terms[i + 1]) != 0)
-                pairs.emplace_back(pair_term(terms[i], terms[i + 1]));
-        }
-        if (pairs.empty()) return query;
-        // Two words next to each other are exactly their pair: where every item has its pairs, the
-        // pair's items are the phrase's, weighed by its words, and no position is checked.
-        if (terms.size() == 2 && !has_marked()) {
-            return Query(Query::OP_FILTER, Query(Query::OP_AND, query.get_subquery(0), query.get_subquery(1)),
-                         pairs.front());
-        }
-        // The phrase once: Xapian's percentages count the query's weighed terms, and a second copy
-        // for the marked items would lower them.
-        const Query paired(Query::OP_AND, pairs.begin(), pairs.end());
-        return Query(Query::OP_FILTER, query, Query(Query::OP_OR, paired, Query(prefix::no_pairs)));
-    }
-
-    /// The terms of one word or phrase, as the indexer made them, fields scored separately.
-    Query text(const cx_query_node &leaf, bool positive) {
-        Query query = beginnings(leaf);
-        if (query.empty()) query = expansion(leaf);
-        if (!query.empty()) {
-            if (positive) remember(leaf, query);
-            return query;
-        }
-        std::string folded = fold_accents(str(leaf.text));
+    /// `text` with the parser's `flags` for a leaf of `kind`.
+    static unsigned flags_for(cx_node_kind kind, std::string &text) {
         unsigned flags = Parser::FLAG_CJK_NGRAM;
-        switch (leaf.kind) {
+        switch (kind) {
             case CX_NODE_PREFIX:
                 flags |= Parser::FLAG_WILDCARD;
-                folded += '*';
+                text += '*';
                 break;
             case CX_NODE_PARTIAL:
                 flags |= Parser::FLAG_PARTIAL;
                 break;
             case CX_NODE_PHRASE:
                 flags |= Parser::FLAG_PHRASE;
-                folded = '"' + folded + '"';
+                text = '"' + text + '"';
                 break;
             default:
                 break;
         }
-        query = score_fields_separately(parser(leaf.field).parse_query(folded, flags));
+        return flags;
+    }
+
+    /// The words of one word or phrase, as the indexer made them, weighed.
+    Query words(const cx_query_node &leaf) {
+        Query query = beginnings(leaf);
+        if (query.empty()) query = expansion(leaf);
+        if (!query.empty()) return query;
+        std::string folded = fold_accents(str(leaf.text));
+        if (leaf.kind == CX_NODE_PARTIAL && is_plain_word(fold_lower(folded))) {
+            // The words it begins, expanded by the matcher, or the word itself (Xapian's own
+            // partial word would weigh both).
+            const unsigned flags = flags_for(CX_NODE_PREFIX, folded);
+            return with_whole_word(leaf, score_fields_separately(parser(leaf.field).parse_query(folded, flags)));
+        }
+        const unsigned flags = flags_for(leaf.kind, folded);
+        return score_fields_separately(parser(leaf.field).parse_query(folded, flags));
+    }
+
+    /// The terms of one word or phrase: its words, and in one term space, for `title:` and
+    /// `description:`, the field's terms of each of them as a filter (they weigh nothing; a phrase
+    /// is checked on the words' positions, which keep the fields apart).
+    Query text(const cx_query_node &leaf, bool positive) {
+        Query query = words(leaf);
+        if (!query.empty() && field_filter_prefix(layout_, leaf.field) != nullptr) {
+            std::string folded = fold_accents(str(leaf.text));
+            const unsigned flags = flags_for(leaf.kind == CX_NODE_PHRASE ? CX_NODE_WORD : leaf.kind, folded);
+            const Query in_field = filter_parser(leaf.field).parse_query(folded, flags);
+            if (!in_field.empty()) query = Query(Query::OP_FILTER, query, in_field);
+        }
         if (positive) remember(leaf, query);
-        return leaf.kind == CX_NODE_PHRASE ? with_pairs(query) : query;
+        return query;
     }
 
     /// What a result's snippet highlights, and which words may be corrected.
     void remember(const cx_query_node &leaf, const Query &query) {
         for (auto it = query.get_unique_terms_begin(); it != query.get_unique_terms_end(); ++it) {
-            TextTerm term = text_term(*it);
-            // A keyword's words are not in descriptions.
-            if (term.field != TextTerm::title && term.field != TextTerm::description) continue;
-            (term.stemmed ? highlighter_.stems : highlighter_.words).push_back(std::move(term.word));
+            const std::string &term = *it;
+            const bool stemmed = !term.empty() && term[0] == 'Z';
+            std::string word = stemmed ? term.substr(1) : term;
+            // A description's words in formats 2 to 5; every other prefixed term (a field filter,
+            // a beginning, a keyword's words) is not one to highlight.
+            if (layout_ == Layout::per_field && word.compare(0, prefix::description.size(), prefix::description) == 0)
+                word.erase(0, prefix::description.size());
+            else if (!is_shared_word(word))
+                continue;
+            (stemmed ? highlighter_.stems : highlighter_.words).push_back(std::move(word));
         }
         const std::string word = fold_lower(str(leaf.text));
         if (leaf.kind == CX_NODE_PREFIX || leaf.kind == CX_NODE_PARTIAL) highlighter_.prefixes.push_back(word);
@@ -325,7 +363,10 @@ class Builder {
         throw Xapian::InvalidArgumentError("unknown query node kind");
     }
 
+    /// A group's children. Relaxed, an AND's plain words (and groups of them) are ORed, and the
+    /// rest stay ANDed with them.
     Query group(const cx_query_node &current, bool positive) {
+        const bool relaxed = relaxed_ && positive && current.kind == CX_NODE_AND;
         if (current.kind == CX_NODE_AND_NOT) {
             if (current.child_count == 0) throw Xapian::InvalidArgumentError("an exclusion without children");
             Query kept = node(positive);
@@ -340,10 +381,14 @@ class Builder {
         // A child whose text held no word (punctuation) neither matches nor blocks; with no child
         // left, the operator matches nothing.
         std::vector<Query> children;
+        std::vector<Query> any_of;
         for (uint32_t i = 0; i < current.child_count; ++i) {
+            const bool plain = relaxed && position_ < count_ && is_relaxable(nodes_, count_, position_);
             Query child = node(positive);
-            if (!is_empty(child)) children.push_back(child);
+            if (is_empty(child)) continue;
+            (plain ? any_of : children).push_back(child);
         }
+        if (!any_of.empty()) children.push_back(flat_or(any_of));
         if (children.empty()) return Query();
         if (children.size() == 1) return children.front();
         if (current.kind == CX_NODE_OR) return flat_or(children);
@@ -355,9 +400,19 @@ class Builder {
 }  // namespace
 
 BuiltQuery build_query(const Xapian::Database &database, const cx_query_node *nodes, size_t count, bool expand_here,
-                       std::shared_ptr<const CommonWords> common) {
+                       bool relaxed) {
     if (nodes == nullptr || count == 0) throw Xapian::InvalidArgumentError("the query tree is empty");
-    return Builder(database, nodes, count, expand_here, std::move(common)).build();
+    return Builder(database, nodes, count, expand_here, relaxed).build();
+}
+
+bool can_relax(const cx_query_node *nodes, size_t count) {
+    if (nodes == nullptr || count == 0) return false;
+    // The root, or what a root exclusion keeps.
+    const size_t root = nodes[0].kind == CX_NODE_AND_NOT && nodes[0].child_count > 0 ? 1 : 0;
+    if (root >= count || nodes[root].kind != CX_NODE_AND) return false;
+    const std::vector<size_t> children = children_of(nodes, count, root);
+    return std::count_if(children.begin(), children.end(),
+                         [&](size_t child) { return is_relaxable(nodes, count, child); }) >= 2;
 }
 
 }  // namespace cx

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 
 #include "internal.hpp"
 
@@ -90,217 +91,130 @@ double document_expiration(const Xapian::Document &document) {
     return value.empty() ? never_ms : Xapian::sortable_unserialise(value);
 }
 
-TextTerm text_term(const std::string &term) {
-    TextTerm parsed;
-    parsed.stemmed = !term.empty() && term[0] == 'Z';
-    parsed.word = parsed.stemmed ? term.substr(1) : term;
-    const auto take = [&](const std::string &prefix, TextTerm::Field field) {
-        if (parsed.word.compare(0, prefix.size(), prefix) != 0) return false;
-        parsed.word.erase(0, prefix.size());
-        parsed.field = field;
-        return true;
-    };
-    if (take(prefix::description, TextTerm::description) || take(prefix::keyword_text, TextTerm::keyword)) return parsed;
-    // Title words are unprefixed; every boolean prefix is upper case.
-    if (!parsed.word.empty() && !(parsed.word[0] >= 'A' && parsed.word[0] <= 'Z')) parsed.field = TextTerm::title;
-    return parsed;
+Layout layout_of(const std::string &recorded) {
+    if (recorded.empty() || recorded == format) return Layout::shared;
+    if (recorded == "2" || recorded == "3" || recorded == "4" || recorded == "5") return Layout::per_field;
+    return Layout::unknown;
 }
 
-TextField text_field(TextTerm::Field field) {
-    static const std::string none;
+Xapian::termcount field_wdf(Field field) {
     switch (field) {
-        case TextTerm::title:
-            return {prefix::title, prefix::title_beginning, 3};
-        case TextTerm::keyword:
-            return {prefix::keyword_text, prefix::keyword_beginning, 2};
-        case TextTerm::description:
-            return {prefix::description, prefix::description_beginning, 1};
-        default:
-            return {none, none, 0};
+        case Field::title:
+            return 3;
+        case Field::keyword:
+            return 2;
+        case Field::description:
+            return 1;
     }
+    return 1;
+}
+
+bool is_shared_word(const std::string &term) {
+    // Every prefix, and the stems' `Z`, is upper case; the term generator lower-cases words.
+    return !term.empty() && !(term[0] >= 'A' && term[0] <= 'Z');
 }
 
 void add_word_beginnings(Xapian::Document &document) {
-    // A document lists its terms in order, so the words of a field that share a beginning come one
-    // after another: each field and length keeps one beginning open, and closes it when the next
-    // word does not share it.
+    // A document lists its terms in order, so the words that share a beginning come one after
+    // another: each length keeps one beginning open, and closes it when the next word does not
+    // share it.
     struct Beginning {
         std::string term;
         Xapian::termcount wdf = 0;
     };
-    Beginning open[TextTerm::description + 1][longest_beginning - shortest_beginning + 1];
+    Beginning open[longest_beginning - shortest_beginning + 1];
     std::vector<Beginning> closed;
     for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it) {
-        const TextTerm term = text_term(*it);
-        if (term.field == TextTerm::none || term.stemmed) continue;
-        const std::string &prefix = text_field(term.field).beginnings;
-        const BeginningLengths lengths = beginning_lengths(term.word);
+        const std::string &word = *it;
+        if (!is_shared_word(word)) continue;
+        const BeginningLengths lengths = beginning_lengths(word);
         for (size_t i = 0; i < lengths.count; ++i) {
             const size_t bytes = lengths.bytes[i];
-            Beginning &beginning = open[term.field][i];
-            const bool same = !beginning.term.empty() && beginning.term.size() == prefix.size() + bytes &&
-                              beginning.term.compare(prefix.size(), bytes, term.word, 0, bytes) == 0;
+            Beginning &beginning = open[i];
+            const size_t prefix = prefix::beginning.size();
+            const bool same = !beginning.term.empty() && beginning.term.size() == prefix + bytes &&
+                              beginning.term.compare(prefix, bytes, word, 0, bytes) == 0;
             if (!same) {
                 if (!beginning.term.empty()) closed.push_back(std::move(beginning));
-                beginning = {prefix + term.word.substr(0, bytes), 0};
+                beginning = {prefix::beginning + word.substr(0, bytes), 0};
             }
             beginning.wdf += it.get_wdf();
         }
     }
-    for (auto &field : open) {
-        for (Beginning &beginning : field) {
-            if (!beginning.term.empty()) closed.push_back(std::move(beginning));
-        }
+    for (Beginning &beginning : open) {
+        if (!beginning.term.empty()) closed.push_back(std::move(beginning));
     }
     for (const Beginning &beginning : closed) document.add_term(beginning.term, beginning.wdf);
 }
 
-Xapian::termcount one_occurrence_wdf(const std::string &term) {
-    const TextTerm parsed = text_term(term);
-    if (parsed.field != TextTerm::none) return text_field(parsed.field).wdf;
-    for (TextTerm::Field field : {TextTerm::title, TextTerm::keyword, TextTerm::description}) {
-        const std::string &beginnings = text_field(field).beginnings;
-        if (term.compare(0, beginnings.size(), beginnings) == 0) return text_field(field).wdf;
-    }
-    return 0;
-}
-
-std::string repeated_term(const std::string &term, unsigned times) {
-    return bounded_term(times == 1 ? prefix::repeated : prefix::repeated_often, term);
-}
-
-void add_repeated_terms(Xapian::Document &document) {
-    std::vector<std::string> repeated;
-    for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it) {
-        const Xapian::termcount one = one_occurrence_wdf(*it);
-        if (one == 0) continue;
-        for (unsigned times = 1; times <= most_repeats && it.get_wdf() > times * one; ++times) {
-            repeated.push_back(repeated_term(*it, times));
-        }
-    }
-    for (const std::string &term : repeated) document.add_boolean_term(term);
-}
-
 namespace {
 
-/// Whether `term` is a free-text word as the term generator placed it (with positions): a title,
-/// keyword or description word, not a stem.
-bool is_placed_word(const std::string &term) {
-    const TextTerm parsed = text_term(term);
-    return parsed.field != TextTerm::none && !parsed.stemmed;
+/// Whether `term` starts with `prefix`.
+bool starts(const std::string &term, const std::string &prefix) { return term.compare(0, prefix.size(), prefix) == 0; }
+
+/// A free-text term of formats 2 to 5, taken apart: its field, whether it is a stem, and the word
+/// (or stem) alone. False for every other term.
+bool per_field_text(const std::string &term, Field &field, bool &stemmed, std::string &word) {
+    stemmed = starts(term, "Z");
+    word = stemmed ? term.substr(1) : term;
+    if (starts(word, prefix::description)) {
+        field = Field::description;
+        word.erase(0, prefix::description.size());
+    } else if (starts(word, prefix::keyword_text)) {
+        field = Field::keyword;
+        word.erase(0, prefix::keyword_text.size());
+    } else if (is_shared_word(word)) {
+        field = Field::title;  // unprefixed
+    } else {
+        return false;
+    }
+    return !word.empty();
 }
 
-/// The `most_common_words` terms of each field in `counted` (term, items) that are in at least
-/// `least` items.
-CommonWords most_frequent(std::vector<std::pair<Xapian::doccount, std::string>> counted, double least) {
-    std::sort(counted.begin(), counted.end(), [](const auto &a, const auto &b) {
-        return a.first != b.first ? a.first > b.first : a.second < b.second;
-    });
-    CommonWords common;
-    common.chosen = true;
-    std::unordered_map<int, size_t> kept;
-    for (auto &[items, term] : counted) {
-        if (items < least) break;
-        if (kept[text_term(term).field]++ < most_common_words) common.terms.insert(std::move(term));
+/// Whether `term` is one of the terms formats 3 to 5 added for their own searches: beginnings per
+/// field (`XBT`, `XBK`, `XBC`), repeated terms (`XW`, `XWW`), pairs of common words (`XJ`) and
+/// the mark of items without them (`XN`).
+bool is_per_field_extra(const std::string &term) {
+    for (const char *extra : {"XBT", "XBK", "XBC", "XW", "XJ", "XN"}) {
+        if (starts(term, extra)) return true;
     }
-    return common;
+    return false;
 }
 
 }  // namespace
 
-CommonWords CommonWords::recorded(const Xapian::Database &database) {
-    const std::string list = database.get_metadata(common_words_key);
-    CommonWords common;
-    if (list.empty()) return common;
-    common.chosen = true;
-    // The list ends with a newline, so that an index with no common words still records a choice.
-    for (size_t begin = 0, end; (end = list.find('\n', begin)) != std::string::npos; begin = end + 1) {
-        if (end > begin) common.terms.insert(list.substr(begin, end - begin));
-    }
-    return common;
-}
-
-CommonWords CommonWords::of_index(const Xapian::Database &database) {
-    std::vector<std::pair<Xapian::doccount, std::string>> counted;
-    const double least = database.get_doccount() * common_share;
-    // Title words are unprefixed and every boolean prefix is upper case: the title words are the
-    // terms before "A" and after "Z", and the other fields' words are under their prefixes.
-    const auto gather = [&](Xapian::TermIterator it, const std::string &below) {
-        for (; it != database.allterms_end() && (below.empty() || *it < below); ++it) {
-            if (it.get_termfreq() >= least && is_placed_word(*it)) counted.emplace_back(it.get_termfreq(), *it);
-        }
+Xapian::Document upgraded_document(const Xapian::Document &document) {
+    Xapian::Document fresh;
+    struct Shared {
+        Xapian::termcount wdf = 0;
+        std::vector<Xapian::termpos> positions;
     };
-    gather(database.allterms_begin(), "A");
-    Xapian::TermIterator after_upper = database.allterms_begin();
-    after_upper.skip_to("[");
-    gather(after_upper, "");
-    for (const std::string *field : {&prefix::keyword_text, &prefix::description}) {
-        for (auto it = database.allterms_begin(*field); it != database.allterms_end(*field); ++it) {
-            if (it.get_termfreq() >= least) counted.emplace_back(it.get_termfreq(), *it);
-        }
-    }
-    return most_frequent(std::move(counted), least);
-}
-
-CommonWords CommonWords::of_documents(const std::vector<Xapian::Document> &documents) {
-    std::unordered_map<std::string, Xapian::doccount> items;
-    for (const Xapian::Document &document : documents) {
-        for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it) {
-            if (it.positionlist_count() > 0 && is_placed_word(*it)) ++items[*it];
-        }
-    }
-    std::vector<std::pair<Xapian::doccount, std::string>> counted;
-    for (auto &[term, count] : items) counted.emplace_back(count, term);
-    return most_frequent(std::move(counted), documents.size() * common_share);
-}
-
-void CommonWords::record(Xapian::WritableDatabase &writer) const {
-    if (!chosen) {
-        writer.set_metadata(common_words_key, std::string());
-        return;
-    }
-    std::vector<std::string> sorted(terms.begin(), terms.end());
-    std::sort(sorted.begin(), sorted.end());
-    std::string list;
-    for (const std::string &term : sorted) list += term + '\n';
-    writer.set_metadata(common_words_key, list.empty() ? std::string("\n") : list);
-}
-
-std::shared_ptr<const CommonWords> phrase_common_words(cx_database &database) {
-    const Xapian::Database &reader = database.reader;
-    const auto read = [&reader] {
-        const bool paired = reader.get_metadata(format_key) == format;
-        return std::make_shared<const CommonWords>(paired ? CommonWords::recorded(reader) : CommonWords());
-    };
-    if (database.sharded) return std::make_shared<const CommonWords>();
-    return per_revision(database, database.common_words, read);
-}
-
-std::string pair_term(const std::string &first, const std::string &second) {
-    return bounded_term(prefix::pair, first + '\x1f' + second);
-}
-
-void add_pairs(Xapian::Document &document, const CommonWords &common) {
-    if (!common.chosen) {
-        document.add_boolean_term(prefix::no_pairs);
-        return;
-    }
-    // The positions of the common words; fields are 100 positions apart, so that two words next to
-    // each other are in the same field, as a phrase needs them.
-    std::vector<std::pair<Xapian::termpos, std::string>> placed;
+    std::map<std::string, Shared> shared;
     for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it) {
-        if (common.terms.count(*it) == 0) continue;
-        for (auto position = it.positionlist_begin(); position != it.positionlist_end(); ++position)
-            placed.emplace_back(*position, *it);
-    }
-    std::sort(placed.begin(), placed.end());
-    std::vector<std::string> pairs;
-    for (size_t i = 0; i < placed.size(); ++i) {
-        for (size_t j = i + 1; j < placed.size() && placed[j].first <= placed[i].first + 1; ++j) {
-            if (placed[j].first == placed[i].first + 1) pairs.push_back(pair_term(placed[i].second, placed[j].second));
+        const std::string &term = *it;
+        Field field;
+        bool stemmed;
+        std::string word;
+        if (!per_field_text(term, field, stemmed, word)) {
+            if (!is_per_field_extra(term)) fresh.add_term(term, it.get_wdf());
+            continue;
         }
+        Shared &merged = shared[stemmed ? "Z" + word : word];
+        merged.wdf += it.get_wdf();
+        for (auto position = it.positionlist_begin(); position != it.positionlist_end(); ++position)
+            merged.positions.push_back(*position);
+        if (field == Field::title) fresh.add_term((stemmed ? "Z" : "") + prefix::title + word, 0);
+        if (field == Field::description) fresh.add_term((stemmed ? "Z" : "") + prefix::description + word, 0);
     }
-    for (const std::string &term : pairs) document.add_boolean_term(term);
+    for (const auto &[term, merged] : shared) {
+        for (Xapian::termpos position : merged.positions) fresh.add_posting(term, position, 0);
+        fresh.add_term(term, merged.wdf);
+    }
+    for (auto value = document.values_begin(); value != document.values_end(); ++value)
+        fresh.add_value(value.get_valueno(), *value);
+    fresh.set_data(document.get_data());
+    add_word_beginnings(fresh);
+    return fresh;
 }
 
 bool is_plain_word(const std::string &word) {

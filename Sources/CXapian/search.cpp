@@ -16,9 +16,8 @@ struct cx_results {
     std::vector<cx::Snippet> snippets;
     std::vector<std::pair<uint32_t, std::string>> corrections;
     uint32_t parts = 1;
-    /// The tier that gave the page: its items have the query's words more than this many times
-    /// in a field; 0 for a whole search.
-    uint32_t tier = 0;
+    /// The plain words matched when any of them did (`cx_search_request::relax`).
+    bool relaxed = false;
 };
 
 namespace {
@@ -26,19 +25,22 @@ namespace {
 using Query = Xapian::Query;
 
 /// The most recorded views can add to a score in this query: a tenth of what one description
-/// occurrence of its least weighty word adds (see README, Ranking). A title occurrence of a word
-/// adds at least half that much more than a description occurrence, so a description-only match
-/// cannot pass a title match of the same words on views alone. With no plain word (the empty
-/// query, prefixes only), one occurrence of a word in half the items stands in.
+/// occurrence of its least weighty word adds to an item of average length (see README, Ranking).
+/// A title occurrence of a word adds about half again as much as a description occurrence, so a
+/// description-only match cannot pass a title match of the same words on views alone. With no
+/// plain word (the empty query, prefixes only), one occurrence of a word in half the items stands
+/// in.
 double view_weight(const Xapian::Database &reader, const Query &query) {
-    double least = std::log(1.5);
+    double least = cx::term_weight(2, 1, 1);
     bool found = false;
     for (auto it = query.get_unique_terms_begin(); it != query.get_unique_terms_end(); ++it) {
-        const double wdf = cx::text_field(cx::text_term(*it).field).wdf;
-        if (wdf == 0) continue;  // a filter's boolean term, or a word's beginning
-        const Xapian::doccount frequency = reader.get_termfreq(*it);
+        const std::string &term = *it;
+        // A word or its stem, in any format; not a filter's boolean term or a word's beginning.
+        const bool stem = !term.empty() && term[0] == 'Z';
+        if (!cx::is_shared_word(stem ? term.substr(1) : term)) continue;
+        const Xapian::doccount frequency = reader.get_termfreq(term);
         if (frequency == 0) continue;
-        const double weight = cx::term_weight(reader.get_doccount(), frequency, wdf);
+        const double weight = cx::term_weight(reader.get_doccount(), frequency, 1);
         least = found ? std::min(least, weight) : weight;
         found = true;
     }
@@ -111,15 +113,6 @@ Xapian::MSet best_matches(const Xapian::Database &reader, const Query &query, Xa
     return enquire.get_mset(first, count, check_at_least);
 }
 
-/// The common words whose pairs the phrases of `request` read: none when it has no phrase or asks
-/// for whole phrases.
-std::shared_ptr<const cx::CommonWords> phrase_words(cx_database &database, const cx_search_request &request) {
-    const auto is_phrase = [](const cx_query_node &node) { return node.kind == CX_NODE_PHRASE; };
-    const bool phrase =
-        request.nodes != nullptr && std::any_of(request.nodes, request.nodes + request.node_count, is_phrase);
-    return phrase && !request.whole_phrases ? cx::phrase_common_words(database) : nullptr;
-}
-
 /// One part of a split search: its handle, its query limited to its range of document ids, and
 /// what it found.
 struct Part {
@@ -175,9 +168,9 @@ Xapian::doccount part_total(const Xapian::MSet &matches, unsigned count) {
 /// Runs `request` as `count` parts, each over its own range of document ids on its own thread and
 /// handle, and merges their best matches into the page one search would give: every part scores
 /// with the whole index's statistics, and equal scores keep the document id order. The total is
-/// the sum of the parts', exact as far as each part's is. Each part's phrases read the pairs of `words`.
+/// the sum of the parts', exact as far as each part's is.
 void run_split_search(cx_database &database, const cx_search_request &request, const cx::BuiltQuery &built,
-                      const std::shared_ptr<const cx::CommonWords> &words, unsigned count, cx_results &results) {
+                      unsigned count, cx_results &results) {
     const Xapian::Database &reader = database.reader;
     const Xapian::doccount page = request.offset + request.limit;
     const Xapian::doccount check_at_least = matches_to_check(reader, request);
@@ -189,7 +182,7 @@ void run_split_search(cx_database &database, const cx_search_request &request, c
         const Xapian::docid first_id = static_cast<Xapian::docid>(uint64_t(last) * i / count) + 1;
         const Xapian::docid last_id = static_cast<Xapian::docid>(uint64_t(last) * (i + 1) / count);
         const cx::BuiltQuery own =
-            i == 0 ? built : cx::build_query(reader, request.nodes, request.node_count, false, words);
+            i == 0 ? built : cx::build_query(reader, request.nodes, request.node_count);
         part.query = Query(Query::OP_FILTER, full_query(database, request, own),
                            cx::document_range(reader, first_id, last_id));
     }
@@ -237,95 +230,51 @@ void run_split_search(cx_database &database, const cx_search_request &request, c
     }
 }
 
-/// The postings a whole search would read from which a search reads its repeated terms first.
-constexpr uint64_t default_tier_postings = 100000;
-
-/// How many items match `query`: exact up to `check_at_least` (checked for at most
-/// `checking_seconds`), estimated beyond. Matched without weights, in document id order, so that
-/// the matcher stops at `check_at_least` matches.
-Xapian::doccount count_matches(const Xapian::Database &reader, const Query &query, Xapian::doccount check_at_least) {
-    Xapian::Enquire enquire(reader);
-    enquire.set_query(query);
-    limit_checking(enquire, check_at_least);
-    enquire.set_weighting_scheme(Xapian::BoolWeight());
-    const Xapian::MSet counted = enquire.get_mset(0, 1, check_at_least);
-    return std::max(counted.get_matches_estimated(), counted.get_matches_lower_bound());
-}
-
-/// Searches only the items that may score more than `times` occurrences of each of the query's
-/// words give (`cx::plan_tiers`), and keeps what it found when that is the page a whole search
-/// gives: the page is full and its last result scores more than any other item can. False, with
-/// nothing added, when it is not.
-bool run_tier(cx_database &database, const cx_search_request &request, const cx::BuiltQuery &built,
-              const Query &whole, const cx::TierPlan &plan, unsigned times, cx_results &results) {
+/// Runs the search of `built`, in parts when it pays and `request` allows.
+void run_built(cx_database &database, const cx_search_request &request, const cx::BuiltQuery &built,
+               cx_results &results) {
     const Xapian::Database &reader = database.reader;
-    const Xapian::doccount page = request.offset + request.limit;
-    const Xapian::doccount check_at_least = matches_to_check(reader, request);
-    const Xapian::MSet found =
-        best_matches(reader, Query(Query::OP_FILTER, whole, plan.filter), 0, page, check_at_least, false);
-    if (found.size() < page) return false;
-    // Scores are sums of floating-point terms: the margin keeps a rounding from deciding.
-    const double bound = (plan.bound + most_for_views(reader, built)) * (1 + 1e-9) + 1e-12;
-    if (!(found[page - 1].get_weight() > bound)) return false;
-
-    // The total, as a whole search gives it: exact up to the matches it checks, and past them
-    // Xapian's estimate for the whole query, no less than the matches found.
-    const Xapian::doccount lower = found.get_matches_lower_bound();
-    if (lower >= check_at_least) {
-        const Xapian::MSet estimate = best_matches(reader, whole, 0, 0, 0, false);
-        results.total = std::clamp(estimate.get_matches_estimated(), lower,
-                                   std::max(lower, estimate.get_matches_upper_bound()));
-    } else {
-        results.total = count_matches(reader, whole, check_at_least);
+    const cx::CoreLease lease(database, request, built.query);
+    if (lease.parts() > 1 && cx::ready_helpers(database, lease.parts() - 1)) {
+        results.parts = lease.parts();
+        run_split_search(database, request, built, lease.parts(), results);
+        return;
     }
-    results.tier = times;
-    const Xapian::MSet scale = percent_scale(database, request, built, found.begin().get_document());
-    const Xapian::MSet &best = scale.empty() ? found : scale;
-    for (Xapian::doccount rank = request.offset; rank < page; ++rank) {
-        add_result(results, found[rank].get_document(), best.convert_to_percent(found[rank].get_weight()), built);
-    }
-    return true;
-}
-
-/// Tries the tiers of a read-only index of format 4 or later, the fewest items first: those with the
-/// query's words more than twice in a field, then more than once. False when the search must run
-/// whole.
-bool run_tiered_search(cx_database &database, const cx_search_request &request, const cx::BuiltQuery &built,
-                       cx_results &results) {
-    const Xapian::Database &reader = database.reader;
-    if (database.writable || database.sharded || request.limit == 0 || built.matches_everything) return false;
-    if (request.tier_postings == UINT64_MAX || !cx::has_repeats(reader.get_metadata(cx::format_key))) return false;
-    const uint64_t least = request.tier_postings == 0 ? default_tier_postings : request.tier_postings;
-    const std::optional<cx::TierTerms> terms = cx::tier_terms(reader, built.query, least);
-    if (!terms) return false;
-    std::optional<Query> whole;  // built when a plan is tried
-    for (unsigned times = cx::most_repeats; times >= 1; --times) {
-        const cx::TierPlan plan = cx::plan_tiers(reader, *terms, times);
-        if (plan.empty()) continue;
-        if (!whole) whole = full_query(database, request, built);
-        if (run_tier(database, request, built, *whole, plan, times, results)) return true;
-    }
-    return false;
+    Xapian::MSet mset = best_matches(reader, full_query(database, request, built), request.offset, request.limit,
+                                     matches_to_check(reader, request), database.sharded);
+    results.total = mset.get_matches_estimated();
+    for (auto it = mset.begin(); it != mset.end(); ++it) add_result(results, it.get_document(), it.get_percent(), built);
 }
 
 void run_search(cx_database &database, const cx_search_request &request, cx_results &results) {
     const Xapian::Database &reader = database.reader;
-    const std::shared_ptr<const cx::CommonWords> words = phrase_words(database, request);
-    cx::BuiltQuery built = cx::build_query(reader, request.nodes, request.node_count, database.sharded, words);
-    if (run_tiered_search(database, request, built, results)) return;
-    const cx::CoreLease lease(database, request, built.query);
-    if (lease.parts() > 1 && cx::ready_helpers(database, lease.parts() - 1)) {
-        results.parts = lease.parts();
-        run_split_search(database, request, built, words, lease.parts(), results);
-    } else {
-        Xapian::MSet mset = best_matches(reader, full_query(database, request, built), request.offset, request.limit,
-                                         matches_to_check(reader, request), database.sharded);
-        results.total = mset.get_matches_estimated();
-        for (auto it = mset.begin(); it != mset.end(); ++it) {
-            add_result(results, it.get_document(), it.get_percent(), built);
+    cx::BuiltQuery built = cx::build_query(reader, request.nodes, request.node_count, database.sharded);
+    run_built(database, request, built, results);
+    const uint64_t page = uint64_t(request.offset) + request.limit;
+    if (results.total < page && request.relax && request.limit > 0 && cx::can_relax(request.nodes, request.node_count)) {
+        // Too few items have every plain word to fill the page: after them, the items with the
+        // most of them. A count (limit 0) counts the exact query.
+        cx::BuiltQuery relaxed = cx::build_query(reader, request.nodes, request.node_count, database.sharded, true);
+        const uint64_t full = results.total;
+        if (full > 0) relaxed.query = Query(Query::OP_AND_NOT, relaxed.query, built.query);
+        // Unsplit: a part rebuilds its query from the tree, which does not say what to leave out.
+        cx_search_request rest = request;
+        rest.offset = static_cast<uint32_t>(request.offset > full ? request.offset - full : 0);
+        rest.limit = static_cast<uint32_t>(request.limit - results.data.size());
+        rest.most_parts = 1;
+        cx_results found;
+        run_built(database, rest, relaxed, found);
+        if (found.total > 0) {
+            results.relaxed = true;
+            results.total += found.total;
+            for (size_t i = 0; i < found.data.size(); ++i) {
+                results.data.push_back(std::move(found.data[i]));
+                results.percents.push_back(found.percents[i]);
+                results.snippets.push_back(std::move(found.snippets[i]));
+            }
         }
     }
-    if (results.total == 0) {
+    if (results.total == 0 || results.relaxed) {
         // A word that matches an item the caller may see is never replaced.
         for (const cx::BuiltQuery::Spellable &spellable : built.spellable) {
             if (cx::matches_visible_item(database, request, spellable.query)) continue;
@@ -338,6 +287,21 @@ void run_search(cx_database &database, const cx_search_request &request, cx_resu
 cx_text text_of(const std::string &text) { return {text.data(), text.size()}; }
 
 }  // namespace
+
+namespace cx {
+
+Xapian::BM25Weight weighting() { return Xapian::BM25Weight(1.2, 0, 1, 0.5, 0.5); }
+
+double term_weight(double items, double frequency, double wdf) {
+    // BM25's term weight (Xapian 1.4's, without relevance data) times the within-item factor
+    // (k1 + 1) wdf / (k1 + wdf) at the average length.
+    constexpr double k1 = 1.2;
+    double ratio = (items - frequency + 0.5) / (frequency + 0.5);
+    if (ratio <= 2.0) ratio = ratio * 0.5 + 1.0;
+    return std::log(ratio) * (k1 + 1) * wdf / (k1 + wdf);
+}
+
+}  // namespace cx
 
 extern "C" {
 
@@ -358,7 +322,7 @@ cx_status cx_search(cx_database *database, const cx_search_request *request, cx_
 size_t cx_results_count(const cx_results *results) { return results->data.size(); }
 uint64_t cx_results_total(const cx_results *results) { return results->total; }
 uint32_t cx_results_parts(const cx_results *results) { return results->parts; }
-uint32_t cx_results_tier(const cx_results *results) { return results->tier; }
+bool cx_results_relaxed(const cx_results *results) { return results->relaxed; }
 
 cx_text cx_results_data(const cx_results *results, size_t index) {
     return index < results->data.size() ? text_of(results->data[index]) : cx_text{nullptr, 0};

@@ -122,7 +122,7 @@ bool matches_visible_item(cx_database &database, const cx_search_request &reques
 std::string visible_suggestion(cx_database &database, const cx_search_request &request, const std::string &word) {
     const std::string nearest = database.reader.get_spelling_suggestion(word, most_edits);
     if (nearest.empty() || nearest == word) return std::string();
-    // A title word is its own unprefixed term, and the spelling table holds title words.
+    // The spelling table holds title words, and a title word is an unprefixed term in every format.
     const auto visible = [&](const std::string &candidate) {
         return matches_visible_item(database, request, Xapian::Query(candidate));
     };

@@ -13,32 +13,32 @@ namespace cx {
 /// Builds the document for one item: free text for ranking and field search, boolean terms
 /// for filters and identity, and the values searches need.
 ///
-/// Each field is indexed once, under its own prefix (the title unprefixed); a plain query word
-/// searches all three, each weighed as `text_field` says; the position gaps keep phrases from
-/// matching across fields. The words' beginnings serve as-you-type, and the pairs of common words
-/// phrases.
-Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &item, const std::string &unique,
-                               const CommonWords &common) {
+/// The words of every field go into one term space (format 6), each occurrence adding its field's
+/// weight to the word's within-item frequency, so that a title word counts three times a
+/// description word before BM25 saturates it. The position gaps keep phrases from matching across
+/// fields. The title's and description's words are also boolean field terms, without positions,
+/// for `title:` and `description:`; a keyword's whole text is its `keyword:` term. The words'
+/// beginnings serve as-you-type.
+Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &item, const std::string &unique) {
     Xapian::Document document;
     generator.set_document(document);
-    const auto index = [&](const std::string &text, cx::TextTerm::Field field) {
-        const cx::TextField layout = cx::text_field(field);
-        generator.index_text(cx::fold_accents(text), layout.wdf, layout.words);
+    const auto index = [&](const std::string &text, cx::Field field, const std::string *filter) {
+        const std::string folded = cx::fold_accents(text);
+        generator.index_text(folded, cx::field_wdf(field));
+        if (filter != nullptr) generator.index_text_without_positions(folded, 0, *filter);
     };
 
-    index(str(item.title), cx::TextTerm::title);
+    index(str(item.title), cx::Field::title, &cx::prefix::title);
     for (size_t i = 0; i < item.keyword_count; ++i) {
         const std::string keyword = str(item.keywords[i]);
         generator.increase_termpos(100);
-        index(keyword, cx::TextTerm::keyword);
+        index(keyword, cx::Field::keyword, nullptr);
         document.add_boolean_term(cx::keyword_term(keyword));
     }
     const std::string description_text = str(item.description);
     generator.increase_termpos(100);
-    index(description_text, cx::TextTerm::description);
+    index(description_text, cx::Field::description, &cx::prefix::description);
     cx::add_word_beginnings(document);
-    cx::add_repeated_terms(document);
-    cx::add_pairs(document, common);
 
     const std::string domain = str(item.domain);
     const std::string identifier = str(item.identifier);
@@ -84,9 +84,12 @@ Xapian::TermGenerator make_generator() {
 }
 
 void SpellingCounts::count(const Xapian::Document &document) {
-    for (auto term = document.termlist_begin(); term != document.termlist_end(); ++term) {
+    const std::string &title = cx::prefix::title;
+    auto term = document.termlist_begin();
+    for (term.skip_to(title); term != document.termlist_end(); ++term) {
         const std::string &name = *term;
-        if (!name.empty() && !(name[0] >= 'A' && name[0] <= 'Z')) ++words[name];
+        if (name.compare(0, title.size(), title) != 0) break;
+        ++words[name.substr(title.size())];
     }
 }
 
@@ -109,15 +112,14 @@ struct Built {
 };
 
 /// Builds the documents of `items[indices[begin..<end]]`.
-Built build(Xapian::TermGenerator &generator, const cx::CommonWords &common, const cx_item *items,
-            const std::vector<size_t> &indices, size_t begin, size_t end) {
+Built build(Xapian::TermGenerator &generator, const cx_item *items, const std::vector<size_t> &indices, size_t begin, size_t end) {
     Built built;
     built.documents.reserve(end - begin);
     built.uniques.reserve(end - begin);
     for (size_t k = begin; k < end; ++k) {
         const cx_item &item = items[indices[k]];
         built.uniques.push_back(cx::unique_term(str(item.domain), str(item.identifier)));
-        built.documents.push_back(make_document(generator, item, built.uniques.back(), common));
+        built.documents.push_back(make_document(generator, item, built.uniques.back()));
     }
     return built;
 }
@@ -218,15 +220,13 @@ cx_status cx_database_replace_items(cx_database *database, const cx_item *items,
         // threads, only handed over through the future. A small batch builds in one piece on the
         // calling thread (a deferred future), sparing a thread for a single upsert.
         Xapian::TermGenerator generator = make_generator();
-        // A topology's shards would each choose their own: its items get none.
-        const cx::CommonWords common = database->sharded ? cx::CommonWords{} : cx::CommonWords::recorded(writer);
         const size_t total = changed.size();
         const bool pipelined = total >= 2 * pipeline_chunk;
         const size_t chunk = pipelined ? pipeline_chunk : std::max<size_t>(total, 1);
         auto build_chunk = [&](size_t begin) {
             return std::async(pipelined ? std::launch::async : std::launch::deferred,
-                              [&generator, &common, &changed, items, begin, chunk, total] {
-                                  return build(generator, common, items, changed, begin,
+                              [&generator, &changed, items, begin, chunk, total] {
+                                  return build(generator, items, changed, begin,
                                                std::min(begin + chunk, total));
                               });
         };

@@ -56,8 +56,9 @@ public struct SearchQuery: Sendable, Hashable {
         _ = try parsed()
     }
 
-    /// The query's one typed form, after the checks of ``validate()``.
-    func parsed() throws(SearchlightError) -> QueryExpression {
+    /// The query's one typed form, after the checks of ``validate()``, and whether it may be
+    /// relaxed: it joins its words with no explicit operator.
+    func parsed() throws(SearchlightError) -> (expression: QueryExpression, relaxable: Bool) {
         guard limit >= 0, limit <= Self.maximumLimit else {
             throw .invalidArgument("The limit must be between 0 and \(Self.maximumLimit), not \(limit)")
         }
@@ -74,7 +75,7 @@ public struct SearchQuery: Sendable, Hashable {
                 "The query \(shortened) is \(length) bytes long; a query may have at most "
                     + "\(Self.maximumLength): search for fewer words")
         }
-        let expression = try QueryParser.parse(text)
+        let (expression, hasOperators) = try QueryParser.parse(text)
         let terms = expression.termCount
         guard terms <= Self.maximumTerms else {
             throw SearchlightError(
@@ -82,6 +83,6 @@ public struct SearchQuery: Sendable, Hashable {
                 "The query \(shortened) has \(terms) words, phrases and filters; a query may "
                     + "have at most \(Self.maximumTerms): search for fewer words")
         }
-        return expression
+        return (expression, !hasOperators)
     }
 }

@@ -62,18 +62,25 @@ public struct SearchResults: Sendable, Hashable, Encodable {
     /// A corrected query, when nothing matched and the index knows a likelier spelling.
     public var suggestion: String?
     public var results: [SearchResult]
+    /// No visible item has every plain word of the query: these are the items with the most of
+    /// them, best first (SPEC §2.1). `total` counts them.
+    public var relaxed: Bool
 
-    public init(query: String, total: Int, offset: Int, limit: Int, suggestion: String?, results: [SearchResult]) {
+    public init(
+        query: String, total: Int, offset: Int, limit: Int, suggestion: String?, results: [SearchResult],
+        relaxed: Bool = false
+    ) {
         self.query = query
         self.total = total
         self.offset = offset
         self.limit = limit
         self.suggestion = suggestion
         self.results = results
+        self.relaxed = relaxed
     }
 
     enum CodingKeys: String, CodingKey {
-        case query, total, offset, limit, suggestion, results
+        case query, total, offset, limit, suggestion, results, relaxed
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -84,5 +91,6 @@ public struct SearchResults: Sendable, Hashable, Encodable {
         try container.encode(limit, forKey: .limit)
         try container.encode(suggestion, forKey: .suggestion)
         try container.encode(results, forKey: .results)
+        try container.encode(relaxed, forKey: .relaxed)
     }
 }

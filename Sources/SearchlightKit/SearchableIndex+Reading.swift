@@ -10,17 +10,16 @@ extension SearchableIndex {
         try search(query, now: now, split: .automatic).results
     }
 
-    /// Searches, splitting the search by document id as `split` says, reading repeated terms first
-    /// as `tiers` says and, with `pairs`, a phrase of common words through their pair terms, and
-    /// tells how many parts it ran in and which tier gave its page (0 for none).
-    func search(
-        _ query: SearchQuery, now: Int64, split: SearchSplit, tiers: SearchTiers = .automatic, pairs: Bool = true
-    ) throws(SearchlightError) -> (results: SearchResults, parts: Int, tier: Int) {
-        let expression = try query.parsed()
+    /// Searches, splitting the search by document id as `split` says, and tells how many parts it
+    /// ran in.
+    func search(_ query: SearchQuery, now: Int64, split: SearchSplit) throws(SearchlightError) -> (
+        results: SearchResults, parts: Int
+    ) {
+        let (expression, relaxable) = try query.parsed()
         let raw = try read { database throws(SearchlightError) in
             try database.search(
                 expression, domain: query.domainIdentifier, scope: query.scope, now: now, offset: query.offset,
-                limit: query.limit, split: split, tiers: tiers, pairs: pairs)
+                limit: query.limit, relax: relaxable, split: split)
         }
         var results: [SearchResult] = []
         for hit in raw.hits {
@@ -28,8 +27,9 @@ extension SearchableIndex {
         }
         let found = SearchResults(
             query: query.text, total: raw.total, offset: query.offset, limit: query.limit,
-            suggestion: Self.suggestion(for: query.text, corrections: raw.corrections), results: results)
-        return (found, raw.parts, raw.tier)
+            suggestion: Self.suggestion(for: query.text, corrections: raw.corrections), results: results,
+            relaxed: raw.relaxed)
+        return (found, raw.parts)
     }
 
     /// The query with its misspelled words replaced, or `nil` when there is nothing to correct.

@@ -127,6 +127,7 @@ enum SearchPage {
             return;
           }
           status.textContent = page.total + (page.total === 1 ? " result" : " results");
+          if (page.relaxed) status.append(" — no item has every word; these have the most of them");
           for (const result of page.results) {
             const item = text("li", "result");
             item.tabIndex = 0;

@@ -83,7 +83,12 @@ struct SearchCommand: ParsableCommand {
         let last = page.offset + page.results.count
         let matching = page.total == 1 ? "1 result" : "\(page.total) results"
         let subject = page.query.isEmpty ? "" : " for \(page.query.quotedForDisplay)"
-        print("\(matching)\(subject), showing \(first)–\(last)\n")
+        print("\(matching)\(subject), showing \(first)–\(last)")
+        if page.relaxed {
+            print("No item has every word; these have the most of them.")
+            if let suggestion = page.suggestion { print("Did you mean: \(Output.bold(suggestion))?") }
+        }
+        print()
         let width = String(last).count
         for (position, result) in page.results.enumerated() {
             let number = String(first + position).leftPadded(to: width)

@@ -195,15 +195,11 @@ typedef struct cx_search_request {
     /// a search takes, never what it finds.
     uint32_t most_parts;
     uint64_t postings_per_part;
-    /// A read-only handle on an index of format 4 or later first reads only the items whose score
-    /// can pass what two, then one, occurrences of each of the query's words give (its repeated
-    /// terms), when a whole search would read at least `tier_postings` postings (0 for 100,000;
-    /// UINT64_MAX never), and searches whole only when those cannot fill the page. The page is
-    /// always the one a whole search gives.
-    uint64_t tier_postings;
-    /// A phrase of common words reads their pair terms (index format 5) before it checks the
-    /// positions of its words, unless `whole_phrases`. Either way it finds the same.
-    bool whole_phrases;
+    /// When no item the caller may see matches every plain word the query's root joins without
+    /// an explicit operator, those words match when any of them does (the items with more of them
+    /// first), and the results say so (`cx_results_relaxed`). Phrases, filters, exclusions and
+    /// explicit operators stay exact.
+    bool relax;
 } cx_search_request;
 
 /// A run of bytes inside a text: `offset` and `length` in bytes.
@@ -266,6 +262,19 @@ cx_status cx_database_reopen(cx_database *_Nullable database, char *_Nullable *_
 /// partial copy for the caller to remove), or `CX_ERR_OPENING`.
 cx_status cx_database_compact(cx_database *_Nullable database, const char *_Nullable destination,
                               char *_Nullable *_Nullable out_error);
+
+/// The index format the database records (`"6"` for an empty one), in a `malloc`-ed string for
+/// the caller to free. Formats 2 to 5 are searched as they are and upgraded before a write.
+cx_status cx_database_format(cx_database *_Nullable database, char *_Nullable *_Nonnull out_format,
+                             char *_Nullable *_Nullable out_error);
+
+/// Writes the database's last commit, of format 2 to 5, into the folder `destination` (which must
+/// not exist yet) in the current format: each document's terms laid out as this version writes
+/// them (the same words, frequencies and positions), with its values, data and document id, and
+/// the spelling data and metadata. A writable handle only, outside a transaction; the handle and
+/// its lock are left as they are. `*out_items` is the number of items copied.
+cx_status cx_database_upgrade(cx_database *_Nullable database, const char *_Nullable destination,
+                              uint64_t *out_items, char *_Nullable *_Nullable out_error);
 
 /// True when the handle was opened with `CX_OPEN_WRITE`.
 bool cx_database_is_writable(const cx_database *_Nullable database);
@@ -456,9 +465,8 @@ size_t cx_results_count(const cx_results *results);
 /// The number of parts the search was split into, each matched on a thread of its own (1 when
 /// it was not split).
 uint32_t cx_results_parts(const cx_results *results);
-/// The tier whose items alone gave the page (`tier_postings`): they have the query's words more
-/// than this many times in a field (1 or 2); 0 for a whole search.
-uint32_t cx_results_tier(const cx_results *results);
+/// Whether the plain words matched when any of them did, since no item has every one (`relax`).
+bool cx_results_relaxed(const cx_results *results);
 /// The number of matching items: exact up to 1,000 past the page, estimated beyond; exact when
 /// the request's limit is 0.
 uint64_t cx_results_total(const cx_results *results);

@@ -15,18 +15,20 @@ struct QueryParser {
         characters = Array(text)
     }
 
-    /// Parses the whole query.
-    static func parse(_ text: String) throws(SearchlightError) -> QueryExpression {
+    /// Parses the whole query, and tells whether it joins anything with an explicit operator
+    /// (`AND`, `OR`, `XOR`, `NOT`): only a query without one may be relaxed (SPEC §2.1).
+    static func parse(_ text: String) throws(SearchlightError) -> (expression: QueryExpression, hasOperators: Bool) {
         var parser = QueryParser(text)
         try parser.tokenize()
-        guard !parser.tokens.isEmpty else { return .everything }
+        guard !parser.tokens.isEmpty else { return (.everything, false) }
         try parser.checkOperators()
         let expression = parser.parseOr(field: .any)
         guard parser.position == parser.tokens.count else {
             throw parser.fail("cannot be parsed", column: 1)
         }
+        let hasOperators = parser.tokens.contains { if case .op = $0 { true } else { false } }
         // Nothing to search for (punctuation alone) matches nothing.
-        return expression ?? .or([])
+        return (expression ?? .or([]), hasOperators)
     }
 
     // MARK: Tokens

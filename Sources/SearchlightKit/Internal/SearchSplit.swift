@@ -11,16 +11,3 @@ struct SearchSplit: Sendable, Hashable {
     /// The default: split when a query reads enough to gain by it and 3 or more cores are free.
     static let automatic = SearchSplit(mostParts: 0, postingsPerPart: 0)
 }
-
-/// When a search on a read-only index of format 4 or later reads its words' repeated terms first (the
-/// shim's `tiers.cpp`): only the items that may score more than two, then one, occurrences of each
-/// word give, searching whole only when those cannot fill the page. Tiers change how long a search takes,
-/// never its page.
-struct SearchTiers: Sendable, Hashable {
-    /// The postings a whole search would read from which tiers are tried; 0 for the default,
-    /// 100,000, and `nil` never.
-    var fromPostings: Int?
-
-    static let automatic = SearchTiers(fromPostings: 0)
-    static let never = SearchTiers(fromPostings: nil)
-}

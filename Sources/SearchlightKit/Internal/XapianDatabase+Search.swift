@@ -13,14 +13,13 @@ extension XapianDatabase {
         var corrections: [(location: Range<Int>, word: String)]
         /// The parts the search was split into (``SearchSplit``); 1 when it was not.
         var parts = 1
-        /// The tier whose items alone gave the page (``SearchTiers``): they have the query's words
-        /// more than this many times in a field; 0 for a whole search.
-        var tier = 0
+        /// No item had every plain word: the items with the most of them (``SearchResults/relaxed``).
+        var relaxed = false
     }
 
     func search(
         _ expression: QueryExpression, domain: String?, scope: SearchQuery.Scope, now: Int64, offset: Int, limit: Int,
-        split: SearchSplit = .automatic, tiers: SearchTiers = .automatic, pairs: Bool = true
+        relax: Bool = false, split: SearchSplit = .automatic
     ) throws(SearchlightError) -> RawResults {
         let handle = try open()
         var arena = TextArena()
@@ -35,15 +34,14 @@ extension XapianDatabase {
                     nodes: buffer.baseAddress, node_count: buffer.count, domain: texts.text(domainRange),
                     all_domains: domain == nil, scope: scope.cScope, now_ms: now, offset: UInt32(clamping: offset),
                     limit: UInt32(clamping: limit), most_parts: UInt32(clamping: split.mostParts),
-                    postings_per_part: UInt64(clamping: split.postingsPerPart),
-                    tier_postings: tiers.fromPostings.map { UInt64(clamping: $0) } ?? .max, whole_phrases: !pairs)
+                    postings_per_part: UInt64(clamping: split.postingsPerPart), relax: relax)
                 try check { error in cx_search(handle, &request, &results, error) }
             }
         }
         guard let results else { return RawResults(total: 0, hits: [], corrections: []) }
         var raw = RawResults(
             total: Int(cx_results_total(results)), hits: [], corrections: [], parts: Int(cx_results_parts(results)),
-            tier: Int(cx_results_tier(results)))
+            relaxed: cx_results_relaxed(results))
         for index in 0..<cx_results_count(results) {
             raw.hits.append(
                 RawResults.Hit(
