@@ -128,9 +128,12 @@ cx_status cx_database_format(cx_database *database, char **out_format, char **ou
     return cx::with_retries(database, out_error, [&] {
         const Xapian::Database &reader = database->reader;
         const std::string recorded = reader.get_metadata(cx::format_key);
-        *out_format = cx::copy_bytes(reader.get_doccount() == 0 && recorded.empty() ? cx::format : recorded);
+        // An empty index takes the current format with its first items.
+        *out_format = cx::copy_bytes(reader.get_doccount() == 0 ? cx::format : recorded);
     });
 }
+
+const char *cx_current_format(void) { return cx::format.c_str(); }
 
 cx_status cx_database_upgrade(cx_database *database, const char *destination, uint64_t *out_items,
                               char **out_error) {

@@ -124,6 +124,8 @@ extension SearchableIndex {
     package static func openForWriting(_ options: GlobalOptions, _ writer: WriterOptions) throws(SearchlightError)
         -> SearchableIndex
     {
-        try SearchableIndex(path: options.indexPath, access: .readWrite(lockTimeout: writer.duration))
+        let index = try SearchableIndex(path: options.indexPath, access: .readWrite(lockTimeout: writer.duration))
+        for upgrade in index.formatUpgrades { Output.warn(upgrade.summary) }
+        return index
     }
 }

@@ -119,3 +119,28 @@ public struct ShardStatistics: Sendable, Hashable, Codable {
     /// Its size on disk; `nil` for a remote shard.
     public var sizeBytes: Int?
 }
+
+/// An index (or a topology's shard) rebuilt into the current index format when it was opened for
+/// writing: its items' terms laid out anew, as a new generation published atomically.
+public struct FormatUpgrade: Sendable, Hashable, Codable {
+    /// The index folder, or the shard's folder.
+    public var path: String
+    /// The format it was in, and the one it is in now.
+    public var fromFormat: String
+    public var toFormat: String
+    /// The items rebuilt.
+    public var items: Int
+
+    public init(path: String, fromFormat: String, toFormat: String, items: Int) {
+        self.path = path
+        self.fromFormat = fromFormat
+        self.toFormat = toFormat
+        self.items = items
+    }
+
+    /// "Upgraded the index at … from format 5 to format 6 (70 items)".
+    public var summary: String {
+        "Upgraded the index at \(path) from format \(fromFormat) to format \(toFormat) (\(items) "
+            + (items == 1 ? "item)" : "items)")
+    }
+}

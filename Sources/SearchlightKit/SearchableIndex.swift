@@ -37,6 +37,9 @@ public final class SearchableIndex: Sendable {
     let topology: Topology?
     /// A writer's handles on each shard of its topology, in its order; empty otherwise.
     let shardWriters: Mutex<[XapianDatabase]>
+    /// What opening for writing rebuilt into the current index format: the index, or the local
+    /// shards of its topology, that were in an earlier one (``FormatUpgrade``). Empty otherwise.
+    public let formatUpgrades: [FormatUpgrade]
 
     /// Opens the index at `path`.
     ///
@@ -54,6 +57,7 @@ public final class SearchableIndex: Sendable {
             }
             isWritable = false
             shardWriters = Mutex([])
+            formatUpgrades = []
             do throws(SearchlightError) {
                 database = Mutex(try Self.openReader(path: path, topology: topology))
             } catch {
@@ -63,12 +67,15 @@ public final class SearchableIndex: Sendable {
             isWritable = true
             guard let topology else {
                 shardWriters = Mutex([])
-                database = Mutex(try Self.openWriter(path: path, lockTimeout: lockTimeout))
+                var writer = try Self.openWriter(path: path, lockTimeout: lockTimeout)
+                formatUpgrades = try Self.upgradeIfOlder(path: path, writer: &writer).map { [$0] } ?? []
+                database = Mutex(writer)
                 return
             }
             // The shards first: they create the folders that the combined reader opens.
-            let writers = try Self.openShardWriters(topology, lockTimeout: lockTimeout)
+            let (writers, upgrades) = try Self.openShardWriters(topology, lockTimeout: lockTimeout)
             shardWriters = Mutex(writers)
+            formatUpgrades = upgrades
             do throws(SearchlightError) {
                 database = Mutex(try Self.openReader(path: path, topology: topology))
             } catch {
@@ -79,27 +86,71 @@ public final class SearchableIndex: Sendable {
     }
 
     /// Opens a writer on every shard of `topology`, concurrently, each waiting up to
-    /// `lockTimeout` for another writer: a local folder as any index folder, a remote shard
-    /// through its `xapian-tcpsrv --writable`, whose own lock makes a second writer wait.
+    /// `lockTimeout` for another writer: a local folder as any index folder (rebuilt into the
+    /// current format when it is in an earlier one), a remote shard through its `xapian-tcpsrv
+    /// --writable`, whose own lock makes a second writer wait (refused in an earlier format,
+    /// which only its own machine can rebuild).
     private static func openShardWriters(_ topology: Topology, lockTimeout: Duration) throws(SearchlightError)
-        -> [XapianDatabase]
+        -> (writers: [XapianDatabase], upgrades: [FormatUpgrade])
     {
         let deadline = ContinuousClock.now.advanced(by: lockTimeout)
         let opened = ShardWork.outcomes(topology.shards, names: topology.shards.map(\.name)) {
-            _, shard throws(SearchlightError) in
+            _, shard throws(SearchlightError) -> (XapianDatabase, FormatUpgrade?) in
             switch shard {
             case .folder(let folder):
-                return try openWriter(path: folder, lockTimeout: lockTimeout)
+                var writer = try openWriter(path: folder, lockTimeout: lockTimeout)
+                do throws(SearchlightError) {
+                    return (writer, try upgradeIfOlder(path: folder, writer: &writer))
+                } catch {
+                    try? writer.close()
+                    throw error
+                }
             case .remote:
-                return try openRemoteWriter(shard, lockTimeout: lockTimeout, until: deadline)
+                let writer = try openRemoteWriter(shard, lockTimeout: lockTimeout, until: deadline)
+                let format = try writer.format()
+                guard format == XapianDatabase.currentFormat else {
+                    try? writer.close()
+                    throw olderFormat(shard: shard.name, of: topology, format: format)
+                }
+                return (writer, nil)
             }
         }
-        let writers = opened.compactMap { try? $0.get() }
+        let writers = opened.compactMap { try? $0.get().0 }
         for case .failure(let error) in opened {
             for writer in writers { try? writer.close() }
             throw error
         }
-        return writers
+        return (writers, opened.compactMap { try? $0.get().1 })
+    }
+
+    /// Rebuilds the index folder at `path`, whose writer is `writer`, into the current format when
+    /// it is in an earlier one: a new generation, published atomically (``publishGeneration(at:replacing:write:)``),
+    /// which `writer` then writes. `nil` when it is current.
+    static func upgradeIfOlder(path: String, writer: inout XapianDatabase) throws(SearchlightError) -> FormatUpgrade? {
+        let format = try writer.format()
+        guard format != XapianDatabase.currentFormat else { return nil }
+        guard FileSystem.kind(atPath: path) == .directory else {
+            throw SearchlightError(
+                .indexUnavailable,
+                "The index at \(path) is in index format \(format), and only an index folder can be rebuilt into "
+                    + "format \(XapianDatabase.currentFormat): open each of its databases for writing on its own",
+                failure: .wrongFormat)
+        }
+        var items = 0
+        let current = writer
+        try publishGeneration(at: path, replacing: &writer) { folder throws(SearchlightError) in
+            items = try current.upgrade(to: folder)
+        }
+        return FormatUpgrade(path: path, fromFormat: format, toFormat: XapianDatabase.currentFormat, items: items)
+    }
+
+    /// A shard of `topology` that is in an earlier format than this version writes.
+    static func olderFormat(shard: String, of topology: Topology, format: String) -> SearchlightError {
+        SearchlightError(
+            .indexUnavailable,
+            "Shard \(shard) of the index at \(topology.path) is in index format \(format), and this version writes "
+                + "format \(XapianDatabase.currentFormat): open the shard for writing on its own machine "
+                + "(searchlight compact --index ITS-FOLDER) to rebuild it", failure: .wrongFormat)
     }
 
     /// Opens a writer on a remote shard through its `xapian-tcpsrv --writable`, whose own lock
@@ -166,9 +217,34 @@ public final class SearchableIndex: Sendable {
     /// to a new generation (compacted on its own) or a replica's other copy is opened afresh.
     static func openReader(path: String, topology: Topology?) throws(SearchlightError) -> XapianDatabase {
         let layouts = folderLayouts(topology)
+        if let topology { try checkFormats(topology) }
         let database = try openReader(path: path)
         database.shardLayouts = layouts
         return database
+    }
+
+    /// Refuses a topology whose shards are in different index formats, naming the first shard
+    /// whose format differs from the first shard's: its terms would be searched as another
+    /// format's.
+    private static func checkFormats(_ topology: Topology) throws(SearchlightError) {
+        var first: (name: String, format: String)?
+        for shard in topology.shards {
+            let reader = try ShardWork.naming(shard.name) { () throws(SearchlightError) in try openShardReader(shard) }
+            defer { try? reader.close() }
+            let format = try reader.format()
+            guard let seen = first else {
+                first = (shard.name, format)
+                continue
+            }
+            guard format == seen.format else {
+                throw SearchlightError(
+                    .indexUnavailable,
+                    "The shards of the index at \(topology.path) are in different index formats: shard \(shard.name) "
+                        + "is in format \(format), shard \(seen.name) in format \(seen.format); open the index for "
+                        + "writing (searchlight compact --index \(topology.path)) to rebuild the older shards",
+                    failure: .wrongFormat)
+            }
+        }
     }
 
     /// The layouts of a topology's local shards now.
@@ -553,6 +629,13 @@ public final class SearchableIndex: Sendable {
     /// partial one; a process killed at any moment leaves the old generation or the new one.
     func publishGeneration(
         replacing database: inout XapianDatabase, write: (String) throws(SearchlightError) -> Void
+    ) throws(SearchlightError) {
+        try Self.publishGeneration(at: path, replacing: &database, write: write)
+    }
+
+    /// ``publishGeneration(replacing:write:)`` for the index folder at `path`.
+    static func publishGeneration(
+        at path: String, replacing database: inout XapianDatabase, write: (String) throws(SearchlightError) -> Void
     ) throws(SearchlightError) {
         let current = database.layout
         let next = (current.generation ?? 0) + 1

@@ -263,7 +263,10 @@ cx_status cx_database_reopen(cx_database *_Nullable database, char *_Nullable *_
 cx_status cx_database_compact(cx_database *_Nullable database, const char *_Nullable destination,
                               char *_Nullable *_Nullable out_error);
 
-/// The index format the database records (`"6"` for an empty one), in a `malloc`-ed string for
+/// The index format this version writes: `"6"`.
+const char *cx_current_format(void);
+
+/// The index format the database records (the current one for an empty index), in a `malloc`-ed string for
 /// the caller to free. Formats 2 to 5 are searched as they are and upgraded before a write.
 cx_status cx_database_format(cx_database *_Nullable database, char *_Nullable *_Nonnull out_format,
                              char *_Nullable *_Nullable out_error);

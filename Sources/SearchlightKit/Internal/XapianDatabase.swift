@@ -107,6 +107,27 @@ final class XapianDatabase: @unchecked Sendable {
         try check { error in cx_database_compact(handle, destination, error) }
     }
 
+    /// The index format this version writes.
+    static let currentFormat = String(cString: cx_current_format())
+
+    /// The index format the database records (``currentFormat`` when it is empty).
+    func format() throws(SearchlightError) -> String {
+        let handle = try open()
+        var text: UnsafeMutablePointer<CChar>?
+        try check { error in cx_database_format(handle, &text, error) }
+        defer { cx_string_free(text) }
+        return text.map { String(cString: $0) } ?? ""
+    }
+
+    /// Writes the last commit, of an earlier format, into the new folder `destination` in the
+    /// current one; returns the number of items.
+    func upgrade(to destination: String) throws(SearchlightError) -> Int {
+        let handle = try open()
+        var items: UInt64 = 0
+        try check { error in cx_database_upgrade(handle, destination, &items, error) }
+        return Int(items)
+    }
+
     func reopen() throws(SearchlightError) {
         let handle = try open()
         try check { error in cx_database_reopen(handle, error) }
