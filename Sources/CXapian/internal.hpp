@@ -162,7 +162,8 @@ enum class Layout {
     unknown,
 };
 
-/// The layout of an index whose metadata records `recorded` (empty for an empty index).
+/// The layout of an index whose metadata records `recorded` (format 1 records nothing; an empty
+/// index takes the current format with its first items).
 Layout layout_of(const std::string &recorded);
 
 /// The metadata key under which format 5 recorded its common words; gone after an upgrade.

@@ -136,7 +136,9 @@ class Builder {
           nodes_(nodes),
           count_(count),
           expand_here_(expand_here),
-          layout_(layout_of(database.get_metadata(format_key))),
+          // An empty index (or a topology's empty first shard) records no format yet.
+          layout_(layout_of(database.get_metadata(format_key)) == Layout::per_field ? Layout::per_field
+                                                                                     : Layout::shared),
           relaxed_(relaxed) {}
 
     BuiltQuery build() {
@@ -205,13 +207,16 @@ class Builder {
     }
 
     /// As Xapian's own as-you-type expansion does, the word typed so far also matches as a whole
-    /// word, stemmed. An item scores the more of the two, not both: a word typed in full counts
-    /// once, as it would anywhere else in the query.
+    /// word, stemmed. An item with the whole word is weighed by it alone, and an item without it
+    /// by the words it begins: a word typed in full counts once, as it would anywhere else in the
+    /// query. (Xapian 1.4's OP_MAX would say this directly, but its matcher crashes on it.)
     Query with_whole_word(const cx_query_node &leaf, const Query &query) {
         if (leaf.kind != CX_NODE_PARTIAL) return query;
         const std::string folded = fold_accents(str(leaf.text));
-        return Query(Query::OP_MAX, query,
-                     score_fields_separately(parser(leaf.field).parse_query(folded, Parser::FLAG_CJK_NGRAM)));
+        const Query whole =
+            score_fields_separately(parser(leaf.field).parse_query(folded, Parser::FLAG_CJK_NGRAM));
+        if (whole.empty()) return query;
+        return Query(Query::OP_OR, whole, Query(Query::OP_AND_NOT, query, whole));
     }
 
     /// An as-you-type or `word*` word as the most frequent words it begins (in each field of an
@@ -283,10 +288,17 @@ class Builder {
     /// is checked on the words' positions, which keep the fields apart).
     Query text(const cx_query_node &leaf, bool positive) {
         Query query = words(leaf);
-        if (!query.empty() && field_filter_prefix(layout_, leaf.field) != nullptr) {
+        if (const std::string *field = field_filter_prefix(layout_, leaf.field); field != nullptr && !query.empty()) {
             std::string folded = fold_accents(str(leaf.text));
-            const unsigned flags = flags_for(leaf.kind == CX_NODE_PHRASE ? CX_NODE_WORD : leaf.kind, folded);
-            const Query in_field = filter_parser(leaf.field).parse_query(folded, flags);
+            const std::string word = fold_lower(folded);
+            Query in_field;
+            if ((leaf.kind == CX_NODE_PREFIX || leaf.kind == CX_NODE_PARTIAL) && is_plain_word(word)) {
+                // Every word of the field it begins, however many: a filter weighs none of them.
+                in_field = Query(Query::OP_WILDCARD, *field + word);
+            } else {
+                const unsigned flags = flags_for(leaf.kind == CX_NODE_PHRASE ? CX_NODE_WORD : leaf.kind, folded);
+                in_field = filter_parser(leaf.field).parse_query(folded, flags);
+            }
             if (!in_field.empty()) query = Query(Query::OP_FILTER, query, in_field);
         }
         if (positive) remember(leaf, query);

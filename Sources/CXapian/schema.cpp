@@ -92,7 +92,7 @@ double document_expiration(const Xapian::Document &document) {
 }
 
 Layout layout_of(const std::string &recorded) {
-    if (recorded.empty() || recorded == format) return Layout::shared;
+    if (recorded == format) return Layout::shared;
     if (recorded == "2" || recorded == "3" || recorded == "4" || recorded == "5") return Layout::per_field;
     return Layout::unknown;
 }

@@ -250,28 +250,15 @@ void run_search(cx_database &database, const cx_search_request &request, cx_resu
     const Xapian::Database &reader = database.reader;
     cx::BuiltQuery built = cx::build_query(reader, request.nodes, request.node_count, database.sharded);
     run_built(database, request, built, results);
-    const uint64_t page = uint64_t(request.offset) + request.limit;
-    if (results.total < page && request.relax && request.limit > 0 && cx::can_relax(request.nodes, request.node_count)) {
-        // Too few items have every plain word to fill the page: after them, the items with the
-        // most of them. A count (limit 0) counts the exact query.
-        cx::BuiltQuery relaxed = cx::build_query(reader, request.nodes, request.node_count, database.sharded, true);
-        const uint64_t full = results.total;
-        if (full > 0) relaxed.query = Query(Query::OP_AND_NOT, relaxed.query, built.query);
-        // Unsplit: a part rebuilds its query from the tree, which does not say what to leave out.
-        cx_search_request rest = request;
-        rest.offset = static_cast<uint32_t>(request.offset > full ? request.offset - full : 0);
-        rest.limit = static_cast<uint32_t>(request.limit - results.data.size());
-        rest.most_parts = 1;
+    // No visible item has every plain word: the items with the most of them (SPEC §2.1). A count
+    // (limit 0) counts the exact query.
+    if (results.total == 0 && request.relax && request.limit > 0 && cx::can_relax(request.nodes, request.node_count)) {
+        const cx::BuiltQuery relaxed = cx::build_query(reader, request.nodes, request.node_count, database.sharded, true);
         cx_results found;
-        run_built(database, rest, relaxed, found);
+        run_built(database, request, relaxed, found);
         if (found.total > 0) {
-            results.relaxed = true;
-            results.total += found.total;
-            for (size_t i = 0; i < found.data.size(); ++i) {
-                results.data.push_back(std::move(found.data[i]));
-                results.percents.push_back(found.percents[i]);
-                results.snippets.push_back(std::move(found.snippets[i]));
-            }
+            found.relaxed = true;
+            results = std::move(found);
         }
     }
     if (results.total == 0 || results.relaxed) {

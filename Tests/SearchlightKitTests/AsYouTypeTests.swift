@@ -66,27 +66,4 @@ struct AsYouTypeTests {
             #expect(try test.index.ids(query) == expected, "\(query)")
         }
     }
-
-    @Test("an index written before word beginnings (format 2) is searched and written as before, until emptied")
-    func formatTwo() throws {
-        let test = try TestIndex()
-        try test.index.indexSearchableItems(wordsBeginningWithPre(), now: now)
-        try test.index.close()
-        try setIndexFormat(test.path, "2")
-
-        let index = try SearchableIndex(path: test.path, access: .readWrite(lockTimeout: .seconds(5)))
-        // Its items may lack beginnings: an as-you-type word expands to the hundred most frequent
-        // words it begins, as format 2 always did.
-        #expect(try index.search(SearchQuery("pre", limit: 0), now: now).total == 100)
-        #expect(try index.ids("preab") == ["w1"])
-        try index.indexSearchableItems([item("new", title: "A prequel")], now: now)
-        #expect(try index.ids("prequel") == ["new"])
-        #expect(try indexFormat(test.path) == "2")
-
-        // Emptied, it holds no item without beginnings: the next write makes it the current format.
-        _ = try index.deleteSearchableItems(withDomainIdentifiers: ["default"])
-        try index.indexSearchableItems(wordsBeginningWithPre(), now: now)
-        #expect(try indexFormat(test.path) == "5")
-        #expect(try index.search(SearchQuery("pre", limit: 0), now: now).total == 150)
-    }
 }

@@ -211,7 +211,7 @@ struct SearchCommandTests {
                        "contentDescription":"How deep links open apps.","keywords":["deep linking"],
                        "canonicalUrl":null,"imageUrl":null,"contentIndexMode":"public",
                        "expirationDate":\(fixtureExpiry),"score":100,
-                       "snippet":"How <mark>deep</mark> links open apps."}]}
+                       "snippet":"How <mark>deep</mark> links open apps."}],"relaxed":false}
                     """))
     }
 
@@ -230,7 +230,7 @@ struct SearchCommandTests {
                    keywords: deep linking
 
                 2. Private note
-                   p1 · default · private · 14%
+                   p1 · default · private · 59%
                    A private note about links.
 
 

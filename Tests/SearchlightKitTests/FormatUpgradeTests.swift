@@ -1,0 +1,95 @@
+import Foundation
+import SearchlightKit
+import SearchlightTesting
+import Testing
+
+/// An index written by the release before format 6 (Tests/fixtures/format-5-index), copied into
+/// the test's folder.
+func formatFiveIndex(_ name: String = "old") throws -> String {
+    let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("fixtures/format-5-index").path
+    let copy = try TemporaryFolder.subfolder(name) + "/index"
+    try FileManager.default.copyItem(atPath: fixture, toPath: copy)
+    return copy
+}
+
+@Suite("Index format 6: earlier formats searched, then rebuilt when written", .temporaryFolder)
+struct FormatUpgradeTests {
+    /// Queries of every kind, from every domain the fixture holds.
+    static let queries: [(String, String?)] = [
+        ("tarte", "fr.example.cuisine"), ("tar", "fr.example.cuisine"), ("title:tatin", "fr.example.cuisine"),
+        ("pommes terre", "fr.example.cuisine"), ("\"pommes de terre\"", "fr.example.cuisine"),
+        ("description:crème", "fr.example.cuisine"), ("keyword:dessert", "fr.example.cuisine"),
+        ("深度", "cn.example.docs"), ("链接", nil), ("welcome", nil), ("gratin -parmentier", nil),
+    ]
+
+    /// What each query finds in `path`: identifiers and scores, in order.
+    private func answers(_ path: String) throws -> [[String]] {
+        let reader = try SearchableIndex(path: path, access: .readOnly)
+        return try Self.queries.map { text, domain in
+            try reader.search(SearchQuery(text, domainIdentifier: domain, limit: 20), now: now).results.map {
+                "\($0.canonicalIdentifier) \($0.score)"
+            }
+        }
+    }
+
+    @Test("a format 5 index is searched as it is, and rebuilt into format 6 when opened for writing")
+    func upgrade() throws {
+        let old = try formatFiveIndex()
+        let before = try answers(old)
+        #expect(before.allSatisfy { !$0.isEmpty }, "\(before)")
+        #expect(try indexFormat(old) == "5")
+        #expect(try SearchableIndex(path: old, access: .readOnly).formatUpgrades.isEmpty)
+
+        let writer = try SearchableIndex(path: old, access: .readWrite(lockTimeout: .seconds(5)))
+        #expect(
+            writer.formatUpgrades == [FormatUpgrade(path: old, fromFormat: "5", toFormat: "6", items: 70)])
+        #expect(writer.generation == 2)
+        try writer.close()
+        #expect(try indexFormat(old) == "6")
+        try checkWithXapian(old)
+
+        // The same items (with their views) indexed afresh in format 6: the same answers.
+        var items: [SearchableItem] = []
+        try SearchableIndex(path: old, access: .readOnly).forEachItem(domainIdentifier: nil, now: now) {
+            items.append($0)
+        }
+        #expect(items.count == 70)
+        let fresh = try TemporaryFolder.subfolder("fresh") + "/index"
+        let index = try SearchableIndex(path: fresh, access: .readWrite(lockTimeout: .seconds(5)))
+        try index.indexSearchableItems(items, now: now)
+        try index.close()
+        #expect(try answers(old) == answers(fresh))
+        #expect(
+            try answers(old).map { Set($0.map { $0.split(separator: " ")[0] }) }
+                == before.map { Set($0.map { $0.split(separator: " ")[0] }) })
+
+        // Written again, it is not rebuilt again.
+        let again = try SearchableIndex(path: old, access: .readWrite(lockTimeout: .seconds(5)))
+        #expect(again.formatUpgrades.isEmpty)
+        #expect(again.generation == 2)
+        try again.close()
+    }
+
+    @Test("a topology whose shards are in different formats is refused, naming the shard; writing rebuilds them")
+    func mixedShards() throws {
+        let folder = try TemporaryFolder.subfolder("cluster")
+        let newer = try SearchableIndex(path: folder + "/new", access: .readWrite(lockTimeout: .seconds(5)))
+        try newer.indexSearchableItems([item("n/1", title: "Copper kettle")], now: now)
+        try newer.close()
+        try FileManager.default.moveItem(atPath: try formatFiveIndex(), toPath: folder + "/old")
+        let topology = try TemporaryFolder.write("shards", "auto new\nauto old\n", in: folder)
+        #expect {
+            try SearchableIndex(path: topology, access: .readOnly)
+        } throws: { error in
+            let message = (error as? SearchlightError)?.message ?? ""
+            return message.contains("shard \(folder)/old is in format 5") && message.contains("shard \(folder)/new")
+        }
+        let writer = try SearchableIndex(path: topology, access: .readWrite(lockTimeout: .seconds(5)))
+        #expect(writer.formatUpgrades.map(\.path) == [folder + "/old"])
+        try writer.close()
+        let reader = try SearchableIndex(path: topology, access: .readOnly)
+        #expect(try reader.ids("kettle", domain: nil) == ["n/1"])
+        #expect(try reader.ids("tarte", domain: "fr.example.cuisine").first == "recette/01-classique")
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import SearchlightKit
+import SearchlightTesting
+import Testing
+
+/// The CACM test collection (Benchmarks/collections/cacm): articles, judged questions, stop words.
+struct Collection {
+    var documents: [(id: String, title: String, text: String)] = []
+    var questions: [(id: String, text: String)] = []
+    var relevant: [String: Set<String>] = [:]
+    var stopWords: Set<String> = []
+
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Benchmarks/collections/cacm").path
+
+    /// The records of a SMART file: `.I id`, then fields (`.T`, `.W`, …) of lines.
+    private static func records(_ path: String) throws -> [[String: String]] {
+        let text = try String(contentsOfFile: path, encoding: .isoLatin1)
+        var records: [[String: String]] = []
+        var field: String?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix(".I ") {
+                records.append(["I": String(line.dropFirst(3)).trimmingCharacters(in: .whitespaces)])
+                field = nil
+            } else if line.count == 2, line.hasPrefix(".") {
+                field = String(line.dropFirst())
+            } else if let field, !records.isEmpty {
+                records[records.count - 1][field, default: ""] += line + " "
+            }
+        }
+        return records
+    }
+
+    private static func collapsed(_ text: String?) -> String {
+        (text ?? "").split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
+    init() throws {
+        for record in try Self.records(Self.folder + "/cacm.all") {
+            documents.append((record["I"]!, Self.collapsed(record["T"]), Self.collapsed(record["W"])))
+        }
+        for line in try String(contentsOfFile: Self.folder + "/qrels.text", encoding: .utf8).split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            guard parts.count >= 2, let question = Int(parts[0]), let document = Int(parts[1]) else { continue }
+            relevant[String(question), default: []].insert(String(document))
+        }
+        for record in try Self.records(Self.folder + "/query.text") {
+            let id = String(Int(record["I"]!)!)
+            if relevant[id] != nil { questions.append((id, Self.collapsed(record["W"]))) }
+        }
+        stopWords = Set(
+            try String(contentsOfFile: Self.folder + "/common_words", encoding: .utf8).split(separator: "\n")
+                .map { $0.lowercased() })
+    }
+
+    /// The question's words less the stop list, joined by OR, as `Benchmarks/quality` gives them.
+    func orJoined(_ text: String) -> String {
+        var words: [String] = []
+        for match in text.lowercased().matches(of: /[a-z0-9]+/) {
+            let word = String(match.output)
+            if !stopWords.contains(word), !words.contains(word) { words.append(word) }
+        }
+        return words.joined(separator: " OR ")
+    }
+
+    /// nDCG@10 with binary gain, averaged over the judged questions, of `search`'s rankings.
+    func nDCG(_ search: (String) throws -> [String], query: (String) -> String) rethrows -> Double {
+        var total = 0.0
+        for question in questions {
+            let relevant = relevant[question.id]!
+            let ranked = try search(query(question.text))
+            var dcg = 0.0
+            for (rank, id) in ranked.prefix(10).enumerated() where relevant.contains(id) {
+                dcg += 1 / log2(Double(rank + 2))
+            }
+            let ideal = (0..<min(10, relevant.count)).reduce(0.0) { $0 + 1 / log2(Double($1 + 2)) }
+            total += dcg / ideal
+        }
+        return total / Double(questions.count)
+    }
+}
+
+@Suite("Ranking: human judgements and the order SPEC §2.2 promises", .temporaryFolder)
+struct RelevanceTests {
+    /// Pins the quality benchmark's figures from below (Benchmarks/quality, docs/ranking.md), so
+    /// that a change that ranks worse fails: OR-joined questions 0.478, as typed 0.387.
+    @Test("nDCG@10 on CACM stays at least 0.46 for OR-joined questions and 0.37 for questions as typed")
+    func cacm() throws {
+        let collection = try Collection()
+        #expect(collection.documents.count == 3204)
+        #expect(collection.questions.count == 52)
+        let test = try TestIndex()
+        try test.index.indexSearchableItems(
+            collection.documents.map { item($0.id, title: $0.title, description: $0.text.isEmpty ? nil : $0.text) },
+            now: now)
+        func search(_ text: String) throws -> [String] {
+            do {
+                return try test.index.ids(text)
+            } catch let error as SearchlightError where error.code == .invalidQuery {
+                return []  // an unclosed quote or parenthesis, as written
+            }
+        }
+        let ored = try collection.nDCG(search, query: collection.orJoined)
+        let typed = try collection.nDCG(search) { $0 }
+        #expect(ored >= 0.46, "OR-joined: \(ored)")
+        #expect(typed >= 0.37, "as typed: \(typed)")
+    }
+
+    /// Three items titled with both words and one with them in its description alone.
+    private func kettles(_ index: SearchableIndex) throws {
+        try index.indexSearchableItems(
+            [
+                item("v/1", title: "Copper kettle guide"), item("v/2", title: "Copper kettle guide"),
+                item("v/4", title: "Copper kettle"),
+                item("v/3", title: "Gardening tools", description: "Also a copper kettle for tea"),
+            ], now: now)
+    }
+
+    @Test("a title match outranks a description match, with and without views, in a folder and over shards")
+    func titleBeforeDescription() throws {
+        let folder = try TemporaryFolder.subfolder("kettles")
+        let topology = try TemporaryFolder.write("cluster", "auto shard-1\nauto shard-2\n", in: folder)
+        for path in [folder + "/index", topology] {
+            let index = try SearchableIndex(path: path, access: .readWrite(lockTimeout: .seconds(5)))
+            try kettles(index)
+            let reader = try SearchableIndex(path: path, access: .readOnly)
+            let plain = try reader.ids("copper kettle")
+            #expect(Set(plain.prefix(3)) == ["v/1", "v/2", "v/4"], "\(path): \(plain)")
+            #expect(plain.last == "v/3", "\(path): \(plain)")
+            for _ in 0..<50 { _ = try index.recordViews(withIdentifiers: ["v/3"], now: now) }
+            let viewed = try SearchableIndex(path: path, access: .readOnly).ids("copper kettle")
+            #expect(viewed.last == "v/3", "\(path), v/3 viewed 50 times: \(viewed)")
+            try index.close()
+        }
+    }
+
+    @Test("a question no item answers in full ranks the items with the most of its words")
+    func relaxed() throws {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems(
+            [
+                item("all", title: "Copper kettle", description: "for tea"),
+                item("two", title: "Copper kettle"), item("one", title: "Copper pan"),
+                item("none", title: "Gardening tools"),
+                item("private-all", title: "copper kettle tea", domain: "com.other"),
+            ], now: now)
+        func search(_ text: String, limit: Int = 10) throws -> SearchResults {
+            try test.index.search(SearchQuery(text, limit: limit), now: now)
+        }
+        // One item has every word: it alone, as for any query.
+        let full = try search("copper kettle tea")
+        #expect(!full.relaxed)
+        #expect(full.results.map(\.canonicalIdentifier) == ["all"])
+        // No item has every word: the items with the most of them, best first; another domain's
+        // private item stays unseen, and the total counts them.
+        let none = try search("copper kettle saucepan")
+        #expect(none.relaxed)
+        #expect(none.results.map(\.canonicalIdentifier) == ["two", "all", "one"])
+        #expect(none.total == 3)
+        let second = try test.index.search(SearchQuery("copper kettle saucepan", limit: 2, offset: 1), now: now)
+        #expect(second.relaxed)
+        #expect(second.results.map(\.canonicalIdentifier) == ["all", "one"])
+        // Explicit operators, phrases, field words and filters stay exact.
+        for exact in [
+            "copper AND kettle AND saucepan", "\"copper saucepan\" kettle", "title:saucepan copper",
+            "keyword:none copper kettle", "copper kettle saucepan -tools NOT pan",
+        ] {
+            let results = try search(exact)
+            #expect(!results.relaxed, "\(exact)")
+            #expect(results.results.isEmpty, "\(exact)")
+        }
+        // Words outside a phrase still relax around it: the phrase, and any of them.
+        let around = try search("\"copper kettle\" saucepan tea")
+        #expect(around.relaxed)
+        #expect(around.results.map(\.canonicalIdentifier) == ["all"])
+        // A count counts the exact query.
+        #expect(try search("copper kettle saucepan", limit: 0).total == 0)
+    }
+}
