@@ -161,6 +161,26 @@ struct ReadingTests {
         #expect(failure.messageForCallers == "The index kept changing while being read; try again")
     }
 
+    @Test(
+        "a question no visible item answers in full is relaxed: the items with most of its words, never a hidden one",
+        arguments: Fixture.Storage.allCases)
+    func relaxedSearch(storage: Fixture.Storage) async throws {
+        try await withRouter(storage) { client, _ in
+            // Only the shop's private item has "secret" and "lantern": anonymous callers get the
+            // public lanterns, relaxed; the shop gets its full match, not relaxed.
+            let anonymous = try await client.execute(uri: "/v1/search?q=secret+lantern+red", method: .get)
+            #expect(try json(anonymous)["relaxed"] as? Bool == true)
+            #expect(try ids(anonymous) == ["shop/public", "blog/public"])
+            let shop = try await client.execute(
+                uri: "/v1/search?q=secret+lantern", method: .get, headers: headers(readerToken))
+            #expect(try json(shop)["relaxed"] as? Bool == false)
+            #expect(try ids(shop) == ["shop/private"])
+            let explicit = try await client.execute(uri: "/v1/search?q=secret+AND+lantern", method: .get)
+            #expect(try json(explicit)["relaxed"] as? Bool == false)
+            #expect(try ids(explicit).isEmpty)
+        }
+    }
+
     @Test("without a token a search sees public items only", arguments: Fixture.Storage.allCases)
     func anonymousSearch(storage: Fixture.Storage) async throws {
         try await withRouter(storage) { client, _ in

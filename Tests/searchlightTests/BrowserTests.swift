@@ -126,6 +126,14 @@ struct BrowserTests {
             let status = try #require(try await browser.elements("#status").first)
             #expect(try await browser.text(status).hasSuffix("results"))
 
+            // A question no item answers in full: the items with most of its words, and the page says so.
+            try await browser.type("#q", "deep link zzqqxx")
+            try await browser.waitFor("relaxed results") {
+                guard let status = try await browser.elements("#status").first else { return false }
+                return try await browser.text(status).contains("no item has every word")
+            }
+            #expect(try await !browser.elements(".result").isEmpty)
+
             try await browser.type("#q", "深度链接")
             try await browser.waitFor("results to update to Chinese") {
                 guard let first = try await browser.elements(".result .title").first else { return false }
