@@ -162,6 +162,7 @@ struct ReliabilityTests {
             write.stderr.contains("Upgraded the index at \(workspace.index) from format 5 to format 6 (70 items)"),
             "\(write.stderr)")
         #expect(try indexFormat(workspace.index) == "6")
+        try checkWithXapian(workspace.index)
         let after = try workspace.run(search).object()
         let ids = (after["results"] as? [[String: Any]] ?? []).compactMap { $0["canonicalIdentifier"] as? String }
         #expect(ids.contains("recette/01-classique") && ids.contains("new/1"), "\(ids)")
