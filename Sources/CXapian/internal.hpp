@@ -337,13 +337,13 @@ constexpr unsigned fewest_parts = 3;
 /// part on its own thread, as it would unsplit.
 class CoreLease {
   public:
-    /// Takes as many cores as a search of `query` in `request` on `database` is worth splitting
+    /// Takes as many cores as a search of `query` on `database` is worth splitting
     /// into: one part per `postings_per_part` postings its terms hold together, if that makes at
-    /// least `fewest_parts` free cores, else one. A request that sets `most_parts` gets up to that
+    /// least `fewest_parts` free cores, else one. A tuning that sets `most_parts` gets up to that
     /// many whatever else runs. Only a read-only handle on one database splits: a writer's
     /// uncommitted changes are in its handle alone, and a topology's shards number their
     /// documents each on their own.
-    CoreLease(const cx_database &database, const cx_search_request &request, const Xapian::Query &query);
+    CoreLease(const cx_database &database, const cx_search_tuning &tuning, const Xapian::Query &query);
     ~CoreLease();
     CoreLease(const CoreLease &) = delete;
     CoreLease &operator=(const CoreLease &) = delete;

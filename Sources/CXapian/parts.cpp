@@ -85,22 +85,22 @@ uint64_t worth_parts(const Xapian::Database &reader, const Xapian::Query &query,
 
 }  // namespace
 
-CoreLease::CoreLease(const cx_database &database, const cx_search_request &request, const Xapian::Query &query) {
+CoreLease::CoreLease(const cx_database &database, const cx_search_tuning &tuning, const Xapian::Query &query) {
     static const unsigned cores = available_cores();
-    const unsigned most = request.most_parts != 0 ? request.most_parts : std::min(cores, cx::most_parts);
-    const unsigned least = request.most_parts != 0 ? 2 : fewest_parts;
+    const unsigned most = tuning.most_parts != 0 ? tuning.most_parts : std::min(cores, cx::most_parts);
+    const unsigned least = tuning.most_parts != 0 ? 2 : fewest_parts;
     unsigned wanted = 1;
     if (most >= least && !database.writable && !database.sharded) {
         const uint64_t per_part =
-            request.postings_per_part != 0 ? request.postings_per_part : default_postings_per_part;
+            tuning.postings_per_part != 0 ? tuning.postings_per_part : default_postings_per_part;
         wanted = static_cast<unsigned>(std::clamp<uint64_t>(worth_parts(database.reader, query, per_part), 1, most));
     }
     unsigned held = held_cores.load(std::memory_order_relaxed);
     unsigned taken;
     do {
         const unsigned free = held < cores ? cores - held : 0;
-        taken = request.most_parts != 0 ? wanted : std::min(wanted, free);
-        if (request.most_parts == 0 && taken < fewest_parts) taken = 1;
+        taken = tuning.most_parts != 0 ? wanted : std::min(wanted, free);
+        if (tuning.most_parts == 0 && taken < fewest_parts) taken = 1;
     } while (!held_cores.compare_exchange_weak(held, held + taken, std::memory_order_relaxed));
     parts_ = held_ = taken;
 }

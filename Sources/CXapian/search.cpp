@@ -230,11 +230,11 @@ void run_split_search(cx_database &database, const cx_search_request &request, c
     }
 }
 
-/// Runs the search of `built`, in parts when it pays and `request` allows.
-void run_built(cx_database &database, const cx_search_request &request, const cx::BuiltQuery &built,
-               cx_results &results) {
+/// Runs the search of `built`, in parts when it pays and `tuning` allows.
+void run_built(cx_database &database, const cx_search_request &request, const cx_search_tuning &tuning,
+               const cx::BuiltQuery &built, cx_results &results) {
     const Xapian::Database &reader = database.reader;
-    const cx::CoreLease lease(database, request, built.query);
+    const cx::CoreLease lease(database, tuning, built.query);
     if (lease.parts() > 1 && cx::ready_helpers(database, lease.parts() - 1)) {
         results.parts = lease.parts();
         run_split_search(database, request, built, lease.parts(), results);
@@ -246,16 +246,18 @@ void run_built(cx_database &database, const cx_search_request &request, const cx
     for (auto it = mset.begin(); it != mset.end(); ++it) add_result(results, it.get_document(), it.get_percent(), built);
 }
 
-void run_search(cx_database &database, const cx_search_request &request, cx_results &results) {
+void run_search(cx_database &database, const cx_search_request &request, const cx_search_tuning &tuning,
+                cx_results &results) {
     const Xapian::Database &reader = database.reader;
     cx::BuiltQuery built = cx::build_query(reader, request.nodes, request.node_count, database.sharded);
-    run_built(database, request, built, results);
+    run_built(database, request, tuning, built, results);
     // No visible item has every plain word: the items with the most of them (SPEC §2.1). A count
     // (limit 0) counts the exact query.
     if (results.total == 0 && request.relax && request.limit > 0 && cx::can_relax(request.nodes, request.node_count)) {
         const cx::BuiltQuery relaxed = cx::build_query(reader, request.nodes, request.node_count, database.sharded, true);
+        // Unsplit: a relaxed search is the rare second search of one that found nothing.
         cx_results found;
-        run_built(database, request, relaxed, found);
+        run_built(database, request, cx_search_tuning{1, 0}, relaxed, found);
         if (found.total > 0) {
             found.relaxed = true;
             results = std::move(found);
@@ -293,6 +295,11 @@ double term_weight(double items, double frequency, double wdf) {
 extern "C" {
 
 cx_status cx_search(cx_database *database, const cx_search_request *request, cx_results **out, char **out_error) {
+    return cx_search_tuned(database, request, cx_search_tuning{}, out, out_error);
+}
+
+cx_status cx_search_tuned(cx_database *database, const cx_search_request *request, cx_search_tuning tuning,
+                          cx_results **out, char **out_error) {
     *out = nullptr;
     if (cx_status status = cx::require_open(database, out_error)) return status;
     if (request == nullptr) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no request", out_error);
@@ -300,7 +307,7 @@ cx_status cx_search(cx_database *database, const cx_search_request *request, cx_
     std::unique_ptr<cx_results> results;
     cx_status status = cx::with_retries(database, out_error, [&] {
         results = std::make_unique<cx_results>();
-        run_search(*database, *request, *results);
+        run_search(*database, *request, tuning, *results);
     });
     if (status == CX_OK) *out = results.release();
     return status;

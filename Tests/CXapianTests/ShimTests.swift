@@ -67,8 +67,7 @@ private func search(
             return cNodes.withUnsafeBufferPointer { nodeBuffer in
                 var request = cx_search_request(
                     nodes: nodeBuffer.baseAddress, node_count: nodeBuffer.count, domain: cx_text(), all_domains: true,
-                    scope: CX_SCOPE_ALL, now_ms: 0, offset: 0, limit: limit, most_parts: 0, postings_per_part: 0,
-                    relax: false)
+                    scope: CX_SCOPE_ALL, now_ms: 0, offset: 0, limit: limit, relax: false)
                 var results: OpaquePointer?
                 let (status, message) = call { cx_search(database, &request, &results, $0) }
                 defer { cx_results_free(results) }

@@ -33,9 +33,11 @@ extension XapianDatabase {
                 var request = cx_search_request(
                     nodes: buffer.baseAddress, node_count: buffer.count, domain: texts.text(domainRange),
                     all_domains: domain == nil, scope: scope.cScope, now_ms: now, offset: UInt32(clamping: offset),
-                    limit: UInt32(clamping: limit), most_parts: UInt32(clamping: split.mostParts),
-                    postings_per_part: UInt64(clamping: split.postingsPerPart), relax: relax)
-                try check { error in cx_search(handle, &request, &results, error) }
+                    limit: UInt32(clamping: limit), relax: relax)
+                let tuning = cx_search_tuning(
+                    most_parts: UInt32(clamping: split.mostParts),
+                    postings_per_part: UInt64(clamping: split.postingsPerPart))
+                try check { error in cx_search_tuned(handle, &request, tuning, &results, error) }
             }
         }
         guard let results else { return RawResults(total: 0, hits: [], corrections: []) }
