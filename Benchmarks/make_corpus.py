@@ -26,7 +26,11 @@ DAY = 86_400_000
 INDEX_NOW = 1_795_132_800_000
 # Three days later: the items that expire within two days are expired then.
 PRUNE_NOW = INDEX_NOW + 3 * DAY
-VOCABULARY = 50_000
+# The corpus's shapes: description words, vocabulary size, keywords per item. `long` makes the
+# descriptions twice as long, the vocabulary four times as large and the keywords twice as many
+# (about 1.5 times the JSON): what an index's size and indexing rate are checked on besides the
+# standard shape.
+SHAPES = {"standard": (40, 50_000, 5), "long": (80, 200_000, 10)}
 ONSETS = ["b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "z",
           "br", "cl", "dr", "fl", "gr", "pl", "st", "tr", "sh", "ch", "th", "qu"]
 VOWELS = ["a", "e", "i", "o", "u", "ai", "ea", "io", "ou", "y"]
@@ -38,18 +42,18 @@ HANZI = ("的一是不了人我在有他这中大来上国个到说们为子和�
          "等几很业最间新什打便位因重被走电四第门相次东政海口使教西再平真听世气信北少关并内加化由却代军产入先")
 
 
-def make_words(rng):
-    """50,000 distinct pronounceable pseudo-words, most frequent first (shorter words first)."""
+def make_words(rng, vocabulary):
+    """`vocabulary` distinct pronounceable pseudo-words, most frequent first (shorter words first)."""
     words, seen = [], set()
     syllables = [o + v + c for o, v, c in itertools.product(ONSETS, VOWELS, CODAS)]
     rng.shuffle(syllables)
-    for count in (1, 2, 3):
-        for _ in range(VOCABULARY * 3):
+    for count in (1, 2, 3, 4):
+        for _ in range(vocabulary * 3):
             word = "".join(rng.choice(syllables) for _ in range(count))
             if word not in seen:
                 seen.add(word)
                 words.append(word)
-            if len(words) == VOCABULARY:
+            if len(words) == vocabulary:
                 return words
     return words
 
@@ -73,9 +77,10 @@ def zipf_cumulative(n, s=1.0):
 
 
 class Generator:
-    def __init__(self, seed):
+    def __init__(self, seed, shape="standard"):
+        self.description_words, vocabulary, self.keyword_count = SHAPES[shape]
         self.rng = random.Random(seed)
-        self.words = make_words(self.rng)
+        self.words = make_words(self.rng, vocabulary)
         self.hanzi = make_hanzi_words(self.rng)
         self.cumulative = zipf_cumulative(len(self.words))
         self.hanzi_cumulative = zipf_cumulative(len(self.hanzi))
@@ -90,16 +95,17 @@ class Generator:
         rng = self.rng
         chinese = rng.random() < 0.05
         title = self.draw(6, chinese)
-        description = self.draw(40, chinese)
+        description = self.draw(self.description_words, chinese)
         if chinese:
             title_text = "".join(title)
-            description_text = "，".join("".join(description[i:i + 5]) for i in range(0, 40, 5)) + "。"
+            description_text = "，".join(
+                "".join(description[i:i + 5]) for i in range(0, self.description_words, 5)) + "。"
         else:
             title_text = " ".join(title).capitalize()
             description_text = " ".join(description).capitalize() + "."
-        # Keywords are five distinct tags from a Zipf-distributed set of 2,000.
+        # Keywords are distinct tags from a Zipf-distributed set of 2,000.
         keywords = []
-        while len(keywords) < 5:
+        while len(keywords) < self.keyword_count:
             tag = rng.choices(self.tags, cum_weights=self.tag_cumulative)[0]
             if tag not in keywords:
                 keywords.append(tag)
@@ -144,11 +150,12 @@ def main():
     parser.add_argument("--items", type=int, default=200_000)
     parser.add_argument("--seed", type=int, default=20261122)
     parser.add_argument("--layout", choices=["jsonl", "files", "both"], default="both")
+    parser.add_argument("--shape", choices=sorted(SHAPES), default="standard")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
 
     os.makedirs(args.out, exist_ok=True)
-    gen = Generator(args.seed)
+    gen = Generator(args.seed, args.shape)
     sample, expired, private, chinese = [], 0, 0, 0
     jsonl = open(os.path.join(args.out, "items.jsonl"), "w", encoding="utf-8") if args.layout != "files" else None
     for number in range(1, args.items + 1):
@@ -170,7 +177,7 @@ def main():
     if jsonl:
         jsonl.close()
     manifest = {
-        "items": args.items, "seed": args.seed, "layout": args.layout,
+        "items": args.items, "seed": args.seed, "layout": args.layout, "shape": args.shape,
         "index_now": INDEX_NOW, "prune_now": PRUNE_NOW,
         "expired_at_prune": expired, "private": private, "chinese": chinese,
         "queries": query_mix(gen, sample),
