@@ -195,6 +195,10 @@ enum class Field { title, keyword, description };
 /// times a description word, a keyword's twice (chosen on CACM, docs/ranking.md).
 Xapian::termcount field_wdf(Field field);
 
+/// The prefix of the boolean terms that say a word is in `field` (format 6): `prefix::title` or
+/// `prefix::description`; null for keywords, whose `keyword:` term is their whole text.
+const std::string *field_filter(Field field);
+
 /// Whether `term` is a word of the shared term space (format 6) as the term generator placed it,
 /// with positions: not a stem, a beginning or a boolean term.
 bool is_shared_word(const std::string &term);
@@ -365,8 +369,12 @@ Xapian::Query document_range(const Xapian::Database &database, Xapian::docid fir
 
 // MARK: search.cpp
 
-/// The weighting every search uses: BM25 with `k1` 1.2 and `b` 0.5 (Xapian's defaults but `k1`,
-/// 1), the values that ranked best on CACM (docs/ranking.md).
+/// BM25's `k1` and `b` for every search: 1.2 and 0.5, the values that ranked best on CACM
+/// (docs/ranking.md); Xapian's defaults are 1 and 0.5.
+constexpr double bm25_k1 = 1.2;
+constexpr double bm25_b = 0.5;
+
+/// The weighting every search uses: BM25 with `bm25_k1` and `bm25_b`, Xapian's defaults otherwise.
 Xapian::BM25Weight weighting();
 
 /// What a term found in `frequency` of `items` items adds to the score of an item of average

@@ -31,15 +31,15 @@ std::vector<std::string> word_prefixes(Layout layout, cx_field field) {
     }
 }
 
-/// The prefix of the boolean terms that say a word is in `field`, in one term space; empty for
-/// every field.
+/// The prefix of the boolean terms that say a word is in `field` (`field_filter`), in one term
+/// space; null for every field, and in formats 2 to 5.
 const std::string *field_filter_prefix(Layout layout, cx_field field) {
     if (layout != Layout::shared) return nullptr;
     switch (field) {
         case CX_FIELD_TITLE:
-            return &prefix::title;
+            return field_filter(Field::title);
         case CX_FIELD_DESCRIPTION:
-            return &prefix::description;
+            return field_filter(Field::description);
         default:
             return nullptr;
     }

@@ -109,6 +109,18 @@ Xapian::termcount field_wdf(Field field) {
     return 1;
 }
 
+const std::string *field_filter(Field field) {
+    switch (field) {
+        case Field::title:
+            return &prefix::title;
+        case Field::description:
+            return &prefix::description;
+        case Field::keyword:
+            return nullptr;
+    }
+    return nullptr;
+}
+
 bool is_shared_word(const std::string &term) {
     // Every prefix, and the stems' `Z`, is upper case; the term generator lower-cases words.
     return !term.empty() && !(term[0] >= 'A' && term[0] <= 'Z');
@@ -203,8 +215,7 @@ Xapian::Document upgraded_document(const Xapian::Document &document) {
         merged.wdf += it.get_wdf();
         for (auto position = it.positionlist_begin(); position != it.positionlist_end(); ++position)
             merged.positions.push_back(*position);
-        if (field == Field::title) fresh.add_term((stemmed ? "Z" : "") + prefix::title + word, 0);
-        if (field == Field::description) fresh.add_term((stemmed ? "Z" : "") + prefix::description + word, 0);
+        if (const std::string *filter = field_filter(field)) fresh.add_term((stemmed ? "Z" : "") + *filter + word, 0);
     }
     for (const auto &[term, merged] : shared) {
         for (Xapian::termpos position : merged.positions) fresh.add_posting(term, position, 0);

@@ -279,15 +279,14 @@ cx_text text_of(const std::string &text) { return {text.data(), text.size()}; }
 
 namespace cx {
 
-Xapian::BM25Weight weighting() { return Xapian::BM25Weight(1.2, 0, 1, 0.5, 0.5); }
+Xapian::BM25Weight weighting() { return Xapian::BM25Weight(bm25_k1, 0, 1, bm25_b, 0.5); }
 
 double term_weight(double items, double frequency, double wdf) {
     // BM25's term weight (Xapian 1.4's, without relevance data) times the within-item factor
     // (k1 + 1) wdf / (k1 + wdf) at the average length.
-    constexpr double k1 = 1.2;
     double ratio = (items - frequency + 0.5) / (frequency + 0.5);
     if (ratio <= 2.0) ratio = ratio * 0.5 + 1.0;
-    return std::log(ratio) * (k1 + 1) * wdf / (k1 + wdf);
+    return std::log(ratio) * (bm25_k1 + 1) * wdf / (bm25_k1 + wdf);
 }
 
 }  // namespace cx

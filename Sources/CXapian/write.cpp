@@ -22,22 +22,22 @@ namespace cx {
 Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &item, const std::string &unique) {
     Xapian::Document document;
     generator.set_document(document);
-    const auto index = [&](const std::string &text, cx::Field field, const std::string *filter) {
+    const auto index = [&](const std::string &text, cx::Field field) {
         const std::string folded = cx::fold_accents(text);
         generator.index_text(folded, cx::field_wdf(field));
-        if (filter != nullptr) generator.index_text_without_positions(folded, 0, *filter);
+        if (const std::string *filter = cx::field_filter(field)) generator.index_text_without_positions(folded, 0, *filter);
     };
 
-    index(str(item.title), cx::Field::title, &cx::prefix::title);
+    index(str(item.title), cx::Field::title);
     for (size_t i = 0; i < item.keyword_count; ++i) {
         const std::string keyword = str(item.keywords[i]);
         generator.increase_termpos(100);
-        index(keyword, cx::Field::keyword, nullptr);
+        index(keyword, cx::Field::keyword);
         document.add_boolean_term(cx::keyword_term(keyword));
     }
     const std::string description_text = str(item.description);
     generator.increase_termpos(100);
-    index(description_text, cx::Field::description, &cx::prefix::description);
+    index(description_text, cx::Field::description);
     cx::add_word_beginnings(document);
 
     const std::string domain = str(item.domain);

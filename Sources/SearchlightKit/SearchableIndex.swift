@@ -225,26 +225,21 @@ public final class SearchableIndex: Sendable {
 
     /// Refuses a topology whose shards are in different index formats, naming the first shard
     /// whose format differs from the first shard's: its terms would be searched as another
-    /// format's.
+    /// format's. The shards are asked concurrently.
     private static func checkFormats(_ topology: Topology) throws(SearchlightError) {
-        var first: (name: String, format: String)?
-        for shard in topology.shards {
-            let reader = try ShardWork.naming(shard.name) { () throws(SearchlightError) in try openShardReader(shard) }
+        let names = topology.shards.map(\.name)
+        let formats = try ShardWork.run(topology.shards, names: names) { _, shard throws(SearchlightError) in
+            let reader = try openShardReader(shard)
             defer { try? reader.close() }
-            let format = try reader.format()
-            guard let seen = first else {
-                first = (shard.name, format)
-                continue
-            }
-            guard format == seen.format else {
-                throw SearchlightError(
-                    .indexUnavailable,
-                    "The shards of the index at \(topology.path) are in different index formats: shard \(shard.name) "
-                        + "is in format \(format), shard \(seen.name) in format \(seen.format); open the index for "
-                        + "writing (searchlight compact --index \(topology.path)) to rebuild the older shards",
-                    failure: .wrongFormat)
-            }
+            return try reader.format()
         }
+        guard let first = formats.first, let other = formats.firstIndex(where: { $0 != first }) else { return }
+        throw SearchlightError(
+            .indexUnavailable,
+            "The shards of the index at \(topology.path) are in different index formats: shard \(names[other]) "
+                + "is in format \(formats[other]), shard \(names[0]) in format \(first); open the index for "
+                + "writing (searchlight compact --index \(topology.path)) to rebuild the older shards",
+            failure: .wrongFormat)
     }
 
     /// The layouts of a topology's local shards now.
