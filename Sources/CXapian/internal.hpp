@@ -195,9 +195,27 @@ enum class Field { title, keyword, description };
 /// times a description word, a keyword's twice (chosen on CACM, docs/ranking.md).
 Xapian::termcount field_wdf(Field field);
 
-/// The prefix of the boolean terms that say a word is in `field` (format 6): `prefix::title` or
-/// `prefix::description`; null for keywords, whose `keyword:` term is their whole text.
-const std::string *field_filter(Field field);
+/// The boolean terms that say a word is in a field (format 6), for `title:` and `description:`.
+struct FieldFilter {
+    /// `prefix::title` or `prefix::description`.
+    const std::string &prefix;
+    /// Whether the terms are the words' stems alone (Xapian's STEM_ALL: every word, digits and
+    /// CJK n-grams included, through the English stemmer, without a `Z`), rather than each word
+    /// and its stem (STEM_SOME, as in the shared space). A description's words are most of an
+    /// item's: filtering by stems alone keeps half as many of its terms. `description:running`
+    /// then matches an item whose description has any word of the stem `run`, and the word
+    /// itself anywhere in the item. A title's words stay whole: the spelling data is drawn
+    /// from them.
+    bool stems_only;
+};
+
+/// The filter terms of `field` (format 6); null for keywords, whose `keyword:` term is their
+/// whole text.
+const FieldFilter *field_filter(Field field);
+
+/// The stem a `FieldFilter` with `stems_only` keeps for `word` (lower-cased, as the term
+/// generator made it).
+std::string filter_stem(const std::string &word);
 
 /// Whether `term` is a word of the shared term space (format 6) as the term generator placed it,
 /// with positions: not a stem, a beginning or a boolean term.

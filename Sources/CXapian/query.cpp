@@ -6,6 +6,7 @@
 // flags, so nothing of the language is parsed twice.
 
 #include <algorithm>
+#include <set>
 
 #include "internal.hpp"
 
@@ -31,9 +32,9 @@ std::vector<std::string> word_prefixes(Layout layout, cx_field field) {
     }
 }
 
-/// The prefix of the boolean terms that say a word is in `field` (`field_filter`), in one term
-/// space; null for every field, and in formats 2 to 5.
-const std::string *field_filter_prefix(Layout layout, cx_field field) {
+/// The boolean terms that say a word is in `field` (`field_filter`), in one term space; null for
+/// every field, and in formats 2 to 5.
+const FieldFilter *field_filter_of(Layout layout, cx_field field) {
     if (layout != Layout::shared) return nullptr;
     switch (field) {
         case CX_FIELD_TITLE:
@@ -193,11 +194,27 @@ class Builder {
         return *made;
     }
 
-    /// The parser for the boolean terms of a field (`field_filter_prefix`), made on first use.
+    /// The parser for the boolean terms of a field (`field_filter_of`), made on first use.
     Parser &filter_parser(cx_field field) {
         std::unique_ptr<Parser> &made = filter_parsers_[slot(field)];
-        if (!made) made = make_parser({*field_filter_prefix(layout_, field)});
+        if (!made) {
+            const FieldFilter &filter = *field_filter_of(layout_, field);
+            made = make_parser({filter.prefix});
+            if (filter.stems_only) made->set_stemming_strategy(Parser::STEM_ALL);
+        }
         return *made;
+    }
+
+    /// The filter terms of every word that begins with `word` in `filter`'s field, however many:
+    /// a filter weighs none of them. Stems need not begin as their words do (`happiness`,
+    /// `happi`), so a filter of stems takes the stems of the words of the index that begin so.
+    Query filter_beginning(const FieldFilter &filter, const std::string &word) const {
+        if (!filter.stems_only) return Query(Query::OP_WILDCARD, filter.prefix + word);
+        std::set<std::string> stems;
+        for (auto it = database_.allterms_begin(word); it != database_.allterms_end(word); ++it) {
+            if (const std::string stem = filter_stem(*it); !stem.empty()) stems.insert(filter.prefix + stem);
+        }
+        return stems.empty() ? Query::MatchNothing : Query(Query::OP_OR, stems.begin(), stems.end());
     }
 
     /// An as-you-type or `word*` word as its beginning term, when the index holds one for it
@@ -295,13 +312,12 @@ class Builder {
     /// is checked on the words' positions, which keep the fields apart).
     Query text(const cx_query_node &leaf, bool positive) {
         Query query = words(leaf);
-        if (const std::string *field = field_filter_prefix(layout_, leaf.field); field != nullptr && !query.empty()) {
+        if (const FieldFilter *filter = field_filter_of(layout_, leaf.field); filter != nullptr && !query.empty()) {
             std::string folded = fold_accents(str(leaf.text));
             const std::string word = fold_lower(folded);
             Query in_field;
             if ((leaf.kind == CX_NODE_PREFIX || leaf.kind == CX_NODE_PARTIAL) && is_plain_word(word)) {
-                // Every word of the field it begins, however many: a filter weighs none of them.
-                in_field = Query(Query::OP_WILDCARD, *field + word);
+                in_field = filter_beginning(*filter, word);
             } else {
                 const unsigned flags = flags_for(leaf.kind == CX_NODE_PHRASE ? CX_NODE_WORD : leaf.kind, folded);
                 in_field = filter_parser(leaf.field).parse_query(folded, flags);

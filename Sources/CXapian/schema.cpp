@@ -109,16 +109,23 @@ Xapian::termcount field_wdf(Field field) {
     return 1;
 }
 
-const std::string *field_filter(Field field) {
+const FieldFilter *field_filter(Field field) {
+    static const FieldFilter title{prefix::title, false};
+    static const FieldFilter description{prefix::description, true};
     switch (field) {
         case Field::title:
-            return &prefix::title;
+            return &title;
         case Field::description:
-            return &prefix::description;
+            return &description;
         case Field::keyword:
             return nullptr;
     }
     return nullptr;
+}
+
+std::string filter_stem(const std::string &word) {
+    thread_local Xapian::Stem stemmer("english");
+    return stemmer(word);
 }
 
 bool is_shared_word(const std::string &term) {
@@ -215,7 +222,12 @@ Xapian::Document upgraded_document(const Xapian::Document &document) {
         merged.wdf += it.get_wdf();
         for (auto position = it.positionlist_begin(); position != it.positionlist_end(); ++position)
             merged.positions.push_back(*position);
-        if (const std::string *filter = field_filter(field)) fresh.add_term((stemmed ? "Z" : "") + *filter + word, 0);
+        if (const FieldFilter *filter = field_filter(field)) {
+            if (!filter->stems_only)
+                fresh.add_term((stemmed ? "Z" : "") + filter->prefix + word, 0);
+            else if (const std::string stem = filter_stem(word); !stemmed && !stem.empty())
+                fresh.add_term(filter->prefix + stem, 0);
+        }
     }
     for (const auto &[term, merged] : shared) {
         for (Xapian::termpos position : merged.positions) fresh.add_posting(term, position, 0);

@@ -25,7 +25,11 @@ Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &
     const auto index = [&](const std::string &text, cx::Field field) {
         const std::string folded = cx::fold_accents(text);
         generator.index_text(folded, cx::field_wdf(field));
-        if (const std::string *filter = cx::field_filter(field)) generator.index_text_without_positions(folded, 0, *filter);
+        if (const cx::FieldFilter *filter = cx::field_filter(field)) {
+            if (filter->stems_only) generator.set_stemming_strategy(Xapian::TermGenerator::STEM_ALL);
+            generator.index_text_without_positions(folded, 0, filter->prefix);
+            generator.set_stemming_strategy(Xapian::TermGenerator::STEM_SOME);
+        }
     };
 
     index(str(item.title), cx::Field::title);

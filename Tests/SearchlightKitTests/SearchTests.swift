@@ -69,6 +69,12 @@ struct QueryLanguageTests {
             ("keyword:\"deep linking\"", ["article/deep-linking"]),
             ("description:firebase", ["article/deep-linking", "article/firebase"]),
             ("description:explained", []),
+            ("description:walking", ["shoes/blue"]),  // stems: walks
+            ("description:comfortab*", ["shoes/blue"]),  // a beginning longer than its word's stem
+            ("description:DYNAMIC", ["article/firebase"]),
+            ("description:allongé", ["recipe/cafe"]),
+            ("description:工作原理", ["zh/guide"]),
+            ("description:指南", []),  // in the title only
             ("id:shoes/blue", ["shoes/blue"]),
             ("schema:COMMERCE_PRODUCT", ["shoes/red", "shoes/blue"]),
             ("schema:text_article", ["article/deep-linking"]),
