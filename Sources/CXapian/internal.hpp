@@ -116,7 +116,8 @@ namespace slot {
 /// `sortable_serialise` of the expiration in epoch ms; absent for items that never expire, so that
 /// the value stream holds only the items that can expire.
 constexpr Xapian::valueno expiration = 0;
-/// The original description, for snippets.
+/// Formats 2 to 5: the original description, for snippets, which format 6 makes from the item's
+/// data (`cx_results_make_snippet`) instead of keeping the description twice.
 constexpr Xapian::valueno description = 1;
 /// "1" for public items, "0" for private ones.
 constexpr Xapian::valueno is_public = 2;

@@ -233,8 +233,9 @@ Xapian::Document upgraded_document(const Xapian::Document &document) {
         for (Xapian::termpos position : merged.positions) fresh.add_posting(term, position, 0);
         fresh.add_term(term, merged.wdf);
     }
-    for (auto value = document.values_begin(); value != document.values_end(); ++value)
-        fresh.add_value(value.get_valueno(), *value);
+    for (auto value = document.values_begin(); value != document.values_end(); ++value) {
+        if (value.get_valueno() != slot::description) fresh.add_value(value.get_valueno(), *value);
+    }
     fresh.set_data(document.get_data());
     add_word_beginnings(fresh);
     return fresh;

@@ -13,6 +13,9 @@ struct cx_results {
     uint64_t total = 0;
     std::vector<std::string> data;
     std::vector<int32_t> percents;
+    /// What the snippets highlight (`cx_results_make_snippet`).
+    cx::Highlighter highlighter;
+    /// Each result's snippet, once made.
     std::vector<cx::Snippet> snippets;
     std::vector<std::pair<uint32_t, std::string>> corrections;
     uint32_t parts = 1;
@@ -75,11 +78,12 @@ Xapian::doccount matches_to_check(const Xapian::Database &reader, const cx_searc
     return request.limit == 0 ? reader.get_doccount() : 1000 + request.offset + request.limit;
 }
 
-/// Adds a found document to `results`: its data, its percentage and its snippet.
+/// Adds a found document to `results`: its data and its percentage. Its snippet is made from the
+/// description its data holds (`cx_results_make_snippet`): an index keeps the description once.
 void add_result(cx_results &results, const Xapian::Document &document, int32_t percent, const cx::BuiltQuery &built) {
     results.data.push_back(document.get_data());
     results.percents.push_back(built.matches_everything ? 100 : percent);
-    results.snippets.push_back(cx::make_snippet(document.get_value(cx::slot::description), built.highlighter));
+    results.snippets.emplace_back();
 }
 
 /// The seconds a search may spend checking matches beyond its page (for the count): past them the
@@ -234,6 +238,7 @@ void run_split_search(cx_database &database, const cx_search_request &request, c
 void run_built(cx_database &database, const cx_search_request &request, const cx_search_tuning &tuning,
                const cx::BuiltQuery &built, cx_results &results) {
     const Xapian::Database &reader = database.reader;
+    results.highlighter = built.highlighter;
     const cx::CoreLease lease(database, tuning, built.query);
     if (lease.parts() > 1 && cx::ready_helpers(database, lease.parts() - 1)) {
         results.parts = lease.parts();
@@ -323,6 +328,16 @@ cx_text cx_results_data(const cx_results *results, size_t index) {
 
 int32_t cx_results_percent(const cx_results *results, size_t index) {
     return index < results->percents.size() ? results->percents[index] : 0;
+}
+
+void cx_results_make_snippet(cx_results *results, size_t index, cx_text description) {
+    if (index >= results->snippets.size()) return;
+    try {
+        results->snippets[index] = cx::make_snippet(cx::str(description), results->highlighter);
+    } catch (...) {
+        // Out of memory: the result goes without a snippet.
+        results->snippets[index] = cx::Snippet();
+    }
 }
 
 cx_text cx_results_snippet(const cx_results *results, size_t index) {

@@ -60,7 +60,6 @@ Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &
     if (!item.is_public) document.add_boolean_term(cx::bounded_term(cx::prefix::private_domain, domain));
     if (item.expiration_ms > 0)
         document.add_value(cx::slot::expiration, Xapian::sortable_serialise(static_cast<double>(item.expiration_ms)));
-    if (!description_text.empty()) document.add_value(cx::slot::description, description_text);
     document.add_value(cx::slot::is_public, item.is_public ? "1" : "0");
     const std::string data = str(item.data);
     document.add_value(cx::slot::digest, cx::content_digest(data));

@@ -19,12 +19,9 @@ extension SearchableIndex {
         let raw = try read { database throws(SearchlightError) in
             try database.search(
                 expression, domain: query.domainIdentifier, scope: query.scope, now: now, offset: query.offset,
-                limit: query.limit, relax: relaxable, split: split)
+                limit: query.limit, relax: relaxable, split: split, decode: decodeStored)
         }
-        var results: [SearchResult] = []
-        for hit in raw.hits {
-            results.append(SearchResult(item: try decodeStored(hit.data), score: hit.percent, snippet: hit.snippet))
-        }
+        let results = raw.hits.map { hit in SearchResult(item: hit.item, score: hit.percent, snippet: hit.snippet) }
         let found = SearchResults(
             query: query.text, total: raw.total, offset: query.offset, limit: query.limit,
             suggestion: Self.suggestion(for: query.text, corrections: raw.corrections), results: results,
@@ -85,9 +82,10 @@ extension SearchableIndex {
     ) throws(SearchlightError) -> SearchableItem? {
         let raw = try read { database throws(SearchlightError) in
             try database.search(
-                .filter(.identifier, identifier), domain: domainIdentifier, scope: scope, now: now, offset: 0, limit: 1)
+                .filter(.identifier, identifier), domain: domainIdentifier, scope: scope, now: now, offset: 0, limit: 1,
+                decode: decodeStored)
         }
-        return try raw.hits.first.map { hit throws(SearchlightError) in try decodeStored(hit.data) }
+        return raw.hits.first?.item
     }
 
     /// Counts for one domain: its live public and private items, and its expired ones not yet

@@ -157,6 +157,19 @@ struct ShimTests {
             #expect(cx_results_data(results, 5).length == 0)
             #expect(cx_results_data(results, 5).data == nil)
             #expect(cx_results_percent(results, 5) == 0)
+            #expect(cx_results_snippet(results, 0).length == 0)
+            let description = "Une crème brûlée"
+            description.withCString { text in
+                cx_results_make_snippet(results, 0, cx_text(data: text, length: description.utf8.count))
+                cx_results_make_snippet(results, 5, cx_text(data: text, length: description.utf8.count))
+            }
+            let snippet = cx_results_snippet(results, 0)
+            #expect(
+                String(decoding: UnsafeRawBufferPointer(start: snippet.data, count: snippet.length), as: UTF8.self)
+                    == description)
+            var matched = 0
+            let ranges = cx_results_snippet_matches(results, 0, &matched)
+            #expect(matched == 1 && ranges?.pointee.offset == 4 && ranges?.pointee.length == 6)
             #expect(cx_results_snippet(results, 5).length == 0)
             var count = 1
             #expect(cx_results_snippet_matches(results, 5, &count) == nil && count == 0)

@@ -3,7 +3,7 @@ internal import CXapian
 extension XapianDatabase {
     struct RawResults {
         struct Hit {
-            var data: [UInt8]
+            var item: SearchableItem
             var percent: Int
             var snippet: Snippet
         }
@@ -19,7 +19,8 @@ extension XapianDatabase {
 
     func search(
         _ expression: QueryExpression, domain: String?, scope: SearchQuery.Scope, now: Int64, offset: Int, limit: Int,
-        relax: Bool = false, split: SearchSplit = .automatic
+        relax: Bool = false, split: SearchSplit = .automatic,
+        decode: ([UInt8]) throws(SearchlightError) -> SearchableItem
     ) throws(SearchlightError) -> RawResults {
         let handle = try open()
         var arena = TextArena()
@@ -45,10 +46,18 @@ extension XapianDatabase {
             total: Int(cx_results_total(results)), hits: [], corrections: [], parts: Int(cx_results_parts(results)),
             relaxed: cx_results_relaxed(results))
         for index in 0..<cx_results_count(results) {
+            let item = try decode(cx_results_data(results, index).bytes)
+            // The snippet comes from the description the item holds: the index keeps it once.
+            var description = item.object.contentDescription ?? ""
+            description.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { text in
+                    cx_results_make_snippet(results, index, cx_text(data: text.baseAddress, length: text.count))
+                }
+            }
             raw.hits.append(
                 RawResults.Hit(
-                    data: cx_results_data(results, index).bytes, percent: Int(cx_results_percent(results, index)),
-                    snippet: Self.snippet(results, index)))
+                    item: item, percent: Int(cx_results_percent(results, index)), snippet: Self.snippet(results, index))
+            )
         }
         for index in 0..<cx_results_correction_count(results) {
             guard let location = tree.wordLocation(node: Int(cx_results_correction_node(results, index))) else {
