@@ -19,16 +19,7 @@
 #include "CXapian.h"
 
 namespace cx {
-struct VisibilityCache;
-struct ViewBoosts;
-struct SpellingWords;
-
-/// What a read-only handle has read for the revision it has open (`per_revision`).
-template <typename Value>
-struct RevisionCache {
-    Xapian::rev revision = 0;
-    std::shared_ptr<const Value> value;
-};
+struct Snapshot;
 }  // namespace cx
 
 struct cx_database {
@@ -46,12 +37,8 @@ struct cx_database {
     /// The database every read goes through; for a writable handle it shares `writer`'s internals.
     Xapian::Database reader;
     Xapian::WritableDatabase writer;
-    /// A read-only handle's visibility bitmaps (visibility.cpp), made on first use.
-    std::shared_ptr<cx::VisibilityCache> visibility;
-    /// A read-only handle's view boosts (views.cpp), read on first use.
-    std::shared_ptr<cx::RevisionCache<cx::ViewBoosts>> views;
-    /// A read-only handle's spelling words (spelling.cpp), read on first need.
-    std::shared_ptr<cx::RevisionCache<cx::SpellingWords>> spelling;
+    /// A read-only handle's snapshot of the revision it has open (`cx::snapshot`).
+    std::shared_ptr<cx::Snapshot> snapshot;
     /// A read-only handle's further handles on the same database, one for each further part of a
     /// search split by document id (parts.cpp), opened on first need.
     std::vector<Xapian::Database> helpers;
@@ -166,6 +153,33 @@ enum class Layout {
 /// The layout of an index whose metadata records `recorded` (format 1 records nothing; an empty
 /// index takes the current format with its first items).
 Layout layout_of(const std::string &recorded);
+
+struct DocumentBits;
+struct ViewBoosts;
+struct SpellingWords;
+
+/// One revision of an index as its searches see it: its layout, and what they read once and
+/// reuse, each on first need: the items a domain may see (visibility.cpp), the recorded views'
+/// boosts (views.cpp) and the spelling table's words (spelling.cpp).
+///
+/// A read-only handle of one database keeps the snapshot of the revision it has open until it
+/// moves to another (`snapshot`). A writer's reader sees its uncommitted changes, and a
+/// topology's shards have no one revision to key it by: each of their searches takes a snapshot
+/// of its own, which nothing keeps.
+struct Snapshot {
+    Xapian::rev revision = 0;
+    Layout layout = Layout::shared;
+    /// The items a search may see, by the domain whose private items it sees ("" for none), for
+    /// at most `visible_domains` domains (each is one bit per document).
+    std::unordered_map<std::string, std::shared_ptr<const DocumentBits>> visible;
+    static constexpr size_t visible_domains = 16;
+    std::shared_ptr<const ViewBoosts> views;
+    std::shared_ptr<const SpellingWords> spelling;
+};
+
+/// The snapshot of the revision `database` reads (see `Snapshot`). An index without items records
+/// no format yet, and is read as the current format.
+std::shared_ptr<Snapshot> snapshot(cx_database &database);
 
 /// The metadata key under which format 5 recorded its common words; gone after an upgrade.
 inline const std::string common_words_key = "searchlight.common";
@@ -313,7 +327,7 @@ struct BuiltQuery {
 /// With `relaxed`, the plain words of the root (the words the query joins without an explicit
 /// operator) match when any of them does, rather than all: the items with more of them score
 /// more. Every other part of the query stays as exact as without.
-BuiltQuery build_query(const Xapian::Database &database, const cx_query_node *nodes, size_t count,
+BuiltQuery build_query(const Xapian::Database &database, Layout layout, const cx_query_node *nodes, size_t count,
                        bool expand_here = false, bool relaxed = false);
 
 /// Whether `relaxed` changes what the query tree `nodes` matches: its root joins two plain words
@@ -322,21 +336,24 @@ bool can_relax(const cx_query_node *nodes, size_t count);
 
 // MARK: visibility.cpp
 
-/// `query` limited to the items `request`'s domain and scope may see. A read-only handle reuses
-/// what it built for the revision it has open.
-Xapian::Query visible_only(cx_database &database, const cx_search_request &request, const Xapian::Query &query);
+/// `query` limited to the items `request`'s domain and scope may see, as `snapshot` holds them.
+Xapian::Query visible_only(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
+                           const Xapian::Query &query);
 
 /// `query` limited to what `request` may see (`visible_only`) and to items not expired at its time.
-Xapian::Query visible_now(cx_database &database, const cx_search_request &request, const Xapian::Query &query);
+Xapian::Query visible_now(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
+                          const Xapian::Query &query);
 
 // MARK: spelling.cpp
 
 /// Whether `query` matches an item `request` may see, now.
-bool matches_visible_item(cx_database &database, const cx_search_request &request, const Xapian::Query &query);
+bool matches_visible_item(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
+                          const Xapian::Query &query);
 
 /// The spelling correction of `word` (folded) for `request`: the nearest word of the spelling
 /// table that occurs in an item the request may see, or empty.
-std::string visible_suggestion(cx_database &database, const cx_search_request &request, const std::string &word);
+std::string visible_suggestion(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
+                               const std::string &word);
 
 // MARK: parts.cpp — searches split by document id
 
@@ -402,9 +419,9 @@ double term_weight(double items, double frequency, double wdf);
 
 // MARK: views.cpp
 
-/// A posting source over the viewed items, weighing each by its boost (`view_boost`). A
-/// read-only handle reuses what it read for the revision it has open.
-Xapian::Query view_boosts(cx_database &database);
+/// A posting source over the viewed items, weighing each by its boost (`view_boost`), as
+/// `snapshot` holds them.
+Xapian::Query view_boosts(cx_database &database, Snapshot &snapshot);
 
 // MARK: write.cpp
 
@@ -440,22 +457,6 @@ cx_status require_writable(cx_database *database, char **out_error);
 
 /// `CX_ERR_INVALID_ARGUMENT` for a NULL or closed handle, else `CX_OK`.
 cx_status require_open(cx_database *database, char **out_error);
-
-/// What `read()` reads from `database`, kept in `cache` for the revision a read-only handle has
-/// open. A writer's reader sees its uncommitted changes, and shards have no one revision to key a
-/// cache by: for them, nothing read outlives the search.
-template <typename Value, typename Read>
-std::shared_ptr<const Value> per_revision(cx_database &database, std::shared_ptr<RevisionCache<Value>> &cache,
-                                          Read read) {
-    if (database.writable || database.sharded) return read();
-    if (!cache) cache = std::make_shared<RevisionCache<Value>>();
-    const Xapian::rev revision = database.reader.get_revision();
-    if (!cache->value || cache->revision != revision) {
-        cache->value = read();
-        cache->revision = revision;
-    }
-    return cache->value;
-}
 
 /// Runs `body`, and when a writer's commits have overtaken this reader, reopens at the latest
 /// revision and runs it again, until it succeeds: a search never fails because of a write.

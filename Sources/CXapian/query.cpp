@@ -134,15 +134,13 @@ constexpr size_t expansion_limit = 100;
 
 class Builder {
   public:
-    Builder(const Xapian::Database &database, const cx_query_node *nodes, size_t count, bool expand_here,
-            bool relaxed)
+    Builder(const Xapian::Database &database, Layout layout, const cx_query_node *nodes, size_t count,
+            bool expand_here, bool relaxed)
         : database_(database),
           nodes_(nodes),
           count_(count),
           expand_here_(expand_here),
-          // An empty index (or a topology's empty first shard) records no format yet.
-          layout_(layout_of(database.get_metadata(format_key)) == Layout::per_field ? Layout::per_field
-                                                                                     : Layout::shared),
+          layout_(layout),
           relaxed_(relaxed) {}
 
     BuiltQuery build() {
@@ -434,10 +432,10 @@ class Builder {
 
 }  // namespace
 
-BuiltQuery build_query(const Xapian::Database &database, const cx_query_node *nodes, size_t count, bool expand_here,
-                       bool relaxed) {
+BuiltQuery build_query(const Xapian::Database &database, Layout layout, const cx_query_node *nodes, size_t count,
+                       bool expand_here, bool relaxed) {
     if (nodes == nullptr || count == 0) throw Xapian::InvalidArgumentError("the query tree is empty");
-    return Builder(database, nodes, count, expand_here, relaxed).build();
+    return Builder(database, layout, nodes, count, expand_here, relaxed).build();
 }
 
 bool can_relax(const cx_query_node *nodes, size_t count) {

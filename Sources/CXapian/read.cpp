@@ -36,6 +36,17 @@ Xapian::doccount count_live(const Xapian::Database &reader, const Query &query, 
 
 namespace cx {
 
+std::shared_ptr<Snapshot> snapshot(cx_database &database) {
+    const bool keeps = !database.writable && !database.sharded;
+    const Xapian::rev revision = keeps ? database.reader.get_revision() : 0;
+    if (keeps && database.snapshot && database.snapshot->revision == revision) return database.snapshot;
+    auto fresh = std::make_shared<Snapshot>();
+    fresh->revision = revision;
+    if (layout_of(database.reader.get_metadata(format_key)) == Layout::per_field) fresh->layout = Layout::per_field;
+    if (keeps) database.snapshot = fresh;
+    return fresh;
+}
+
 cx_status require_open(cx_database *database, char **out_error) {
     if (database == nullptr) return fail(CX_ERR_INVALID_ARGUMENT, "no database handle", out_error);
     if (database->closed) return fail(CX_ERR_INVALID_ARGUMENT, "the database is closed", out_error);

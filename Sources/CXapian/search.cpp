@@ -59,17 +59,18 @@ double most_for_views(const Xapian::Database &reader, const cx::BuiltQuery &buil
 /// `query` with recorded views added to the scores: up to `view_weight`, growing with the
 /// logarithm of the count (`cx::view_boost`). Only viewed items carry the value, and an index
 /// without views is searched as before.
-Query with_views(cx_database &database, const cx::BuiltQuery &built) {
+Query with_views(cx_database &database, cx::Snapshot &snapshot, const cx::BuiltQuery &built) {
     const double weight = most_for_views(database.reader, built);
     if (weight == 0) return built.query;
-    return Query(Query::OP_AND_MAYBE, built.query, Query(Query::OP_SCALE_WEIGHT, cx::view_boosts(database), weight));
+    return Query(Query::OP_AND_MAYBE, built.query, Query(Query::OP_SCALE_WEIGHT, cx::view_boosts(database, snapshot), weight));
 }
 
 /// The query `request` asks for, with visibility, views and expiry applied. A split search builds
 /// it once for each part, since Xapian's queries share their parts through reference counts that
 /// are not thread-safe.
-Query full_query(cx_database &database, const cx_search_request &request, const cx::BuiltQuery &built) {
-    return cx::visible_now(database, request, with_views(database, built));
+Query full_query(cx_database &database, cx::Snapshot &snapshot, const cx_search_request &request,
+                 const cx::BuiltQuery &built) {
+    return cx::visible_now(database, snapshot, request, with_views(database, snapshot, built));
 }
 
 /// How many matches a search checks: 1,000 past its page, so that totals up to there are exact;
@@ -147,14 +148,15 @@ struct PartMatch {
 /// where a part's range would count as one more. The query filtered by the best match's unique
 /// term (a boolean term, which counts for nothing) matches the best match alone and scales it as
 /// one search does. Empty when the best match has no unique term.
-Xapian::MSet percent_scale(cx_database &database, const cx_search_request &request, const cx::BuiltQuery &built,
+Xapian::MSet percent_scale(cx_database &database, cx::Snapshot &snapshot, const cx_search_request &request,
+                           const cx::BuiltQuery &built,
                            const Xapian::Document &best) {
     Xapian::TermIterator term = best.termlist_begin();
     term.skip_to(cx::prefix::unique);
     if (term == best.termlist_end() || (*term).compare(0, cx::prefix::unique.size(), cx::prefix::unique) != 0) {
         return Xapian::MSet();
     }
-    const Query only_best(Query::OP_FILTER, full_query(database, request, built), Query(*term));
+    const Query only_best(Query::OP_FILTER, full_query(database, snapshot, request, built), Query(*term));
     return best_matches(database.reader, only_best, 0, 1, 1, false);
 }
 
@@ -173,7 +175,8 @@ Xapian::doccount part_total(const Xapian::MSet &matches, unsigned count) {
 /// handle, and merges their best matches into the page one search would give: every part scores
 /// with the whole index's statistics, and equal scores keep the document id order. The total is
 /// the sum of the parts', exact as far as each part's is.
-void run_split_search(cx_database &database, const cx_search_request &request, const cx::BuiltQuery &built,
+void run_split_search(cx_database &database, cx::Snapshot &snapshot, const cx_search_request &request,
+                      const cx::BuiltQuery &built,
                       unsigned count, cx_results &results) {
     const Xapian::Database &reader = database.reader;
     const Xapian::doccount page = request.offset + request.limit;
@@ -186,8 +189,8 @@ void run_split_search(cx_database &database, const cx_search_request &request, c
         const Xapian::docid first_id = static_cast<Xapian::docid>(uint64_t(last) * i / count) + 1;
         const Xapian::docid last_id = static_cast<Xapian::docid>(uint64_t(last) * (i + 1) / count);
         const cx::BuiltQuery own =
-            i == 0 ? built : cx::build_query(reader, request.nodes, request.node_count);
-        part.query = Query(Query::OP_FILTER, full_query(database, request, own),
+            i == 0 ? built : cx::build_query(reader, snapshot.layout, request.nodes, request.node_count);
+        part.query = Query(Query::OP_FILTER, full_query(database, snapshot, request, own),
                            cx::document_range(reader, first_id, last_id));
     }
     auto match = [&](Part &part) {
@@ -226,7 +229,7 @@ void run_split_search(cx_database &database, const cx_search_request &request, c
         return a.weight != b.weight ? a.weight > b.weight : a.did < b.did;
     });
     if (merged.empty()) return;
-    const Xapian::MSet scale = percent_scale(database, request, built, merged.front().match.get_document());
+    const Xapian::MSet scale = percent_scale(database, snapshot, request, built, merged.front().match.get_document());
     const Xapian::MSet &best = scale.empty() ? parts[merged.front().part].matches : scale;
     for (size_t rank = request.offset; rank < merged.size() && rank < page; ++rank) {
         const PartMatch &found = merged[rank];
@@ -235,17 +238,18 @@ void run_split_search(cx_database &database, const cx_search_request &request, c
 }
 
 /// Runs the search of `built`, in parts when it pays and `tuning` allows.
-void run_built(cx_database &database, const cx_search_request &request, const cx_search_tuning &tuning,
+void run_built(cx_database &database, cx::Snapshot &snapshot, const cx_search_request &request,
+               const cx_search_tuning &tuning,
                const cx::BuiltQuery &built, cx_results &results) {
     const Xapian::Database &reader = database.reader;
     results.highlighter = built.highlighter;
     const cx::CoreLease lease(database, tuning, built.query);
     if (lease.parts() > 1 && cx::ready_helpers(database, lease.parts() - 1)) {
         results.parts = lease.parts();
-        run_split_search(database, request, built, lease.parts(), results);
+        run_split_search(database, snapshot, request, built, lease.parts(), results);
         return;
     }
-    Xapian::MSet mset = best_matches(reader, full_query(database, request, built), request.offset, request.limit,
+    Xapian::MSet mset = best_matches(reader, full_query(database, snapshot, request, built), request.offset, request.limit,
                                      matches_to_check(reader, request), database.sharded);
     results.total = mset.get_matches_estimated();
     for (auto it = mset.begin(); it != mset.end(); ++it) add_result(results, it.get_document(), it.get_percent(), built);
@@ -254,15 +258,16 @@ void run_built(cx_database &database, const cx_search_request &request, const cx
 void run_search(cx_database &database, const cx_search_request &request, const cx_search_tuning &tuning,
                 cx_results &results) {
     const Xapian::Database &reader = database.reader;
-    cx::BuiltQuery built = cx::build_query(reader, request.nodes, request.node_count, database.sharded);
-    run_built(database, request, tuning, built, results);
+    const std::shared_ptr<cx::Snapshot> snapshot = cx::snapshot(database);
+    cx::BuiltQuery built = cx::build_query(reader, snapshot->layout, request.nodes, request.node_count, database.sharded);
+    run_built(database, *snapshot, request, tuning, built, results);
     // No visible item has every plain word: the items with the most of them (SPEC §2.1). A count
     // (limit 0) counts the exact query.
     if (results.total == 0 && request.relax && request.limit > 0 && cx::can_relax(request.nodes, request.node_count)) {
-        const cx::BuiltQuery relaxed = cx::build_query(reader, request.nodes, request.node_count, database.sharded, true);
+        const cx::BuiltQuery relaxed = cx::build_query(reader, snapshot->layout, request.nodes, request.node_count, database.sharded, true);
         // Unsplit: a relaxed search is the rare second search of one that found nothing.
         cx_results found;
-        run_built(database, request, cx_search_tuning{1, 0}, relaxed, found);
+        run_built(database, *snapshot, request, cx_search_tuning{1, 0}, relaxed, found);
         if (found.total > 0) {
             found.relaxed = true;
             results = std::move(found);
@@ -271,8 +276,8 @@ void run_search(cx_database &database, const cx_search_request &request, const c
     if (results.total == 0 || results.relaxed) {
         // A word that matches an item the caller may see is never replaced.
         for (const cx::BuiltQuery::Spellable &spellable : built.spellable) {
-            if (cx::matches_visible_item(database, request, spellable.query)) continue;
-            std::string corrected = cx::visible_suggestion(database, request, spellable.word);
+            if (cx::matches_visible_item(database, *snapshot, request, spellable.query)) continue;
+            std::string corrected = cx::visible_suggestion(database, *snapshot, request, spellable.word);
             if (!corrected.empty()) results.corrections.emplace_back(spellable.node, std::move(corrected));
         }
     }

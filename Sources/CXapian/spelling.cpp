@@ -10,8 +10,8 @@
 // Xapian's own suggestion is the nearest word of the whole table (edit distance first, then the
 // most frequent). When the caller may see it, no visible word can be nearer, so it is the answer.
 // Otherwise the table's words within the same edit distance are ranked the same way and the first
-// one the caller may see is taken; a read-only handle of one database keeps the table's words, by
-// length, for the revision it has open.
+// one the caller may see is taken; the table's words, by length, are kept in the index's snapshot
+// (`Snapshot`).
 
 #include <algorithm>
 #include <cstdint>
@@ -84,8 +84,9 @@ std::shared_ptr<const SpellingWords> read_spelling_words(const Xapian::Database 
     return words;
 }
 
-std::shared_ptr<const SpellingWords> spelling_words(cx_database &database) {
-    return per_revision(database, database.spelling, [&] { return read_spelling_words(database.reader); });
+const SpellingWords &spelling_words(cx_database &database, Snapshot &snapshot) {
+    if (!snapshot.spelling) snapshot.spelling = read_spelling_words(database.reader);
+    return *snapshot.spelling;
 }
 
 /// The table's words within `most_edits` of `word`, nearest first, then the most frequent.
@@ -112,22 +113,24 @@ std::vector<std::string> ranked_candidates(const SpellingWords &words, const std
 
 }  // namespace
 
-bool matches_visible_item(cx_database &database, const cx_search_request &request, const Xapian::Query &query) {
+bool matches_visible_item(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
+                          const Xapian::Query &query) {
     Xapian::Enquire enquire(database.reader);
-    enquire.set_query(visible_now(database, request, query));
+    enquire.set_query(visible_now(database, snapshot, request, query));
     enquire.set_weighting_scheme(Xapian::BoolWeight());
     return enquire.get_mset(0, 1, 1).size() > 0;
 }
 
-std::string visible_suggestion(cx_database &database, const cx_search_request &request, const std::string &word) {
+std::string visible_suggestion(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
+                               const std::string &word) {
     const std::string nearest = database.reader.get_spelling_suggestion(word, most_edits);
     if (nearest.empty() || nearest == word) return std::string();
     // The spelling table holds title words, and a title word is an unprefixed term in every format.
     const auto visible = [&](const std::string &candidate) {
-        return matches_visible_item(database, request, Xapian::Query(candidate));
+        return matches_visible_item(database, snapshot, request, Xapian::Query(candidate));
     };
     if (visible(nearest)) return nearest;
-    const std::vector<std::string> ranked = ranked_candidates(*spelling_words(database), word);
+    const std::vector<std::string> ranked = ranked_candidates(spelling_words(database, snapshot), word);
     for (size_t i = 0; i < ranked.size() && i < most_checked; ++i) {
         if (visible(ranked[i])) return ranked[i];
     }

@@ -5,15 +5,13 @@
 // candidate: the public items are most of the index, so the filter costs about as much as reading
 // their whole posting list again, on every query. Here the items the search may not see (the
 // private items of other domains) are read once into a bitmap, and the matcher checks a
-// candidate with one bit test (`PostingSource::check`). A read-only handle keeps its bitmaps for
-// the revision it has open; most indexes need none, since they hold no private item of another
+// candidate with one bit test (`PostingSource::check`). The bitmaps are kept in the index's
+// snapshot (`Snapshot`); most indexes need none, since they hold no private item of another
 // domain.
 
 #include "internal.hpp"
 
 namespace cx {
-
-namespace {
 
 /// A set of document ids: bit `did` of `words` is set for each member.
 struct DocumentBits {
@@ -47,6 +45,8 @@ struct DocumentBits {
         return static_cast<Xapian::docid>(word * 64 + __builtin_ctzll(bits));
     }
 };
+
+namespace {
 
 /// The matcher's view of a `DocumentBits`: a posting list without weights.
 class DocumentSetSource final : public Xapian::PostingSource {
@@ -107,20 +107,6 @@ std::shared_ptr<const DocumentBits> visible_documents(const Xapian::Database &re
     return bits;
 }
 
-}  // namespace
-
-/// The bitmaps a read-only handle has built for the revision it has open, by domain ("" for a
-/// search of every domain in scope public).
-struct VisibilityCache {
-    Xapian::rev revision = 0;
-    std::unordered_map<std::string, std::shared_ptr<const DocumentBits>> visible;
-};
-
-/// At most this many domains' bitmaps are kept (each is one bit per document).
-constexpr size_t cached_domains = 16;
-
-namespace {
-
 /// What limits a search to the items `request`'s domain and scope may see: a filter of those
 /// items, or the items to leave out; either may be empty.
 struct Visibility {
@@ -128,7 +114,7 @@ struct Visibility {
     Xapian::Query hidden;
 };
 
-Visibility visibility(cx_database &database, const cx_search_request &request) {
+Visibility visibility(cx_database &database, Snapshot &snapshot, const cx_search_request &request) {
     const Xapian::Database &reader = database.reader;
     if (request.scope == CX_SCOPE_PRIVATE) {
         // Private items are usually the few: their own term is the cheapest filter.
@@ -152,42 +138,32 @@ Visibility visibility(cx_database &database, const cx_search_request &request) {
     const Xapian::doccount visible = reader.get_doccount() - private_items + own_items;
 
     std::shared_ptr<const DocumentBits> bits;
-    if (database.writable) {
-        // A writer's reader sees its uncommitted changes: nothing it builds outlives the search.
-        bits = visible_documents(reader, own_term, visible);
+    if (auto found = snapshot.visible.find(searched); found != snapshot.visible.end()) {
+        bits = found->second;
     } else {
-        if (!database.visibility) database.visibility = std::make_shared<VisibilityCache>();
-        VisibilityCache &cache = *database.visibility;
-        if (cache.revision != reader.get_revision()) {
-            cache.visible.clear();
-            cache.revision = reader.get_revision();
-        }
-        auto found = cache.visible.find(searched);
-        if (found != cache.visible.end()) {
-            bits = found->second;
-        } else {
-            bits = visible_documents(reader, own_term, visible);
-            if (cache.visible.size() >= cached_domains) cache.visible.clear();
-            cache.visible.emplace(searched, bits);
-        }
+        bits = visible_documents(reader, own_term, visible);
+        if (snapshot.visible.size() >= Snapshot::visible_domains) snapshot.visible.clear();
+        snapshot.visible.emplace(searched, bits);
     }
     return {Xapian::Query((new DocumentSetSource(std::move(bits)))->release()), {}};
 }
 
 }  // namespace
 
-Xapian::Query visible_only(cx_database &database, const cx_search_request &request, const Xapian::Query &query) {
-    const Visibility limits = visibility(database, request);
+Xapian::Query visible_only(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
+                           const Xapian::Query &query) {
+    const Visibility limits = visibility(database, snapshot, request);
     Xapian::Query limited = query;
     if (!limits.visible.empty()) limited = Xapian::Query(Xapian::Query::OP_FILTER, limited, limits.visible);
     if (!limits.hidden.empty()) limited = Xapian::Query(Xapian::Query::OP_AND_NOT, limited, limits.hidden);
     return limited;
 }
 
-Xapian::Query visible_now(cx_database &database, const cx_search_request &request, const Xapian::Query &query) {
+Xapian::Query visible_now(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
+                          const Xapian::Query &query) {
     // Expired items are never returned, pruned or not. Only items that can expire have a value,
     // and few of them have expired, so excluding those is cheaper than testing every match.
-    return Xapian::Query(Xapian::Query::OP_AND_NOT, visible_only(database, request, query),
+    return Xapian::Query(Xapian::Query::OP_AND_NOT, visible_only(database, snapshot, request, query),
                          Xapian::Query(Xapian::Query::OP_VALUE_LE, slot::expiration,
                                        Xapian::sortable_serialise(static_cast<double>(request.now_ms))));
 }
