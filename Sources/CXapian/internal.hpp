@@ -39,9 +39,6 @@ struct cx_database {
     Xapian::WritableDatabase writer;
     /// A read-only handle's snapshot of the revision it has open (`cx::snapshot`).
     std::shared_ptr<cx::Snapshot> snapshot;
-    /// A read-only handle's further handles on the same database, one for each further part of a
-    /// search split by document id (parts.cpp), opened on first need.
-    std::vector<Xapian::Database> helpers;
 };
 
 namespace cx {
@@ -354,54 +351,6 @@ bool matches_visible_item(cx_database &database, Snapshot &snapshot, const cx_se
 /// table that occurs in an item the request may see, or empty.
 std::string visible_suggestion(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
                                const std::string &word);
-
-// MARK: parts.cpp — searches split by document id
-
-/// The most parts a search is split into unless its request asks for more.
-constexpr unsigned most_parts = 8;
-
-/// The postings a query's terms hold per part unless its request says otherwise: 2–4 ms of
-/// matching. A part costs about half as much again as its share of one search (the matcher checks
-/// each candidate against the part's range), a thread, and a second query; below this a split
-/// saves too little to be worth the cores it takes.
-constexpr uint64_t default_postings_per_part = 200000;
-
-/// The fewest parts a search is split into unless its request asks for a number of parts. A part
-/// costs about half as much again as its share of one search, so two parts take at best three
-/// quarters of one search's time; on 2 cores they gained nothing measurable (README,
-/// *Performance*). Three parts take at best half.
-constexpr unsigned fewest_parts = 3;
-
-/// The cores a search holds while it runs, taken from those of the process that no other search
-/// holds, and given back when it goes: under a load of concurrent searches, each runs in one
-/// part on its own thread, as it would unsplit.
-class CoreLease {
-  public:
-    /// Takes as many cores as a search of `query` on `database` is worth splitting
-    /// into: one part per `postings_per_part` postings its terms hold together, if that makes at
-    /// least `fewest_parts` free cores, else one. A tuning that sets `most_parts` gets up to that
-    /// many whatever else runs. Only a read-only handle on one database splits: a writer's
-    /// uncommitted changes are in its handle alone, and a topology's shards number their
-    /// documents each on their own.
-    CoreLease(const cx_database &database, const cx_search_tuning &tuning, const Xapian::Query &query);
-    ~CoreLease();
-    CoreLease(const CoreLease &) = delete;
-    CoreLease &operator=(const CoreLease &) = delete;
-
-    unsigned parts() const { return parts_; }
-
-  private:
-    unsigned parts_ = 1;
-    unsigned held_ = 0;
-};
-
-/// Brings `count` further handles (`cx_database::helpers`) to the reader's revision. False when
-/// one cannot be (a writer committed in between, or the database's folder is gone): the search
-/// then runs in one part.
-bool ready_helpers(cx_database &database, size_t count);
-
-/// A filter of the document ids from `first` to `last`: one part of a split search.
-Xapian::Query document_range(const Xapian::Database &database, Xapian::docid first, Xapian::docid last);
 
 // MARK: search.cpp
 

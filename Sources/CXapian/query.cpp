@@ -375,8 +375,8 @@ class Builder {
         const cx_query_node &current = nodes_[position_++];
         switch (current.kind) {
             case CX_NODE_ALL:
-                // Query::MatchAll itself would be one object shared by every query built, and the
-                // parts of a split search match theirs on threads of their own (parts.cpp).
+                // Query::MatchAll itself would be one object shared by every query built, on
+                // every thread, through a reference count that is not thread-safe.
                 return Query(std::string());
             case CX_NODE_WORD:
             case CX_NODE_PREFIX:

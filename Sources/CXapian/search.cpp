@@ -2,10 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <exception>
-#include <optional>
-#include <system_error>
-#include <thread>
 
 #include "internal.hpp"
 
@@ -18,7 +14,6 @@ struct cx_results {
     /// Each result's snippet, once made.
     std::vector<cx::Snippet> snippets;
     std::vector<std::pair<uint32_t, std::string>> corrections;
-    uint32_t parts = 1;
     /// The plain words matched when any of them did (`cx_search_request::relax`).
     bool relaxed = false;
 };
@@ -65,9 +60,7 @@ Query with_views(cx_database &database, cx::Snapshot &snapshot, const cx::BuiltQ
     return Query(Query::OP_AND_MAYBE, built.query, Query(Query::OP_SCALE_WEIGHT, cx::view_boosts(database, snapshot), weight));
 }
 
-/// The query `request` asks for, with visibility, views and expiry applied. A split search builds
-/// it once for each part, since Xapian's queries share their parts through reference counts that
-/// are not thread-safe.
+/// The query `request` asks for, with visibility, views and expiry applied.
 Query full_query(cx_database &database, cx::Snapshot &snapshot, const cx_search_request &request,
                  const cx::BuiltQuery &built) {
     return cx::visible_now(database, snapshot, request, with_views(database, snapshot, built));
@@ -118,156 +111,28 @@ Xapian::MSet best_matches(const Xapian::Database &reader, const Query &query, Xa
     return enquire.get_mset(first, count, check_at_least);
 }
 
-/// One part of a split search: its handle, its query limited to its range of document ids, and
-/// what it found.
-struct Part {
-    Xapian::Database reader;
-    Query query;
-    Xapian::MSet matches;
-    std::exception_ptr failure;
-};
-
-/// Joins the threads it holds when it goes, however the scope is left.
-struct Joining {
-    std::vector<std::thread> threads;
-    ~Joining() {
-        for (std::thread &thread : threads) thread.join();
-    }
-};
-
-/// A match of a split search: where it ranks, and which part found it.
-struct PartMatch {
-    double weight;
-    Xapian::docid did;
-    size_t part;
-    Xapian::MSetIterator match;
-};
-
-/// A match set that converts weights to the percentages one search would give. Xapian relates a
-/// weight to the best match's, and to the share of the query's parts that the best match matches,
-/// where a part's range would count as one more. The query filtered by the best match's unique
-/// term (a boolean term, which counts for nothing) matches the best match alone and scales it as
-/// one search does. Empty when the best match has no unique term.
-Xapian::MSet percent_scale(cx_database &database, cx::Snapshot &snapshot, const cx_search_request &request,
-                           const cx::BuiltQuery &built,
-                           const Xapian::Document &best) {
-    Xapian::TermIterator term = best.termlist_begin();
-    term.skip_to(cx::prefix::unique);
-    if (term == best.termlist_end() || (*term).compare(0, cx::prefix::unique.size(), cx::prefix::unique) != 0) {
-        return Xapian::MSet();
-    }
-    const Query only_best(Query::OP_FILTER, full_query(database, snapshot, request, built), Query(*term));
-    return best_matches(database.reader, only_best, 0, 1, 1, false);
-}
-
-/// What part of a split search in `count` parts adds to the total: its count when it is exact
-/// (the part saw every match), else its share of the estimate. A part's range never leads its
-/// matcher and so weighs nothing in Xapian's estimate, which is then the whole query's.
-Xapian::doccount part_total(const Xapian::MSet &matches, unsigned count) {
-    const Xapian::doccount lower = matches.get_matches_lower_bound();
-    const Xapian::doccount upper = matches.get_matches_upper_bound();
-    if (lower == upper) return lower;
-    const double share = double(matches.get_matches_estimated()) / count;
-    return static_cast<Xapian::doccount>(std::clamp(share, double(lower), double(upper)) + 0.5);
-}
-
-/// Runs `request` as `count` parts, each over its own range of document ids on its own thread and
-/// handle, and merges their best matches into the page one search would give: every part scores
-/// with the whole index's statistics, and equal scores keep the document id order. The total is
-/// the sum of the parts', exact as far as each part's is.
-void run_split_search(cx_database &database, cx::Snapshot &snapshot, const cx_search_request &request,
-                      const cx::BuiltQuery &built,
-                      unsigned count, cx_results &results) {
-    const Xapian::Database &reader = database.reader;
-    const Xapian::doccount page = request.offset + request.limit;
-    const Xapian::doccount check_at_least = matches_to_check(reader, request);
-    const Xapian::docid last = reader.get_lastdocid();
-    std::vector<Part> parts(count);
-    for (unsigned i = 0; i < count; ++i) {
-        Part &part = parts[i];
-        part.reader = i == 0 ? reader : database.helpers[i - 1];
-        const Xapian::docid first_id = static_cast<Xapian::docid>(uint64_t(last) * i / count) + 1;
-        const Xapian::docid last_id = static_cast<Xapian::docid>(uint64_t(last) * (i + 1) / count);
-        const cx::BuiltQuery own =
-            i == 0 ? built : cx::build_query(reader, snapshot.layout, request.nodes, request.node_count);
-        part.query = Query(Query::OP_FILTER, full_query(database, snapshot, request, own),
-                           cx::document_range(reader, first_id, last_id));
-    }
-    auto match = [&](Part &part) {
-        try {
-            part.matches = best_matches(part.reader, part.query, 0, page, check_at_least, false);
-        } catch (...) {
-            part.failure = std::current_exception();
-        }
-    };
-    {
-        Joining joining;
-        size_t inline_from = count;
-        for (size_t i = 1; i < count; ++i) {
-            try {
-                joining.threads.emplace_back(match, std::ref(parts[i]));
-            } catch (const std::system_error &) {
-                inline_from = i;  // no thread to be had: the rest run here
-                break;
-            }
-        }
-        match(parts[0]);
-        for (size_t i = inline_from; i < count; ++i) match(parts[i]);
-    }
-    for (const Part &part : parts) {
-        if (part.failure) std::rethrow_exception(part.failure);
-    }
-
-    std::vector<PartMatch> merged;
-    for (size_t i = 0; i < count; ++i) {
-        results.total += part_total(parts[i].matches, count);
-        for (auto it = parts[i].matches.begin(); it != parts[i].matches.end(); ++it) {
-            merged.push_back({it.get_weight(), *it, i, it});
-        }
-    }
-    std::sort(merged.begin(), merged.end(), [](const PartMatch &a, const PartMatch &b) {
-        return a.weight != b.weight ? a.weight > b.weight : a.did < b.did;
-    });
-    if (merged.empty()) return;
-    const Xapian::MSet scale = percent_scale(database, snapshot, request, built, merged.front().match.get_document());
-    const Xapian::MSet &best = scale.empty() ? parts[merged.front().part].matches : scale;
-    for (size_t rank = request.offset; rank < merged.size() && rank < page; ++rank) {
-        const PartMatch &found = merged[rank];
-        add_result(results, found.match.get_document(), best.convert_to_percent(found.weight), built);
-    }
-}
-
-/// Runs the search of `built`, in parts when it pays and `tuning` allows.
+/// Runs the search of `built`.
 void run_built(cx_database &database, cx::Snapshot &snapshot, const cx_search_request &request,
-               const cx_search_tuning &tuning,
                const cx::BuiltQuery &built, cx_results &results) {
     const Xapian::Database &reader = database.reader;
     results.highlighter = built.highlighter;
-    const cx::CoreLease lease(database, tuning, built.query);
-    if (lease.parts() > 1 && cx::ready_helpers(database, lease.parts() - 1)) {
-        results.parts = lease.parts();
-        run_split_search(database, snapshot, request, built, lease.parts(), results);
-        return;
-    }
-    Xapian::MSet mset = best_matches(reader, full_query(database, snapshot, request, built), request.offset, request.limit,
-                                     matches_to_check(reader, request), database.sharded);
+    Xapian::MSet mset = best_matches(reader, full_query(database, snapshot, request, built), request.offset,
+                                     request.limit, matches_to_check(reader, request), database.sharded);
     results.total = mset.get_matches_estimated();
     for (auto it = mset.begin(); it != mset.end(); ++it) add_result(results, it.get_document(), it.get_percent(), built);
 }
 
-void run_search(cx_database &database, const cx_search_request &request, const cx_search_tuning &tuning,
-                cx_results &results) {
+void run_search(cx_database &database, const cx_search_request &request, cx_results &results) {
     const Xapian::Database &reader = database.reader;
     const std::shared_ptr<cx::Snapshot> snapshot = cx::snapshot(database);
     cx::BuiltQuery built = cx::build_query(reader, snapshot->layout, request.nodes, request.node_count, database.sharded);
-    run_built(database, *snapshot, request, tuning, built, results);
+    run_built(database, *snapshot, request, built, results);
     // No visible item has every plain word: the items with the most of them (SPEC §2.1). A count
     // (limit 0) counts the exact query.
     if (results.total == 0 && request.relax && request.limit > 0 && cx::can_relax(request.nodes, request.node_count)) {
         const cx::BuiltQuery relaxed = cx::build_query(reader, snapshot->layout, request.nodes, request.node_count, database.sharded, true);
-        // Unsplit: a relaxed search is the rare second search of one that found nothing.
         cx_results found;
-        run_built(database, *snapshot, request, cx_search_tuning{1, 0}, relaxed, found);
+        run_built(database, *snapshot, request, relaxed, found);
         if (found.total > 0) {
             found.relaxed = true;
             results = std::move(found);
@@ -304,11 +169,6 @@ double term_weight(double items, double frequency, double wdf) {
 extern "C" {
 
 cx_status cx_search(cx_database *database, const cx_search_request *request, cx_results **out, char **out_error) {
-    return cx_search_tuned(database, request, cx_search_tuning{}, out, out_error);
-}
-
-cx_status cx_search_tuned(cx_database *database, const cx_search_request *request, cx_search_tuning tuning,
-                          cx_results **out, char **out_error) {
     *out = nullptr;
     if (cx_status status = cx::require_open(database, out_error)) return status;
     if (request == nullptr) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no request", out_error);
@@ -316,7 +176,7 @@ cx_status cx_search_tuned(cx_database *database, const cx_search_request *reques
     std::unique_ptr<cx_results> results;
     cx_status status = cx::with_retries(database, out_error, [&] {
         results = std::make_unique<cx_results>();
-        run_search(*database, *request, tuning, *results);
+        run_search(*database, *request, *results);
     });
     if (status == CX_OK) *out = results.release();
     return status;
@@ -324,7 +184,6 @@ cx_status cx_search_tuned(cx_database *database, const cx_search_request *reques
 
 size_t cx_results_count(const cx_results *results) { return results->data.size(); }
 uint64_t cx_results_total(const cx_results *results) { return results->total; }
-uint32_t cx_results_parts(const cx_results *results) { return results->parts; }
 bool cx_results_relaxed(const cx_results *results) { return results->relaxed; }
 
 cx_text cx_results_data(const cx_results *results, size_t index) {

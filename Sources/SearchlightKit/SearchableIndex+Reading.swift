@@ -7,26 +7,17 @@ extension SearchableIndex {
     ///
     /// - Throws: ``SearchlightError/Code/invalidQuery`` for a malformed query.
     public func search(_ query: SearchQuery, now: Int64 = currentTime()) throws(SearchlightError) -> SearchResults {
-        try search(query, now: now, split: .automatic).results
-    }
-
-    /// Searches, splitting the search by document id as `split` says, and tells how many parts it
-    /// ran in.
-    func search(_ query: SearchQuery, now: Int64, split: SearchSplit) throws(SearchlightError) -> (
-        results: SearchResults, parts: Int
-    ) {
         let (expression, relaxable) = try query.parsed()
         let raw = try read { database throws(SearchlightError) in
             try database.search(
                 expression, domain: query.domainIdentifier, scope: query.scope, now: now, offset: query.offset,
-                limit: query.limit, relax: relaxable, split: split, decode: decodeStored)
+                limit: query.limit, relax: relaxable, decode: decodeStored)
         }
         let results = raw.hits.map { hit in SearchResult(item: hit.item, score: hit.percent, snippet: hit.snippet) }
-        let found = SearchResults(
+        return SearchResults(
             query: query.text, total: raw.total, offset: query.offset, limit: query.limit,
             suggestion: Self.suggestion(for: query.text, corrections: raw.corrections), results: results,
             relaxed: raw.relaxed)
-        return (found, raw.parts)
     }
 
     /// The query with its misspelled words replaced, or `nil` when there is nothing to correct.

@@ -445,39 +445,17 @@ void cx_domain_list_free(cx_domain_list *_Nullable list);
 cx_status cx_database_domain_stats(cx_database *_Nullable database, cx_text domain, int64_t now_ms,
                                    cx_stats *out_stats, char *_Nullable *_Nullable out_error);
 
-/// How a search may be split by document id across threads, for tests and benchmarks
-/// (`cx_search_tuned`); zeros are what `cx_search` does.
-typedef struct cx_search_tuning {
-    /// How a read-only handle may split the search by document id across threads: into at most
-    /// `most_parts` parts, one for each `postings_per_part` postings its query's terms hold
-    /// together. 0 for `most_parts` lets the search use the cores no other search of this process
-    /// is using (at most 8), when there are at least 3 of them; 0 for `postings_per_part` asks
-    /// 200,000 postings (2–4 ms of matching) per part. 1 part searches on the calling thread
-    /// alone, as a writable handle, a topology and a remote shard always do. Parts change how long
-    /// a search takes, never what it finds.
-    uint32_t most_parts;
-    uint64_t postings_per_part;
-} cx_search_tuning;
-
 /// Runs a search. On success `*out` owns the results, freed with `cx_results_free`.
 /// Returns `CX_ERR_INVALID_ARGUMENT` for a malformed tree, or `CX_ERR_VERSION` for an index of
 /// another format.
 cx_status cx_search(cx_database *_Nullable database, const cx_search_request *_Nullable request,
                     cx_results *_Nullable *_Nonnull out, char *_Nullable *_Nullable out_error);
 
-/// `cx_search`, split as `tuning` says.
-cx_status cx_search_tuned(cx_database *_Nullable database, const cx_search_request *_Nullable request,
-                          cx_search_tuning tuning, cx_results *_Nullable *_Nonnull out,
-                          char *_Nullable *_Nullable out_error);
-
 /// Every accessor below accepts any index: one past the results gives an empty text, zero, or
 /// no ranges, never an error.
 
 /// The number of results held (at most the request's limit).
 size_t cx_results_count(const cx_results *results);
-/// The number of parts the search was split into, each matched on a thread of its own (1 when
-/// it was not split).
-uint32_t cx_results_parts(const cx_results *results);
 /// Whether the plain words matched when any of them did, since no item has every one (`relax`).
 bool cx_results_relaxed(const cx_results *results);
 /// The number of matching items: exact up to 1,000 past the page, estimated beyond; exact when

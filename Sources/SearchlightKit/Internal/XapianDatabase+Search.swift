@@ -11,16 +11,13 @@ extension XapianDatabase {
         var hits: [Hit]
         /// Corrected spellings, by the word's place in the query text.
         var corrections: [(location: Range<Int>, word: String)]
-        /// The parts the search was split into (``SearchSplit``); 1 when it was not.
-        var parts = 1
         /// No item had every plain word: the items with the most of them (``SearchResults/relaxed``).
         var relaxed = false
     }
 
     func search(
         _ expression: QueryExpression, domain: String?, scope: SearchQuery.Scope, now: Int64, offset: Int, limit: Int,
-        relax: Bool = false, split: SearchSplit = .automatic,
-        decode: ([UInt8]) throws(SearchlightError) -> SearchableItem
+        relax: Bool = false, decode: ([UInt8]) throws(SearchlightError) -> SearchableItem
     ) throws(SearchlightError) -> RawResults {
         let handle = try open()
         var arena = TextArena()
@@ -35,16 +32,12 @@ extension XapianDatabase {
                     nodes: buffer.baseAddress, node_count: buffer.count, domain: texts.text(domainRange),
                     all_domains: domain == nil, scope: scope.cScope, now_ms: now, offset: UInt32(clamping: offset),
                     limit: UInt32(clamping: limit), relax: relax)
-                let tuning = cx_search_tuning(
-                    most_parts: UInt32(clamping: split.mostParts),
-                    postings_per_part: UInt64(clamping: split.postingsPerPart))
-                try check { error in cx_search_tuned(handle, &request, tuning, &results, error) }
+                try check { error in cx_search(handle, &request, &results, error) }
             }
         }
         guard let results else { return RawResults(total: 0, hits: [], corrections: []) }
         var raw = RawResults(
-            total: Int(cx_results_total(results)), hits: [], corrections: [], parts: Int(cx_results_parts(results)),
-            relaxed: cx_results_relaxed(results))
+            total: Int(cx_results_total(results)), hits: [], corrections: [], relaxed: cx_results_relaxed(results))
         for index in 0..<cx_results_count(results) {
             let item = try decode(cx_results_data(results, index).bytes)
             // The snippet comes from the description the item holds: the index keeps it once.
