@@ -92,7 +92,8 @@ inline const std::string keyword_text = "XK";
 inline const std::string line = "XR";
 /// The beginnings of the item's words, 3 to 4 characters long, each with the summed within-item
 /// frequency of the words it begins (`add_word_beginnings`): an as-you-type word reads one posting
-/// list instead of the union of every word it begins.
+/// list instead of the union of every word it begins. A beginning that begins no longer word of
+/// the item (the item's `wom`, without `womble`) is left out: the word itself stands for it.
 inline const std::string beginning = "XB";
 }  // namespace prefix
 
@@ -232,6 +233,10 @@ std::string filter_stem(const std::string &word);
 /// Whether `term` is a word of the shared term space (format 6) as the term generator placed it,
 /// with positions: not a stem, a beginning or a boolean term.
 bool is_shared_word(const std::string &term);
+
+/// Removes the stems the term generator makes of CJK n-grams (`Z` and `ZS` terms): a query never
+/// stems an n-gram, so they would only repeat the n-grams' postings.
+void drop_cjk_stems(Xapian::Document &document);
 
 /// Adds the beginnings of the document's words (`prefix::beginning`). Only word characters
 /// outside the CJK ranges (whose words are n-grams already) begin words.

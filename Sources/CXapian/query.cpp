@@ -221,7 +221,10 @@ class Builder {
         if (leaf.kind != CX_NODE_PREFIX && leaf.kind != CX_NODE_PARTIAL) return Query();
         const std::string word = fold_lower(str(leaf.text));
         if (layout_ != Layout::shared || !is_indexed_beginning(word)) return Query();
-        return with_whole_word(leaf, Query(prefix::beginning + word));
+        const Query longer(prefix::beginning + word);
+        if (leaf.kind == CX_NODE_PARTIAL) return with_whole_word(leaf, longer);
+        // An item whose only word of this beginning is the word itself has no beginning term.
+        return Query(Query::OP_OR, longer, Query(prefix::text + word));
     }
 
     /// As Xapian's own as-you-type expansion does, the word typed so far also matches as a whole

@@ -136,10 +136,13 @@ bool is_shared_word(const std::string &term) {
 void add_word_beginnings(Xapian::Document &document) {
     // A document lists its terms in order, so the words that share a beginning come one after
     // another: each length keeps one beginning open, and closes it when the next word does not
-    // share it.
+    // share it. A beginning that only its own word begins (`wom` in an item without `womble`)
+    // would repeat that word's postings: it is left out, and a search for the beginning also
+    // reads the word (`cx::build_query`).
     struct Beginning {
         std::string term;
         Xapian::termcount wdf = 0;
+        bool begins_longer = false;
     };
     Beginning open[longest_beginning - shortest_beginning + 1];
     std::vector<Beginning> closed;
@@ -158,12 +161,30 @@ void add_word_beginnings(Xapian::Document &document) {
                 beginning = {prefix::beginning + word.substr(0, bytes), 0};
             }
             beginning.wdf += it.get_wdf();
+            beginning.begins_longer = beginning.begins_longer || word.size() > bytes;
         }
     }
     for (Beginning &beginning : open) {
         if (!beginning.term.empty()) closed.push_back(std::move(beginning));
     }
-    for (const Beginning &beginning : closed) document.add_term(beginning.term, beginning.wdf);
+    for (const Beginning &beginning : closed) {
+        if (beginning.begins_longer) document.add_term(beginning.term, beginning.wdf);
+    }
+}
+
+void drop_cjk_stems(Xapian::Document &document) {
+    std::vector<std::string> dropped;
+    auto term = document.termlist_begin();
+    for (term.skip_to("Z"); term != document.termlist_end(); ++term) {
+        const std::string &name = *term;
+        if (name.empty() || name[0] != 'Z') break;
+        // `ZS` is a title word's stem; `Z` and a lower-case word, a shared word's.
+        const size_t skipped = name.compare(0, 1 + prefix::title.size(), "Z" + prefix::title) == 0 ? 2 : 1;
+        Xapian::Utf8Iterator first(name.data() + skipped, name.size() - skipped);
+        if (first != Xapian::Utf8Iterator() && Xapian::Unicode::is_wordchar(*first) && !begins_words(*first))
+            dropped.push_back(name);
+    }
+    for (const std::string &name : dropped) document.remove_term(name);
 }
 
 namespace {
@@ -237,6 +258,7 @@ Xapian::Document upgraded_document(const Xapian::Document &document) {
         if (value.get_valueno() != slot::description) fresh.add_value(value.get_valueno(), *value);
     }
     fresh.set_data(document.get_data());
+    drop_cjk_stems(fresh);
     add_word_beginnings(fresh);
     return fresh;
 }

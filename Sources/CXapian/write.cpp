@@ -42,6 +42,7 @@ Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &
     const std::string description_text = str(item.description);
     generator.increase_termpos(100);
     index(description_text, cx::Field::description);
+    cx::drop_cjk_stems(document);
     cx::add_word_beginnings(document);
 
     const std::string domain = str(item.domain);

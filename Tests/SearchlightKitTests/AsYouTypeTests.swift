@@ -49,6 +49,19 @@ struct AsYouTypeTests {
         #expect(try test.index.ids("runn") == ["two", "three"])
     }
 
+    @Test("a beginning finds the item whose only word of it is the beginning itself")
+    func wordAsItsOwnBeginning() throws {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems(
+            [item("run", title: "Run fast"), item("runway", title: "Runway lights"), item("wom", title: "Wom")],
+            now: now)
+        #expect(try Set(test.index.ids("run*")) == ["run", "runway"])
+        #expect(try Set(test.index.ids("run")) == ["run", "runway"])
+        #expect(try Set(test.index.ids("title:run*")) == ["run", "runway"])
+        #expect(try test.index.ids("wom*") == ["wom"])
+        #expect(try test.index.ids("fast ru") == ["run"])
+    }
+
     @Test("beginnings stop at the first character that is not a word's and leave CJK to its n-grams")
     func characters() throws {
         let test = try TestIndex()
