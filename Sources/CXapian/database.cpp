@@ -147,10 +147,11 @@ cx_status cx_database_upgrade(cx_database *database, const char *destination, ui
         // database before it is published, and the caller syncs it first.
         Xapian::Database committed(database->path);
         Xapian::WritableDatabase fresh(destination, Xapian::DB_CREATE | Xapian::DB_NO_SYNC);
+        const cx::Layout from = cx::layout_of(committed.get_metadata(cx::format_key));
         uint64_t items = 0;
         for (auto it = committed.postlist_begin(""); it != committed.postlist_end(""); ++it) {
             // The same document ids: equal scores keep their order.
-            fresh.replace_document(*it, cx::upgraded_document(committed.get_document(*it)));
+            fresh.replace_document(*it, cx::upgraded_document(committed.get_document(*it), from));
             if (++items % 10000 == 0) fresh.commit();
         }
         for (auto it = committed.spellings_begin(); it != committed.spellings_end(); ++it)

@@ -82,9 +82,14 @@ inline const std::string keyword = "K";
 inline const std::string text = "";
 /// A title word or its stem (boolean, `S` as in omega): what `title:` filters by.
 inline const std::string title = "S";
-/// A description word or its stem (boolean): what `description:` filters by. Format 5 and before
+/// Format 6: a description word's stem (boolean), what `description:` filtered by. Formats 2 to 5
 /// kept the description's words here with their weights and positions.
 inline const std::string description = "XC";
+/// A term of the item's words, as a plain word's search reads it (`is_match_term`), that is not in
+/// its description (boolean): `description:w` is `w` less the items with `XE` of it. An item's
+/// title and keywords hold few words its description lacks, so this takes a few terms an item
+/// where the description's own words took dozens.
+inline const std::string elsewhere = "XE";
 /// Format 5 and before: keyword words (free text).
 inline const std::string keyword_text = "XK";
 /// The digest of the raw input line an item was read from, with the options it was read under
@@ -126,27 +131,37 @@ double view_boost(int64_t views);
 
 /// The index format this shim writes, kept in the database's metadata under `format_key`.
 ///
-/// Format 6 indexes the words of every field once, in one unprefixed term space, each occurrence
+/// Format 7 indexes the words of every field once, in one unprefixed term space, each occurrence
 /// adding its field's weight to the word's within-item frequency (`field_wdf`), as BM25F does:
-/// every word has one document frequency, and one posting list to read. `S` and `XC` terms
-/// (boolean) say which field a word is in, and one set of word beginnings serves as-you-type.
+/// every word has one document frequency, and one posting list to read. `S` terms (boolean) say
+/// which words are in the title; `XE` terms which of the item's words are not in its description
+/// (`add_elsewhere_terms`), far fewer than the description's own words; one set of word
+/// beginnings serves as-you-type.
 ///
-/// Formats 2 to 5 kept each field in a term space of its own (title words unprefixed, `XK`, `XC`),
-/// with further terms for their searches. They are still searched, through their own terms
-/// (`Layout::per_field`), and never written: a writer rebuilds them into format 6 first
-/// (`cx_database_upgrade`).
+/// Format 6 had the same term space and said which words are in the description with a boolean
+/// `XC` term for each (`Layout::shared_with_description_terms`). Formats 2 to 5 kept each field in
+/// a term space of its own (title words unprefixed, `XK`, `XC`), with further terms for their
+/// searches (`Layout::per_field`). Both are still searched through their own terms, and never
+/// written: a writer rebuilds them into format 7 first (`cx_database_upgrade`).
 inline const std::string format_key = "searchlight.format";
-inline const std::string format = "6";
+inline const std::string format = "7";
 
 /// How an index lays out its words.
 enum class Layout {
-    /// Format 6: one term space for every field.
+    /// Format 7: one term space for every field, `XE` for the words not in the description.
     shared,
+    /// Format 6: one term space for every field, `XC` for the description's words.
+    shared_with_description_terms,
     /// Formats 2 to 5: a term space per field.
     per_field,
     /// Format 1, or one this shim does not know.
     unknown,
 };
+
+/// Whether `layout` keeps every field's words in one term space (formats 6 and 7).
+inline bool is_one_term_space(Layout layout) {
+    return layout == Layout::shared || layout == Layout::shared_with_description_terms;
+}
 
 /// The layout of an index whose metadata records `recorded` (format 1 records nothing; an empty
 /// index takes the current format with its first items).
@@ -208,23 +223,41 @@ enum class Field { title, keyword, description };
 /// times a description word, a keyword's twice (chosen on CACM, docs/ranking.md).
 Xapian::termcount field_wdf(Field field);
 
-/// The boolean terms that say a word is in a field (format 6), for `title:` and `description:`.
+/// The boolean terms that say a word is in a field, for `title:` (formats 6 and 7) and
+/// `description:` (format 6).
 struct FieldFilter {
     /// `prefix::title` or `prefix::description`.
     const std::string &prefix;
     /// Whether the terms are the words' stems alone (Xapian's STEM_ALL: every word, digits and
     /// CJK n-grams included, through the English stemmer, without a `Z`), rather than each word
-    /// and its stem (STEM_SOME, as in the shared space). A description's words are most of an
-    /// item's: filtering by stems alone keeps half as many of its terms. `description:running`
-    /// then matches an item whose description has any word of the stem `run`, and the word
-    /// itself anywhere in the item. A title's words stay whole: the spelling data is drawn
-    /// from them.
+    /// and its stem (STEM_SOME, as in the shared space). Format 6's description filter: a
+    /// description's stems, where a title's words stay whole (the spelling data is drawn from
+    /// them).
     bool stems_only;
 };
 
-/// The filter terms of `field` (format 6); null for keywords, whose `keyword:` term is their
-/// whole text.
-const FieldFilter *field_filter(Field field);
+/// The filter terms of `field` in an index of `layout`; null for keywords, whose `keyword:` term is
+/// their whole text, and for format 7's descriptions, which `XE` terms serve
+/// (`add_elsewhere_terms`).
+const FieldFilter *field_filter(Field field, Layout layout = Layout::shared);
+
+/// Whether `term` is what a plain word's search reads for its word in the shared term space: a
+/// stem (`Z`), or a word the term generator leaves unstemmed (one that begins with a digit, a CJK
+/// n-gram). Every plain word of an item has exactly one.
+bool is_match_term(const std::string &term);
+
+/// The match term (`is_match_term`) of a word of the shared term space, lower-cased as the term
+/// generator made it.
+std::string match_term_of(const std::string &word);
+
+/// A document's match terms with their within-item frequencies, in term order: taken before the
+/// description is indexed, what `add_elsewhere_terms` compares with.
+std::vector<std::pair<std::string, Xapian::termcount>> match_terms(const Xapian::Document &document);
+
+/// Adds `prefix::elsewhere` of each of `before`'s match terms that the description did not add to
+/// (its within-item frequency is what it was before the description was indexed).
+void add_elsewhere_terms(Xapian::Document &document,
+                         const std::vector<std::pair<std::string, Xapian::termcount>> &before);
 
 /// The stem a `FieldFilter` with `stems_only` keeps for `word` (lower-cased, as the term
 /// generator made it).
@@ -242,11 +275,12 @@ void drop_cjk_stems(Xapian::Document &document);
 /// outside the CJK ranges (whose words are n-grams already) begin words.
 void add_word_beginnings(Xapian::Document &document);
 
-/// `document` (format 2 to 5) as format 6 lays it out: each field's words and stems merged into
-/// the shared space, their frequencies summed and their positions kept (fields are 100 positions
-/// apart in every format), the field filters and beginnings added, and the earlier formats' own
-/// terms dropped. The result has the terms `make_document` gives the same item.
-Xapian::Document upgraded_document(const Xapian::Document &document);
+/// `document`, of an index in the earlier layout `from`, as format 7 lays it out. From formats 2
+/// to 5: each field's words and stems merged into the shared space, their frequencies summed and
+/// their positions kept (fields are 100 positions apart in every format), and the earlier formats'
+/// own terms dropped. From format 6: the description's `XC` terms dropped. Then the `XE` terms and
+/// the beginnings are added: the result has the terms `make_document` gives the same item.
+Xapian::Document upgraded_document(const Xapian::Document &document, Layout from);
 
 /// Whether the index holds beginning terms for `word` (accents folded, lower-cased): it is
 /// `shortest_beginning` to `longest_beginning` characters, each one that begins words.

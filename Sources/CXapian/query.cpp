@@ -18,10 +18,10 @@ using Query = Xapian::Query;
 using Parser = Xapian::QueryParser;
 
 /// The prefixes of the terms a free-text query field's words are, in an index of `layout`: in
-/// one term space (format 6), every field's words are unprefixed; in formats 2 to 5, each field
-/// has its own.
+/// one term space (formats 6 and 7), every field's words are unprefixed; in formats 2 to 5, each
+/// field has its own.
 std::vector<std::string> word_prefixes(Layout layout, cx_field field) {
-    if (layout == Layout::shared) return {prefix::text};
+    if (is_one_term_space(layout)) return {prefix::text};
     switch (field) {
         case CX_FIELD_TITLE:
             return {prefix::text};
@@ -33,14 +33,15 @@ std::vector<std::string> word_prefixes(Layout layout, cx_field field) {
 }
 
 /// The boolean terms that say a word is in `field` (`field_filter`), in one term space; null for
-/// every field, and in formats 2 to 5.
+/// every other field, for format 7's descriptions (`Builder::in_description`), and in formats 2
+/// to 5.
 const FieldFilter *field_filter_of(Layout layout, cx_field field) {
-    if (layout != Layout::shared) return nullptr;
+    if (!is_one_term_space(layout)) return nullptr;
     switch (field) {
         case CX_FIELD_TITLE:
-            return field_filter(Field::title);
+            return field_filter(Field::title, layout);
         case CX_FIELD_DESCRIPTION:
-            return field_filter(Field::description);
+            return field_filter(Field::description, layout);
         default:
             return nullptr;
     }
@@ -216,11 +217,11 @@ class Builder {
     }
 
     /// An as-you-type or `word*` word as its beginning term, when the index holds one for it
-    /// (format 6); an empty query otherwise.
+    /// (formats 6 and 7); an empty query otherwise.
     Query beginnings(const cx_query_node &leaf) {
         if (leaf.kind != CX_NODE_PREFIX && leaf.kind != CX_NODE_PARTIAL) return Query();
         const std::string word = fold_lower(str(leaf.text));
-        if (layout_ != Layout::shared || !is_indexed_beginning(word)) return Query();
+        if (!is_one_term_space(layout_) || !is_indexed_beginning(word)) return Query();
         const Query longer(prefix::beginning + word);
         if (leaf.kind == CX_NODE_PARTIAL) return with_whole_word(leaf, longer);
         // An item whose only word of this beginning is the word itself has no beginning term.
@@ -324,9 +325,39 @@ class Builder {
                 in_field = filter_parser(leaf.field).parse_query(folded, flags);
             }
             if (!in_field.empty()) query = Query(Query::OP_FILTER, query, in_field);
+        } else if (layout_ == Layout::shared && leaf.field == CX_FIELD_DESCRIPTION && !query.empty()) {
+            query = in_description(leaf, query);
         }
         if (positive) remember(leaf, query);
         return query;
+    }
+
+    /// `query`, the words of a `description:` leaf, less the items that hold one of them only
+    /// outside their description (format 7's `XE` terms). A beginning keeps the items whose
+    /// description holds a word of the index that begins so, or, typed as-you-type, the word.
+    Query in_description(const cx_query_node &leaf, const Query &query) {
+        std::string folded = fold_lower(fold_accents(str(leaf.text)));
+        std::set<std::string> matches;
+        if ((leaf.kind == CX_NODE_PREFIX || leaf.kind == CX_NODE_PARTIAL) && is_plain_word(folded)) {
+            for (auto it = database_.allterms_begin(folded); it != database_.allterms_end(folded); ++it)
+                matches.insert(match_term_of(*it));
+            // The as-you-type word also matches as a whole word, stemmed (`kettles`, `kettle`).
+            if (leaf.kind == CX_NODE_PARTIAL) matches.insert(match_term_of(folded));
+            if (matches.empty()) return Query::MatchNothing;
+            std::vector<Query> described;
+            for (const std::string &match : matches)
+                described.emplace_back(Query::OP_AND_NOT, Query(match), Query(prefix::elsewhere + match));
+            return Query(Query::OP_FILTER, query, Query(Query::OP_OR, described.begin(), described.end()));
+        }
+        // The words as a plain search reads them: a lower-cased word is stemmed, as the index's are.
+        const unsigned flags = flags_for(leaf.kind == CX_NODE_PHRASE ? CX_NODE_WORD : leaf.kind, folded);
+        const Query words = parser(leaf.field).parse_query(folded, flags);
+        for (auto it = words.get_unique_terms_begin(); it != words.get_unique_terms_end(); ++it)
+            matches.insert(is_match_term(*it) ? *it : match_term_of(*it));
+        std::vector<Query> elsewhere;
+        for (const std::string &match : matches) elsewhere.emplace_back(prefix::elsewhere + match);
+        if (elsewhere.empty()) return query;
+        return Query(Query::OP_AND_NOT, query, Query(Query::OP_OR, elsewhere.begin(), elsewhere.end()));
     }
 
     /// What a result's snippet highlights, and which words may be corrected.

@@ -42,7 +42,9 @@ std::shared_ptr<Snapshot> snapshot(cx_database &database) {
     if (keeps && database.snapshot && database.snapshot->revision == revision) return database.snapshot;
     auto fresh = std::make_shared<Snapshot>();
     fresh->revision = revision;
-    if (layout_of(database.reader.get_metadata(format_key)) == Layout::per_field) fresh->layout = Layout::per_field;
+    // An empty index records no format: it takes the current one with its first items.
+    if (const Layout recorded = layout_of(database.reader.get_metadata(format_key)); recorded != Layout::unknown)
+        fresh->layout = recorded;
     if (keeps) database.snapshot = fresh;
     return fresh;
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <set>
 
 #include "internal.hpp"
 
@@ -93,6 +94,7 @@ double document_expiration(const Xapian::Document &document) {
 
 Layout layout_of(const std::string &recorded) {
     if (recorded == format) return Layout::shared;
+    if (recorded == "6") return Layout::shared_with_description_terms;
     if (recorded == "2" || recorded == "3" || recorded == "4" || recorded == "5") return Layout::per_field;
     return Layout::unknown;
 }
@@ -109,14 +111,14 @@ Xapian::termcount field_wdf(Field field) {
     return 1;
 }
 
-const FieldFilter *field_filter(Field field) {
+const FieldFilter *field_filter(Field field, Layout layout) {
     static const FieldFilter title{prefix::title, false};
     static const FieldFilter description{prefix::description, true};
     switch (field) {
         case Field::title:
             return &title;
         case Field::description:
-            return &description;
+            return layout == Layout::shared_with_description_terms ? &description : nullptr;
         case Field::keyword:
             return nullptr;
     }
@@ -172,6 +174,66 @@ void add_word_beginnings(Xapian::Document &document) {
     }
 }
 
+namespace {
+
+/// Whether the term generator gives a word that begins with `ch` a stem of its own (Xapian's
+/// `should_stem`: it begins with a letter), outside the CJK ranges, whose stems `drop_cjk_stems`
+/// leaves out.
+bool has_stem(unsigned ch) {
+    constexpr unsigned letters = (1u << Xapian::Unicode::LOWERCASE_LETTER) |
+                                 (1u << Xapian::Unicode::TITLECASE_LETTER) |
+                                 (1u << Xapian::Unicode::MODIFIER_LETTER) | (1u << Xapian::Unicode::OTHER_LETTER);
+    return ((letters >> Xapian::Unicode::get_category(ch)) & 1) != 0 && begins_words(ch);
+}
+
+/// The first character of `term` from byte `skipped` on, or 0.
+unsigned first_character(const std::string &term, size_t skipped) {
+    if (term.size() <= skipped) return 0;
+    return *Xapian::Utf8Iterator(term.data() + skipped, term.size() - skipped);
+}
+
+/// Adds `prefix::elsewhere` of each of the document's match terms for which `in_description` is
+/// false.
+template <typename InDescription>
+void add_elsewhere_terms_where(Xapian::Document &document, const InDescription &in_description) {
+    std::vector<std::string> elsewhere;
+    for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it) {
+        if (is_match_term(*it) && !in_description(*it, it.get_wdf())) elsewhere.push_back(prefix::elsewhere + *it);
+    }
+    for (const std::string &term : elsewhere) document.add_boolean_term(term);
+}
+
+}  // namespace
+
+bool is_match_term(const std::string &term) {
+    // A stem is `Z` and a lower-case word (`ZS…` is a title filter's stem).
+    if (!term.empty() && term[0] == 'Z') return term.size() > 1 && is_shared_word(term.substr(1, 1)) && has_stem(first_character(term, 1));
+    return is_shared_word(term) && !has_stem(first_character(term, 0));
+}
+
+std::string match_term_of(const std::string &word) {
+    return has_stem(first_character(word, 0)) ? "Z" + filter_stem(word) : word;
+}
+
+std::vector<std::pair<std::string, Xapian::termcount>> match_terms(const Xapian::Document &document) {
+    std::vector<std::pair<std::string, Xapian::termcount>> terms;
+    for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it) {
+        if (is_match_term(*it)) terms.emplace_back(*it, it.get_wdf());
+    }
+    return terms;
+}
+
+void add_elsewhere_terms(Xapian::Document &document,
+                         const std::vector<std::pair<std::string, Xapian::termcount>> &before) {
+    // Both lists are in term order: one pass over each. A term the description brought is not in
+    // `before`, or has a higher frequency now.
+    auto previous = before.begin();
+    add_elsewhere_terms_where(document, [&](const std::string &term, Xapian::termcount wdf) {
+        while (previous != before.end() && previous->first < term) ++previous;
+        return previous == before.end() || previous->first != term || previous->second != wdf;
+    });
+}
+
 void drop_cjk_stems(Xapian::Document &document) {
     std::vector<std::string> dropped;
     auto term = document.termlist_begin();
@@ -223,42 +285,65 @@ bool is_per_field_extra(const std::string &term) {
 
 }  // namespace
 
-Xapian::Document upgraded_document(const Xapian::Document &document) {
+Xapian::Document upgraded_document(const Xapian::Document &document, Layout from) {
     Xapian::Document fresh;
-    struct Shared {
-        Xapian::termcount wdf = 0;
-        std::vector<Xapian::termpos> positions;
-    };
-    std::map<std::string, Shared> shared;
-    for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it) {
-        const std::string &term = *it;
-        Field field;
-        bool stemmed;
-        std::string word;
-        if (!per_field_text(term, field, stemmed, word)) {
-            if (!is_per_field_extra(term)) fresh.add_term(term, it.get_wdf());
-            continue;
-        }
-        Shared &merged = shared[stemmed ? "Z" + word : word];
-        merged.wdf += it.get_wdf();
+    // The match terms (`is_match_term`) of the item's description.
+    std::set<std::string> described;
+    const auto copy = [&fresh](const Xapian::TermIterator &it, const std::string &term) {
         for (auto position = it.positionlist_begin(); position != it.positionlist_end(); ++position)
-            merged.positions.push_back(*position);
-        if (const FieldFilter *filter = field_filter(field)) {
-            if (!filter->stems_only)
-                fresh.add_term((stemmed ? "Z" : "") + filter->prefix + word, 0);
-            else if (const std::string stem = filter_stem(word); !stemmed && !stem.empty())
-                fresh.add_term(filter->prefix + stem, 0);
+            fresh.add_posting(term, *position, 0);
+        fresh.add_term(term, it.get_wdf());
+    };
+    if (from == Layout::shared_with_description_terms) {
+        // Format 6: the same terms, less the description's `XC` stems, which say what is described;
+        // the beginnings are made again below.
+        for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it) {
+            const std::string &term = *it;
+            if (starts(term, prefix::description)) {
+                described.insert(term.substr(prefix::description.size()));
+            } else if (!starts(term, prefix::beginning)) {
+                copy(it, term);
+            }
         }
-    }
-    for (const auto &[term, merged] : shared) {
-        for (Xapian::termpos position : merged.positions) fresh.add_posting(term, position, 0);
-        fresh.add_term(term, merged.wdf);
+    } else {
+        struct Shared {
+            Xapian::termcount wdf = 0;
+            std::vector<Xapian::termpos> positions;
+        };
+        std::map<std::string, Shared> shared;
+        for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it) {
+            const std::string &term = *it;
+            Field field;
+            bool stemmed;
+            std::string word;
+            if (!per_field_text(term, field, stemmed, word)) {
+                if (!is_per_field_extra(term)) fresh.add_term(term, it.get_wdf());
+                continue;
+            }
+            const std::string key = stemmed ? "Z" + word : word;
+            Shared &merged = shared[key];
+            merged.wdf += it.get_wdf();
+            for (auto position = it.positionlist_begin(); position != it.positionlist_end(); ++position)
+                merged.positions.push_back(*position);
+            if (field == Field::description) described.insert(word);
+            if (const FieldFilter *filter = field_filter(field)) fresh.add_term((stemmed ? "Z" : "") + filter->prefix + word, 0);
+        }
+        for (const auto &[term, merged] : shared) {
+            for (Xapian::termpos position : merged.positions) fresh.add_posting(term, position, 0);
+            fresh.add_term(term, merged.wdf);
+        }
     }
     for (auto value = document.values_begin(); value != document.values_end(); ++value) {
         if (value.get_valueno() != slot::description) fresh.add_value(value.get_valueno(), *value);
     }
     fresh.set_data(document.get_data());
     drop_cjk_stems(fresh);
+    // A stem `Zs` is described when `s` is; a word without a stem, when it or (format 6's
+    // STEM_ALL) its stem is.
+    add_elsewhere_terms_where(fresh, [&described](const std::string &term, Xapian::termcount) {
+        if (term[0] == 'Z') return described.count(term.substr(1)) > 0;
+        return described.count(term) > 0 || described.count(filter_stem(term)) > 0;
+    });
     add_word_beginnings(fresh);
     return fresh;
 }

@@ -13,12 +13,12 @@ namespace cx {
 /// Builds the document for one item: free text for ranking and field search, boolean terms
 /// for filters and identity, and the values searches need.
 ///
-/// The words of every field go into one term space (format 6), each occurrence adding its field's
+/// The words of every field go into one term space (format 7), each occurrence adding its field's
 /// weight to the word's within-item frequency, so that a title word counts three times a
 /// description word before BM25 saturates it. The position gaps keep phrases from matching across
-/// fields. The title's and description's words are also boolean field terms, without positions,
-/// for `title:` and `description:`; a keyword's whole text is its `keyword:` term. The words'
-/// beginnings serve as-you-type.
+/// fields. The title's words are also boolean field terms, without positions, for `title:`; the
+/// words the description lacks are `XE` terms, for `description:`; a keyword's whole text is its
+/// `keyword:` term. The words' beginnings serve as-you-type.
 Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &item, const std::string &unique) {
     Xapian::Document document;
     generator.set_document(document);
@@ -39,10 +39,11 @@ Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &
         index(keyword, cx::Field::keyword);
         document.add_boolean_term(cx::keyword_term(keyword));
     }
-    const std::string description_text = str(item.description);
+    const auto outside_description = cx::match_terms(document);
     generator.increase_termpos(100);
-    index(description_text, cx::Field::description);
+    index(str(item.description), cx::Field::description);
     cx::drop_cjk_stems(document);
+    cx::add_elsewhere_terms(document, outside_description);
     cx::add_word_beginnings(document);
 
     const std::string domain = str(item.domain);

@@ -138,7 +138,7 @@ public struct FormatUpgrade: Sendable, Hashable, Codable {
         self.items = items
     }
 
-    /// "Upgraded the index at … from format 5 to format 6 (70 items)".
+    /// "Upgraded the index at … from format 5 to format 7 (70 items)".
     public var summary: String {
         "Upgraded the index at \(path) from format \(fromFormat) to format \(toFormat) (\(items) "
             + (items == 1 ? "item)" : "items)")

@@ -3,24 +3,26 @@ import SearchlightKit
 import SearchlightTesting
 import Testing
 
-/// An index written by the release before format 6 (Tests/fixtures/format-5-index), copied into
+/// An index written by an earlier release (Tests/fixtures/format-N-index, N 5 or 6), copied into
 /// the test's folder.
-func formatFiveIndex(_ name: String = "old") throws -> String {
+func earlierFormatIndex(_ format: String = "5", _ name: String = "old") throws -> String {
     let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("fixtures/format-5-index").path
+        .appendingPathComponent("fixtures/format-\(format)-index").path
     let copy = try TemporaryFolder.subfolder(name) + "/index"
     try FileManager.default.copyItem(atPath: fixture, toPath: copy)
     return copy
 }
 
-@Suite("Index format 6: earlier formats searched, then rebuilt when written", .temporaryFolder)
+@Suite("Index format 7: earlier formats searched, then rebuilt when written", .temporaryFolder)
 struct FormatUpgradeTests {
-    /// Queries of every kind, from every domain the fixture holds.
+    /// Queries of every kind, from every domain the fixtures hold.
     static let queries: [(String, String?)] = [
         ("tarte", "fr.example.cuisine"), ("tar", "fr.example.cuisine"), ("title:tatin", "fr.example.cuisine"),
         ("pommes terre", "fr.example.cuisine"), ("\"pommes de terre\"", "fr.example.cuisine"),
-        ("description:crème", "fr.example.cuisine"), ("keyword:dessert", "fr.example.cuisine"),
-        ("深度", "cn.example.docs"), ("链接", nil), ("welcome", nil), ("gratin -parmentier", nil),
+        ("description:crème", "fr.example.cuisine"), ("description:pomme*", "fr.example.cuisine"),
+        ("description:\"pommes de terre\"", "fr.example.cuisine"), ("keyword:dessert", "fr.example.cuisine"),
+        ("深度", "cn.example.docs"), ("description:链接", "cn.example.docs"), ("链接", nil), ("welcome", nil),
+        ("gratin -parmentier", nil),
     ]
 
     /// What each query finds in `path`: identifiers and scores, in order.
@@ -33,22 +35,25 @@ struct FormatUpgradeTests {
         }
     }
 
-    @Test("a format 5 index is searched as it is, and rebuilt into format 6 when opened for writing")
-    func upgrade() throws {
-        let old = try formatFiveIndex()
+    @Test(
+        "an index of format 5 or 6 is searched as it is, and rebuilt into format 7 when opened for writing",
+        arguments: ["5", "6"])
+    func upgrade(format: String) throws {
+        let old = try earlierFormatIndex(format)
         let before = try answers(old)
         #expect(before.allSatisfy { !$0.isEmpty }, "\(before)")
-        #expect(try indexFormat(old) == "5")
+        #expect(try indexFormat(old) == format)
         #expect(try SearchableIndex(path: old, access: .readOnly).formatUpgrades.isEmpty)
 
         let writer = try SearchableIndex(path: old, access: .readWrite(lockTimeout: .seconds(5)))
         #expect(
-            writer.formatUpgrades == [FormatUpgrade(path: old, fromFormat: "5", toFormat: "6", items: 70)])
+            writer.formatUpgrades == [FormatUpgrade(path: old, fromFormat: format, toFormat: "7", items: 70)])
         #expect(writer.generation == 2)
         try writer.close()
-        #expect(try indexFormat(old) == "6")
+        #expect(try indexFormat(old) == "7")
 
-        // The same items (with their views) indexed afresh in format 6: the same answers.
+        // The same items (with their views) indexed afresh in format 7: the same answers, and the
+        // same items as before the upgrade.
         var items: [SearchableItem] = []
         try SearchableIndex(path: old, access: .readOnly).forEachItem(domainIdentifier: nil, now: now) {
             items.append($0)
@@ -76,7 +81,7 @@ struct FormatUpgradeTests {
         let newer = try SearchableIndex(path: folder + "/new", access: .readWrite(lockTimeout: .seconds(5)))
         try newer.indexSearchableItems([item("n/1", title: "Copper kettle")], now: now)
         try newer.close()
-        try FileManager.default.moveItem(atPath: try formatFiveIndex(), toPath: folder + "/old")
+        try FileManager.default.moveItem(atPath: try earlierFormatIndex(), toPath: folder + "/old")
         let topology = try TemporaryFolder.write("shards", "auto new\nauto old\n", in: folder)
         #expect {
             try SearchableIndex(path: topology, access: .readOnly)

@@ -75,6 +75,17 @@ struct QueryLanguageTests {
             ("description:allongé", ["recipe/cafe"]),
             ("description:工作原理", ["zh/guide"]),
             ("description:指南", []),  // in the title only
+            ("description:footwear", []),  // in the keywords only
+            ("description:mobile", []),
+            ("description:\"deep linking\"", ["article/deep-linking"]),
+            ("description:link*", ["article/deep-linking", "article/firebase"]),  // linking, links
+            ("description:explain*", []),
+            (
+                "-description:android",
+                [
+                    "shoes/red", "shoes/blue", "recipe/cafe", "recipe/strasse", "zh/guide", "other/public",
+                ]
+            ),
             ("id:shoes/blue", ["shoes/blue"]),
             ("schema:COMMERCE_PRODUCT", ["shoes/red", "shoes/blue"]),
             ("schema:text_article", ["article/deep-linking"]),
@@ -95,6 +106,25 @@ struct QueryLanguageTests {
         #expect(try test.index.ids("").count == 8)
         #expect(try test.index.ids("   ").count == 8)
         #expect(try test.index.ids("", domain: nil).count == 9)
+    }
+
+    @Test("description: finds a word in the description only, for numbers and words its title repeats too")
+    func descriptionField() throws {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems(
+            [
+                item(
+                    "a", title: "Model 2026 kettle", description: "Released in 1999, a kettle for tea.",
+                    keywords: ["x9"]),
+                item("b", title: "Teapot", description: "Pairs with the model 2026 kettle."),
+            ], now: now)
+        #expect(try Set(test.index.ids("description:2026")) == ["b"])
+        #expect(try Set(test.index.ids("description:1999")) == ["a"])
+        #expect(try Set(test.index.ids("description:kettles")) == ["a", "b"])
+        #expect(try Set(test.index.ids("description:x9")) == [])
+        #expect(try Set(test.index.ids("description:\"model 2026\"")) == ["b"])
+        #expect(try Set(test.index.ids("title:2026")) == ["a"])
+        #expect(try Set(test.index.ids("description:tea*")) == ["a"])
     }
 
     @Test(
