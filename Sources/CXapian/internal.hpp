@@ -97,8 +97,7 @@ inline const std::string keyword_text = "XK";
 inline const std::string line = "XR";
 /// The beginnings of the item's words, 3 to 4 characters long, each with the summed within-item
 /// frequency of the words it begins (`add_word_beginnings`): an as-you-type word reads one posting
-/// list instead of the union of every word it begins. A beginning that begins no longer word of
-/// the item (the item's `wom`, without `womble`) is left out: the word itself stands for it.
+/// list instead of the union of every word it begins.
 inline const std::string beginning = "XB";
 }  // namespace prefix
 

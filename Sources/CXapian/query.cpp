@@ -222,10 +222,7 @@ class Builder {
         if (leaf.kind != CX_NODE_PREFIX && leaf.kind != CX_NODE_PARTIAL) return Query();
         const std::string word = fold_lower(str(leaf.text));
         if (!is_one_term_space(layout_) || !is_indexed_beginning(word)) return Query();
-        const Query longer(prefix::beginning + word);
-        if (leaf.kind == CX_NODE_PARTIAL) return with_whole_word(leaf, longer);
-        // An item whose only word of this beginning is the word itself has no beginning term.
-        return Query(Query::OP_OR, longer, Query(prefix::text + word));
+        return with_whole_word(leaf, Query(prefix::beginning + word));
     }
 
     /// As Xapian's own as-you-type expansion does, the word typed so far also matches as a whole
