@@ -78,7 +78,8 @@ inline const std::string schema = "XS";
 inline const std::string identifier = "XI";
 /// A whole keyword, folded and lower-cased (boolean).
 inline const std::string keyword = "K";
-/// The words of the title, keywords and description share one unprefixed term space (format 6).
+/// The words of the title, keywords and description share one unprefixed term space (formats 6
+/// and 7).
 inline const std::string text = "";
 /// A title word or its stem (boolean, `S` as in omega): what `title:` filters by.
 inline const std::string title = "S";
@@ -105,8 +106,8 @@ namespace slot {
 /// `sortable_serialise` of the expiration in epoch ms; absent for items that never expire, so that
 /// the value stream holds only the items that can expire.
 constexpr Xapian::valueno expiration = 0;
-/// Formats 2 to 5: the original description, for snippets, which format 6 makes from the item's
-/// data (`cx_results_make_snippet`) instead of keeping the description twice.
+/// Formats 2 to 5: the original description, for snippets, which formats 6 and 7 make from the
+/// item's data (`cx_results_make_snippet`) instead of keeping the description twice.
 constexpr Xapian::valueno description = 1;
 /// "1" for public items, "0" for private ones.
 constexpr Xapian::valueno is_public = 2;
@@ -262,8 +263,8 @@ void add_elsewhere_terms(Xapian::Document &document,
 /// generator made it).
 std::string filter_stem(const std::string &word);
 
-/// Whether `term` is a word of the shared term space (format 6) as the term generator placed it,
-/// with positions: not a stem, a beginning or a boolean term.
+/// Whether `term` is a word of the shared term space (formats 6 and 7) as the term generator placed
+/// it, with positions: not a stem, a beginning or a boolean term.
 bool is_shared_word(const std::string &term);
 
 /// Removes the stems the term generator makes of CJK n-grams (`Z` and `ZS` terms): a query never

@@ -203,7 +203,8 @@ void add_elsewhere_terms_where(Xapian::Document &document, const InDescription &
 
 bool is_match_term(const std::string &term) {
     // A stem is `Z` and a lower-case word (`ZS…` is a title filter's stem).
-    if (!term.empty() && term[0] == 'Z') return term.size() > 1 && is_shared_word(term.substr(1, 1)) && has_stem(first_character(term, 1));
+    if (!term.empty() && term[0] == 'Z')
+        return term.size() > 1 && is_shared_word(term.substr(1, 1)) && has_stem(first_character(term, 1));
     return is_shared_word(term) && !has_stem(first_character(term, 0));
 }
 
@@ -322,7 +323,8 @@ Xapian::Document upgraded_document(const Xapian::Document &document, Layout from
             for (auto position = it.positionlist_begin(); position != it.positionlist_end(); ++position)
                 merged.positions.push_back(*position);
             if (field == Field::description) described.insert(word);
-            if (const FieldFilter *filter = field_filter(field)) fresh.add_term((stemmed ? "Z" : "") + filter->prefix + word, 0);
+            if (const FieldFilter *filter = field_filter(field))
+                fresh.add_term((stemmed ? "Z" : "") + filter->prefix + word, 0);
         }
         for (const auto &[term, merged] : shared) {
             for (Xapian::termpos position : merged.positions) fresh.add_posting(term, position, 0);

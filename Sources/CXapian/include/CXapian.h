@@ -254,7 +254,7 @@ cx_status cx_database_reopen(cx_database *_Nullable database, char *_Nullable *_
 cx_status cx_database_compact(cx_database *_Nullable database, const char *_Nullable destination,
                               char *_Nullable *_Nullable out_error);
 
-/// The index format this version writes: `"6"`.
+/// The index format this version writes: `"7"`.
 const char *cx_current_format(void);
 
 /// The index format the database records (the current one for an empty index), in a `malloc`-ed string for
