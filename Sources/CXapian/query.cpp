@@ -198,7 +198,9 @@ class Builder {
         std::unique_ptr<Parser> &made = filter_parsers_[slot(field)];
         if (!made) {
             const FieldFilter &filter = *field_filter_of(layout_, field);
-            made = make_parser({filter.prefix});
+            // Stems are `XCrun`, or, as the first format 6 release wrote them, `ZXCrun`: a field
+            // of two prefixes reads either.
+            made = filter.stems_only ? make_parser({filter.prefix, "Z" + filter.prefix}) : make_parser({filter.prefix});
             if (filter.stems_only) made->set_stemming_strategy(Parser::STEM_ALL);
         }
         return *made;
@@ -211,7 +213,10 @@ class Builder {
         if (!filter.stems_only) return Query(Query::OP_WILDCARD, filter.prefix + word);
         std::set<std::string> stems;
         for (auto it = database_.allterms_begin(word); it != database_.allterms_end(word); ++it) {
-            if (const std::string stem = filter_stem(*it); !stem.empty()) stems.insert(filter.prefix + stem);
+            if (const std::string stem = filter_stem(*it); !stem.empty()) {
+                stems.insert(filter.prefix + stem);
+                stems.insert("Z" + filter.prefix + stem);
+            }
         }
         return stems.empty() ? Query::MatchNothing : Query(Query::OP_OR, stems.begin(), stems.end());
     }

@@ -292,12 +292,16 @@ Xapian::Document upgraded_document(const Xapian::Document &document, Layout from
         fresh.add_term(term, it.get_wdf());
     };
     if (from == Layout::shared_with_description_terms) {
-        // Format 6: the same terms, less the description's `XC` stems, which say what is described;
-        // the beginnings are made again below.
+        // Format 6: the same terms, less the description's `XC` terms, which say what is described:
+        // its words' stems (`XCrun`), or, as the first format 6 release wrote them, its words and
+        // their stems (`XCrunning`, `ZXCrun`). The beginnings are made again below.
+        const std::string stemmed_description = "Z" + prefix::description;
         for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it) {
             const std::string &term = *it;
             if (starts(term, prefix::description)) {
                 described.insert(term.substr(prefix::description.size()));
+            } else if (starts(term, stemmed_description)) {
+                described.insert(term.substr(stemmed_description.size()));
             } else if (!starts(term, prefix::beginning)) {
                 copy(it, term);
             }
