@@ -200,7 +200,8 @@ class Builder {
             const FieldFilter &filter = *field_filter_of(layout_, field);
             // Stems are `XCrun`, or, as the first format 6 release wrote them, `ZXCrun`: a field
             // of two prefixes reads either.
-            made = filter.stems_only ? make_parser({filter.prefix, "Z" + filter.prefix}) : make_parser({filter.prefix});
+            made = filter.stems_only ? make_parser({filter.prefix, "Z" + filter.prefix})
+                                     : make_parser({filter.prefix});
             if (filter.stems_only) made->set_stemming_strategy(Parser::STEM_ALL);
         }
         return *made;

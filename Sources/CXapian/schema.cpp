@@ -239,9 +239,8 @@ void drop_cjk_stems(Xapian::Document &document) {
         if (name.empty() || name[0] != 'Z') break;
         // `ZS` is a title word's stem; `Z` and a lower-case word, a shared word's.
         const size_t skipped = name.compare(0, 1 + prefix::title.size(), "Z" + prefix::title) == 0 ? 2 : 1;
-        Xapian::Utf8Iterator first(name.data() + skipped, name.size() - skipped);
-        if (first != Xapian::Utf8Iterator() && Xapian::Unicode::is_wordchar(*first) && !begins_words(*first))
-            dropped.push_back(name);
+        const unsigned first = first_character(name, skipped);
+        if (Xapian::Unicode::is_wordchar(first) && !begins_words(first)) dropped.push_back(name);
     }
     for (const std::string &name : dropped) document.remove_term(name);
 }
@@ -286,11 +285,6 @@ Xapian::Document upgraded_document(const Xapian::Document &document, Layout from
     Xapian::Document fresh;
     // The match terms (`is_match_term`) of the item's description.
     std::set<std::string> described;
-    const auto copy = [&fresh](const Xapian::TermIterator &it, const std::string &term) {
-        for (auto position = it.positionlist_begin(); position != it.positionlist_end(); ++position)
-            fresh.add_posting(term, *position, 0);
-        fresh.add_term(term, it.get_wdf());
-    };
     if (from == Layout::shared_with_description_terms) {
         // Format 6: the same terms, less the description's `XC` terms, which say what is described:
         // its words' stems (`XCrun`), or, as the first format 6 release wrote them, its words and
@@ -303,7 +297,9 @@ Xapian::Document upgraded_document(const Xapian::Document &document, Layout from
             } else if (starts(term, stemmed_description)) {
                 described.insert(term.substr(stemmed_description.size()));
             } else if (!starts(term, prefix::beginning)) {
-                copy(it, term);
+                for (auto position = it.positionlist_begin(); position != it.positionlist_end(); ++position)
+                    fresh.add_posting(term, *position, 0);
+                fresh.add_term(term, it.get_wdf());
             }
         }
     } else {
