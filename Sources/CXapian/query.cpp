@@ -241,7 +241,7 @@ class Builder {
     /// terms, and so short of 100 %.
     Query with_whole_word(const cx_query_node &leaf, const Query &query) {
         if (leaf.kind != CX_NODE_PARTIAL) return query;
-        const std::string folded = fold_accents(str(leaf.text));
+        const std::string folded = fold_lower(str(leaf.text));
         const Query whole =
             score_fields_separately(parser(leaf.field).parse_query(folded, Parser::FLAG_CJK_NGRAM));
         if (whole.empty()) return query;
@@ -301,8 +301,11 @@ class Builder {
         Query query = beginnings(leaf);
         if (query.empty()) query = expansion(leaf);
         if (!query.empty()) return query;
-        std::string folded = fold_accents(str(leaf.text));
-        if (leaf.kind == CX_NODE_PARTIAL && is_plain_word(fold_lower(folded))) {
+        // Lower-cased before Xapian's parser reads it: the parser leaves a capitalised word
+        // unstemmed (its proper-noun rule), while the indexer stems every word, so `Concurrency`
+        // would find only the items with that very word and `concurrency` those with `concurrent`.
+        std::string folded = fold_lower(str(leaf.text));
+        if (leaf.kind == CX_NODE_PARTIAL && is_plain_word(folded)) {
             // The words it begins, expanded by the matcher, or the word itself (Xapian's own
             // partial word would weigh both).
             const unsigned flags = flags_for(CX_NODE_PREFIX, folded);
@@ -318,8 +321,8 @@ class Builder {
     Query text(const cx_query_node &leaf, bool positive) {
         Query query = words(leaf);
         if (const FieldFilter *filter = field_filter_of(layout_, leaf.field); filter != nullptr && !query.empty()) {
-            std::string folded = fold_accents(str(leaf.text));
-            const std::string word = fold_lower(folded);
+            std::string folded = fold_lower(str(leaf.text));
+            const std::string word = folded;
             Query in_field;
             if ((leaf.kind == CX_NODE_PREFIX || leaf.kind == CX_NODE_PARTIAL) && is_plain_word(word)) {
                 in_field = filter_beginning(*filter, word);

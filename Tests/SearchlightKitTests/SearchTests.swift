@@ -42,6 +42,7 @@ struct QueryLanguageTests {
             ("red shoes", ["shoes/red", "other/public"]),  // AND of words
             ("RED SHOES", ["shoes/red", "other/public"]),  // case
             ("walk", ["shoes/blue"]),  // stemming: walks, walking
+            ("Walk shoe", ["shoes/blue"]),  // a capitalised word is stemmed too
             ("running shoe", ["shoes/red"]),  // stemming: shoes
             ("cafe creme", ["recipe/cafe"]),  // accents folded in the query's absence
             ("café", ["recipe/cafe"]),  // and in its presence
