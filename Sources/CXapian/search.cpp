@@ -127,7 +127,7 @@ void run_search(cx_database &database, const cx_search_request &request, cx_resu
     const std::shared_ptr<cx::Snapshot> snapshot = cx::snapshot(database);
     cx::BuiltQuery built = cx::build_query(reader, snapshot->layout, request.nodes, request.node_count, database.sharded);
     run_built(database, *snapshot, request, built, results);
-    // No visible item has every plain word: the items with the most of them (SPEC §2.1). A count
+    // No visible item has every plain word: the items with the most of them (docs/reference.md, *Questions, not only keywords*). A count
     // (limit 0) counts the exact query.
     if (results.total == 0 && request.relax && request.limit > 0 && cx::can_relax(request.nodes, request.node_count)) {
         const cx::BuiltQuery relaxed = cx::build_query(reader, snapshot->layout, request.nodes, request.node_count, database.sharded, true);

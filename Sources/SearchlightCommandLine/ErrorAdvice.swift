@@ -42,7 +42,7 @@ extension SearchlightError {
         return error
     }
 
-    /// The exit status of SPEC §3 this error calls for.
+    /// The exit status this error calls for (docs/reference.md, *Exit statuses*).
     package var exitCode: ExitCode {
         switch code {
         case .indexLocked: ExitStatus.locked

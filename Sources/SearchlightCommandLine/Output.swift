@@ -134,7 +134,7 @@ package struct Output {
     }
 }
 
-/// The exit statuses of SPEC §3.
+/// The exit statuses (docs/reference.md, *Exit statuses*).
 package enum ExitStatus {
     package static let failure = ExitCode(1)
     package static let usage = ExitCode(64)

@@ -1,6 +1,6 @@
 /// A search: the query text, who is asking, and which page of results.
 ///
-/// The query language is SPEC §2.1: words are ANDed, stemmed and folded for case and accents;
+/// The query language (docs/reference.md, *The query language*): words are ANDed, stemmed and folded for case and accents;
 /// `"phrases"`, `-exclusion`, `AND`/`OR`/`NOT`/parentheses, `word*` and as-you-type prefix
 /// matching of the last word; `title:`, `keyword:`, `description:` and the exact filters `id:`,
 /// `schema:`, `mode:` and `domain:`. An empty query matches every visible item.

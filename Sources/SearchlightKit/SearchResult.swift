@@ -63,7 +63,7 @@ public struct SearchResults: Sendable, Hashable, Encodable {
     public var suggestion: String?
     public var results: [SearchResult]
     /// No visible item has every plain word of the query: these are the items with the most of
-    /// them, best first (SPEC §2.1). `total` counts them.
+    /// them, best first (docs/reference.md, *The query language*). `total` counts them.
     public var relaxed: Bool
 
     public init(

@@ -2,7 +2,7 @@ import FoundationEssentials
 import Synchronization
 
 extension SearchableIndex {
-    /// Searches (SPEC §2): relevance-ranked, expired items never returned, visibility by domain
+    /// Searches (docs/reference.md, *The query language*): relevance-ranked, expired items never returned, visibility by domain
     /// and scope.
     ///
     /// - Throws: ``SearchlightError/Code/invalidQuery`` for a malformed query.

@@ -42,7 +42,7 @@ extension SearchlightError {
 extension SearchlightError {
     /// The message an HTTP caller reads: never a path on the server. The index's own failures
     /// (whose messages name its folder) are worded here from what failed; the log keeps the whole
-    /// message. A shard that cannot be reached is named by its address, as SPEC §5 asks.
+    /// message. A shard that cannot be reached is named by its address.
     var messageForCallers: String {
         guard let failure else { return located }
         switch failure {
@@ -51,7 +51,7 @@ extension SearchlightError {
         case .modified: return "The index kept changing while being read; try again"
         case .io: return "Reading or writing the index failed; nothing of this request was committed"
         case .outOfMemory: return "Memory ran out while using the index; nothing of this request was committed"
-        case .network: return located  // names the shard's host and port (SPEC §5), not a path
+        case .network: return located  // names the shard's host and port (docs/operations.md, *Shards*), not a path
         case .notFound, .notOpenable, .wrongFormat, .closed, .other:
             return "The index is unavailable (code \(code.rawValue)); its operator's log says why"
         }

@@ -11,7 +11,8 @@ struct SearchCommand: ParsableCommand {
             Words are ANDed, stemmed and matched without regard to case or accents; the last word \
             also matches as a prefix. "Phrases" (straight or typographic quotes), -exclusion, \
             AND/OR/NOT and parentheses, word*, and the fields title:, keyword:, description:, id:, \
-            schema:, mode: and domain: work as in SPEC §2.1. An empty query lists every visible item.
+            schema:, mode: and domain: work as the README's section "The query language" \
+            describes. An empty query lists every visible item.
 
             A search sees the private items of --domain and every domain's public items; \
             --all-domains sees everything.

@@ -12,7 +12,7 @@ func wordsBeginningWithPre() -> [SearchableItem] {
     }
 }
 
-@Suite("As-you-type words and word beginnings (SPEC §2.1)", .temporaryFolder)
+@Suite("As-you-type words and word beginnings (reference: the query language)", .temporaryFolder)
 struct AsYouTypeTests {
     @Test("a beginning finds every word it begins, in every field, not only the most frequent hundred")
     func everyWord() throws {

@@ -3,7 +3,7 @@ import SearchlightKit
 import SearchlightTesting
 import Testing
 
-@Suite("The Branch iOS SDK's Spotlight identifier: long links (SPEC §1)", .temporaryFolder)
+@Suite("The Branch iOS SDK's Spotlight identifier: long links (reference: Branch links)", .temporaryFolder)
 struct BranchLinkTests {
     @Test("the SDK's link names its item, base64 raw or percent-encoded, keys in any order")
     func sdkLinks() throws {

@@ -3,7 +3,7 @@ import SearchlightKit
 import SearchlightTesting
 import Testing
 
-@Suite("Reading BUO input (SPEC §1.1–1.2)", .temporaryFolder)
+@Suite("Reading BUO input (reference: items)", .temporaryFolder)
 struct DecodingTests {
     @Test("a file may hold one object, an array, or JSON Lines")
     func inputShapes() throws {

@@ -16,7 +16,7 @@ private func files(_ path: String) throws -> Set<String> {
     Set(try FileManager.default.contentsOfDirectory(atPath: path))
 }
 
-@Suite("Generations and compaction (SPEC §5)", .temporaryFolder)
+@Suite("Generations and compaction (design: generations)", .temporaryFolder)
 struct GenerationTests {
     @Test("compaction reclaims the space of deleted items, keeps every item, and moves the index to generations")
     func compaction() throws {

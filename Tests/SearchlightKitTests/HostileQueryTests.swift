@@ -2,7 +2,7 @@ import SearchlightKit
 import SearchlightTesting
 import Testing
 
-/// Spelling suggestions and query costs, as a hostile caller would probe them (SPEC §2.2, §4).
+/// Spelling suggestions and query costs, as a hostile caller would probe them (docs/reliability.md, *Security*).
 @Suite("Hostile queries: suggestions and costs", .temporaryFolder)
 struct HostileQueryTests {
     /// One domain's private words, another domain's public and private ones.

@@ -3,7 +3,7 @@ import SearchlightKit
 import SearchlightTesting
 import Testing
 
-@Suite("Identity, removal and domains (SPEC §1.3–1.4)", .temporaryFolder)
+@Suite("Identity, removal and domains (reference: items)", .temporaryFolder)
 struct IdentityTests {
     @Test("indexing the same (domain, identifier) again replaces the item")
     func upsert() throws {
@@ -173,7 +173,7 @@ struct IdentityTests {
     }
 }
 
-@Suite("Expiration (SPEC §1.5)", .temporaryFolder)
+@Suite("Expiration (reference: expiration)", .temporaryFolder)
 struct ExpirationTests {
     @Test("an item is never returned from the instant it expires, pruned or not")
     func neverReturnedOnceExpired() throws {
@@ -418,5 +418,23 @@ struct StorageTests {
         try copy.index.forEachItem(domainIdentifier: nil, now: now) { again.append($0) }
         #expect(Set(again) == Set(exported))
         #expect(Set(exported.map(\.domainIdentifier)) == ["default", "com.other"])
+    }
+}
+
+@Suite("The README's example", .temporaryFolder)
+struct ReadmeExampleTests {
+    /// README.md, *Use from Swift*, as written there but for the index's path.
+    @Test("Use from Swift: index one item and find it")
+    func useFromSwift() throws {
+        let path = try TemporaryFolder.subfolder("readme") + "/my-index"
+        let index = try SearchableIndex(path: path, access: .readWrite(lockTimeout: .seconds(10)))
+        var buo = BranchUniversalObject(canonicalIdentifier: "recipe/42")
+        buo.title = "Tarte Tatin"
+        buo.contentDescription = "Caramelised apples under a crisp pastry."
+        buo.keywords = ["dessert", "apples"]
+        try index.indexSearchableItems([SearchableItem(object: buo, domainIdentifier: "com.example.cuisine")])
+
+        let page = try index.search(SearchQuery("tarte", domainIdentifier: "com.example.cuisine"))
+        #expect(page.results.map { "\($0.title ?? "") \($0.score)" } == ["Tarte Tatin 100"])
     }
 }

@@ -28,7 +28,7 @@ private func title(_ index: SearchableIndex, _ id: String) throws -> String? {
     try index.item(withIdentifier: id, now: now)?.object.title
 }
 
-@Suite("Bulk indexing through shard builders (SPEC §3, §5)", .temporaryFolder)
+@Suite("Bulk indexing through shard builders (design: bulk builds)", .temporaryFolder)
 struct IndexerTests {
     let indexer = Indexer(options: IndexingOptions(maximumTimeToLive: nil), jobs: 3, now: now)
 

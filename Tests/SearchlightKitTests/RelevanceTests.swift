@@ -80,7 +80,7 @@ struct Collection {
     }
 }
 
-@Suite("Ranking: human judgements and the order SPEC §2.2 promises", .temporaryFolder)
+@Suite("Ranking: human judgements and a title match before a description match", .temporaryFolder)
 struct RelevanceTests {
     /// Pins the quality benchmark's figures from below (Benchmarks/quality, docs/ranking.md), so
     /// that a change that ranks worse fails: OR-joined questions 0.474, as typed 0.394.

@@ -34,7 +34,7 @@ func catalogue() throws -> TestIndex {
     return test
 }
 
-@Suite("The query language (SPEC §2.1)", .temporaryFolder)
+@Suite("The query language (reference: the query language)", .temporaryFolder)
 struct QueryLanguageTests {
     @Test(
         "each row of the query language finds what it should",
@@ -160,7 +160,7 @@ struct QueryLanguageTests {
     }
 }
 
-@Suite("Ranking and results (SPEC §2.2)", .temporaryFolder)
+@Suite("Ranking and results (reference: ranking)", .temporaryFolder)
 struct RankingTests {
     @Test("a title match ranks above a keyword's, above a description's, for whole words and prefixes")
     func fieldWeights() throws {
@@ -314,7 +314,7 @@ struct RankingTests {
     }
 }
 
-@Suite("Visibility (SPEC §2.3)", .temporaryFolder)
+@Suite("Visibility (reference: visibility)", .temporaryFolder)
 struct VisibilityTests {
     @Test("a domain sees its own private items and every domain's public items")
     func domainView() throws {

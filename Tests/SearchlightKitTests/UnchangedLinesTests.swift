@@ -27,7 +27,7 @@ private func line(_ id: String, _ title: String, expiration: Int64? = nil) -> St
     return #"{"$canonical_identifier":"\#(id)","$og_title":"\#(title)"\#(expiry)}"#
 }
 
-@Suite("Re-indexing unchanged JSON Lines (SPEC §3 unchanged)", .temporaryFolder)
+@Suite("Re-indexing unchanged JSON Lines (reference: index)", .temporaryFolder)
 struct UnchangedLinesTests {
     @Test("an unchanged file is recognized line by line: nothing decoded, nothing rewritten")
     func unchangedFile() throws {

@@ -3,7 +3,7 @@ import SearchlightKit
 import SearchlightTesting
 import Testing
 
-@Suite("Recorded views: a ranking hint (SPEC §2.2, §3)", .temporaryFolder)
+@Suite("Recorded views: a ranking hint (reference: views)", .temporaryFolder)
 struct ViewTests {
     /// Records `count` views of `identifier` in one call.
     func view(_ index: SearchableIndex, _ identifier: String, times count: Int, domain: String = "default") throws {

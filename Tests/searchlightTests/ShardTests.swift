@@ -2,8 +2,8 @@ import Foundation
 import SearchlightTesting
 import Testing
 
-/// The shard the README's routing names for an item: FNV-1a (64 bits) of the domain, a 0x1F byte
-/// and the identifier, modulo the number of shards.
+/// The shard docs/operations.md (*Shards*, *Writes*) names for an item: FNV-1a (64 bits) of the
+/// domain, a 0x1F byte and the identifier, modulo the number of shards.
 func shardRouted(domain: String, identifier: String, of count: Int) -> Int {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
     for byte in Array(domain.utf8) + [0x1F] + Array(identifier.utf8) {

@@ -28,7 +28,7 @@ func socketScript(port: Int, _ body: String) -> String {
     """
 }
 
-/// What a slow or hostile client can make the service do (SPEC §4): raw sockets against the real
+/// What a slow or hostile client can make the service do (docs/reliability.md, *Security*): raw sockets against the real
 /// binary on loopback.
 @Suite("serve: slow clients and connection limits (raw sockets)", .temporaryFolder)
 struct SlowClientTests {

@@ -121,7 +121,7 @@ typedef enum cx_scope : int32_t {
     CX_SCOPE_PRIVATE = 2,
 } cx_scope;
 
-/// What a query node is. The Kit parses the query language (SPEC §2.1) and hands the shim a
+/// What a query node is. The Kit parses the query language (docs/reference.md, *The query language*) and hands the shim a
 /// tree; the shim only turns each piece of text into terms, as the indexer did.
 typedef enum cx_node_kind : int32_t {
     /// Every item (the empty query). No text, no children.

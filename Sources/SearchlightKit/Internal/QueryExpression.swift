@@ -1,4 +1,4 @@
-/// A search query as the language of SPEC §2.1 reads it: the one typed form of a query, made by
+/// A search query as the query language (docs/reference.md) reads it: the one typed form of a query, made by
 /// ``QueryParser`` and handed to the index without being tokenized again.
 indirect enum QueryExpression: Sendable, Hashable {
     /// Every item: the empty query.

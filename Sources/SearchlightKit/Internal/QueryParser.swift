@@ -1,4 +1,4 @@
-/// Reads the query language of SPEC §2.1 into a ``QueryExpression``: the one place a query's
+/// Reads the query language (docs/reference.md, *The query language*) into a ``QueryExpression``: the one place a query's
 /// text is tokenized.
 ///
 /// Precedence, loosest first, as in Xapian's own parser: `OR`, `XOR`, `AND` and `NOT`, then words
@@ -16,7 +16,7 @@ struct QueryParser {
     }
 
     /// Parses the whole query, and tells whether it joins anything with an explicit operator
-    /// (`AND`, `OR`, `XOR`, `NOT`): only a query without one may be relaxed (SPEC §2.1).
+    /// (`AND`, `OR`, `XOR`, `NOT`): only a query without one may be relaxed.
     static func parse(_ text: String) throws(SearchlightError) -> (expression: QueryExpression, hasOperators: Bool) {
         var parser = QueryParser(text)
         try parser.tokenize()
