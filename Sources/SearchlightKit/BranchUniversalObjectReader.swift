@@ -32,7 +32,7 @@ public enum BranchUniversalObjectReader {
 
     /// Reads and decodes one file (`-` for standard input). An unreadable file gives one rejection.
     ///
-    /// The file is read in bounded memory (``read(path:piece:filter:emit:)``); what is kept is
+    /// The file is read in bounded memory (`read(path:piece:filter:emit:)`); what is kept is
     /// its decoded items.
     public static func read(path: String) -> DecodedInput {
         var whole = DecodedInput(path: path)
