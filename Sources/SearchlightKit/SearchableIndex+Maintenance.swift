@@ -1,0 +1,112 @@
+import FoundationEssentials
+import Synchronization
+
+// Pruning expired items, compacting, and publishing a new generation.
+
+extension SearchableIndex {
+    /// Deletes every expired item, in every domain, in one transaction; with `dryRun`, only counts.
+    /// When the items deleted are enough to matter, the index is then compacted
+    /// (``compactIfWorthwhile(afterDeleting:)``): deleting rewrites Xapian's posting chunks, and
+    /// would otherwise leave the index larger than before.
+    @discardableResult
+    public func pruneExpiredItems(now: Int64 = currentTime(), dryRun: Bool = false) throws(SearchlightError) -> Int {
+        if dryRun {
+            return try read { database throws(SearchlightError) in try database.deleteExpired(now: now, dryRun: true) }
+        }
+        let pruned = try performBatch { batch throws(SearchlightError) in try batch.pruneExpiredItems(now: now) }
+        try compactIfWorthwhile(afterDeleting: pruned)
+        return pruned
+    }
+
+    /// The share of an index's items whose deletion makes compacting worth its time: 1 %.
+    public static let compactionThreshold = 0.01
+
+    /// Compacts after `deleted` items were removed, when they were at least
+    /// ``compactionThreshold`` of the items there were, and the index is a folder (a stub file
+    /// listing shards is left alone).
+    ///
+    /// - Returns: the compaction's report, or `nil` when it was not worth it.
+    @discardableResult
+    public func compactIfWorthwhile(afterDeleting deleted: Int) throws(SearchlightError) -> CompactionReport? {
+        guard deleted > 0, FileSystem.kind(atPath: path) == .directory else { return nil }
+        let remaining = try read { database throws(SearchlightError) in try database.counts(now: 0).documents }
+        guard Double(deleted) >= Self.compactionThreshold * Double(remaining + deleted) else { return nil }
+        return try compact()
+    }
+
+    /// Rewrites the index compactly as a new generation, reclaiming the space of deleted and
+    /// replaced items, and publishes it atomically: readers see the old generation or the new
+    /// one, and are never interrupted (those that have the old one open read on from its open
+    /// files; it is deleted at once). An index in the first layout moves to generations here.
+    ///
+    /// A compaction killed at any moment leaves the old generation current and whole; the next
+    /// writer removes the partial one.
+    ///
+    /// - Throws: ``SearchlightError/Code/writeFailed`` (the disk is full, say; the old generation
+    ///   stays current), ``SearchlightError/Code/invalidArgument`` for an index that is not a folder
+    ///   (a stub file listing shards) or was opened read-only.
+    @discardableResult
+    public func compact() throws(SearchlightError) -> CompactionReport {
+        guard isWritable else {
+            throw SearchlightError(.invalidArgument, "The index at \(path) was opened read-only")
+        }
+        guard FileSystem.kind(atPath: path) == .directory else {
+            throw SearchlightError(.invalidArgument, "Only an index folder can be compacted, not \(path)")
+        }
+        let before = IndexLayout.size(at: path)
+        try database.withLock { database throws(SearchlightError) in
+            let current = database
+            try publishGeneration(replacing: &database) { folder throws(SearchlightError) in
+                try current.compact(to: folder)
+            }
+        }
+        return CompactionReport(bytesBefore: before, bytesAfter: IndexLayout.size(at: path))
+    }
+
+    /// Writes the next generation with `write` (into a folder that does not exist yet), syncs it,
+    /// locks it, publishes it atomically, and makes it the writer's database; the old generation
+    /// and anything else stale is then removed. Called with the writer's lock held.
+    ///
+    /// A failure (the disk is full, say) leaves the old generation current and removes the
+    /// partial one; a process killed at any moment leaves the old generation or the new one.
+    func publishGeneration(
+        replacing database: inout XapianDatabase, write: (String) throws(SearchlightError) -> Void
+    ) throws(SearchlightError) {
+        try Self.publishGeneration(at: path, replacing: &database, write: write)
+    }
+
+    /// ``publishGeneration(replacing:write:)`` for the index folder at `path`.
+    static func publishGeneration(
+        at path: String, replacing database: inout XapianDatabase, write: (String) throws(SearchlightError) -> Void
+    ) throws(SearchlightError) {
+        let current = database.layout
+        let next = (current.generation ?? 0) + 1
+        let folder = path + "/" + IndexLayout.folderName(next)
+        try? FileManager.default.removeItem(atPath: folder)
+        let writer: XapianDatabase
+        do throws(SearchlightError) {
+            try write(folder)
+            IndexLayout.syncFiles(in: folder)
+            // Lock the new generation before anyone can find it, so no other writer gets in
+            // between this one's two locks. Its lock may be busy for a moment: a process this one
+            // spawned while the generation was open for the merge holds a copy of the lock until
+            // it runs its program.
+            writer = try LockWait.open(
+                path: folder, layout: .generation(next), until: .now.advanced(by: .seconds(10)))
+            do throws(SearchlightError) {
+                try IndexLayout.publish(next, at: path, from: current)
+            } catch {
+                try? writer.close()
+                throw error
+            }
+        } catch {
+            try? FileManager.default.removeItem(atPath: folder)
+            throw error
+        }
+        writer.folderLock = database.folderLock
+        database.folderLock = nil
+        try? database.close()
+        database = writer
+        IndexLayout.removeStale(at: path, keeping: [next])
+    }
+}

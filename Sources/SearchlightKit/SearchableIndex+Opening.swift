@@ -1,0 +1,257 @@
+import FoundationEssentials
+import Synchronization
+
+// Opening an index: a folder, a replica, a topology of local and remote shards; the writer's
+// locks and the format checks.
+
+extension SearchableIndex {
+    /// Opens a writer on every shard of `topology`, concurrently, each waiting up to
+    /// `lockTimeout` for another writer: a local folder as any index folder (rebuilt into the
+    /// current format when it is in an earlier one), a remote shard through its `xapian-tcpsrv
+    /// --writable`, whose own lock makes a second writer wait (refused in an earlier format,
+    /// which only its own machine can rebuild).
+    static func openShardWriters(_ topology: Topology, lockTimeout: Duration) throws(SearchlightError)
+        -> (writers: [XapianDatabase], upgrades: [FormatUpgrade])
+    {
+        let deadline = ContinuousClock.now.advanced(by: lockTimeout)
+        let opened = ShardWork.outcomes(topology.shards, names: topology.shards.map(\.name)) {
+            _, shard throws(SearchlightError) -> (XapianDatabase, FormatUpgrade?) in
+            switch shard {
+            case .folder(let folder):
+                var writer = try openWriter(path: folder, lockTimeout: lockTimeout)
+                do throws(SearchlightError) {
+                    return (writer, try upgradeIfOlder(path: folder, writer: &writer))
+                } catch {
+                    try? writer.close()
+                    throw error
+                }
+            case .remote:
+                let writer = try openRemoteWriter(shard, lockTimeout: lockTimeout, until: deadline)
+                let format = try writer.format()
+                guard format == XapianDatabase.currentFormat else {
+                    try? writer.close()
+                    throw olderFormat(shard: shard.name, of: topology, format: format)
+                }
+                return (writer, nil)
+            }
+        }
+        let writers = opened.compactMap { try? $0.get().0 }
+        for case .failure(let error) in opened {
+            for writer in writers { try? writer.close() }
+            throw error
+        }
+        return (writers, opened.compactMap { try? $0.get().1 })
+    }
+
+    /// Rebuilds the index folder at `path`, whose writer is `writer`, into the current format when
+    /// it is in an earlier one: a new generation, published atomically (``publishGeneration(at:replacing:write:)``),
+    /// which `writer` then writes. `nil` when it is current.
+    static func upgradeIfOlder(path: String, writer: inout XapianDatabase) throws(SearchlightError) -> FormatUpgrade? {
+        let format = try writer.format()
+        guard format != XapianDatabase.currentFormat else { return nil }
+        guard FileSystem.kind(atPath: path) == .directory else {
+            throw SearchlightError(
+                .indexUnavailable,
+                "The index at \(path) is in index format \(format), and only an index folder can be rebuilt into "
+                    + "format \(XapianDatabase.currentFormat): open each of its databases for writing on its own",
+                failure: .wrongFormat)
+        }
+        var items = 0
+        let current = writer
+        try publishGeneration(at: path, replacing: &writer) { folder throws(SearchlightError) in
+            items = try current.upgrade(to: folder)
+        }
+        return FormatUpgrade(path: path, fromFormat: format, toFormat: XapianDatabase.currentFormat, items: items)
+    }
+
+    /// A shard of `topology` that is in an earlier format than this version writes.
+    static func olderFormat(shard: String, of topology: Topology, format: String) -> SearchlightError {
+        SearchlightError(
+            .indexUnavailable,
+            "Shard \(shard) of the index at \(topology.path) is in index format \(format), and this version writes "
+                + "format \(XapianDatabase.currentFormat): open the shard for writing on its own machine "
+                + "(searchlight compact --index ITS-FOLDER) to rebuild it", failure: .wrongFormat)
+    }
+
+    /// Opens a writer on a remote shard through its `xapian-tcpsrv --writable`, whose own lock
+    /// makes a second writer wait, here until `deadline`.
+    static func openRemoteWriter(
+        _ shard: Topology.Shard, lockTimeout: Duration, until deadline: ContinuousClock.Instant
+    ) throws(SearchlightError) -> XapianDatabase {
+        guard case .remote(let host, let port) = shard else { preconditionFailure("not a remote shard") }
+        while true {
+            do throws(SearchlightError) {
+                return try XapianDatabase(host: host, port: port, writable: true, timeout: remoteTimeout)
+            } catch SearchlightError.indexLocked where ContinuousClock.now < deadline {
+                OSThread.sleep(for: .milliseconds(50))
+            } catch SearchlightError.indexLocked {
+                throw locked(shard.name, waited: lockTimeout)
+            }
+        }
+    }
+
+    /// A writer's connections to remote shards that failed: closed, and opened again before its
+    /// next write, so that a long-running writer (`serve`) writes again once a shard's server is
+    /// back. A shard that still cannot be reached fails that write, naming it.
+    static func reconnect(_ writers: inout [XapianDatabase], _ topology: Topology) throws(SearchlightError) {
+        for (index, shard) in topology.shards.enumerated() where writers[index].isClosed {
+            writers[index] = try ShardWork.naming(shard.name) { () throws(SearchlightError) in
+                try openRemoteWriter(shard, lockTimeout: remoteTimeout, until: .now.advanced(by: remoteTimeout))
+            }
+        }
+    }
+
+    /// How long a remote shard may take to connect or to answer one call.
+    static let remoteTimeout = Duration.seconds(10)
+
+    /// Opens one shard of a topology for reading: its folder as any index, or its server.
+    static func openShardReader(_ shard: Topology.Shard, timeout: Duration = remoteTimeout)
+        throws(SearchlightError) -> XapianDatabase
+    {
+        switch shard {
+        case .folder(let folder): try openReader(path: folder)
+        case .remote(let host, let port): try XapianDatabase(host: host, port: port, writable: false, timeout: timeout)
+        }
+    }
+
+    /// `error`, when a remote part of `topology` could not be reached, naming the first remote
+    /// shard that does not answer now: Xapian's message does not say which.
+    static func naming(unreachableShardOf topology: Topology?, in error: SearchlightError) -> SearchlightError {
+        guard error.failure == .network, let topology else { return error }
+        for shard in topology.shards {
+            guard case .remote = shard else { continue }
+            do throws(SearchlightError) {
+                try openShardReader(shard, timeout: .seconds(2)).close()
+            } catch {
+                var named = error
+                named.message =
+                    "Cannot reach shard \(shard.name) of the index at \(topology.path): \(error.cause ?? error.message)"
+                return named
+            }
+        }
+        return error
+    }
+
+    /// Opens the index at `path` for reading; for a topology, noting the layouts of its local
+    /// shards, since Xapian's reopening does not read a shard's own stub again: a shard that moves
+    /// to a new generation (compacted on its own) or a replica's other copy is opened afresh.
+    static func openReader(path: String, topology: Topology?) throws(SearchlightError) -> XapianDatabase {
+        let layouts = folderLayouts(topology)
+        if let topology { try checkFormats(topology) }
+        let database = try openReader(path: path)
+        database.shardLayouts = layouts
+        return database
+    }
+
+    /// Refuses a topology whose shards are in different index formats, naming the first shard
+    /// whose format differs from the first shard's: its terms would be searched as another
+    /// format's. The shards are asked concurrently.
+    static func checkFormats(_ topology: Topology) throws(SearchlightError) {
+        let names = topology.shards.map(\.name)
+        let formats = try ShardWork.run(topology.shards, names: names) { _, shard throws(SearchlightError) in
+            let reader = try openShardReader(shard)
+            defer { try? reader.close() }
+            return try reader.format()
+        }
+        guard let first = formats.first, let other = formats.firstIndex(where: { $0 != first }) else { return }
+        throw SearchlightError(
+            .indexUnavailable,
+            "The shards of the index at \(topology.path) are in different index formats: shard \(names[other]) "
+                + "is in format \(formats[other]), shard \(names[0]) in format \(first); open the index for "
+                + "writing (searchlight compact --index \(topology.path)) to rebuild the older shards",
+            failure: .wrongFormat)
+    }
+
+    /// The layouts of a topology's local shards now.
+    static func folderLayouts(_ topology: Topology?) -> [IndexLayout] {
+        topology?.shards.compactMap { shard in
+            if case .folder(let folder) = shard { IndexLayout.read(folder) } else { nil }
+        } ?? []
+    }
+
+    /// Opens the current generation (or the first layout's database) for reading. A generation
+    /// replaced between reading the stub and opening its files is gone: the current one is
+    /// opened instead.
+    static func openReader(path: String) throws(SearchlightError) -> XapianDatabase {
+        var attempts = 0
+        while true {
+            let layout = IndexLayout.read(path)
+            do throws(SearchlightError) {
+                return try XapianDatabase(path: layout.databasePath(in: path), writable: false, layout: layout)
+            } catch  where attempts < 5 && IndexLayout.read(path) != layout {
+                attempts += 1
+            }
+        }
+    }
+
+    /// Opens the writer, waiting for another writer up to `lockTimeout` in the kernel, on the
+    /// index folder's lock (``FolderLock``), then takes Xapian's lock on the current generation
+    /// (``LockWait``).
+    ///
+    /// While it holds the folder's lock no other Searchlight writer can publish a generation, so
+    /// the one it opens stays current. Xapian's lock is checked all the same: a writer that does
+    /// not take the folder's lock (`xapian-compact`, a stub file of the user's) may hold it; a
+    /// generation replaced meanwhile by such a writer is let go and the current one opened. Once
+    /// it holds both, the writer removes what a killed compaction or build left behind.
+    static func openWriter(path: String, lockTimeout: Duration) throws(SearchlightError) -> XapianDatabase {
+        let deadline = ContinuousClock.now.advanced(by: lockTimeout)
+        if case .replica = IndexLayout.read(path) { throw replicaIsReadOnly(path) }
+        let folderLock = try lockFolder(path, until: deadline, lockTimeout: lockTimeout)
+        while true {
+            let layout = IndexLayout.read(path)
+            let writer: XapianDatabase
+            do throws(SearchlightError) {
+                writer = try LockWait.open(path: layout.databasePath(in: path), layout: layout, until: deadline)
+            } catch SearchlightError.indexLocked {
+                throw locked(path, waited: lockTimeout)
+            } catch  where IndexLayout.read(path) != layout {
+                continue
+            }
+            let current = IndexLayout.read(path)
+            guard current == layout || (layout == .none && current == .single) else {
+                try? writer.close()
+                continue
+            }
+            IndexLayout.removeStale(at: path, keeping: current.kept)
+            writer.layout = current
+            writer.folderLock = folderLock
+            return writer
+        }
+    }
+
+    /// A replica is written by `xapian-replicate` alone: a write of Searchlight's would be lost at
+    /// the next full copy, or make the primary's next changeset fail to apply.
+    static func replicaIsReadOnly(_ path: String) -> SearchlightError {
+        SearchlightError(
+            .readOnly,
+            "The index at \(path) is a replica kept by xapian-replicate, which alone writes it; "
+                + "write to its primary instead")
+    }
+
+    /// Takes the index folder's writer lock, creating the folder (and its parents) when missing.
+    /// A path that is a file, a stub of the user's, has no folder of its own to lock: its writer
+    /// relies on Xapian's lock alone.
+    static func lockFolder(_ path: String, until deadline: ContinuousClock.Instant, lockTimeout: Duration)
+        throws(SearchlightError) -> FolderLock?
+    {
+        if let kind = FileSystem.kind(atPath: path), kind != .directory { return nil }
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw SearchlightError(
+                .indexUnavailable, "Cannot create the folder \(path) for the index: \(FileSystem.describe(error))",
+                failure: .notOpenable)
+        }
+        do throws(SearchlightError) {
+            return try FolderLock.acquire(folder: path, until: deadline)
+        } catch SearchlightError.indexLocked {
+            throw locked(path, waited: lockTimeout)
+        }
+    }
+
+    static func locked(_ path: String, waited: Duration) -> SearchlightError {
+        SearchlightError(
+            .indexLocked, "The index at \(path) is locked by another writer (waited \(waited.secondsText))",
+            failure: .locked)
+    }
+}
