@@ -1,0 +1,42 @@
+// The handle behind `cx_database`, and what every file of the shim includes. Nothing in the
+// shim's headers but CXapian.h is visible to Swift.
+
+#pragma once
+
+#include <xapian.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <thread>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "CXapian.h"
+
+namespace cx {
+struct Snapshot;
+}  // namespace cx
+
+struct cx_database {
+    std::string path;
+    bool writable = false;
+    bool closed = false;
+    bool in_transaction = false;
+    /// Opened from a topology (a stub file listing shards) or from a shard server. Searches then
+    /// use only what Xapian serialises and a server knows, since a posting source of
+    /// Searchlight's own would see each shard with its own document ids (and a server has none
+    /// of them), and rank the same however the items are spread over the shards (search.cpp).
+    bool sharded = false;
+    /// Why searching this index is refused (another index format), or empty.
+    std::string format_error;
+    /// The database every read goes through; for a writable handle it shares `writer`'s internals.
+    Xapian::Database reader;
+    Xapian::WritableDatabase writer;
+    /// A read-only handle's snapshot of the revision it has open (`cx::snapshot`).
+    std::shared_ptr<cx::Snapshot> snapshot;
+};

@@ -1,0 +1,41 @@
+// What query.cpp offers the other files of the shim.
+#pragma once
+
+#include "snippet.hpp"
+
+namespace cx {
+
+/// A Xapian query built from the Kit's query tree, with what searching needs to know about it.
+struct BuiltQuery {
+    Xapian::Query query;
+    /// The tree was the empty query: every item, each scored 100.
+    bool matches_everything = false;
+    /// What the query's positive words highlight in descriptions.
+    Highlighter highlighter;
+    /// A word that spelling correction may replace: its pre-order node index, its folded text, and
+    /// the terms it matches.
+    struct Spellable {
+        uint32_t node;
+        std::string word;
+        Xapian::Query query;
+    };
+    std::vector<Spellable> spellable;
+};
+
+/// Builds the query. Throws Xapian::InvalidArgumentError for a malformed tree.
+///
+/// With `expand_here`, a prefix is expanded to the words it begins in `database` as a whole,
+/// rather than by the matcher in each of its shards, whose expansions (and so scores) would
+/// differ from one shard to the next.
+///
+/// With `relaxed`, the plain words of the root (the words the query joins without an explicit
+/// operator) match when any of them does, rather than all: the items with more of them score
+/// more. Every other part of the query stays as exact as without.
+BuiltQuery build_query(const Xapian::Database &database, Layout layout, const cx_query_node *nodes, size_t count,
+                       bool expand_here = false, bool relaxed = false);
+
+/// Whether `relaxed` changes what the query tree `nodes` matches: its root joins two plain words
+/// or more without an explicit operator.
+bool can_relax(const cx_query_node *nodes, size_t count);
+
+}  // namespace cx

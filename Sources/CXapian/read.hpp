@@ -1,0 +1,54 @@
+// What read.cpp offers the other files of the shim: shared by every reading entry point.
+#pragma once
+
+#include "schema.hpp"
+
+namespace cx {
+
+/// `CX_ERR_INVALID_ARGUMENT` for a NULL or closed handle, else `CX_OK`.
+cx_status require_open(cx_database *database, char **out_error);
+
+/// Runs `body`, and when a writer's commits have overtaken this reader, reopens at the latest
+/// revision and runs it again, until it succeeds: a search never fails because of a write.
+///
+/// Xapian reports an overtaken reader as DatabaseModifiedError, or, when the reader reads a block
+/// while the writer is rewriting it, as damage (DatabaseCorruptError, "Expected block 71 to be
+/// level 1"). Damage is retried only on a read-only handle whose reopening finds a newer revision,
+/// and only a few times: damage that stays at one revision is reported. After the first few tries
+/// it waits a little longer each time (up to 20 ms), so that a reader outpaced by a stream of
+/// commits gets a window between two of them. Every other exception becomes a status.
+template <typename Body>
+cx_status with_retries(cx_database *database, char **out_error, Body body) {
+    constexpr int most_damage_retries = 8;
+    int damage_retries = 0;
+    for (int attempt = 0;; ++attempt) {
+        try {
+            body();
+            return CX_OK;
+        } catch (const Xapian::DatabaseModifiedError &) {
+        } catch (const Xapian::DatabaseCorruptError &) {
+            bool moved = false;
+            if (!database->writable && damage_retries++ < most_damage_retries) {
+                try {
+                    moved = database->reader.reopen();
+                } catch (...) {
+                }
+            }
+            // Still handling the damage: reports it unless a newer revision may not have it.
+            if (!moved) return status_from_current_exception(out_error);
+            continue;
+        } catch (...) {
+            return status_from_current_exception(out_error);
+        }
+        try {
+            if (attempt >= 3) std::this_thread::sleep_for(std::chrono::milliseconds(std::min(attempt - 2, 20)));
+            database->reader.reopen();
+        } catch (const Xapian::DatabaseModifiedError &) {
+            // Overtaken again while reopening: the next try reopens again.
+        } catch (...) {
+            return status_from_current_exception(out_error);
+        }
+    }
+}
+
+}  // namespace cx

@@ -1,0 +1,252 @@
+// What schema.cpp offers the other files of the shim: the one prefix table and the value slots.
+#pragma once
+
+#include "errors.hpp"
+
+namespace cx {
+
+namespace prefix {
+/// The unique-id term: domain, U+001F, identifier (hashed past the term limit).
+inline const std::string unique = "Q";
+/// The exact domain (boolean).
+inline const std::string domain = "XD";
+/// The domain and each ancestor on dot components (boolean), for recursive domain removal.
+inline const std::string domain_tree = "XA";
+/// The index mode: `XMpublic` or `XMprivate` (boolean).
+inline const std::string mode = "XM";
+/// A private item's domain (boolean): what a search from that domain may see besides public items.
+inline const std::string private_domain = "XP";
+/// The content schema, lower-cased (boolean).
+inline const std::string schema = "XS";
+/// The canonical identifier alone, across domains (boolean).
+inline const std::string identifier = "XI";
+/// A whole keyword, folded and lower-cased (boolean).
+inline const std::string keyword = "K";
+/// The words of the title, keywords and description share one unprefixed term space (formats 6
+/// and 7).
+inline const std::string text = "";
+/// A title word or its stem (boolean, `S` as in omega): what `title:` filters by.
+inline const std::string title = "S";
+/// Format 6: a description word's stem (boolean), what `description:` filtered by. Formats 2 to 5
+/// kept the description's words here with their weights and positions.
+inline const std::string description = "XC";
+/// A term of the item's words, as a plain word's search reads it (`is_match_term`), that is not in
+/// its description (boolean): `description:w` is `w` less the items with `XE` of it. An item's
+/// title and keywords hold few words its description lacks, so this takes a few terms an item
+/// where the description's own words took dozens.
+inline const std::string elsewhere = "XE";
+/// Format 5 and before: keyword words (free text).
+inline const std::string keyword_text = "XK";
+/// The digest of the raw input line an item was read from, with the options it was read under
+/// (boolean): present only while that line still yields exactly the stored item.
+inline const std::string line = "XR";
+/// The beginnings of the item's words, 3 to 4 characters long, each with the summed within-item
+/// frequency of the words it begins (`add_word_beginnings`): an as-you-type word reads one posting
+/// list instead of the union of every word it begins.
+inline const std::string beginning = "XB";
+}  // namespace prefix
+
+namespace slot {
+/// `sortable_serialise` of the expiration in epoch ms; absent for items that never expire, so that
+/// the value stream holds only the items that can expire.
+constexpr Xapian::valueno expiration = 0;
+/// Formats 2 to 5: the original description, for snippets, which formats 6 and 7 make from the
+/// item's data (`cx_results_make_snippet`) instead of keeping the description twice.
+constexpr Xapian::valueno description = 1;
+/// "1" for public items, "0" for private ones.
+constexpr Xapian::valueno is_public = 2;
+/// `content_digest` of the stored data: an item whose new data has the same digest is unchanged.
+constexpr Xapian::valueno digest = 3;
+/// The item's recorded views, in decimal; absent for none.
+constexpr Xapian::valueno views = 4;
+/// `sortable_serialise` of the views' ranking boost, from 0 to 1 (`view_boost`); absent for none,
+/// so that the value stream holds only viewed items.
+constexpr Xapian::valueno view_boost = 5;
+}  // namespace slot
+
+/// The views an item's document records (0 for none).
+int64_t document_views(const Xapian::Document &document);
+
+/// Sets a document's recorded views and their ranking boost (both removed for 0).
+void set_document_views(Xapian::Document &document, int64_t views);
+
+/// The ranking boost of `views`, from 0 to 1: ln(1 + views) / ln(1 + 1000), at most 1.
+double view_boost(int64_t views);
+
+/// The index format this shim writes, kept in the database's metadata under `format_key`.
+///
+/// Format 7 indexes the words of every field once, in one unprefixed term space, each occurrence
+/// adding its field's weight to the word's within-item frequency (`field_wdf`), as BM25F does:
+/// every word has one document frequency, and one posting list to read. `S` terms (boolean) say
+/// which words are in the title; `XE` terms which of the item's words are not in its description
+/// (`add_elsewhere_terms`), far fewer than the description's own words; one set of word
+/// beginnings serves as-you-type.
+///
+/// Format 6 had the same term space and said which words are in the description with a boolean
+/// `XC` term for each (`Layout::shared_with_description_terms`). Formats 2 to 5 kept each field in
+/// a term space of its own (title words unprefixed, `XK`, `XC`), with further terms for their
+/// searches (`Layout::per_field`). Both are still searched through their own terms, and never
+/// written: a writer rebuilds them into format 7 first (`cx_database_upgrade`).
+inline const std::string format_key = "searchlight.format";
+inline const std::string format = "7";
+
+/// How an index lays out its words.
+enum class Layout {
+    /// Format 7: one term space for every field, `XE` for the words not in the description.
+    shared,
+    /// Format 6: one term space for every field, `XC` for the description's words.
+    shared_with_description_terms,
+    /// Formats 2 to 5: a term space per field.
+    per_field,
+    /// Format 1, or one this shim does not know.
+    unknown,
+};
+
+/// Whether `layout` keeps every field's words in one term space (formats 6 and 7).
+inline bool is_one_term_space(Layout layout) {
+    return layout == Layout::shared || layout == Layout::shared_with_description_terms;
+}
+
+/// The layout of an index whose metadata records `recorded` (format 1 records nothing; an empty
+/// index takes the current format with its first items).
+Layout layout_of(const std::string &recorded);
+
+struct DocumentBits;
+struct ViewBoosts;
+struct SpellingWords;
+
+/// One revision of an index as its searches see it: its layout, and what they read once and
+/// reuse, each on first need: the items a domain may see (visibility.cpp), the recorded views'
+/// boosts (views.cpp) and the spelling table's words (spelling.cpp).
+///
+/// A read-only handle of one database keeps the snapshot of the revision it has open until it
+/// moves to another (`snapshot`). A writer's reader sees its uncommitted changes, and a
+/// topology's shards have no one revision to key it by: each of their searches takes a snapshot
+/// of its own, which nothing keeps.
+struct Snapshot {
+    Xapian::rev revision = 0;
+    Layout layout = Layout::shared;
+    /// The items a search may see, by the domain whose private items it sees ("" for none), for
+    /// at most `visible_domains` domains (each is one bit per document).
+    std::unordered_map<std::string, std::shared_ptr<const DocumentBits>> visible;
+    static constexpr size_t visible_domains = 16;
+    std::shared_ptr<const ViewBoosts> views;
+    std::shared_ptr<const SpellingWords> spelling;
+};
+
+/// The snapshot of the revision `database` reads (see `Snapshot`). An index without items records
+/// no format yet, and is read as the current format.
+std::shared_ptr<Snapshot> snapshot(cx_database &database);
+
+/// The metadata key under which format 5 recorded its common words; gone after an upgrade.
+inline const std::string common_words_key = "searchlight.common";
+
+/// The shortest and longest word beginnings indexed, in characters. Two-character beginnings
+/// would add 13 % to the indexing time and 5 % to the index (measured at 200,000 items); a word
+/// of one or two characters expands to the hundred most frequent words it begins instead.
+constexpr size_t shortest_beginning = 3;
+constexpr size_t longest_beginning = 4;
+
+/// The expiration stored for items that never expire (far beyond any real date).
+constexpr double never_ms = 9.0e15;
+
+/// `prefix + value`, or, when that passes Xapian's term limit, a shortened form ending in a
+/// 64-bit hash of the whole value.
+std::string bounded_term(const std::string &prefix, const std::string &value);
+
+/// The FNV-1a 64-bit hash of `bytes`: stable across processes and machines.
+uint64_t fnv1a64(const std::string &bytes);
+
+/// The digest kept in `slot::digest`: eight bytes of `fnv1a64(data)`.
+std::string content_digest(const std::string &data);
+
+/// A free-text field of an item.
+enum class Field { title, keyword, description };
+
+/// The within-item frequency one occurrence of a word adds in `field`: a title word weighs three
+/// times a description word, a keyword's twice (chosen on CACM, docs/ranking.md).
+Xapian::termcount field_wdf(Field field);
+
+/// The boolean terms that say a word is in a field, for `title:` (formats 6 and 7) and
+/// `description:` (format 6).
+struct FieldFilter {
+    /// `prefix::title` or `prefix::description`.
+    const std::string &prefix;
+    /// Whether the terms are the words' stems alone (Xapian's STEM_ALL: every word, digits and
+    /// CJK n-grams included, through the English stemmer, without a `Z`), rather than each word
+    /// and its stem (STEM_SOME, as in the shared space). Format 6's description filter: a
+    /// description's stems, where a title's words stay whole (the spelling data is drawn from
+    /// them).
+    bool stems_only;
+};
+
+/// The filter terms of `field` in an index of `layout`; null for keywords, whose `keyword:` term is
+/// their whole text, and for format 7's descriptions, which `XE` terms serve
+/// (`add_elsewhere_terms`).
+const FieldFilter *field_filter(Field field, Layout layout = Layout::shared);
+
+/// Whether `term` is what a plain word's search reads for its word in the shared term space: a
+/// stem (`Z`), or a word the term generator leaves unstemmed (one that begins with a digit, a CJK
+/// n-gram). Every plain word of an item has exactly one.
+bool is_match_term(const std::string &term);
+
+/// The match term (`is_match_term`) of a word of the shared term space, lower-cased as the term
+/// generator made it.
+std::string match_term_of(const std::string &word);
+
+/// A document's match terms with their within-item frequencies, in term order: taken before the
+/// description is indexed, what `add_elsewhere_terms` compares with.
+std::vector<std::pair<std::string, Xapian::termcount>> match_terms(const Xapian::Document &document);
+
+/// Adds `prefix::elsewhere` of each of `before`'s match terms that the description did not add to
+/// (its within-item frequency is what it was before the description was indexed).
+void add_elsewhere_terms(Xapian::Document &document,
+                         const std::vector<std::pair<std::string, Xapian::termcount>> &before);
+
+/// The stem a `FieldFilter` with `stems_only` keeps for `word` (lower-cased, as the term
+/// generator made it).
+std::string filter_stem(const std::string &word);
+
+/// Whether `term` is a word of the shared term space (formats 6 and 7) as the term generator placed
+/// it, with positions: not a stem, a beginning or a boolean term.
+bool is_shared_word(const std::string &term);
+
+/// Removes the stems the term generator makes of CJK n-grams (`Z` and `ZS` terms): a query never
+/// stems an n-gram, so they would only repeat the n-grams' postings.
+void drop_cjk_stems(Xapian::Document &document);
+
+/// Adds the beginnings of the document's words (`prefix::beginning`). Only word characters
+/// outside the CJK ranges (whose words are n-grams already) begin words.
+void add_word_beginnings(Xapian::Document &document);
+
+/// `document`, of an index in the earlier layout `from`, as format 7 lays it out. From formats 2
+/// to 5: each field's words and stems merged into the shared space, their frequencies summed and
+/// their positions kept (fields are 100 positions apart in every format), and the earlier formats'
+/// own terms dropped. From format 6: the description's `XC` terms dropped. Then the `XE` terms and
+/// the beginnings are added: the result has the terms `make_document` gives the same item.
+Xapian::Document upgraded_document(const Xapian::Document &document, Layout from);
+
+/// Whether the index holds beginning terms for `word` (accents folded, lower-cased): it is
+/// `shortest_beginning` to `longest_beginning` characters, each one that begins words.
+bool is_indexed_beginning(const std::string &word);
+
+/// Whether `word` (accents folded, lower-cased) is one word of characters that begin words: the
+/// indexer made it one term, and its expansions are the terms it begins.
+bool is_plain_word(const std::string &word);
+
+/// The raw-line term of a line digest.
+std::string line_term(uint64_t digest);
+
+/// The unique-id term of (domain, identifier).
+std::string unique_term(const std::string &domain, const std::string &identifier);
+
+/// The keyword term of a keyword: accents folded, lower-cased, bounded.
+std::string keyword_term(const std::string &keyword);
+
+/// The schema term: lower-cased, bounded.
+std::string schema_term(const std::string &schema);
+
+/// The expiration of a document, in epoch ms (`never_ms` for none).
+double document_expiration(const Xapian::Document &document);
+
+}  // namespace cx

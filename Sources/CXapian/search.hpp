@@ -1,0 +1,20 @@
+// What search.cpp offers the other files of the shim.
+#pragma once
+
+#include "query.hpp"
+
+namespace cx {
+
+/// BM25's `k1` and `b` for every search: 1.2 and 0.5, the values that ranked best on CACM
+/// (docs/ranking.md); Xapian's defaults are 1 and 0.5.
+constexpr double bm25_k1 = 1.2;
+constexpr double bm25_b = 0.5;
+
+/// The weighting every search uses: BM25 with `bm25_k1` and `bm25_b`, Xapian's defaults otherwise.
+Xapian::BM25Weight weighting();
+
+/// What a term found in `frequency` of `items` items adds to the score of an item of average
+/// length under `weighting()`, with `wdf` occurrences' worth of within-item frequency.
+double term_weight(double items, double frequency, double wdf);
+
+}  // namespace cx
