@@ -66,12 +66,18 @@ typedef struct cx_text {
 
 /// An open Xapian database: read-only (any path Xapian opens, including stub files listing
 /// shards or a `remote` line) or writable (a local directory, holding Xapian's write lock).
+///
+/// Threads: a handle is used by one thread at a time, like Xapian's own objects; different
+/// handles, of the same index or not, may be used from different threads at once (the service
+/// gives each reader thread a handle of its own). Nothing in the shim starts a thread for a
+/// handle or blocks on another handle, except `cx_bulk_merge`, below.
 typedef struct cx_database cx_database;
 
-/// The results of one search.
+/// The results of one search. Owned by the caller; one thread at a time, as its database.
 typedef struct cx_results cx_results;
 
-/// A forward cursor over every stored item.
+/// A forward cursor over every stored item. One thread at a time, as its database, which must
+/// stay open while the cursor lives.
 typedef struct cx_cursor cx_cursor;
 
 /// How to open a database.
@@ -396,8 +402,9 @@ cx_status cx_bulk_apply(cx_bulk *_Nullable bulk, cx_database *_Nullable database
 /// Writes a resolved build as a new database in `destination` (a NUL-terminated path that must
 /// not exist): the current database and the shards compacted together, then the superseded
 /// documents deleted, committed. With `copy_survivors_first`, the current database's surviving
-/// documents are first copied into the shards, in parallel, and the shards alone are compacted:
-/// cheaper than deleting when the run supersedes much of the index. Returns `CX_ERR_IO` (for
+/// documents are first copied into the shards, in parallel (one thread of the shim's per shard:
+/// the one place it starts threads), and the shards alone are compacted: cheaper than deleting
+/// when the run supersedes much of the index. Returns `CX_ERR_IO` (for
 /// example, the disk is full; `destination` may then hold a partial database for the caller to
 /// remove).
 cx_status cx_bulk_merge(cx_bulk *_Nullable bulk, const char *_Nullable destination, bool copy_survivors_first,
