@@ -1,4 +1,4 @@
-// Bulk builds: shards written in parallel, merged with the current database by compaction.
+// Bulk builds: segments written in parallel, merged with the current database by compaction.
 
 #include <algorithm>
 #include <chrono>
@@ -16,35 +16,35 @@ struct Occurrence {
     /// `fnv1a64` of the unique-id term: occurrences are grouped by it, then checked by the term.
     uint64_t identity;
     uint64_t sequence;
-    /// The shard document it stored (0: none) and the current database's document of the same
+    /// The segment document it stored (0: none) and the current database's document of the same
     /// identity (0: none).
     Xapian::docid stored;
     Xapian::docid base;
-    uint32_t shard;
+    uint32_t segment;
     /// The outcome reported when it was stored (0 added, 1 replaced, 2 expired, 3 unchanged).
     int32_t outcome;
     /// For an occurrence with neither document (an expired item new to the index): its
-    /// unique-id term's place in the shard's `names`.
+    /// unique-id term's place in the segment's `names`.
     uint32_t name = 0;
 };
 
-/// Bytes a shard's write buffer holds per term of a document, besides its data: Xapian 1.4 keeps
+/// Bytes a segment's write buffer holds per term of a document, besides its data: Xapian 1.4 keeps
 /// each posting and position list in `std::map`s until it flushes (measured: about 11 KB per
 /// buffered document of ~100 terms).
 constexpr uint64_t bytes_per_term = 112;
 
-/// The default memory budget for every shard's write buffer together.
+/// The default memory budget for every segment's write buffer together.
 constexpr uint64_t default_budget = 256ull << 20;
 
-/// A shard commits at least this often, whatever its share of the budget: Xapian's buffers get
+/// A segment commits at least this often, whatever its share of the budget: Xapian's buffers get
 /// slower per document as they grow (measured on 50,000 items: 6 and 12 MiB equally fast, 48 MiB
 /// 10 % slower).
 constexpr uint64_t largest_flush = 12ull << 20;
 
-struct Shard {
+struct Segment {
     std::string path;
     Xapian::WritableDatabase writer;
-    /// This shard's own read-only view of the current database: Xapian objects are not shared
+    /// This segment's own read-only view of the current database: Xapian objects are not shared
     /// between threads.
     Xapian::Database base;
     bool has_base = false;
@@ -52,7 +52,7 @@ struct Shard {
     uint64_t buffered = 0;
     std::vector<Occurrence> occurrences;
     std::vector<std::string> names;
-    /// Title words, added to the spelling data when the shard commits or gathers too many.
+    /// Title words, added to the spelling data when the segment commits or gathers too many.
     cx::SpellingCounts spelling;
 
     void count_spelling(const Xapian::Document &document) {
@@ -60,19 +60,19 @@ struct Shard {
         if (spelling.words.size() >= spelling_words) spelling.add_to(writer);
     }
 
-    /// Adds `document`, whose stored data is `data_bytes` long, and commits once the shard holds
+    /// Adds `document`, whose stored data is `data_bytes` long, and commits once the segment holds
     /// `flush_bytes` of changes (an estimate: its terms, and its data).
     ///
-    /// A shard is written with DB_DANGEROUS, which glass cannot cancel: when adding fails (the
+    /// A segment is written with DB_DANGEROUS, which glass cannot cancel: when adding fails (the
     /// disk is full, say), glass's own clean-up throws "cancel() not supported" in place of the
-    /// failure, which is then reported as the failure to write the shard that it stands for.
+    /// failure, which is then reported as the failure to write the segment that it stands for.
     Xapian::docid add(const Xapian::Document &document, uint64_t data_bytes, uint64_t flush_bytes) {
         Xapian::docid added;
         try {
             added = writer.add_document(document);
         } catch (const Xapian::InvalidOperationError &error) {
             throw Xapian::DatabaseError(
-                "Cannot write a shard of the bulk build at " + path + "; the disk may be full", error.get_msg());
+                "Cannot write a segment of the bulk build at " + path + "; the disk may be full", error.get_msg());
         }
         buffered += document.termlist_count() * bytes_per_term + data_bytes;
         if (buffered >= flush_bytes) {
@@ -82,13 +82,13 @@ struct Shard {
         return added;
     }
 
-    /// Commits everything the shard holds, the spelling counts gathered so far included.
+    /// Commits everything the segment holds, the spelling counts gathered so far included.
     void commit_all() {
         spelling.add_to(writer);
         writer.commit();
     }
 
-    /// Distinct words a shard gathers before adding them to its spelling data.
+    /// Distinct words a segment gathers before adding them to its spelling data.
     static constexpr size_t spelling_words = 100000;
 };
 
@@ -111,7 +111,7 @@ Xapian::WritableDatabase open_merged(const std::string &path) {
 
 struct cx_bulk {
     std::string base_path;
-    std::vector<std::unique_ptr<Shard>> shards;
+    std::vector<std::unique_ptr<Segment>> segments;
     uint64_t flush_bytes = 0;
     bool resolved = false;
     /// Once resolved: the current database's documents that the run supersedes, sorted.
@@ -124,33 +124,33 @@ struct cx_bulk {
 namespace {
 
 /// The current database's document of this identity, or 0.
-Xapian::docid base_document(Shard &shard, const std::string &unique) {
-    if (!shard.has_base) return 0;
-    Xapian::PostingIterator posting = shard.base.postlist_begin(unique);
-    return posting == shard.base.postlist_end(unique) ? 0 : *posting;
+Xapian::docid base_document(Segment &segment, const std::string &unique) {
+    if (!segment.has_base) return 0;
+    Xapian::PostingIterator posting = segment.base.postlist_begin(unique);
+    return posting == segment.base.postlist_end(unique) ? 0 : *posting;
 }
 
-/// Stores one item in its shard and notes the occurrence. Returns the outcome.
-int32_t add_item(cx_bulk &bulk, Shard &shard, uint32_t shard_index, const cx_item &item, uint64_t sequence,
+/// Stores one item in its segment and notes the occurrence. Returns the outcome.
+int32_t add_item(cx_bulk &bulk, Segment &segment, uint32_t segment_index, const cx_item &item, uint64_t sequence,
                  int64_t now_ms) {
     std::string unique = cx::unique_term(str(item.domain), str(item.identifier));
-    Occurrence occurrence{cx::fnv1a64(unique), sequence, 0, base_document(shard, unique), shard_index, 0};
+    Occurrence occurrence{cx::fnv1a64(unique), sequence, 0, base_document(segment, unique), segment_index, 0};
     if (item.expiration_ms > 0 && item.expiration_ms <= now_ms) {
         occurrence.outcome = 2;
         if (occurrence.base == 0) {
-            occurrence.name = static_cast<uint32_t>(shard.names.size());
-            shard.names.push_back(unique);
+            occurrence.name = static_cast<uint32_t>(segment.names.size());
+            segment.names.push_back(unique);
         }
-    } else if (occurrence.base != 0 && cx::stores_the_same(shard.base.get_document(occurrence.base), item)) {
+    } else if (occurrence.base != 0 && cx::stores_the_same(segment.base.get_document(occurrence.base), item)) {
         occurrence.outcome = 3;
     } else {
-        Xapian::Document document = cx::make_document(shard.generator, item, unique);
-        if (occurrence.base != 0) cx::keep_views(document, shard.base.get_document(occurrence.base), item);
-        shard.count_spelling(document);
-        occurrence.stored = shard.add(document, item.data.length, bulk.flush_bytes);
+        Xapian::Document document = cx::make_document(segment.generator, item, unique);
+        if (occurrence.base != 0) cx::keep_views(document, segment.base.get_document(occurrence.base), item);
+        segment.count_spelling(document);
+        occurrence.stored = segment.add(document, item.data.length, bulk.flush_bytes);
         occurrence.outcome = occurrence.base != 0 ? 1 : 0;
     }
-    shard.occurrences.push_back(occurrence);
+    segment.occurrences.push_back(occurrence);
     return occurrence.outcome;
 }
 
@@ -160,11 +160,11 @@ uint64_t kept_sequence(const std::vector<std::pair<Xapian::docid, uint64_t>> &ke
     return it != kept.begin() && (it - 1)->first == document ? (it - 1)->second : 0;
 }
 
-/// The unique-id term of a shard's stored document, or of the current database's document.
+/// The unique-id term of a segment's stored document, or of the current database's document.
 std::string unique_of(cx_bulk &bulk, const Occurrence &occurrence) {
-    Shard &shard = *bulk.shards[occurrence.shard];
-    if (occurrence.stored == 0 && occurrence.base == 0) return shard.names[occurrence.name];
-    Xapian::Database &database = occurrence.stored != 0 ? shard.writer : shard.base;
+    Segment &segment = *bulk.segments[occurrence.segment];
+    if (occurrence.stored == 0 && occurrence.base == 0) return segment.names[occurrence.name];
+    Xapian::Database &database = occurrence.stored != 0 ? segment.writer : segment.base;
     const Xapian::docid id = occurrence.stored != 0 ? occurrence.stored : occurrence.base;
     Xapian::TermIterator term = database.termlist_begin(id);
     term.skip_to(cx::prefix::unique);
@@ -172,14 +172,14 @@ std::string unique_of(cx_bulk &bulk, const Occurrence &occurrence) {
 }
 
 /// Decides, for every identity of the run, which occurrence wins (the latest, or a recognized
-/// line later still), deletes the shard documents that lost, and returns the current database's
+/// line later still), deletes the segment documents that lost, and returns the current database's
 /// documents to remove.
 std::vector<Xapian::docid> resolve(cx_bulk &bulk, cx_bulk_plan &plan) {
     std::vector<Occurrence> all;
-    for (auto &shard : bulk.shards) {
-        all.insert(all.end(), shard->occurrences.begin(), shard->occurrences.end());
-        shard->occurrences.clear();
-        shard->occurrences.shrink_to_fit();
+    for (auto &segment : bulk.segments) {
+        all.insert(all.end(), segment->occurrences.begin(), segment->occurrences.end());
+        segment->occurrences.clear();
+        segment->occurrences.shrink_to_fit();
     }
     std::sort(all.begin(), all.end(), [](const Occurrence &a, const Occurrence &b) {
         return a.identity != b.identity ? a.identity < b.identity : a.sequence < b.sequence;
@@ -194,7 +194,7 @@ std::vector<Xapian::docid> resolve(cx_bulk &bulk, cx_bulk_plan &plan) {
         for (const Occurrence *occurrence : group) {
             const bool wins = occurrence == &last && !kept_later;
             if (!wins && occurrence->stored != 0)
-                bulk.shards[occurrence->shard]->writer.delete_document(occurrence->stored);
+                bulk.segments[occurrence->segment]->writer.delete_document(occurrence->stored);
             if (occurrence != group.front()) {
                 if (occurrence->outcome == 0) ++plan.added_then_updated;
                 if (occurrence->outcome == 3) ++plan.unchanged_then_updated;
@@ -231,22 +231,22 @@ std::vector<Xapian::docid> resolve(cx_bulk &bulk, cx_bulk_plan &plan) {
     return superseded;
 }
 
-/// Copies the current database's documents that are not superseded into the shards, one thread
-/// per shard, each taking every n-th document.
+/// Copies the current database's documents that are not superseded into the segments, one thread
+/// per segment, each taking every n-th document.
 void copy_survivors(cx_bulk &bulk, const std::vector<Xapian::docid> &superseded) {
     std::vector<std::thread> threads;
-    std::vector<std::exception_ptr> failures(bulk.shards.size());
-    for (size_t k = 0; k < bulk.shards.size(); ++k) {
+    std::vector<std::exception_ptr> failures(bulk.segments.size());
+    for (size_t k = 0; k < bulk.segments.size(); ++k) {
         threads.emplace_back([&, k] {
             try {
-                Shard &shard = *bulk.shards[k];
+                Segment &segment = *bulk.segments[k];
                 size_t n = 0;
-                for (auto it = shard.base.postlist_begin(""); it != shard.base.postlist_end(""); ++it, ++n) {
-                    if (n % bulk.shards.size() != k) continue;
+                for (auto it = segment.base.postlist_begin(""); it != segment.base.postlist_end(""); ++it, ++n) {
+                    if (n % bulk.segments.size() != k) continue;
                     if (std::binary_search(superseded.begin(), superseded.end(), *it)) continue;
-                    Xapian::Document document = shard.base.get_document(*it);
-                    shard.count_spelling(document);
-                    shard.add(document, 0, bulk.flush_bytes);
+                    Xapian::Document document = segment.base.get_document(*it);
+                    segment.count_spelling(document);
+                    segment.add(document, 0, bulk.flush_bytes);
                 }
             } catch (...) {
                 failures[k] = std::current_exception();
@@ -262,32 +262,32 @@ void copy_survivors(cx_bulk &bulk, const std::vector<Xapian::docid> &superseded)
 
 extern "C" {
 
-cx_status cx_bulk_open(const char *base, const char *folder, uint32_t shard_count, uint64_t memory_budget,
+cx_status cx_bulk_open(const char *base, const char *folder, uint32_t segment_count, uint64_t memory_budget,
                        cx_bulk **out, char **out_error) {
     *out = nullptr;
-    if (folder == nullptr || shard_count == 0)
-        return cx::fail(CX_ERR_INVALID_ARGUMENT, "no folder or no shards", out_error);
+    if (folder == nullptr || segment_count == 0)
+        return cx::fail(CX_ERR_INVALID_ARGUMENT, "no folder or no segments", out_error);
     try {
         auto bulk = std::make_unique<cx_bulk>();
         bulk->base_path = base == nullptr ? "" : base;
         const uint64_t budget = memory_budget == 0 ? default_budget : memory_budget;
-        bulk->flush_bytes = std::max<uint64_t>(1 << 20, std::min(largest_flush, budget / shard_count));
-        for (uint32_t k = 0; k < shard_count; ++k) {
-            auto shard = std::make_unique<Shard>();
-            shard->path = std::string(folder) + "/shard-" + std::to_string(k);
-            // Nobody reads a shard before the merge, and a build that does not finish is thrown
+        bulk->flush_bytes = std::max<uint64_t>(1 << 20, std::min(largest_flush, budget / segment_count));
+        for (uint32_t k = 0; k < segment_count; ++k) {
+            auto segment = std::make_unique<Segment>();
+            segment->path = std::string(folder) + "/segment-" + std::to_string(k);
+            // Nobody reads a segment before the merge, and a build that does not finish is thrown
             // away whole: no syncing, and blocks updated in place.
-            shard->writer = Xapian::WritableDatabase(
-                shard->path, Xapian::DB_CREATE | Xapian::DB_NO_SYNC | Xapian::DB_DANGEROUS);
+            segment->writer = Xapian::WritableDatabase(
+                segment->path, Xapian::DB_CREATE | Xapian::DB_NO_SYNC | Xapian::DB_DANGEROUS);
             if (base != nullptr) {
-                shard->base = Xapian::Database(base);
-                shard->has_base = shard->base.get_doccount() > 0;
+                segment->base = Xapian::Database(base);
+                segment->has_base = segment->base.get_doccount() > 0;
                 // Its items would keep their terms beside the run's: a writer upgrades first.
-                if (shard->has_base && cx::layout_of(shard->base.get_metadata(cx::format_key)) != cx::Layout::shared)
+                if (segment->has_base && cx::layout_of(segment->base.get_metadata(cx::format_key)) != cx::Layout::shared)
                     throw Xapian::InvalidOperationError("the index at " + bulk->base_path +
                                                         " is in an earlier format; upgrade it first");
             }
-            bulk->shards.push_back(std::move(shard));
+            bulk->segments.push_back(std::move(segment));
         }
         *out = bulk.release();
         return CX_OK;
@@ -296,16 +296,16 @@ cx_status cx_bulk_open(const char *base, const char *folder, uint32_t shard_coun
     }
 }
 
-cx_status cx_bulk_add(cx_bulk *bulk, uint32_t shard, const cx_item *items, const uint64_t *sequences, size_t count,
+cx_status cx_bulk_add(cx_bulk *bulk, uint32_t segment, const cx_item *items, const uint64_t *sequences, size_t count,
                       int64_t now_ms, int32_t *out_outcomes, char **out_error) {
-    if (bulk == nullptr || bulk->resolved || shard >= bulk->shards.size())
-        return cx::fail(CX_ERR_INVALID_ARGUMENT, "no such shard in an open build", out_error);
+    if (bulk == nullptr || bulk->resolved || segment >= bulk->segments.size())
+        return cx::fail(CX_ERR_INVALID_ARGUMENT, "no such segment in an open build", out_error);
     if ((items == nullptr || sequences == nullptr) && count > 0)
         return cx::fail(CX_ERR_INVALID_ARGUMENT, "no items", out_error);
     try {
-        Shard &target = *bulk->shards[shard];
+        Segment &target = *bulk->segments[segment];
         for (size_t i = 0; i < count; ++i) {
-            const int32_t outcome = add_item(*bulk, target, shard, items[i], sequences[i], now_ms);
+            const int32_t outcome = add_item(*bulk, target, segment, items[i], sequences[i], now_ms);
             if (out_outcomes != nullptr) out_outcomes[i] = outcome;
         }
         return CX_OK;
@@ -335,11 +335,11 @@ cx_status cx_bulk_resolve(cx_bulk *bulk, cx_bulk_plan *out_plan, char **out_erro
     try {
         cx_bulk_plan plan{};
         bulk->superseded = resolve(*bulk, plan);
-        for (auto &shard : bulk->shards) {
-            shard->commit_all();
-            plan.stored += shard->writer.get_doccount();
+        for (auto &segment : bulk->segments) {
+            segment->commit_all();
+            plan.stored += segment->writer.get_doccount();
         }
-        const Shard &first = *bulk->shards.front();
+        const Segment &first = *bulk->segments.front();
         plan.base_documents = first.has_base ? first.base.get_doccount() : 0;
         plan.superseded = bulk->superseded.size();
         *out_plan = plan;
@@ -355,12 +355,12 @@ cx_status cx_bulk_apply(cx_bulk *bulk, cx_database *database, char **out_error) 
     try {
         Xapian::WritableDatabase &writer = database->writer;
         // Every winner that replaces a stored item has that item among the superseded: delete
-        // those, then add every shard document.
+        // those, then add every segment document.
         for (Xapian::docid id : bulk->superseded) writer.delete_document(id);
         cx::SpellingCounts spelling;
-        for (auto &shard : bulk->shards) {
-            for (auto it = shard->writer.postlist_begin(""); it != shard->writer.postlist_end(""); ++it) {
-                Xapian::Document document = shard->writer.get_document(*it);
+        for (auto &segment : bulk->segments) {
+            for (auto it = segment->writer.postlist_begin(""); it != segment->writer.postlist_end(""); ++it) {
+                Xapian::Document document = segment->writer.get_document(*it);
                 spelling.count(document);
                 writer.add_document(document);
             }
@@ -376,7 +376,7 @@ cx_status cx_bulk_merge(cx_bulk *bulk, const char *destination, bool copy_surviv
     if (bulk == nullptr || !bulk->resolved || destination == nullptr)
         return cx::fail(CX_ERR_INVALID_ARGUMENT, "no resolved build or no destination", out_error);
     try {
-        Shard &first = *bulk->shards.front();
+        Segment &first = *bulk->segments.front();
         const bool rebuild = first.has_base && copy_survivors_first;
         if (rebuild) copy_survivors(*bulk, bulk->superseded);
         Xapian::Database sources;
@@ -385,9 +385,9 @@ cx_status cx_bulk_merge(cx_bulk *bulk, const char *destination, bool copy_surviv
             sources.add_database(first.base);
             base_first = *first.base.postlist_begin("");
         }
-        for (auto &shard : bulk->shards) {
-            shard->commit_all();
-            sources.add_database(Xapian::Database(shard->path));
+        for (auto &segment : bulk->segments) {
+            segment->commit_all();
+            sources.add_database(Xapian::Database(segment->path));
         }
         sources.compact(destination);
         // Nobody reads the new database before it is published, and one that is not published is

@@ -6,7 +6,7 @@ public import FoundationEssentials
 ///
 /// A small run (less than ``directInputLimit`` bytes of input) is one transaction on the current
 /// generation. A larger one is read as a stream and built on ``jobs`` threads at once, each
-/// writing a shard database of its own; the shards are then either merged with the current
+/// writing a segment database of its own; the segments are then either merged with the current
 /// generation by Xapian's compactor into a new generation, published atomically, or, when the run
 /// changes little of a large index, written into the current generation in one transaction —
 /// whichever costs less at the writer's measured rates. Items stored unchanged are never
@@ -40,23 +40,23 @@ public struct Indexer: Sendable {
     }
 
     /// Input smaller than this (1 MiB, about 2,000 items) is indexed in one transaction on the
-    /// current generation: starting shard builders would cost more than they save.
+    /// current generation: starting segment builders would cost more than they save.
     public static let directInputLimit = 1 << 20
-    /// The write buffers of all shard builders together: 256 MiB.
+    /// The write buffers of all segment builders together: 256 MiB.
     public static let defaultMemoryBudget = 256 << 20
-    /// One shard builder per core.
+    /// One segment builder per core.
     public static var defaultJobs: Int { min(ProcessInfo.processInfo.activeProcessorCount, maximumJobs) }
 
-    /// The most shard builders a run uses: each holds a database of its own open (several files)
+    /// The most segment builders a run uses: each holds a database of its own open (several files)
     /// and a share of ``memoryBudget``.
     public static let maximumJobs = 64
 
     public var options: IndexingOptions
     /// Any rejection rejects the whole run: nothing is written.
     public var strict: Bool
-    /// How many shard builders a large run uses (1 to ``maximumJobs``).
+    /// How many segment builders a large run uses (1 to ``maximumJobs``).
     public var jobs: Int
-    /// The bytes the shard builders' write buffers may hold together.
+    /// The bytes the segment builders' write buffers may hold together.
     public var memoryBudget: Int
     /// The time the run indexes at, in epoch milliseconds.
     public var now: Int64

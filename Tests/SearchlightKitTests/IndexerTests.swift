@@ -4,7 +4,7 @@ import SearchlightTesting
 import Testing
 
 /// One JSON Lines line: item `id` with a title and a description long enough that a few thousand
-/// lines pass ``Indexer/directInputLimit`` and go through shard builders.
+/// lines pass ``Indexer/directInputLimit`` and go through segment builders.
 private func line(_ id: String, title: String, expiration: Int64? = nil) -> String {
     let filler = (0..<40).map { "word\($0 % 17)" }.joined(separator: " ")
     let expires = expiration.map { #","expirationDate":\#($0)"# } ?? ""
@@ -28,11 +28,11 @@ private func title(_ index: SearchableIndex, _ id: String) throws -> String? {
     try index.item(withIdentifier: id, now: now)?.object.title
 }
 
-@Suite("Bulk indexing through shard builders (design: bulk builds)", .temporaryFolder)
+@Suite("Bulk indexing through segment builders (design: bulk builds)", .temporaryFolder)
 struct IndexerTests {
     let indexer = Indexer(options: IndexingOptions(maximumTimeToLive: nil), jobs: 3, now: now)
 
-    @Test("a large run is built in shards and published as a new generation; every item is searchable")
+    @Test("a large run is built in segments and published as a new generation; every item is searchable")
     func freshBuild() throws {
         let test = try TestIndex()
         let input = try write(lines(0..<3_000))
@@ -47,7 +47,7 @@ struct IndexerTests {
         #expect(try test.index.search(SearchQuery("alpah"), now: now).suggestion == "alpha")
     }
 
-    @Test("one shard builder and three give the same index")
+    @Test("one segment builder and three give the same index")
     func jobsAgree() throws {
         let input = try write(lines(0..<2_500))
         var contents: [[String]] = []
@@ -87,7 +87,7 @@ struct IndexerTests {
         #expect(try files(test.path).filter { $0.hasPrefix("gen-") } == generations)
     }
 
-    @Test("an item repeated in a run ends as its last occurrence, across shards and files")
+    @Test("an item repeated in a run ends as its last occurrence, across segments and files")
     func lastOccurrenceWins() throws {
         let test = try TestIndex()
         _ = try indexer.index([.path(try write(lines(0..<3_000), "first.jsonl"))], into: test.index)

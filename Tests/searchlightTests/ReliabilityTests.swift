@@ -6,7 +6,7 @@ let hostileInputFolder = repositoryRoot + "/Tests/hostile-input"
 
 /// Writes `files` JSON Lines files of `items` items each; item j of file i is `f<i>/<j>`. `filler`
 /// words lengthen each description, so that a run passes the limit of direct writes and is built
-/// in shards.
+/// in segments.
 func writeBatch(
     _ workspace: Workspace, folder: String, files: Int, items: Int, version: String = "one", filler: Int = 0
 ) throws {
@@ -173,7 +173,7 @@ struct ReliabilityTests {
     @Test("killed with SIGKILL mid bulk build, the index is exactly the old content or the new; strays go")
     func killedMidBulkBuild() throws {
         let workspace = try Workspace()
-        // 3 files of 1,500 items, 1.9 MB: past the direct-write limit, so built in shards and merged.
+        // 3 files of 1,500 items, 1.9 MB: past the direct-write limit, so built in segments and merged.
         try writeBatch(workspace, folder: "v1", files: 3, items: 1_500, version: "one", filler: 40)
         try writeBatch(workspace, folder: "v2", files: 3, items: 1_500, version: "two", filler: 40)
         // The first build, timed under the machine's load now: the kills fall within twice that,

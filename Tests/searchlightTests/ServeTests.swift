@@ -219,7 +219,7 @@ struct ServeTests {
         #expect(!output.contains("Server error"))
     }
 
-    @Test("large batches over HTTP are built in shards and swapped in while searches under wrk all answer 200")
+    @Test("large batches over HTTP are built in segments and swapped in while searches under wrk all answer 200")
     func bulkBatchesDuringSearches() throws {
         let workspace = try Workspace()
         try writeBatch(workspace, folder: "v1", files: 1, items: 4_000, version: "one", filler: 40)

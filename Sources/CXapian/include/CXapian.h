@@ -339,21 +339,21 @@ cx_status cx_database_delete_expired(cx_database *_Nullable database, int64_t no
 
 // MARK: - Bulk builds
 
-/// A bulk build: shard builders that each write a fresh database of their own, in parallel,
+/// A bulk build: segment builders that each write a fresh database of their own, in parallel,
 /// merged with the current database into a new one by compaction (`cx_bulk_merge`), or, when
 /// the run changes little of a large index, written into the current database (`cx_bulk_apply`).
 ///
-/// A run of items goes to the shards in any split; each item carries its position in the run
+/// A run of items goes to the segments in any split; each item carries its position in the run
 /// (its sequence), and where one identity occurs more than once, the occurrence with the highest
-/// sequence wins, whichever shard holds it. Items stored unchanged in the current database are not
-/// written at all. Nobody reads a shard before the merge, so shards are written without syncing or
+/// sequence wins, whichever segment holds it. Items stored unchanged in the current database are not
+/// written at all. Nobody reads a segment before the merge, so segments are written without syncing or
 /// copy-on-write (`DB_NO_SYNC | DB_DANGEROUS`) and committed whenever their share of the memory
 /// budget is full.
 typedef struct cx_bulk cx_bulk;
 
 /// What a bulk build comes to, once resolved (`cx_bulk_resolve`).
 typedef struct cx_bulk_plan {
-    /// Documents the shards hold: the run's winning occurrences.
+    /// Documents the segments hold: the run's winning occurrences.
     uint64_t stored;
     /// Documents of the current database that the run replaces, removes as expired, or overtakes.
     uint64_t superseded;
@@ -365,20 +365,20 @@ typedef struct cx_bulk_plan {
     uint64_t unchanged_then_updated;
 } cx_bulk_plan;
 
-/// Starts a bulk build of `shard_count` shards (at least 1) in the folder `folder` (a
+/// Starts a bulk build of `segment_count` segments (at least 1) in the folder `folder` (a
 /// NUL-terminated path that must not exist yet; the caller removes it when done). `base` is the
-/// current database, opened by path and read-only by each shard (NULL: the index is empty).
-/// `memory_budget` is the bytes the shards' write buffers may hold together (0: the default).
+/// current database, opened by path and read-only by each segment (NULL: the index is empty).
+/// `memory_budget` is the bytes the segments' write buffers may hold together (0: the default).
 /// On success `*out` owns the build, freed with `cx_bulk_free`.
-cx_status cx_bulk_open(const char *_Nullable base, const char *_Nullable folder, uint32_t shard_count,
+cx_status cx_bulk_open(const char *_Nullable base, const char *_Nullable folder, uint32_t segment_count,
                        uint64_t memory_budget, cx_bulk *_Nullable *_Nonnull out, char *_Nullable *_Nullable out_error);
 
-/// Stores `count` items in shard `shard`, the item `items[i]` having the sequence `sequences[i]`.
-/// One thread at a time may use a shard; different shards may be used from different threads at
+/// Stores `count` items in segment `segment`, the item `items[i]` having the sequence `sequences[i]`.
+/// One thread at a time may use a segment; different segments may be used from different threads at
 /// once. `out_outcomes` receives one value per item, as `cx_database_replace_items` gives them,
-/// judged against the current database. Returns `CX_ERR_INVALID_ARGUMENT` for a shard out of
+/// judged against the current database. Returns `CX_ERR_INVALID_ARGUMENT` for a segment out of
 /// range or a finished build, `CX_ERR_IO` (the disk is full, say) or `CX_ERR_NO_MEMORY`.
-cx_status cx_bulk_add(cx_bulk *_Nullable bulk, uint32_t shard, const cx_item *items, const uint64_t *sequences,
+cx_status cx_bulk_add(cx_bulk *_Nullable bulk, uint32_t segment, const cx_item *items, const uint64_t *sequences,
                       size_t count, int64_t now_ms, int32_t *_Nullable out_outcomes,
                       char *_Nullable *_Nullable out_error);
 
@@ -389,28 +389,28 @@ cx_status cx_bulk_keep(cx_bulk *_Nullable bulk, const uint32_t *documents, const
 
 /// Ends the adding: decides, for every identity met more than once, which occurrence wins (the
 /// latest; a recognized line later still keeps the stored item), removes the others from the
-/// shards, and commits them. Then `cx_bulk_apply` or `cx_bulk_merge` writes the result (or, when
+/// segments, and commits them. Then `cx_bulk_apply` or `cx_bulk_merge` writes the result (or, when
 /// the plan stores and supersedes nothing, nothing needs writing).
 cx_status cx_bulk_resolve(cx_bulk *_Nullable bulk, cx_bulk_plan *out_plan, char *_Nullable *_Nullable out_error);
 
 /// Writes a resolved build into `database`, the current database opened for writing, inside the
-/// caller's transaction: deletes the superseded documents and adds every shard's. For a run that
+/// caller's transaction: deletes the superseded documents and adds every segment's. For a run that
 /// changes little of a large index, cheaper than a merge.
 cx_status cx_bulk_apply(cx_bulk *_Nullable bulk, cx_database *_Nullable database,
                         char *_Nullable *_Nullable out_error);
 
 /// Writes a resolved build as a new database in `destination` (a NUL-terminated path that must
-/// not exist): the current database and the shards compacted together, then the superseded
+/// not exist): the current database and the segments compacted together, then the superseded
 /// documents deleted, committed. With `copy_survivors_first`, the current database's surviving
-/// documents are first copied into the shards, in parallel (one thread of the shim's per shard:
-/// the one place it starts threads), and the shards alone are compacted: cheaper than deleting
+/// documents are first copied into the segments, in parallel (one thread of the shim's per segment:
+/// the one place it starts threads), and the segments alone are compacted: cheaper than deleting
 /// when the run supersedes much of the index. Returns `CX_ERR_IO` (for
 /// example, the disk is full; `destination` may then hold a partial database for the caller to
 /// remove).
 cx_status cx_bulk_merge(cx_bulk *_Nullable bulk, const char *_Nullable destination, bool copy_survivors_first,
                         char *_Nullable *_Nullable out_error);
 
-/// Frees the build, closing its shards. Removes nothing from disk. Accepts NULL.
+/// Frees the build, closing its segments. Removes nothing from disk. Accepts NULL.
 void cx_bulk_free(cx_bulk *_Nullable bulk);
 
 // MARK: - Reading

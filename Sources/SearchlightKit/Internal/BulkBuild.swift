@@ -1,9 +1,9 @@
 internal import CXapian
 
-/// Owns one `cx_bulk`: shard databases written in parallel, then merged into a new generation or
+/// Owns one `cx_bulk`: segment databases written in parallel, then merged into a new generation or
 /// written into the current one (see `CXapian.h`).
 ///
-/// Each shard is used by one thread at a time, which is what makes the `@unchecked Sendable`
+/// Each segment is used by one thread at a time, which is what makes the `@unchecked Sendable`
 /// true; ``keep(documents:sequences:)`` may be called from any thread.
 final class BulkBuild: @unchecked Sendable {
     private let handle: OpaquePointer
@@ -12,7 +12,7 @@ final class BulkBuild: @unchecked Sendable {
 
     /// What the build comes to once resolved.
     struct Plan {
-        /// The run's winning occurrences, held by the shards.
+        /// The run's winning occurrences, held by the segments.
         var stored: Int
         /// The current generation's documents the run replaces, expires or overtakes.
         var superseded: Int
@@ -23,21 +23,21 @@ final class BulkBuild: @unchecked Sendable {
         var changesNothing: Bool { stored == 0 && superseded == 0 }
     }
 
-    /// Starts a build of `shards` shards in `folder` over `base`, the current database of the
+    /// Starts a build of `segments` segments in `folder` over `base`, the current database of the
     /// index at `indexPath` (`nil`: none).
-    init(base: String?, folder: String, shards: Int, memoryBudget: Int, indexPath: String) throws(SearchlightError) {
+    init(base: String?, folder: String, segments: Int, memoryBudget: Int, indexPath: String) throws(SearchlightError) {
         self.indexPath = indexPath
         var opened: OpaquePointer?
         try XapianDatabase.check(path: indexPath) { error in
-            cx_bulk_open(base, folder, UInt32(shards), UInt64(memoryBudget), &opened, error)
+            cx_bulk_open(base, folder, UInt32(segments), UInt64(memoryBudget), &opened, error)
         }
         handle = opened!
     }
 
     deinit { cx_bulk_free(handle) }
 
-    /// Stores items in one shard; their sequences are their places in the run.
-    func add(_ items: [StoredItem], sequences: [UInt64], shard: Int, now: Int64) throws(SearchlightError)
+    /// Stores items in one segment; their sequences are their places in the run.
+    func add(_ items: [StoredItem], sequences: [UInt64], segment: Int, now: Int64) throws(SearchlightError)
         -> [XapianDatabase.StoreOutcome]
     {
         guard !items.isEmpty else { return [] }
@@ -47,7 +47,8 @@ final class BulkBuild: @unchecked Sendable {
                 try outcomes.withUnsafeMutableBufferPointer { outcomeBuffer throws(SearchlightError) in
                     try XapianDatabase.check(path: indexPath) { error in
                         cx_bulk_add(
-                            handle, UInt32(shard), buffer.baseAddress!, sequenceBuffer.baseAddress!, buffer.count, now,
+                            handle, UInt32(segment), buffer.baseAddress!, sequenceBuffer.baseAddress!, buffer.count,
+                            now,
                             outcomeBuffer.baseAddress, error)
                     }
                 }

@@ -6,7 +6,7 @@ import Synchronization
 /// bulk build chooses how to write its result. Measured on 50,000 items (118 MB) re-indexed with
 /// 60 % of them changed: the whole run took 25.3 s deleting the 30,000 superseded documents from
 /// the merged database (17 s of deletes; the index then 194 MB), 17.3 s copying the 20,000
-/// survivors into two shards instead (11 s of copying; 119 MB). With 10 % changed, deleting is
+/// survivors into two segments instead (11 s of copying; 119 MB). With 10 % changed, deleting is
 /// the cheaper: 4.5 s.
 enum WriteCosts {
     /// Adding to or deleting from a large database through one transaction.
@@ -15,7 +15,7 @@ enum WriteCosts {
     static let compactionRate = 40_000.0
     /// Deleting from a merged database before it is published (unsynced).
     static let deleteRate = 1_700.0
-    /// Copying a stored document into a shard, per shard builder: Xapian reads each term's
+    /// Copying a stored document into a segment, per segment builder: Xapian reads each term's
     /// positions on its own.
     static let copyRate = 950.0
 
@@ -24,7 +24,7 @@ enum WriteCosts {
         Double(plan.stored + plan.superseded) / writerRate < mergeCost(plan, jobs: jobs)
     }
 
-    /// Whether a merge should copy the surviving documents into the shards rather than delete
+    /// Whether a merge should copy the surviving documents into the segments rather than delete
     /// the superseded ones from the merged database.
     static func copiesSurvivors(_ plan: BulkBuild.Plan, jobs: Int) -> Bool {
         copyCost(plan, jobs: jobs) < Double(plan.superseded) / deleteRate
@@ -40,7 +40,7 @@ enum WriteCosts {
     }
 }
 
-/// What the reading thread hands a shard builder: one file, or one piece of a JSON Lines file.
+/// What the reading thread hands a segment builder: one file, or one piece of a JSON Lines file.
 private struct Unit: Sendable {
     /// Its place in the run, for putting rejections back in order.
     var order: Int
@@ -49,14 +49,14 @@ private struct Unit: Sendable {
     var input: DecodedInput
 }
 
-/// What the shard builders have done, together.
+/// What the segment builders have done, together.
 private struct BuildState: Sendable {
     var reports: [(order: Int, report: IndexingReport)] = []
     var failure: SearchlightError?
 }
 
 extension Indexer {
-    /// Streams the inputs to ``jobs`` shard builders, then writes their result: a new generation
+    /// Streams the inputs to ``jobs`` segment builders, then writes their result: a new generation
     /// merged by compaction, or one transaction on the current one. Holds the writer's lock, and
     /// its handle, throughout.
     func indexInBulk(
@@ -76,7 +76,7 @@ extension Indexer {
                     failure: .io)
             }
             let build = try BulkBuild(
-                base: database.path, folder: folder, shards: jobs, memoryBudget: memoryBudget, indexPath: path)
+                base: database.path, folder: folder, segments: jobs, memoryBudget: memoryBudget, indexPath: path)
             let filter = LineFilter(
                 snapshot: try XapianDatabase(path: database.path, writable: false), options: options, now: now)
 
@@ -84,14 +84,14 @@ extension Indexer {
             let processed = Atomic<Int>(0)
             let queue = BoundedQueue<Unit>(capacity: 2 * jobs)
             let done = DispatchGroup()
-            for shard in 0..<jobs {
+            for segment in 0..<jobs {
                 done.enter()
                 let builder: @Sendable () -> Void = { [self] in
                     defer { done.leave() }
                     while let unit = queue.take() {
                         do throws(SearchlightError) {
                             var unitReport = IndexingReport()
-                            try store(unit, shard: shard, in: build, report: &unitReport)
+                            try store(unit, segment: segment, in: build, report: &unitReport)
                             processed.add(unitReport.indexed + unitReport.rejected, ordering: .relaxed)
                             state.withLock { $0.reports.append((unit.order, unitReport)) }
                         } catch {
@@ -101,7 +101,7 @@ extension Indexer {
                     }
                 }
                 do throws(SearchlightError) {
-                    try OSThread.start(name: "bulk-build-\(shard + 1)", stackSize: 4 << 20, builder)
+                    try OSThread.start(name: "bulk-build-\(segment + 1)", stackSize: 4 << 20, builder)
                 } catch {
                     done.leave()
                     state.withLock { $0.failure = $0.failure ?? error }
@@ -167,8 +167,8 @@ extension Indexer {
         }
     }
 
-    /// Stores one unit's items in a shard, and records its recognized lines.
-    private func store(_ unit: Unit, shard: Int, in build: BulkBuild, report: inout IndexingReport)
+    /// Stores one unit's items in a segment, and records its recognized lines.
+    private func store(_ unit: Unit, segment: Int, in build: BulkBuild, report: inout IndexingReport)
         throws(SearchlightError)
     {
         let high = UInt64(unit.file) << 32
@@ -179,7 +179,7 @@ extension Indexer {
         }
         let prepared = try options.prepare(unit.input, now: now, report: &report)
         let outcomes = try build.add(
-            prepared.map(\.item), sequences: prepared.map { high | UInt64($0.position) }, shard: shard, now: now)
+            prepared.map(\.item), sequences: prepared.map { high | UInt64($0.position) }, segment: segment, now: now)
         report.count(outcomes)
     }
 }
