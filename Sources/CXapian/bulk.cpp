@@ -231,33 +231,6 @@ std::vector<Xapian::docid> resolve(cx_bulk &bulk, cx_bulk_plan &plan) {
     return superseded;
 }
 
-/// Copies the current database's documents that are not superseded into the segments, one thread
-/// per segment, each taking every n-th document.
-void copy_survivors(cx_bulk &bulk, const std::vector<Xapian::docid> &superseded) {
-    std::vector<std::thread> threads;
-    std::vector<std::exception_ptr> failures(bulk.segments.size());
-    for (size_t k = 0; k < bulk.segments.size(); ++k) {
-        threads.emplace_back([&, k] {
-            try {
-                Segment &segment = *bulk.segments[k];
-                size_t n = 0;
-                for (auto it = segment.base.postlist_begin(""); it != segment.base.postlist_end(""); ++it, ++n) {
-                    if (n % bulk.segments.size() != k) continue;
-                    if (std::binary_search(superseded.begin(), superseded.end(), *it)) continue;
-                    Xapian::Document document = segment.base.get_document(*it);
-                    segment.count_spelling(document);
-                    segment.add(document, 0, bulk.flush_bytes);
-                }
-            } catch (...) {
-                failures[k] = std::current_exception();
-            }
-        });
-    }
-    for (auto &thread : threads) thread.join();
-    for (auto &failure : failures)
-        if (failure) std::rethrow_exception(failure);
-}
-
 }  // namespace
 
 extern "C" {
@@ -372,13 +345,34 @@ cx_status cx_bulk_apply(cx_bulk *bulk, cx_database *database, char **out_error) 
     }
 }
 
-cx_status cx_bulk_merge(cx_bulk *bulk, const char *destination, bool copy_survivors_first, char **out_error) {
+cx_status cx_bulk_copy_survivors(cx_bulk *bulk, uint32_t segment_index, char **out_error) {
+    if (bulk == nullptr || !bulk->resolved || segment_index >= bulk->segments.size())
+        return cx::fail(CX_ERR_INVALID_ARGUMENT, "no resolved build, or no such segment", out_error);
+    try {
+        Segment &segment = *bulk->segments[segment_index];
+        if (!segment.has_base) return CX_OK;
+        const std::vector<Xapian::docid> &superseded = bulk->superseded;
+        const size_t count = bulk->segments.size();
+        size_t n = 0;
+        for (auto it = segment.base.postlist_begin(""); it != segment.base.postlist_end(""); ++it, ++n) {
+            if (n % count != segment_index) continue;
+            if (std::binary_search(superseded.begin(), superseded.end(), *it)) continue;
+            Xapian::Document document = segment.base.get_document(*it);
+            segment.count_spelling(document);
+            segment.add(document, 0, bulk->flush_bytes);
+        }
+        return CX_OK;
+    } catch (...) {
+        return cx::status_from_current_exception(out_error);
+    }
+}
+
+cx_status cx_bulk_merge(cx_bulk *bulk, const char *destination, bool survivors_copied, char **out_error) {
     if (bulk == nullptr || !bulk->resolved || destination == nullptr)
         return cx::fail(CX_ERR_INVALID_ARGUMENT, "no resolved build or no destination", out_error);
     try {
         Segment &first = *bulk->segments.front();
-        const bool rebuild = first.has_base && copy_survivors_first;
-        if (rebuild) copy_survivors(*bulk, bulk->superseded);
+        const bool rebuild = first.has_base && survivors_copied;
         Xapian::Database sources;
         Xapian::docid base_first = 0;
         if (first.has_base && !rebuild) {

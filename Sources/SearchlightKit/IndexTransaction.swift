@@ -197,7 +197,7 @@ public struct IndexTransaction {
     )
         throws(SearchlightError) -> [Result]
     {
-        try ShardWork.run(shards, names: topology?.shards.map(\.name), body)
+        try ParallelWork.run(shards, names: topology?.shards.map(\.name), body)
     }
 
     /// A filter recognizing the JSON Lines lines stored unchanged at the last commit, for
@@ -291,7 +291,7 @@ public struct IndexTransaction {
                 !recorded[$0] && topology.shard(domain: domain, identifier: identifiers[$0]) != index
             }
             guard !missing.isEmpty else { continue }
-            let found = try ShardWork.naming(topology.shards[index].name) { () throws(SearchlightError) in
+            let found = try ParallelWork.naming(topology.shards[index].name) { () throws(SearchlightError) in
                 try shard.recordViews(identifiers: missing.map { identifiers[$0] }, domain: domain, now: now)
             }
             for (position, wasFound) in zip(missing, found) where wasFound { recorded[position] = true }

@@ -14,7 +14,7 @@ extension SearchableIndex {
         -> (writers: [XapianDatabase], upgrades: [FormatUpgrade])
     {
         let deadline = ContinuousClock.now.advanced(by: lockTimeout)
-        let opened = ShardWork.outcomes(topology.shards, names: topology.shards.map(\.name)) {
+        let opened = ParallelWork.outcomes(topology.shards, names: topology.shards.map(\.name)) {
             _, shard throws(SearchlightError) -> (XapianDatabase, FormatUpgrade?) in
             switch shard {
             case .folder(let folder):
@@ -95,7 +95,7 @@ extension SearchableIndex {
     /// back. A shard that still cannot be reached fails that write, naming it.
     static func reconnect(_ writers: inout [XapianDatabase], _ topology: Topology) throws(SearchlightError) {
         for (index, shard) in topology.shards.enumerated() where writers[index].isClosed {
-            writers[index] = try ShardWork.naming(shard.name) { () throws(SearchlightError) in
+            writers[index] = try ParallelWork.naming(shard.name) { () throws(SearchlightError) in
                 try openRemoteWriter(shard, lockTimeout: remoteTimeout, until: .now.advanced(by: remoteTimeout))
             }
         }
@@ -148,7 +148,7 @@ extension SearchableIndex {
     /// format's. The shards are asked concurrently.
     static func checkFormats(_ topology: Topology) throws(SearchlightError) {
         let names = topology.shards.map(\.name)
-        let formats = try ShardWork.run(topology.shards, names: names) { _, shard throws(SearchlightError) in
+        let formats = try ParallelWork.run(topology.shards, names: names) { _, shard throws(SearchlightError) in
             let reader = try openShardReader(shard)
             defer { try? reader.close() }
             return try reader.format()

@@ -105,7 +105,7 @@ extension SearchableIndex {
         }
         // The whole index's counts are its shards' together.
         let domains = try read { database throws(SearchlightError) in try database.domains() }
-        let shards = try ShardWork.run(topology.shards, names: topology.shards.map(\.name)) {
+        let shards = try ParallelWork.run(topology.shards, names: topology.shards.map(\.name)) {
             _, shard throws(SearchlightError) in
             let reader = try Self.openShardReader(shard)
             defer { try? reader.close() }

@@ -68,7 +68,7 @@ extension SearchableIndex {
         let result: T
         do throws(SearchlightError) {
             for (writer, shard) in zip(writers, topology.shards) {
-                try ShardWork.naming(shard.name) { () throws(SearchlightError) in try writer.begin() }
+                try ParallelWork.naming(shard.name) { () throws(SearchlightError) in try writer.begin() }
                 begun.append(writer)
             }
             result = try body()
@@ -77,7 +77,7 @@ extension SearchableIndex {
             throw error
         }
         committing = true
-        let outcomes = ShardWork.outcomes(writers, names: topology.shards.map(\.name)) {
+        let outcomes = ParallelWork.outcomes(writers, names: topology.shards.map(\.name)) {
             _, writer throws(SearchlightError) in try writer.commit()
         }
         let failed = outcomes.indices.filter { if case .failure = outcomes[$0] { true } else { false } }

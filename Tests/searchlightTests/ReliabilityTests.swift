@@ -212,8 +212,9 @@ struct ReliabilityTests {
         try writeBatch(workspace, folder: "v1", files: 3, items: 1_500, version: "one", filler: 40)
         try writeBatch(workspace, folder: "v2", files: 3, items: 1_500, version: "two", filler: 40)
         #expect(try workspace.run(["index", workspace.path + "/v1"]).status == 0)
-        // A third of the items change: the merge deletes the replaced ones. Then all of them
-        // change: it copies none and compacts the new ones alone.
+        // A third of the items change: the merge deletes the replaced ones. Then the other two
+        // thirds change: it copies the 1,500 unchanged ones into the segments (each segment its
+        // share, in parallel) and compacts the segments alone.
         try FileManager.default.removeItem(atPath: workspace.path + "/v1/f000.jsonl")
         try FileManager.default.copyItem(
             atPath: workspace.path + "/v2/f000.jsonl", toPath: workspace.path + "/v1/f000.jsonl")

@@ -69,8 +69,8 @@ typedef struct cx_text {
 ///
 /// Threads: a handle is used by one thread at a time, like Xapian's own objects; different
 /// handles, of the same index or not, may be used from different threads at once (the service
-/// gives each reader thread a handle of its own). Nothing in the shim starts a thread for a
-/// handle or blocks on another handle, except `cx_bulk_merge`, below.
+/// gives each reader thread a handle of its own). The shim starts no thread of its own: the Kit
+/// decides which work runs in parallel, on its threads.
 typedef struct cx_database cx_database;
 
 /// The results of one search. Owned by the caller; one thread at a time, as its database.
@@ -399,15 +399,20 @@ cx_status cx_bulk_resolve(cx_bulk *_Nullable bulk, cx_bulk_plan *out_plan, char 
 cx_status cx_bulk_apply(cx_bulk *_Nullable bulk, cx_database *_Nullable database,
                         char *_Nullable *_Nullable out_error);
 
+/// Copies the current database's documents that a resolved build does not supersede into segment
+/// `segment` (every n-th of them, n the number of segments), for a merge that compacts the
+/// segments alone: cheaper than deleting when the run supersedes much of the index. Call it for
+/// every segment, each from one thread at a time, in parallel as the segments allow; then
+/// `cx_bulk_merge` with `survivors_copied`. Does nothing for a build over an empty index.
+cx_status cx_bulk_copy_survivors(cx_bulk *_Nullable bulk, uint32_t segment, char *_Nullable *_Nullable out_error);
+
 /// Writes a resolved build as a new database in `destination` (a NUL-terminated path that must
 /// not exist): the current database and the segments compacted together, then the superseded
-/// documents deleted, committed. With `copy_survivors_first`, the current database's surviving
-/// documents are first copied into the segments, in parallel (one thread of the shim's per segment:
-/// the one place it starts threads), and the segments alone are compacted: cheaper than deleting
-/// when the run supersedes much of the index. Returns `CX_ERR_IO` (for
-/// example, the disk is full; `destination` may then hold a partial database for the caller to
-/// remove).
-cx_status cx_bulk_merge(cx_bulk *_Nullable bulk, const char *_Nullable destination, bool copy_survivors_first,
+/// documents deleted, committed; or, with `survivors_copied` (`cx_bulk_copy_survivors` ran for
+/// every segment), the segments alone compacted. Runs on the calling thread. Returns `CX_ERR_IO`
+/// (for example, the disk is full; `destination` may then hold a partial database for the caller
+/// to remove).
+cx_status cx_bulk_merge(cx_bulk *_Nullable bulk, const char *_Nullable destination, bool survivors_copied,
                         char *_Nullable *_Nullable out_error);
 
 /// Frees the build, closing its segments. Removes nothing from disk. Accepts NULL.

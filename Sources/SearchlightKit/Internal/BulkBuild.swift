@@ -86,9 +86,16 @@ final class BulkBuild: @unchecked Sendable {
         try database.check { error in cx_bulk_apply(handle, target, error) }
     }
 
-    /// Writes the resolved build as a new database in `destination`.
-    func merge(to destination: String, copyingSurvivors: Bool) throws(SearchlightError) {
-        try XapianDatabase.check(path: indexPath) { error in cx_bulk_merge(handle, destination, copyingSurvivors, error)
+    /// Copies the current generation's documents the build does not supersede into `segment` (its
+    /// share of them), for a merge of the segments alone. One thread a segment at a time.
+    func copySurvivors(into segment: Int) throws(SearchlightError) {
+        try XapianDatabase.check(path: indexPath) { error in cx_bulk_copy_survivors(handle, UInt32(segment), error) }
+    }
+
+    /// Writes the resolved build as a new database in `destination`: the segments and the current
+    /// generation, or, once ``copySurvivors(into:)`` ran for every segment, the segments alone.
+    func merge(to destination: String, survivorsCopied: Bool) throws(SearchlightError) {
+        try XapianDatabase.check(path: indexPath) { error in cx_bulk_merge(handle, destination, survivorsCopied, error)
         }
     }
 }

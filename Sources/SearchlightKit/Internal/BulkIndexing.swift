@@ -161,7 +161,13 @@ extension Indexer {
             } else {
                 let copying = WriteCosts.copiesSurvivors(plan, jobs: jobs)
                 try index.publishGeneration(replacing: &database) { destination throws(SearchlightError) in
-                    try build.merge(to: destination, copyingSurvivors: copying)
+                    if copying {
+                        // Every segment builder copies its share at once, on threads of its own.
+                        _ = try ParallelWork.run(Array(0..<jobs), names: nil) { segment, _ throws(SearchlightError) in
+                            try build.copySurvivors(into: segment)
+                        }
+                    }
+                    try build.merge(to: destination, survivorsCopied: copying)
                 }
             }
         }

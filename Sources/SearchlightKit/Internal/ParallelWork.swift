@@ -1,9 +1,12 @@
 import Dispatch
 import Synchronization
 
-/// Work on every shard of an index at once: one system thread a shard (the calling thread takes
-/// the first), since a remote shard's calls block on the network.
-enum ShardWork {
+/// Work on several databases at once, each on a system thread of its own (the calling thread takes
+/// the first): every shard of a topology, whose remote calls block on the network, or every
+/// segment of a bulk build copying its survivors. With the segment builders (`BulkIndexing`), the
+/// reading thread of a stream and the service's reader and writer threads (`IndexPool`), this is
+/// where the Kit decides what runs in parallel; the shim starts no thread of its own.
+enum ParallelWork {
     /// Runs `body` for each of `shards` concurrently and returns its results in their order.
     ///
     /// - Throws: the error of the first shard (in their order) that failed, its message naming
@@ -31,7 +34,7 @@ enum ShardWork {
         for index in shards.indices.dropFirst() {
             done.enter()
             do throws(SearchlightError) {
-                try OSThread.start(name: "shard-\(index + 1)") {
+                try OSThread.start(name: "parallel-\(index + 1)") {
                     let outcome = work(index)
                     outcomes.withLock { $0[index] = outcome }
                     done.leave()
