@@ -5,6 +5,7 @@
 #include "database.hpp"
 #include "errors.hpp"
 #include "schema.hpp"
+#include "upgrade.hpp"
 #include "text.hpp"
 #include "snippet.hpp"
 #include "query.hpp"

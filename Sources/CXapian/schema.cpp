@@ -188,16 +188,6 @@ unsigned first_character(const std::string &term, size_t skipped) {
     return *Xapian::Utf8Iterator(term.data() + skipped, term.size() - skipped);
 }
 
-/// Adds `prefix::elsewhere` of each of the document's match terms for which `in_description` is
-/// false.
-template <typename InDescription>
-void add_elsewhere_terms_where(Xapian::Document &document, const InDescription &in_description) {
-    std::vector<std::string> elsewhere;
-    for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it) {
-        if (is_match_term(*it) && !in_description(*it, it.get_wdf())) elsewhere.push_back(prefix::elsewhere + *it);
-    }
-    for (const std::string &term : elsewhere) document.add_boolean_term(term);
-}
 
 }  // namespace
 
@@ -243,107 +233,6 @@ void drop_cjk_stems(Xapian::Document &document) {
         if (Xapian::Unicode::is_wordchar(first) && !begins_words(first)) dropped.push_back(name);
     }
     for (const std::string &name : dropped) document.remove_term(name);
-}
-
-namespace {
-
-/// Whether `term` starts with `prefix`.
-bool starts(const std::string &term, const std::string &prefix) { return term.compare(0, prefix.size(), prefix) == 0; }
-
-/// A free-text term of formats 2 to 5, taken apart: its field, whether it is a stem, and the word
-/// (or stem) alone. False for every other term.
-bool per_field_text(const std::string &term, Field &field, bool &stemmed, std::string &word) {
-    stemmed = starts(term, "Z");
-    word = stemmed ? term.substr(1) : term;
-    if (starts(word, prefix::description)) {
-        field = Field::description;
-        word.erase(0, prefix::description.size());
-    } else if (starts(word, prefix::keyword_text)) {
-        field = Field::keyword;
-        word.erase(0, prefix::keyword_text.size());
-    } else if (is_shared_word(word)) {
-        field = Field::title;  // unprefixed
-    } else {
-        return false;
-    }
-    return !word.empty();
-}
-
-/// Whether `term` is one of the terms formats 3 to 5 added for their own searches: beginnings per
-/// field (`XBT`, `XBK`, `XBC`), repeated terms (`XW`, `XWW`), pairs of common words (`XJ`) and
-/// the mark of items without them (`XN`).
-bool is_per_field_extra(const std::string &term) {
-    for (const char *extra : {"XBT", "XBK", "XBC", "XW", "XJ", "XN"}) {
-        if (starts(term, extra)) return true;
-    }
-    return false;
-}
-
-}  // namespace
-
-Xapian::Document upgraded_document(const Xapian::Document &document, Layout from) {
-    Xapian::Document fresh;
-    // The match terms (`is_match_term`) of the item's description.
-    std::set<std::string> described;
-    if (from == Layout::shared_with_description_terms) {
-        // Format 6: the same terms, less the description's `XC` terms, which say what is described:
-        // its words' stems (`XCrun`), or, as the first format 6 release wrote them, its words and
-        // their stems (`XCrunning`, `ZXCrun`). The beginnings are made again below.
-        const std::string stemmed_description = "Z" + prefix::description;
-        for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it) {
-            const std::string &term = *it;
-            if (starts(term, prefix::description)) {
-                described.insert(term.substr(prefix::description.size()));
-            } else if (starts(term, stemmed_description)) {
-                described.insert(term.substr(stemmed_description.size()));
-            } else if (!starts(term, prefix::beginning)) {
-                for (auto position = it.positionlist_begin(); position != it.positionlist_end(); ++position)
-                    fresh.add_posting(term, *position, 0);
-                fresh.add_term(term, it.get_wdf());
-            }
-        }
-    } else {
-        struct Shared {
-            Xapian::termcount wdf = 0;
-            std::vector<Xapian::termpos> positions;
-        };
-        std::map<std::string, Shared> shared;
-        for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it) {
-            const std::string &term = *it;
-            Field field;
-            bool stemmed;
-            std::string word;
-            if (!per_field_text(term, field, stemmed, word)) {
-                if (!is_per_field_extra(term)) fresh.add_term(term, it.get_wdf());
-                continue;
-            }
-            const std::string key = stemmed ? "Z" + word : word;
-            Shared &merged = shared[key];
-            merged.wdf += it.get_wdf();
-            for (auto position = it.positionlist_begin(); position != it.positionlist_end(); ++position)
-                merged.positions.push_back(*position);
-            if (field == Field::description) described.insert(word);
-            if (const FieldFilter *filter = field_filter(field))
-                fresh.add_term((stemmed ? "Z" : "") + filter->prefix + word, 0);
-        }
-        for (const auto &[term, merged] : shared) {
-            for (Xapian::termpos position : merged.positions) fresh.add_posting(term, position, 0);
-            fresh.add_term(term, merged.wdf);
-        }
-    }
-    for (auto value = document.values_begin(); value != document.values_end(); ++value) {
-        if (value.get_valueno() != slot::description) fresh.add_value(value.get_valueno(), *value);
-    }
-    fresh.set_data(document.get_data());
-    drop_cjk_stems(fresh);
-    // A stem `Zs` is described when `s` is; a word without a stem, when it or (format 6's
-    // STEM_ALL) its stem is.
-    add_elsewhere_terms_where(fresh, [&described](const std::string &term, Xapian::termcount) {
-        if (term[0] == 'Z') return described.count(term.substr(1)) > 0;
-        return described.count(term) > 0 || described.count(filter_stem(term)) > 0;
-    });
-    add_word_beginnings(fresh);
-    return fresh;
 }
 
 bool is_plain_word(const std::string &word) {

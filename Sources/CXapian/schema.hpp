@@ -215,16 +215,20 @@ bool is_shared_word(const std::string &term);
 /// stems an n-gram, so they would only repeat the n-grams' postings.
 void drop_cjk_stems(Xapian::Document &document);
 
+/// Adds `prefix::elsewhere` of each of the document's match terms for which `in_description` is
+/// false.
+template <typename InDescription>
+void add_elsewhere_terms_where(Xapian::Document &document, const InDescription &in_description) {
+    std::vector<std::string> elsewhere;
+    for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it) {
+        if (is_match_term(*it) && !in_description(*it, it.get_wdf())) elsewhere.push_back(prefix::elsewhere + *it);
+    }
+    for (const std::string &term : elsewhere) document.add_boolean_term(term);
+}
+
 /// Adds the beginnings of the document's words (`prefix::beginning`). Only word characters
 /// outside the CJK ranges (whose words are n-grams already) begin words.
 void add_word_beginnings(Xapian::Document &document);
-
-/// `document`, of an index in the earlier layout `from`, as format 7 lays it out. From formats 2
-/// to 5: each field's words and stems merged into the shared space, their frequencies summed and
-/// their positions kept (fields are 100 positions apart in every format), and the earlier formats'
-/// own terms dropped. From format 6: the description's `XC` terms dropped. Then the `XE` terms and
-/// the beginnings are added: the result has the terms `make_document` gives the same item.
-Xapian::Document upgraded_document(const Xapian::Document &document, Layout from);
 
 /// Whether the index holds beginning terms for `word` (accents folded, lower-cased): it is
 /// `shortest_beginning` to `longest_beginning` characters, each one that begins words.
