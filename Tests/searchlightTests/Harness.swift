@@ -67,13 +67,23 @@ final class Workspace {
 func runBinary(
     _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], timeout: Double = 120
 ) throws -> Run {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: binaryPath)
-    process.arguments = arguments
     var env = ProcessInfo.processInfo.environment
     env["NO_COLOR"] = "1"
     for (key, value) in environment { env[key] = value }
-    process.environment = env
+    return try runProgram(binaryPath, arguments, stdin: stdin, environment: env, timeout: timeout)
+}
+
+/// Runs `program` to completion in `directory` (the test's own when nil) with exactly
+/// `environment`. A run that outlives `timeout` seconds is killed, and its status is then SIGKILL's.
+func runProgram(
+    _ program: String, _ arguments: [String], stdin: String? = nil, environment: [String: String],
+    directory: String? = nil, timeout: Double = 120
+) throws -> Run {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: program)
+    process.arguments = arguments
+    process.environment = environment
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
     // Output goes to files, so that a large output cannot fill a pipe and stall the child.
     let base = TemporaryFolder.path + "/run-" + UUID().uuidString
     _ = FileManager.default.createFile(atPath: base + ".out", contents: nil)

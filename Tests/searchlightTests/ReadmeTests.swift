@@ -90,7 +90,8 @@ struct ReadmeTests {
         environment["NO_COLOR"] = "1"
         environment["SEARCHLIGHT_INDEX"] = nil
         for example in examples {
-            let run = try runShell(Self.atCorpusTime(example.command), in: folder, environment: environment)
+            let run = try runProgram(
+                "/bin/sh", ["-c", Self.atCorpusTime(example.command)], environment: environment, directory: folder)
             // What a terminal shows: the report on stdout, then what went to stderr.
             let printed = (run.stdout + run.stderr).replacingOccurrences(of: folder, with: "")
             var lines = printed.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -98,30 +99,4 @@ struct ReadmeTests {
             #expect(lines == example.expected, "\(example)\nprinted:\n\(lines.joined(separator: "\n"))")
         }
     }
-}
-
-/// Runs `command` with `/bin/sh -c` in `folder`; stdout and stderr apart, each into a file, so that
-/// neither can fill a pipe and stall the command.
-func runShell(_ command: String, in folder: String, environment: [String: String]) throws -> Run {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", command]
-    process.currentDirectoryURL = URL(fileURLWithPath: folder)
-    process.environment = environment
-    let base = TemporaryFolder.path + "/shell-" + UUID().uuidString
-    _ = FileManager.default.createFile(atPath: base + ".out", contents: nil)
-    _ = FileManager.default.createFile(atPath: base + ".err", contents: nil)
-    let output = try #require(FileHandle(forWritingAtPath: base + ".out"))
-    let errors = try #require(FileHandle(forWritingAtPath: base + ".err"))
-    process.standardOutput = output
-    process.standardError = errors
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    try output.close()
-    try errors.close()
-    return Run(
-        status: process.terminationStatus,
-        stdout: try String(contentsOfFile: base + ".out", encoding: .utf8),
-        stderr: try String(contentsOfFile: base + ".err", encoding: .utf8))
 }
