@@ -1,7 +1,7 @@
 // Writes: documents built from items, stored, replaced and deleted.
 
 #include <algorithm>
-#include <future>
+#include <memory>
 #include <unordered_set>
 
 #include "internal.hpp"
@@ -105,48 +105,13 @@ void SpellingCounts::add_to(Xapian::WritableDatabase &writer) {
 
 }  // namespace cx
 
-namespace {
-
-using cx::make_document;
-using cx::make_generator;
-
-/// Items' documents and unique-id terms, built together.
-struct Built {
+/// Documents built from items, with their unique-id terms, waiting to be stored.
+struct cx_documents {
     std::vector<Xapian::Document> documents;
     std::vector<std::string> uniques;
 };
 
-/// Builds the documents of `items[indices[begin..<end]]`.
-Built build(Xapian::TermGenerator &generator, const cx_item *items, const std::vector<size_t> &indices, size_t begin, size_t end) {
-    Built built;
-    built.documents.reserve(end - begin);
-    built.uniques.reserve(end - begin);
-    for (size_t k = begin; k < end; ++k) {
-        const cx_item &item = items[indices[k]];
-        built.uniques.push_back(cx::unique_term(str(item.domain), str(item.identifier)));
-        built.documents.push_back(make_document(generator, item, built.uniques.back()));
-    }
-    return built;
-}
-
-/// Whether each item is stored already exactly as it would be stored now (same data, so the same
-/// terms and values), and has not expired: such an item is left as it is. An identity met twice
-/// in one call is changed, so that the last version wins.
-std::vector<bool> find_unchanged(Xapian::WritableDatabase &writer, const cx_item *items, size_t count, int64_t now_ms) {
-    std::vector<bool> unchanged(count, false);
-    std::unordered_set<std::string> seen;
-    for (size_t i = 0; i < count; ++i) {
-        const cx_item &item = items[i];
-        std::string unique = cx::unique_term(str(item.domain), str(item.identifier));
-        const bool repeated = !seen.insert(unique).second;
-        if (!repeated && !(item.expiration_ms > 0 && item.expiration_ms <= now_ms)) {
-            Xapian::PostingIterator posting = writer.postlist_begin(unique);
-            if (posting != writer.postlist_end(unique))
-                unchanged[i] = cx::stores_the_same(writer.get_document(*posting), item);
-        }
-    }
-    return unchanged;
-}
+namespace {
 
 /// Stores one item's document: replaces the stored version, adds a new item without a look-up,
 /// or, for an item already expired, deletes the stored version. Counts the title's words for the
@@ -169,10 +134,6 @@ int32_t store(Xapian::WritableDatabase &writer, const cx_item &item, const std::
     }
     return existed ? 1 : 0;
 }
-
-/// Batches of two chunks or more build their documents on a second thread, a chunk ahead of the
-/// writer: term generation is about a fifth of the work, and Xapian's writer cannot be shared.
-constexpr size_t pipeline_chunk = 256;
 
 }  // namespace
 
@@ -209,49 +170,73 @@ cx_status for_each_identifier(cx_database *database, const cx_text *identifiers,
 
 extern "C" {
 
-cx_status cx_database_replace_items(cx_database *database, const cx_item *items, size_t count, int64_t now_ms,
-                                    int32_t *out_outcomes, char **out_error) {
+cx_status cx_database_find_unchanged(cx_database *database, const cx_item *items, size_t count, int64_t now_ms,
+                                     uint8_t *out_unchanged, char **out_error) {
     if (cx_status status = cx::require_writable(database, out_error)) return status;
-    if (items == nullptr && count > 0) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no items", out_error);
+    if ((items == nullptr || out_unchanged == nullptr) && count > 0)
+        return cx::fail(CX_ERR_INVALID_ARGUMENT, "no items", out_error);
     try {
         Xapian::WritableDatabase &writer = database->writer;
-        const std::vector<bool> unchanged = find_unchanged(writer, items, count, now_ms);
-        std::vector<size_t> changed;
+        std::unordered_set<std::string> seen;
         for (size_t i = 0; i < count; ++i) {
-            if (!unchanged[i]) changed.push_back(i);
-            if (out_outcomes != nullptr && unchanged[i]) out_outcomes[i] = 3;
-        }
-        // The builder has its own generator (and stemmer): Xapian objects are not shared between
-        // threads, only handed over through the future. A small batch builds in one piece on the
-        // calling thread (a deferred future), sparing a thread for a single upsert.
-        Xapian::TermGenerator generator = make_generator();
-        const size_t total = changed.size();
-        const bool pipelined = total >= 2 * pipeline_chunk;
-        const size_t chunk = pipelined ? pipeline_chunk : std::max<size_t>(total, 1);
-        auto build_chunk = [&](size_t begin) {
-            return std::async(pipelined ? std::launch::async : std::launch::deferred,
-                              [&generator, &changed, items, begin, chunk, total] {
-                                  return build(generator, items, changed, begin,
-                                               std::min(begin + chunk, total));
-                              });
-        };
-        cx::SpellingCounts spelling;
-        std::future<Built> next = build_chunk(0);
-        for (size_t begin = 0; begin < total; begin += chunk) {
-            Built built = next.get();
-            if (begin + chunk < total) next = build_chunk(begin + chunk);
-            for (size_t j = 0; j < built.documents.size(); ++j) {
-                const size_t i = changed[begin + j];
-                int32_t outcome = store(writer, items[i], built.uniques[j], built.documents[j], now_ms, spelling);
-                if (out_outcomes != nullptr) out_outcomes[i] = outcome;
+            const cx_item &item = items[i];
+            std::string unique = cx::unique_term(str(item.domain), str(item.identifier));
+            bool unchanged = false;
+            const bool repeated = !seen.insert(unique).second;
+            if (!repeated && !(item.expiration_ms > 0 && item.expiration_ms <= now_ms)) {
+                Xapian::PostingIterator posting = writer.postlist_begin(unique);
+                if (posting != writer.postlist_end(unique))
+                    unchanged = cx::stores_the_same(writer.get_document(*posting), item);
             }
+            out_unchanged[i] = unchanged ? 1 : 0;
         }
-        spelling.add_to(writer);
         return CX_OK;
     } catch (...) {
         return cx::status_from_current_exception(out_error);
     }
 }
+
+cx_status cx_documents_build(const cx_item *items, size_t count, cx_documents **out, char **out_error) {
+    if (out == nullptr || (items == nullptr && count > 0))
+        return cx::fail(CX_ERR_INVALID_ARGUMENT, "no items", out_error);
+    *out = nullptr;
+    try {
+        // A generator (and stemmer) of its own: Xapian's objects are not shared between threads.
+        Xapian::TermGenerator generator = cx::make_generator();
+        auto built = std::make_unique<cx_documents>();
+        built->documents.reserve(count);
+        built->uniques.reserve(count);
+        for (size_t i = 0; i < count; ++i) {
+            built->uniques.push_back(cx::unique_term(str(items[i].domain), str(items[i].identifier)));
+            built->documents.push_back(cx::make_document(generator, items[i], built->uniques.back()));
+        }
+        *out = built.release();
+        return CX_OK;
+    } catch (...) {
+        return cx::status_from_current_exception(out_error);
+    }
+}
+
+cx_status cx_database_store_documents(cx_database *database, cx_documents *documents, const cx_item *items,
+                                      size_t count, int64_t now_ms, int32_t *out_outcomes, char **out_error) {
+    if (cx_status status = cx::require_writable(database, out_error)) return status;
+    if (documents == nullptr || (items == nullptr && count > 0) || documents->documents.size() != count)
+        return cx::fail(CX_ERR_INVALID_ARGUMENT, "the documents were not built from these items", out_error);
+    try {
+        cx::SpellingCounts spelling;
+        for (size_t i = 0; i < count; ++i) {
+            int32_t outcome = store(database->writer, items[i], documents->uniques[i], documents->documents[i],
+                                    now_ms, spelling);
+            if (out_outcomes != nullptr) out_outcomes[i] = outcome;
+        }
+        spelling.add_to(database->writer);
+        return CX_OK;
+    } catch (...) {
+        return cx::status_from_current_exception(out_error);
+    }
+}
+
+void cx_documents_free(cx_documents *documents) { delete documents; }
 
 cx_status cx_database_find_lines(cx_database *database, const uint64_t *digests, size_t count, int64_t now_ms,
                                  uint32_t *out_documents, char **out_error) {

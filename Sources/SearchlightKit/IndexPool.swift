@@ -12,7 +12,7 @@ import Synchronization
 /// another writer's lock without polling.
 ///
 /// ```swift
-/// let pool = try IndexPool(path: "/srv/index", readers: 4)
+/// let pool = try IndexPool(path: "/srv/index")
 /// let results = try await pool.read { index in try index.search(SearchQuery("lamp")) }
 /// let report = try await pool.write { batch in try batch.indexSearchableItems(items, now: now) }
 /// try await pool.close()
@@ -37,11 +37,14 @@ public final class IndexPool: Sendable {
     }
 
     /// Opens the index at `path` for writing (creating it when missing), waiting up to
-    /// `lockTimeout` for another writer, and `readers` read-only handles on it.
+    /// `lockTimeout` for another writer, and `readers` read-only handles on it, each served by a
+    /// thread of its own (by default ``CoreBudget/readers``).
     ///
     /// - Throws: ``SearchlightError/Code/indexLocked`` past the timeout,
     ///   ``SearchlightError/Code/indexUnavailable`` when it cannot be opened or created.
-    public convenience init(path: String, readers: Int = 4, lockTimeout: Duration = .seconds(10))
+    public convenience init(
+        path: String, readers: Int = CoreBudget.machine.readers, lockTimeout: Duration = .seconds(10)
+    )
         throws(SearchlightError)
     {
         try self.init(
@@ -54,7 +57,9 @@ public final class IndexPool: Sendable {
     /// or an index on read-only storage.
     ///
     /// - Throws: ``SearchlightError/Code/indexUnavailable`` when there is no index at `path`.
-    public convenience init(readingOnly path: String, readers: Int = 4) throws(SearchlightError) {
+    public convenience init(readingOnly path: String, readers: Int = CoreBudget.machine.readers)
+        throws(SearchlightError)
+    {
         try self.init(path: path, writer: nil, readers: readers)
     }
 

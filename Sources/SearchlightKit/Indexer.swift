@@ -44,17 +44,10 @@ public struct Indexer: Sendable {
     public static let directInputLimit = 1 << 20
     /// The write buffers of all segment builders together: 256 MiB.
     public static let defaultMemoryBudget = 256 << 20
-    /// One segment builder per core.
-    public static var defaultJobs: Int { min(ProcessInfo.processInfo.activeProcessorCount, maximumJobs) }
-
-    /// The most segment builders a run uses: each holds a database of its own open (several files)
-    /// and a share of ``memoryBudget``.
-    public static let maximumJobs = 64
-
     public var options: IndexingOptions
     /// Any rejection rejects the whole run: nothing is written.
     public var strict: Bool
-    /// How many segment builders a large run uses (1 to ``maximumJobs``).
+    /// How many segment builders a large run uses (1 to ``CoreBudget/maximumBuilders``).
     public var jobs: Int
     /// The bytes the segment builders' write buffers may hold together.
     public var memoryBudget: Int
@@ -62,12 +55,12 @@ public struct Indexer: Sendable {
     public var now: Int64
 
     public init(
-        options: IndexingOptions = IndexingOptions(), strict: Bool = false, jobs: Int = Indexer.defaultJobs,
+        options: IndexingOptions = IndexingOptions(), strict: Bool = false, jobs: Int = CoreBudget.machine.builders,
         memoryBudget: Int = Indexer.defaultMemoryBudget, now: Int64 = SearchableIndex.currentTime()
     ) {
         self.options = options
         self.strict = strict
-        self.jobs = min(max(1, jobs), Self.maximumJobs)
+        self.jobs = min(max(1, jobs), CoreBudget.maximumBuilders)
         self.memoryBudget = memoryBudget
         self.now = now
     }

@@ -40,9 +40,9 @@ struct ItemsController {
         let options = IndexingOptions(domainIdentifier: domain, itemsMayChooseDomain: context.caller.role == .admin)
         let now = SearchableIndex.currentTime()
         if body.count >= Indexer.directInputLimit {
-            // A large batch is built in shards on every core and published as a new generation;
-            // the searches in flight go on from the old one.
-            let indexer = Indexer(options: options, now: now)
+            // A large batch is built in segments, leaving a core to the searches, and published as
+            // a new generation; the searches in flight go on from the old one.
+            let indexer = Indexer(options: options, jobs: CoreBudget.machine.serviceBuilders, now: now)
             let report = try await service.writeAlone { index throws(SearchlightError) in
                 try indexer.index([.data(body, name: "request body", format: format)], into: index)
             }

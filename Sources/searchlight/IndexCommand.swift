@@ -45,14 +45,14 @@ struct IndexCommand: ParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Shard builders for a large run (default: one per core, at most \(Indexer.maximumJobs)); 1 builds on one "
+            "Segment builders for a large run (default: one per core, at most \(CoreBudget.maximumBuilders)); 1 builds on one "
                 + "thread.", valueName: "n"))
-    var jobs = Indexer.defaultJobs
+    var jobs = CoreBudget.machine.builders
 
     func validate() throws {
         if paths.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (-) can be read only once") }
-        if jobs < 1 || jobs > Indexer.maximumJobs {
-            throw ValidationError("--jobs must be between 1 and \(Indexer.maximumJobs), not \(jobs)")
+        if jobs < 1 || jobs > CoreBudget.maximumBuilders {
+            throw ValidationError("--jobs must be between 1 and \(CoreBudget.maximumBuilders), not \(jobs)")
         }
     }
 

@@ -36,7 +36,11 @@ private func store(_ database: OpaquePointer, id: String, title: String, public 
                         domain: text(domainBuffer), identifier: text(idBuffer), title: text(titleBuffer),
                         description: cx_text(), schema: cx_text(), data: text(dataBuffer), keywords: nil,
                         keyword_count: 0, is_public: isPublic, expiration_ms: 0, line_digest: 0, views: -1)
-                    return call { cx_database_replace_items(database, &item, 1, 0, nil, $0) }.status
+                    var documents: OpaquePointer?
+                    let built = call { cx_documents_build(&item, 1, &documents, $0) }.status
+                    defer { cx_documents_free(documents) }
+                    guard built == CX_OK else { return built }
+                    return call { cx_database_store_documents(database, documents!, &item, 1, 0, nil, $0) }.status
                 }
             }
         }
@@ -245,6 +249,21 @@ struct ShimTests {
         #expect(!cx_database_is_writable(readOnly))
         #expect(call { cx_database_begin(readOnly, $0) }.status == CX_ERR_INVALID_ARGUMENT)
         #expect(store(readOnly, id: "x", title: "x") == CX_ERR_INVALID_ARGUMENT)
+    }
+
+    @Test("documents are stored only with the items they were built from")
+    func documentsMatchTheirItems() throws {
+        let (database, _, _) = open(TemporaryFolder.path + "/db", CX_OPEN_WRITE)
+        let writer = try #require(database)
+        defer { cx_database_free(writer) }
+        var items = [cx_item](repeating: cx_item(), count: 2)
+        var documents: OpaquePointer?
+        #expect(call { cx_documents_build(&items, 2, &documents, $0) }.status == CX_OK)
+        let built = try #require(documents)
+        defer { cx_documents_free(built) }
+        let stored = call { cx_database_store_documents(writer, built, &items, 1, 0, nil, $0) }
+        #expect(stored.status == CX_ERR_INVALID_ARGUMENT)
+        #expect(stored.message?.contains("not built from these items") == true)
     }
 
     @Test("a closed handle refuses further calls")

@@ -146,3 +146,27 @@ struct IndexPoolTests {
 private final class ReadTally: Sendable {
     let counts = Mutex((running: 0, most: 0, finished: 0))
 }
+
+@Suite("The core budget (design: threads)")
+struct CoreBudgetTests {
+    @Test(
+        "each kind of work gets its threads from the cores",
+        arguments: [
+            // cores, builders, service builders, readers, pipelined writes
+            (0, 1, 1, 4, false), (1, 1, 1, 4, false), (2, 2, 1, 4, true), (8, 8, 7, 16, true),
+            (100, 64, 63, 200, true),
+        ])
+    func shares(cores: Int, builders: Int, serviceBuilders: Int, readers: Int, pipelines: Bool) {
+        let budget = CoreBudget(cores: cores)
+        #expect(budget.cores == max(1, cores))
+        #expect(budget.builders == builders && budget.serviceBuilders == serviceBuilders)
+        #expect(budget.readers == readers && budget.pipelinesWrites == pipelines)
+    }
+
+    @Test("an indexer's and a pool's defaults come from the machine's budget")
+    func defaults() {
+        #expect(Indexer().jobs == CoreBudget.machine.builders)
+        #expect(Indexer(jobs: 1_000).jobs == CoreBudget.maximumBuilders)
+        #expect(CoreBudget.machine.cores == ProcessInfo.processInfo.activeProcessorCount)
+    }
+}

@@ -66,6 +66,29 @@ struct IdentityTests {
         #expect(try test.index.search(SearchQuery("numbr"), now: now).suggestion == "number")
     }
 
+    @Test("a large batch of unchanged items interleaved with changed ones reports and stores each one rightly")
+    func largeBatchInterleaved() throws {
+        let test = try TestIndex()
+        let original = (0..<1_200).map { item("n\($0)", title: "number \($0)", description: "first pass") }
+        #expect(try test.index.indexSearchableItems(original, now: now).added == 1_200)
+        // Every third item changed, every seventh expired, the rest the same, and 300 new ones.
+        var again = original.enumerated().map { index, stored in
+            index % 3 == 0
+                ? item("n\(index)", title: "number \(index)", description: "second pass")
+                : index % 7 == 0 ? item("n\(index)", title: "number \(index)", expiration: now - 1) : stored
+        }
+        again += (1_200..<1_500).map { item("n\($0)", title: "number \($0)", description: "second pass") }
+        let report = try test.index.indexSearchableItems(again, now: now)
+        let changed = (0..<1_200).filter { $0 % 3 == 0 }.count
+        let expired = (0..<1_200).filter { $0 % 3 != 0 && $0 % 7 == 0 }.count
+        #expect(report.updated == changed && report.expired == expired && report.added == 300)
+        #expect(report.unchanged == 1_200 - changed - expired)
+        #expect(try test.index.search(SearchQuery("second", limit: 0), now: now).total == changed + 300)
+        #expect(try test.index.search(SearchQuery("first", limit: 0), now: now).total == 1_200 - changed - expired)
+        #expect(try test.index.item(withIdentifier: "n7", now: now) == nil)
+        #expect(try test.index.item(withIdentifier: "n1499", now: now)?.object.contentDescription == "second pass")
+    }
+
     @Test("the same identifier in two domains is two items")
     func identityIsPerDomain() throws {
         let test = try TestIndex()

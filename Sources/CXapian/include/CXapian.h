@@ -295,17 +295,35 @@ cx_status cx_database_cancel(cx_database *_Nullable database, char *_Nullable *_
 
 // MARK: - Writing
 
-/// Stores `count` items, replacing any item with the same (domain, identifier). An item whose
-/// expiration is at or before `now_ms` is not stored; any stored version is deleted instead.
-///
-/// An item whose stored data is byte for byte the same as before, and that has not expired, is
-/// unchanged: nothing of it is rewritten (the same identity twice in one call counts as changed).
-///
-/// `out_outcomes`, when not NULL, receives one value per item: 0 added, 1 replaced, 2 expired,
-/// 3 unchanged.
+/// Documents built from items and not yet stored. Building them (term generation) needs no
+/// database, so it may run on another thread while the writer stores earlier documents. Owned by
+/// the caller, freed with `cx_documents_free`; one thread at a time.
+typedef struct cx_documents cx_documents;
+
+/// Marks in `out_unchanged` (one byte per item, 1 or 0) each item stored already byte for byte as
+/// it would be stored now and not expired at `now_ms`: nothing of it needs rewriting. The same
+/// identity twice in one call counts as changed, so that the last occurrence wins.
 /// Returns `CX_ERR_INVALID_ARGUMENT` on a read-only handle, or `CX_ERR_IO`.
-cx_status cx_database_replace_items(cx_database *_Nullable database, const cx_item *items, size_t count, int64_t now_ms,
-                                    int32_t *_Nullable out_outcomes, char *_Nullable *_Nullable out_error);
+cx_status cx_database_find_unchanged(cx_database *_Nullable database, const cx_item *items, size_t count,
+                                     int64_t now_ms, uint8_t *out_unchanged, char *_Nullable *_Nullable out_error);
+
+/// Builds the documents of `count` items, on the calling thread. Touches no database: any thread
+/// may call it, at the same time as a writer stores other documents. On success `*out` owns them.
+cx_status cx_documents_build(const cx_item *items, size_t count, cx_documents *_Nullable *_Nonnull out,
+                             char *_Nullable *_Nullable out_error);
+
+/// Stores the documents `cx_documents_build` built from the same `count` items, replacing any
+/// item with the same (domain, identifier). An item whose expiration is at or before `now_ms` is
+/// not stored; any stored version is deleted instead. An item's recorded views are kept unless it
+/// gives its own. `out_outcomes`, when not NULL, receives one value per item: 0 added,
+/// 1 replaced, 2 expired. Returns `CX_ERR_INVALID_ARGUMENT` on a read-only handle or documents
+/// not built from `count` items, or `CX_ERR_IO`.
+cx_status cx_database_store_documents(cx_database *_Nullable database, cx_documents *documents, const cx_item *items,
+                                      size_t count, int64_t now_ms, int32_t *_Nullable out_outcomes,
+                                      char *_Nullable *_Nullable out_error);
+
+/// Frees built documents. Accepts NULL.
+void cx_documents_free(cx_documents *_Nullable documents);
 
 /// For each line digest, the stored item that carries it and has not expired at `now_ms`: that
 /// line, read under the same options, would store exactly that item again. `out_documents`
@@ -375,7 +393,7 @@ cx_status cx_bulk_open(const char *_Nullable base, const char *_Nullable folder,
 
 /// Stores `count` items in segment `segment`, the item `items[i]` having the sequence `sequences[i]`.
 /// One thread at a time may use a segment; different segments may be used from different threads at
-/// once. `out_outcomes` receives one value per item, as `cx_database_replace_items` gives them,
+/// once. `out_outcomes` receives one value per item (0 added, 1 replaced, 2 expired, 3 unchanged),
 /// judged against the current database. Returns `CX_ERR_INVALID_ARGUMENT` for a segment out of
 /// range or a finished build, `CX_ERR_IO` (the disk is full, say) or `CX_ERR_NO_MEMORY`.
 cx_status cx_bulk_add(cx_bulk *_Nullable bulk, uint32_t segment, const cx_item *items, const uint64_t *sequences,

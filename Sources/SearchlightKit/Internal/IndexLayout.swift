@@ -63,13 +63,13 @@ enum IndexLayout: Hashable {
         return Int(name.dropFirst(4))
     }
 
-    /// `n` of a folder named `build-NNNNNN`, where a bulk build writes its shards.
+    /// `n` of a folder named `build-NNNNNN`, where a bulk build writes its segments.
     static func buildNumber(of name: String) -> Int? {
         guard name.hasPrefix("build-"), name.count == 12 else { return nil }
         return Int(name.dropFirst(6))
     }
 
-    /// The folder of the shards of a bulk build that will become `generation`.
+    /// The folder of the segments of a bulk build that will become `generation`.
     static func buildFolderName(_ generation: Int) -> String {
         "build-" + folderName(generation).dropFirst(4)
     }
@@ -127,7 +127,7 @@ enum IndexLayout: Hashable {
     }
 
     /// Removes what is not current: generation folders other than `keeping` (one left by a
-    /// compaction or bulk build that was killed goes this way too), the shards of bulk builds (only
+    /// compaction or bulk build that was killed goes this way too), the segments of bulk builds (only
     /// ever written by a writer that holds the lock and has not called this), and, once the index
     /// has moved to generations, the first layout's tables, but never its lock file, which another
     /// process may hold.

@@ -3,9 +3,7 @@ import Synchronization
 
 /// Work on several databases at once, each on a system thread of its own (the calling thread takes
 /// the first): every shard of a topology, whose remote calls block on the network, or every
-/// segment of a bulk build copying its survivors. With the segment builders (`BulkIndexing`), the
-/// reading thread of a stream and the service's reader and writer threads (`IndexPool`), this is
-/// where the Kit decides what runs in parallel; the shim starts no thread of its own.
+/// segment of a bulk build copying its survivors, as ``CoreBudget`` gives them threads.
 enum ParallelWork {
     /// Runs `body` for each of `shards` concurrently and returns its results in their order.
     ///
