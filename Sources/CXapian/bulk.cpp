@@ -1,4 +1,5 @@
-// Bulk builds: segments written in parallel, merged with the current database by compaction.
+// Bulk builds: segments written in parallel, then applied to the current database or merged
+// with it by compaction.
 
 #include <algorithm>
 #include <chrono>
@@ -8,30 +9,10 @@
 #include "internal.hpp"
 
 using cx::str;
+using cx::Occurrence;
+using cx::Segment;
 
 namespace {
-
-/// What one occurrence of an identity did, for resolving identities met more than once.
-struct Occurrence {
-    /// `fnv1a64` of the unique-id term: occurrences are grouped by it, then checked by the term.
-    uint64_t identity;
-    uint64_t sequence;
-    /// The segment document it stored (0: none) and the current database's document of the same
-    /// identity (0: none).
-    Xapian::docid stored;
-    Xapian::docid base;
-    uint32_t segment;
-    /// The outcome reported when it was stored (0 added, 1 replaced, 2 expired, 3 unchanged).
-    int32_t outcome;
-    /// For an occurrence with neither document (an expired item new to the index): its
-    /// unique-id term's place in the segment's `names`.
-    uint32_t name = 0;
-};
-
-/// Bytes a segment's write buffer holds per term of a document, besides its data: Xapian 1.4 keeps
-/// each posting and position list in `std::map`s until it flushes (measured: about 11 KB per
-/// buffered document of ~100 terms).
-constexpr uint64_t bytes_per_term = 112;
 
 /// The default memory budget for every segment's write buffer together.
 constexpr uint64_t default_budget = 256ull << 20;
@@ -40,57 +21,6 @@ constexpr uint64_t default_budget = 256ull << 20;
 /// slower per document as they grow (measured on 50,000 items: 6 and 12 MiB equally fast, 48 MiB
 /// 10 % slower).
 constexpr uint64_t largest_flush = 12ull << 20;
-
-struct Segment {
-    std::string path;
-    Xapian::WritableDatabase writer;
-    /// This segment's own read-only view of the current database: Xapian objects are not shared
-    /// between threads.
-    Xapian::Database base;
-    bool has_base = false;
-    Xapian::TermGenerator generator = cx::make_generator();
-    uint64_t buffered = 0;
-    std::vector<Occurrence> occurrences;
-    std::vector<std::string> names;
-    /// Title words, added to the spelling data when the segment commits or gathers too many.
-    cx::SpellingCounts spelling;
-
-    void count_spelling(const Xapian::Document &document) {
-        spelling.count(document);
-        if (spelling.words.size() >= spelling_words) spelling.add_to(writer);
-    }
-
-    /// Adds `document`, whose stored data is `data_bytes` long, and commits once the segment holds
-    /// `flush_bytes` of changes (an estimate: its terms, and its data).
-    ///
-    /// A segment is written with DB_DANGEROUS, which glass cannot cancel: when adding fails (the
-    /// disk is full, say), glass's own clean-up throws "cancel() not supported" in place of the
-    /// failure, which is then reported as the failure to write the segment that it stands for.
-    Xapian::docid add(const Xapian::Document &document, uint64_t data_bytes, uint64_t flush_bytes) {
-        Xapian::docid added;
-        try {
-            added = writer.add_document(document);
-        } catch (const Xapian::InvalidOperationError &error) {
-            throw Xapian::DatabaseError(
-                "Cannot write a segment of the bulk build at " + path + "; the disk may be full", error.get_msg());
-        }
-        buffered += document.termlist_count() * bytes_per_term + data_bytes;
-        if (buffered >= flush_bytes) {
-            writer.commit();
-            buffered = 0;
-        }
-        return added;
-    }
-
-    /// Commits everything the segment holds, the spelling counts gathered so far included.
-    void commit_all() {
-        spelling.add_to(writer);
-        writer.commit();
-    }
-
-    /// Distinct words a segment gathers before adding them to its spelling data.
-    static constexpr size_t spelling_words = 100000;
-};
 
 /// Opens the database a compaction just wrote, for writing. The compactor held its lock while
 /// writing; a process this one spawned meanwhile keeps a copy of that lock until it runs its
@@ -108,18 +38,6 @@ Xapian::WritableDatabase open_merged(const std::string &path) {
 }
 
 }  // namespace
-
-struct cx_bulk {
-    std::string base_path;
-    std::vector<std::unique_ptr<Segment>> segments;
-    uint64_t flush_bytes = 0;
-    bool resolved = false;
-    /// Once resolved: the current database's documents that the run supersedes, sorted.
-    std::vector<Xapian::docid> superseded;
-    std::mutex kept_mutex;
-    /// (current database document, sequence) of lines recognized as stored unchanged.
-    std::vector<std::pair<Xapian::docid, uint64_t>> kept;
-};
 
 namespace {
 
@@ -152,83 +70,6 @@ int32_t add_item(cx_bulk &bulk, Segment &segment, uint32_t segment_index, const 
     }
     segment.occurrences.push_back(occurrence);
     return occurrence.outcome;
-}
-
-/// The latest sequence at which a recognized line kept `document`, or 0. `kept` is sorted.
-uint64_t kept_sequence(const std::vector<std::pair<Xapian::docid, uint64_t>> &kept, Xapian::docid document) {
-    auto it = std::upper_bound(kept.begin(), kept.end(), std::make_pair(document, UINT64_MAX));
-    return it != kept.begin() && (it - 1)->first == document ? (it - 1)->second : 0;
-}
-
-/// The unique-id term of a segment's stored document, or of the current database's document.
-std::string unique_of(cx_bulk &bulk, const Occurrence &occurrence) {
-    Segment &segment = *bulk.segments[occurrence.segment];
-    if (occurrence.stored == 0 && occurrence.base == 0) return segment.names[occurrence.name];
-    Xapian::Database &database = occurrence.stored != 0 ? segment.writer : segment.base;
-    const Xapian::docid id = occurrence.stored != 0 ? occurrence.stored : occurrence.base;
-    Xapian::TermIterator term = database.termlist_begin(id);
-    term.skip_to(cx::prefix::unique);
-    return term != database.termlist_end(id) ? *term : std::string();
-}
-
-/// Decides, for every identity of the run, which occurrence wins (the latest, or a recognized
-/// line later still), deletes the segment documents that lost, and returns the current database's
-/// documents to remove.
-std::vector<Xapian::docid> resolve(cx_bulk &bulk, cx_bulk_plan &plan) {
-    std::vector<Occurrence> all;
-    for (auto &segment : bulk.segments) {
-        all.insert(all.end(), segment->occurrences.begin(), segment->occurrences.end());
-        segment->occurrences.clear();
-        segment->occurrences.shrink_to_fit();
-    }
-    std::sort(all.begin(), all.end(), [](const Occurrence &a, const Occurrence &b) {
-        return a.identity != b.identity ? a.identity < b.identity : a.sequence < b.sequence;
-    });
-    std::sort(bulk.kept.begin(), bulk.kept.end());
-    std::vector<Xapian::docid> superseded;
-    std::vector<const Occurrence *> group;
-    auto settle = [&] {
-        const Occurrence &last = *group.back();
-        const Xapian::docid base = last.base;
-        const bool kept_later = base != 0 && kept_sequence(bulk.kept, base) > last.sequence;
-        for (const Occurrence *occurrence : group) {
-            const bool wins = occurrence == &last && !kept_later;
-            if (!wins && occurrence->stored != 0)
-                bulk.segments[occurrence->segment]->writer.delete_document(occurrence->stored);
-            if (occurrence != group.front()) {
-                if (occurrence->outcome == 0) ++plan.added_then_updated;
-                if (occurrence->outcome == 3) ++plan.unchanged_then_updated;
-            }
-        }
-        if (base != 0 && !kept_later && last.outcome != 3) superseded.push_back(base);
-    };
-    // Occurrences with the same identity hash are checked by their terms: a hash collision
-    // between two identities must not merge them.
-    for (size_t begin = 0; begin < all.size();) {
-        size_t end = begin + 1;
-        while (end < all.size() && all[end].identity == all[begin].identity) ++end;
-        if (end - begin == 1) {
-            group = {&all[begin]};
-            settle();
-        } else {
-            std::vector<std::pair<std::string, const Occurrence *>> named;
-            for (size_t i = begin; i < end; ++i) named.emplace_back(unique_of(bulk, all[i]), &all[i]);
-            std::sort(named.begin(), named.end(), [](const auto &a, const auto &b) {
-                return a.first != b.first ? a.first < b.first : a.second->sequence < b.second->sequence;
-            });
-            for (size_t i = 0; i < named.size();) {
-                group.clear();
-                size_t j = i;
-                for (; j < named.size() && named[j].first == named[i].first; ++j) group.push_back(named[j].second);
-                settle();
-                i = j;
-            }
-        }
-        begin = end;
-    }
-    std::sort(superseded.begin(), superseded.end());
-    superseded.erase(std::unique(superseded.begin(), superseded.end()), superseded.end());
-    return superseded;
 }
 
 }  // namespace
@@ -307,7 +148,7 @@ cx_status cx_bulk_resolve(cx_bulk *bulk, cx_bulk_plan *out_plan, char **out_erro
     bulk->resolved = true;
     try {
         cx_bulk_plan plan{};
-        bulk->superseded = resolve(*bulk, plan);
+        bulk->superseded = cx::resolve(*bulk, plan);
         for (auto &segment : bulk->segments) {
             segment->commit_all();
             plan.stored += segment->writer.get_doccount();

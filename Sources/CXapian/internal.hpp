@@ -13,5 +13,7 @@
 #include "spelling.hpp"
 #include "search.hpp"
 #include "views.hpp"
+#include "document.hpp"
 #include "write.hpp"
+#include "bulk.hpp"
 #include "read.hpp"

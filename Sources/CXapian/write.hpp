@@ -1,34 +1,9 @@
 // What write.cpp offers the other files of the shim.
 #pragma once
 
-#include "schema.hpp"
+#include "database.hpp"
 
 namespace cx {
-
-/// A term generator as the indexer uses it: English stems, CJK n-grams. Spelling data is added
-/// by the writer (`add_spelling`), so that documents can be built on another thread.
-Xapian::TermGenerator make_generator();
-
-/// Builds the document for one item; `unique` is its unique-id term.
-Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &item, const std::string &unique);
-
-/// Whether `item` would store exactly what `stored` holds: the same data, and the same views when
-/// the item gives them.
-bool stores_the_same(const Xapian::Document &stored, const cx_item &item);
-
-/// Gives `fresh`, an item's new document, the views `stored` records for it, unless the item gives
-/// its own: recorded views survive re-indexing.
-void keep_views(Xapian::Document &fresh, const Xapian::Document &stored, const cx_item &item);
-
-/// Title words (a document's `S` terms, not stems) and how often they occurred, for the spelling
-/// data: added to a writer in one go, since Xapian looks each word up in its spelling table on
-/// every `add_spelling`.
-struct SpellingCounts {
-    std::unordered_map<std::string, Xapian::termcount> words;
-
-    void count(const Xapian::Document &document);
-    void add_to(Xapian::WritableDatabase &writer);
-};
 
 /// `CX_ERR_INVALID_ARGUMENT` for a NULL, closed or read-only handle, else `CX_OK`.
 cx_status require_writable(cx_database *database, char **out_error);

@@ -1,0 +1,69 @@
+import FoundationEssentials
+
+extension IndexingOptions {
+    /// The items to store for the objects of `input`, with their positions in it; the input's
+    /// rejections, and the objects that cannot be prepared, go to `report`.
+    func prepare(_ input: DecodedInput, now: Int64, report: inout IndexingReport) throws(SearchlightError)
+        -> [(item: StoredItem, position: Int)]
+    {
+        report.rejected += input.rejections.count
+        report.errors += input.rejections
+        let encoder = JSONEncoder.searchlight()
+        var stored: [(item: StoredItem, position: Int)] = []
+        for decoded in input.objects {
+            do throws(FieldError) {
+                let (item, clamped, lineDigest) = try prepare(decoded, now: now)
+                stored.append((try StoredItem(item, lineDigest: lineDigest, encoder: encoder), decoded.item))
+                if clamped { report.clamped += 1 }
+            } catch {
+                report.rejected += 1
+                report.errors.append(
+                    SearchlightError(
+                        error.code, error.message, path: input.path, item: decoded.item, line: decoded.line))
+            }
+        }
+        return stored
+    }
+}
+
+extension StoredItem {
+    /// What the shim stores for `item`: its fields, and its dictionary as JSON.
+    ///
+    /// - Throws: `FieldError` with ``SearchlightError/Code/itemTooLarge`` for an item over one
+    ///   of ``ItemLimits``.
+    init(_ item: SearchableItem, lineDigest: UInt64, encoder: JSONEncoder) throws(FieldError) {
+        let object = item.object
+        try object.checkLimits()
+        let data: Data
+        do {
+            data = try encoder.encode(item.dictionary)
+        } catch {
+            throw FieldError(code: .internalError, message: "Cannot encode the item: \(error)")
+        }
+        guard data.count <= ItemLimits.itemBytes else {
+            throw FieldError(
+                code: .itemTooLarge,
+                message: ItemLimits.overItemBytes("The item is \(ItemLimits.describe(data.count)) as stored"))
+        }
+        self.init(
+            domain: item.domainIdentifier, identifier: object.canonicalIdentifier, title: object.title ?? "",
+            description: object.contentDescription ?? "", schema: object.contentMetadata.contentSchema ?? "",
+            keywords: object.keywords, data: Array(data), isPublic: item.contentIndexMode == .public,
+            expiration: object.expirationDate ?? 0, lineDigest: lineDigest, views: object.viewCount ?? -1)
+    }
+}
+
+extension IndexingReport {
+    /// Counts the outcomes of storing items.
+    mutating func count(_ outcomes: [XapianDatabase.StoreOutcome]) {
+        for outcome in outcomes {
+            switch outcome {
+            case .added: added += 1
+            case .replaced: updated += 1
+            case .expired: expired += 1
+            case .unchanged: unchanged += 1
+            }
+        }
+        indexed = added + updated + unchanged
+    }
+}
