@@ -8,6 +8,7 @@
 #include "upgrade.hpp"
 #include "text.hpp"
 #include "snippet.hpp"
+#include "terms.hpp"
 #include "query.hpp"
 #include "visibility.hpp"
 #include "spelling.hpp"

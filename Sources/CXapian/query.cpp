@@ -1,9 +1,8 @@
 // Building a Xapian query from the Kit's query tree.
 //
 // The Kit parses the query language (operators, fields, phrases, exclusions, the as-you-type last
-// word) once. Here each piece of text only becomes terms, the way the indexer's TermGenerator made
-// them: Xapian's QueryParser is asked about one word or one phrase at a time, with no operator
-// flags, so nothing of the language is parsed twice.
+// word) once. Here the tree is walked, and each piece of text becomes terms (terms.cpp), so that
+// nothing of the language is parsed twice.
 
 #include <algorithm>
 #include <set>
@@ -15,37 +14,6 @@ namespace cx {
 namespace {
 
 using Query = Xapian::Query;
-using Parser = Xapian::QueryParser;
-
-/// The prefixes of the terms a free-text query field's words are, in an index of `layout`: in
-/// one term space (formats 6 and 7), every field's words are unprefixed; in formats 2 to 5, each
-/// field has its own.
-std::vector<std::string> word_prefixes(Layout layout, cx_field field) {
-    if (is_one_term_space(layout)) return {prefix::text};
-    switch (field) {
-        case CX_FIELD_TITLE:
-            return {prefix::text};
-        case CX_FIELD_DESCRIPTION:
-            return {prefix::description};
-        default:
-            return {prefix::text, prefix::keyword_text, prefix::description};
-    }
-}
-
-/// The boolean terms that say a word is in `field` (`field_filter`), in one term space; null for
-/// every other field, for format 7's descriptions (`Builder::in_description`), and in formats 2
-/// to 5.
-const FieldFilter *field_filter_of(Layout layout, cx_field field) {
-    if (!is_one_term_space(layout)) return nullptr;
-    switch (field) {
-        case CX_FIELD_TITLE:
-            return field_filter(Field::title, layout);
-        case CX_FIELD_DESCRIPTION:
-            return field_filter(Field::description, layout);
-        default:
-            return nullptr;
-    }
-}
 
 /// Whether `node` is a plain word of no one field: what a relaxed query lets match alone.
 bool is_relaxable_word(const cx_query_node &node) {
@@ -78,36 +46,6 @@ bool is_text_field(cx_field field) {
     return field == CX_FIELD_ANY || field == CX_FIELD_TITLE || field == CX_FIELD_DESCRIPTION;
 }
 
-/// In formats 2 to 5, scores each field's match separately. The query parser joins a word's field variants (title,
-/// keywords, description) with OP_SYNONYM, which weighs them as one term and must visit every
-/// document that has the word; OP_OR matches the same documents, weighs each field on its own (a
-/// title match, being rarer, counts more), and lets Xapian skip documents that cannot reach the
-/// page: a common word takes a third of the time. A synonym of as-you-type expansions stays one
-/// (weighing each of hundreds of expansions costs more than it saves), and operators with
-/// parameters (phrases, wildcards, value ranges) are kept as they are.
-Query score_fields_separately(const Query &query) {
-    const Query::op type = query.get_type();
-    switch (type) {
-        case Query::OP_SYNONYM:
-        case Query::OP_OR:
-        case Query::OP_AND:
-        case Query::OP_AND_NOT:
-        case Query::OP_XOR:
-        case Query::OP_AND_MAYBE:
-        case Query::OP_FILTER:
-            break;
-        default:
-            return query;
-    }
-    std::vector<Query> subqueries;
-    bool only_terms = true;
-    for (size_t i = 0; i < query.get_num_subqueries(); ++i) {
-        subqueries.push_back(score_fields_separately(query.get_subquery(i)));
-        only_terms = only_terms && subqueries.back().get_type() == Query::LEAF_TERM;
-    }
-    return Query(type == Query::OP_SYNONYM && only_terms ? Query::OP_OR : type, subqueries.begin(), subqueries.end());
-}
-
 /// The OR of `queries`, with the subqueries of those that are ORs themselves taken in directly:
 /// the same matches and weights, and Xapian 1.4's matcher takes time quadratic in the number of
 /// ORs nested in an OR (4,000 words of three fields each: 1.8 s nested, 0.05 s flat).
@@ -127,22 +65,11 @@ Query flat_or(const std::vector<Query> &queries) {
 /// True for a query that matches nothing because its text held no word (punctuation alone).
 bool is_empty(const Query &query) { return query.empty(); }
 
-/// What the words an as-you-type word begins weigh beside the word itself (`with_whole_word`).
-constexpr double beginning_weight = 0.1;
-
-/// How many words a prefix expands to in each field: the most frequent.
-constexpr size_t expansion_limit = 100;
-
 class Builder {
   public:
     Builder(const Xapian::Database &database, Layout layout, const cx_query_node *nodes, size_t count,
             bool expand_here, bool relaxed)
-        : database_(database),
-          nodes_(nodes),
-          count_(count),
-          expand_here_(expand_here),
-          layout_(layout),
-          relaxed_(relaxed) {}
+        : terms_(database, layout, expand_here), nodes_(nodes), count_(count), layout_(layout), relaxed_(relaxed) {}
 
     BuiltQuery build() {
         BuiltQuery built;
@@ -155,10 +82,9 @@ class Builder {
     }
 
   private:
-    const Xapian::Database &database_;
+    LeafTerms terms_;
     const cx_query_node *nodes_;
     size_t count_;
-    bool expand_here_;
     Layout layout_;
     /// Whether plain words side by side match when any does (`relaxed`). The query has no
     /// explicit operator then: every AND is words side by side.
@@ -166,204 +92,20 @@ class Builder {
     size_t position_ = 0;
     Highlighter highlighter_;
     std::vector<BuiltQuery::Spellable> spellable_;
-    std::unique_ptr<Parser> parsers_[3];
-    std::unique_ptr<Parser> filter_parsers_[3];
-
-    static int slot(cx_field field) { return field == CX_FIELD_TITLE ? 1 : field == CX_FIELD_DESCRIPTION ? 2 : 0; }
-
-    /// A parser that makes terms under `prefixes`, as the indexer made them.
-    std::unique_ptr<Parser> make_parser(const std::vector<std::string> &prefixes) const {
-        auto parser = std::make_unique<Parser>();
-        parser->set_database(database_);
-        parser->set_stemmer(Xapian::Stem("english"));
-        parser->set_stemming_strategy(Parser::STEM_SOME);
-        parser->set_default_op(Query::OP_AND);
-        for (const std::string &prefix : prefixes) parser->add_prefix("", prefix);
-        // `word*` and the as-you-type word expand to the most frequent matching terms rather
-        // than failing.
-        parser->set_max_expansion(expansion_limit, Query::WILDCARD_LIMIT_MOST_FREQUENT,
-                                  Parser::FLAG_WILDCARD | Parser::FLAG_PARTIAL);
-        return parser;
-    }
-
-    /// The parser for the words a free-text field searches, made on first use.
-    Parser &parser(cx_field field) {
-        std::unique_ptr<Parser> &made = parsers_[slot(field)];
-        if (!made) made = make_parser(word_prefixes(layout_, field));
-        return *made;
-    }
-
-    /// The parser for the boolean terms of a field (`field_filter_of`), made on first use.
-    Parser &filter_parser(cx_field field) {
-        std::unique_ptr<Parser> &made = filter_parsers_[slot(field)];
-        if (!made) {
-            const FieldFilter &filter = *field_filter_of(layout_, field);
-            // Stems are `XCrun`, or, as the first format 6 release wrote them, `ZXCrun`: a field
-            // of two prefixes reads either.
-            made = filter.stems_only ? make_parser({filter.prefix, "Z" + filter.prefix})
-                                     : make_parser({filter.prefix});
-            if (filter.stems_only) made->set_stemming_strategy(Parser::STEM_ALL);
-        }
-        return *made;
-    }
-
-    /// The filter terms of every word that begins with `word` in `filter`'s field, however many:
-    /// a filter weighs none of them. Stems need not begin as their words do (`happiness`,
-    /// `happi`), so a filter of stems takes the stems of the words of the index that begin so.
-    Query filter_beginning(const FieldFilter &filter, const std::string &word) const {
-        if (!filter.stems_only) return Query(Query::OP_WILDCARD, filter.prefix + word);
-        std::set<std::string> stems;
-        for (auto it = database_.allterms_begin(word); it != database_.allterms_end(word); ++it) {
-            if (const std::string stem = filter_stem(*it); !stem.empty()) {
-                stems.insert(filter.prefix + stem);
-                stems.insert("Z" + filter.prefix + stem);
-            }
-        }
-        return stems.empty() ? Query::MatchNothing : Query(Query::OP_OR, stems.begin(), stems.end());
-    }
-
-    /// An as-you-type or `word*` word as its beginning term, when the index holds one for it
-    /// (formats 6 and 7); an empty query otherwise.
-    Query beginnings(const cx_query_node &leaf) {
-        if (leaf.kind != CX_NODE_PREFIX && leaf.kind != CX_NODE_PARTIAL) return Query();
-        const std::string word = fold_lower(str(leaf.text));
-        if (!is_one_term_space(layout_) || !is_indexed_beginning(word)) return Query();
-        return with_whole_word(leaf, Query(prefix::beginning + word));
-    }
-
-    /// As Xapian's own as-you-type expansion does, the word typed so far also matches as a whole
-    /// word, stemmed. The words it begins weigh a tenth of what they would alone: a word typed in
-    /// full counts about once, as it would anywhere else in the query (at full weight, the last
-    /// word of a question counted twice: nDCG@10 on CACM 0.457 against 0.474), and an item with
-    /// a longer word still ranks by it. Weighing the whole word or the others, whichever is more,
-    /// would be Xapian's OP_MAX, on which Xapian 1.4.22's matcher crashes; weighing the others
-    /// only where the whole word is absent (AND_NOT) leaves the best match short of the query's
-    /// terms, and so short of 100 %.
-    Query with_whole_word(const cx_query_node &leaf, const Query &query) {
-        if (leaf.kind != CX_NODE_PARTIAL) return query;
-        const std::string folded = fold_lower(str(leaf.text));
-        const Query whole =
-            score_fields_separately(parser(leaf.field).parse_query(folded, Parser::FLAG_CJK_NGRAM));
-        if (whole.empty()) return query;
-        return Query(Query::OP_OR, whole, Query(Query::OP_SCALE_WEIGHT, query, beginning_weight));
-    }
-
-    /// An as-you-type or `word*` word as the most frequent words it begins (in each field of an
-    /// index of formats 2 to 5), counted over the whole database, as Xapian's expansion picks
-    /// them, each weighed as a word of its own (`expand_here`); an empty query when it is not one
-    /// plain word.
-    Query expansion(const cx_query_node &leaf) {
-        if (!expand_here_ || (leaf.kind != CX_NODE_PREFIX && leaf.kind != CX_NODE_PARTIAL)) return Query();
-        const std::string word = fold_lower(str(leaf.text));
-        if (!is_plain_word(word)) return Query();
-        std::vector<Query> fields;
-        for (const std::string &prefix : word_prefixes(layout_, leaf.field)) {
-            const std::string begun = prefix + word;
-            std::vector<std::pair<Xapian::doccount, std::string>> words;
-            for (auto it = database_.allterms_begin(begun); it != database_.allterms_end(begun); ++it)
-                words.emplace_back(it.get_termfreq(), *it);
-            const size_t kept = std::min(words.size(), expansion_limit);
-            std::partial_sort(words.begin(), words.begin() + kept, words.end(), [](const auto &a, const auto &b) {
-                return a.first != b.first ? a.first > b.first : a.second < b.second;
-            });
-            std::vector<Query> terms;
-            for (size_t i = 0; i < kept; ++i) terms.emplace_back(words[i].second);
-            // OR, not SYNONYM: Xapian estimates a synonym's frequency in each shard from the words
-            // that shard holds, so its weight would differ from shard to shard.
-            if (!terms.empty()) fields.emplace_back(Query::OP_OR, terms.begin(), terms.end());
-        }
-        return with_whole_word(leaf, fields.empty() ? Query::MatchNothing : Query(Query::OP_OR, fields.begin(), fields.end()));
-    }
-
-    /// `text` with the parser's `flags` for a leaf of `kind`.
-    static unsigned flags_for(cx_node_kind kind, std::string &text) {
-        unsigned flags = Parser::FLAG_CJK_NGRAM;
-        switch (kind) {
-            case CX_NODE_PREFIX:
-                flags |= Parser::FLAG_WILDCARD;
-                text += '*';
-                break;
-            case CX_NODE_PARTIAL:
-                flags |= Parser::FLAG_PARTIAL;
-                break;
-            case CX_NODE_PHRASE:
-                flags |= Parser::FLAG_PHRASE;
-                text = '"' + text + '"';
-                break;
-            default:
-                break;
-        }
-        return flags;
-    }
-
-    /// The words of one word or phrase, as the indexer made them, weighed.
-    Query words(const cx_query_node &leaf) {
-        Query query = beginnings(leaf);
-        if (query.empty()) query = expansion(leaf);
-        if (!query.empty()) return query;
-        // Lower-cased before Xapian's parser reads it: the parser leaves a capitalised word
-        // unstemmed (its proper-noun rule), while the indexer stems every word, so `Concurrency`
-        // would find only the items with that very word and `concurrency` those with `concurrent`.
-        std::string folded = fold_lower(str(leaf.text));
-        if (leaf.kind == CX_NODE_PARTIAL && is_plain_word(folded)) {
-            // The words it begins, expanded by the matcher, or the word itself (Xapian's own
-            // partial word would weigh both).
-            const unsigned flags = flags_for(CX_NODE_PREFIX, folded);
-            return with_whole_word(leaf, score_fields_separately(parser(leaf.field).parse_query(folded, flags)));
-        }
-        const unsigned flags = flags_for(leaf.kind, folded);
-        return score_fields_separately(parser(leaf.field).parse_query(folded, flags));
-    }
 
     /// The terms of one word or phrase: its words, and in one term space, for `title:` and
     /// `description:`, the field's terms of each of them as a filter (they weigh nothing; a phrase
     /// is checked on the words' positions, which keep the fields apart).
     Query text(const cx_query_node &leaf, bool positive) {
-        Query query = words(leaf);
-        if (const FieldFilter *filter = field_filter_of(layout_, leaf.field); filter != nullptr && !query.empty()) {
-            std::string folded = fold_lower(str(leaf.text));
-            const std::string word = folded;
-            Query in_field;
-            if ((leaf.kind == CX_NODE_PREFIX || leaf.kind == CX_NODE_PARTIAL) && is_plain_word(word)) {
-                in_field = filter_beginning(*filter, word);
-            } else {
-                const unsigned flags = flags_for(leaf.kind == CX_NODE_PHRASE ? CX_NODE_WORD : leaf.kind, folded);
-                in_field = filter_parser(leaf.field).parse_query(folded, flags);
-            }
+        Query query = terms_.words(leaf);
+        if (const FieldFilter *filter = terms_.field_filter(leaf.field); filter != nullptr && !query.empty()) {
+            const Query in_field = terms_.in_field(leaf, *filter);
             if (!in_field.empty()) query = Query(Query::OP_FILTER, query, in_field);
         } else if (layout_ == Layout::shared && leaf.field == CX_FIELD_DESCRIPTION && !query.empty()) {
-            query = in_description(leaf, query);
+            query = terms_.in_description(leaf, query);
         }
         if (positive) remember(leaf, query);
         return query;
-    }
-
-    /// `query`, the words of a `description:` leaf, less the items that hold one of them only
-    /// outside their description (format 7's `XE` terms). A beginning keeps the items whose
-    /// description holds a word of the index that begins so, or, typed as-you-type, the word.
-    Query in_description(const cx_query_node &leaf, const Query &query) {
-        std::string folded = fold_lower(fold_accents(str(leaf.text)));
-        std::set<std::string> matches;
-        if ((leaf.kind == CX_NODE_PREFIX || leaf.kind == CX_NODE_PARTIAL) && is_plain_word(folded)) {
-            for (auto it = database_.allterms_begin(folded); it != database_.allterms_end(folded); ++it)
-                matches.insert(match_term_of(*it));
-            // The as-you-type word also matches as a whole word, stemmed (`kettles`, `kettle`).
-            if (leaf.kind == CX_NODE_PARTIAL) matches.insert(match_term_of(folded));
-            if (matches.empty()) return Query::MatchNothing;
-            std::vector<Query> described;
-            for (const std::string &match : matches)
-                described.emplace_back(Query::OP_AND_NOT, Query(match), Query(prefix::elsewhere + match));
-            return Query(Query::OP_FILTER, query, Query(Query::OP_OR, described.begin(), described.end()));
-        }
-        // The words as a plain search reads them: a lower-cased word is stemmed, as the index's are.
-        const unsigned flags = flags_for(leaf.kind == CX_NODE_PHRASE ? CX_NODE_WORD : leaf.kind, folded);
-        const Query words = parser(leaf.field).parse_query(folded, flags);
-        for (auto it = words.get_unique_terms_begin(); it != words.get_unique_terms_end(); ++it)
-            matches.insert(is_match_term(*it) ? *it : match_term_of(*it));
-        std::vector<Query> elsewhere;
-        for (const std::string &match : matches) elsewhere.emplace_back(prefix::elsewhere + match);
-        if (elsewhere.empty()) return query;
-        return Query(Query::OP_AND_NOT, query, Query(Query::OP_OR, elsewhere.begin(), elsewhere.end()));
     }
 
     /// What a result's snippet highlights, and which words may be corrected.
