@@ -22,6 +22,15 @@ constexpr uint64_t default_budget = 256ull << 20;
 /// 10 % slower).
 constexpr uint64_t largest_flush = 12ull << 20;
 
+/// Copies the source paths `from` records into `to`'s metadata.
+void copy_source_paths(const Xapian::Database &from, Xapian::WritableDatabase &to) {
+    const std::string &prefix = cx::source_key_prefix;
+    for (auto key = from.metadata_keys_begin(prefix); key != from.metadata_keys_end(prefix); ++key) {
+        const std::string path = from.get_metadata(*key);
+        if (to.get_metadata(*key) != path) to.set_metadata(*key, path);
+    }
+}
+
 /// Opens the database a compaction just wrote, for writing. The compactor held its lock while
 /// writing; a process this one spawned meanwhile keeps a copy of that lock until it runs its
 /// program, so a busy lock is tried again for a while before it counts as a failure.
@@ -59,14 +68,22 @@ int32_t add_item(cx_bulk &bulk, Segment &segment, uint32_t segment_index, const 
             occurrence.name = static_cast<uint32_t>(segment.names.size());
             segment.names.push_back(unique);
         }
-    } else if (occurrence.base != 0 && cx::stores_the_same(segment.base.get_document(occurrence.base), item)) {
-        occurrence.outcome = 3;
     } else {
-        Xapian::Document document = cx::make_document(segment.generator, item, unique);
-        if (occurrence.base != 0) cx::keep_views(document, segment.base.get_document(occurrence.base), item);
-        segment.count_spelling(document);
-        occurrence.stored = segment.add(document, item.data.length, bulk.flush_bytes);
-        occurrence.outcome = occurrence.base != 0 ? 1 : 0;
+        const cx::Sameness sameness = occurrence.base != 0
+                                          ? cx::stores_the_same(segment.base.get_document(occurrence.base), item)
+                                          : cx::Sameness::different;
+        if (sameness == cx::Sameness::same) {
+            occurrence.outcome = 3;
+        } else {
+            Xapian::Document document = cx::make_document(segment.generator, item, unique);
+            if (occurrence.base != 0) cx::keep_views(document, segment.base.get_document(occurrence.base), item);
+            segment.count_spelling(document);
+            segment.sources.record(segment.writer, item);
+            occurrence.stored = segment.add(document, item.data.length, bulk.flush_bytes);
+            // An item read from another file than its stored version is stored again for its
+            // source, and reported unchanged (4).
+            occurrence.outcome = sameness == cx::Sameness::moved ? 4 : occurrence.base != 0 ? 1 : 0;
+        }
     }
     segment.occurrences.push_back(occurrence);
     return occurrence.outcome;
@@ -178,6 +195,7 @@ cx_status cx_bulk_apply(cx_bulk *bulk, cx_database *database, char **out_error) 
                 spelling.count(document);
                 writer.add_document(document);
             }
+            copy_source_paths(segment->writer, writer);
         }
         spelling.add_to(writer);
         return CX_OK;
@@ -235,6 +253,9 @@ cx_status cx_bulk_merge(cx_bulk *bulk, const char *destination, bool survivors_c
         // `id - (first - 1)`.
         if (!rebuild) {
             for (Xapian::docid id : bulk->superseded) merged.delete_document(id - (base_first - 1));
+        } else {
+            // The current database was not compacted in: its source paths are copied.
+            copy_source_paths(first.base, merged);
         }
         merged.set_metadata(cx::format_key, cx::format);
         merged.commit();

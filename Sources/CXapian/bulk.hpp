@@ -18,7 +18,8 @@ struct Occurrence {
     Xapian::docid stored;
     Xapian::docid base;
     uint32_t segment;
-    /// The outcome reported when it was stored (0 added, 1 replaced, 2 expired, 3 unchanged).
+    /// The outcome reported when it was stored (0 added, 1 replaced, 2 expired, 3 unchanged,
+    /// 4 unchanged but read from another file).
     int32_t outcome;
     /// For an occurrence with neither document (an expired item new to the index): its
     /// unique-id term's place in the segment's `names`.
@@ -43,6 +44,8 @@ struct Segment {
     std::vector<std::string> names;
     /// Title words, added to the spelling data when the segment commits or gathers too many.
     cx::SpellingCounts spelling;
+    /// The source files of the items written, recorded in the segment's metadata.
+    cx::SourcePaths sources;
 
     void count_spelling(const Xapian::Document &document) {
         spelling.count(document);

@@ -65,14 +65,37 @@ Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &
     const std::string data = str(item.data);
     document.add_value(cx::slot::digest, cx::content_digest(data));
     if (item.line_digest != 0) document.add_boolean_term(cx::line_term(item.line_digest));
+    if (item.source.length > 0) document.add_boolean_term(cx::source_term(str(item.source)));
     if (item.views >= 0) cx::set_document_views(document, item.views);
     document.set_data(data);
     return document;
 }
 
-bool stores_the_same(const Xapian::Document &stored, const cx_item &item) {
-    return stored.get_value(cx::slot::digest) == cx::content_digest(str(item.data)) &&
-           (item.views < 0 || item.views == cx::document_views(stored));
+Sameness stores_the_same(const Xapian::Document &stored, const cx_item &item) {
+    if (stored.get_value(cx::slot::digest) != cx::content_digest(str(item.data)) ||
+        (item.views >= 0 && item.views != cx::document_views(stored)))
+        return Sameness::different;
+    const std::string source = item.source.length > 0 ? cx::source_term(str(item.source)) : std::string();
+    return source_term_of(stored) == source ? Sameness::same : Sameness::moved;
+}
+
+std::string source_term_of(const Xapian::Document &document) {
+    Xapian::TermIterator term = document.termlist_begin();
+    term.skip_to(cx::prefix::source);
+    if (term == document.termlist_end()) return std::string();
+    const std::string &name = *term;
+    return name.size() == cx::prefix::source.size() + 8 && name.compare(0, cx::prefix::source.size(), cx::prefix::source) == 0
+               ? name
+               : std::string();
+}
+
+void SourcePaths::record(Xapian::WritableDatabase &writer, const cx_item &item) {
+    if (item.source.length == 0) return;
+    std::string path = str(item.source);
+    if (recorded.count(path) > 0) return;
+    const std::string key = cx::source_key(path);
+    if (writer.get_metadata(key) != path) writer.set_metadata(key, path);
+    recorded.insert(std::move(path));
 }
 
 void keep_views(Xapian::Document &fresh, const Xapian::Document &stored, const cx_item &item) {

@@ -19,9 +19,30 @@ Xapian::TermGenerator make_generator();
 /// Builds the document for one item; `unique` is its unique-id term.
 Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &item, const std::string &unique);
 
+/// How an item compares with its stored version.
+enum class Sameness {
+    /// Its data or views differ: it is stored again.
+    different,
+    /// It would store exactly what is stored: nothing is written.
+    same,
+    /// The same, but read from another file: stored again for its source, and reported unchanged.
+    moved,
+};
+
 /// Whether `item` would store exactly what `stored` holds: the same data, and the same views when
 /// the item gives them.
-bool stores_the_same(const Xapian::Document &stored, const cx_item &item);
+Sameness stores_the_same(const Xapian::Document &stored, const cx_item &item);
+
+/// The `source_term` a stored document carries, or an empty string.
+std::string source_term_of(const Xapian::Document &document);
+
+/// The paths of the files items were stored from, recorded once each in a writer's metadata.
+struct SourcePaths {
+    std::unordered_set<std::string> recorded;
+
+    /// Records `item`'s source path in `writer`'s metadata, unless it has none or was recorded.
+    void record(Xapian::WritableDatabase &writer, const cx_item &item);
+};
 
 /// Gives `fresh`, an item's new document, the views `stored` records for it, unless the item gives
 /// its own: recorded views survive re-indexing.

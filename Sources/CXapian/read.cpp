@@ -6,7 +6,7 @@
 
 using cx::str;
 
-struct cx_domain_list {
+struct cx_name_list {
     std::vector<std::string> names;
     std::vector<uint64_t> counts;
 };
@@ -17,6 +17,8 @@ struct cx_cursor {
     Xapian::PostingIterator end;
     bool started = false;
     std::string data;
+    /// The current item's source path, as `cx_cursor_next` gave it.
+    std::string source;
 };
 
 namespace {
@@ -57,27 +59,43 @@ cx_status require_open(cx_database *database, char **out_error) {
 
 }  // namespace cx
 
+namespace {
+
+/// The path of the file `document` was read from, recorded in `reader`'s metadata; empty for none.
+std::string source_of(const Xapian::Database &reader, const Xapian::Document &document) {
+    const std::string term = cx::source_term_of(document);
+    return term.empty() ? std::string() : reader.get_metadata(cx::source_key_of_term(term));
+}
+
+}  // namespace
+
 extern "C" {
 
 cx_status cx_database_get(cx_database *database, cx_text domain, cx_text identifier, char **out_data,
-                          size_t *out_length, char **out_error) {
+                          size_t *out_length, char **out_source, char **out_error) {
     *out_data = nullptr;
     *out_length = 0;
+    if (out_source != nullptr) *out_source = nullptr;
     if (cx_status status = cx::require_open(database, out_error)) return status;
     bool found = false;
     std::string data;
+    std::string source;
     cx_status status = cx::with_retries(database, out_error, [&] {
         Xapian::Database &reader = database->reader;
         const std::string unique = cx::unique_term(str(domain), str(identifier));
         Xapian::PostingIterator posting = reader.postlist_begin(unique);
         found = posting != reader.postlist_end(unique);
-        if (found) data = reader.get_document(*posting).get_data();
+        if (!found) return;
+        const Xapian::Document document = reader.get_document(*posting);
+        data = document.get_data();
+        source = source_of(reader, document);
     });
     if (status != CX_OK) return status;
     if (!found) return cx::fail(CX_ERR_NOT_FOUND, "no such item", out_error);
     try {
         *out_data = cx::copy_bytes(data);
         *out_length = data.size();
+        if (out_source != nullptr && !source.empty()) *out_source = cx::copy_bytes(source);
         return CX_OK;
     } catch (...) {
         return cx::status_from_current_exception(out_error);
@@ -118,13 +136,13 @@ cx_status cx_database_domain_stats(cx_database *database, cx_text domain, int64_
     });
 }
 
-cx_status cx_database_domains(cx_database *database, cx_domain_list **out, char **out_error) {
+cx_status cx_database_domains(cx_database *database, cx_name_list **out, char **out_error) {
     *out = nullptr;
     if (cx_status status = cx::require_open(database, out_error)) return status;
-    std::unique_ptr<cx_domain_list> list;
+    std::unique_ptr<cx_name_list> list;
     cx_status status = cx::with_retries(database, out_error, [&] {
         Xapian::Database &reader = database->reader;
-        list = std::make_unique<cx_domain_list>();
+        list = std::make_unique<cx_name_list>();
         for (auto it = reader.allterms_begin(cx::prefix::domain); it != reader.allterms_end(cx::prefix::domain); ++it) {
             list->names.push_back((*it).substr(cx::prefix::domain.size()));
             list->counts.push_back(it.get_termfreq());
@@ -134,15 +152,42 @@ cx_status cx_database_domains(cx_database *database, cx_domain_list **out, char 
     return status;
 }
 
-size_t cx_domain_list_count(const cx_domain_list *list) { return list->names.size(); }
+cx_status cx_database_sources(cx_database *database, cx_text prefix, cx_name_list **out, char **out_error) {
+    *out = nullptr;
+    if (cx_status status = cx::require_open(database, out_error)) return status;
+    std::unique_ptr<cx_name_list> list;
+    cx_status status = cx::with_retries(database, out_error, [&] {
+        Xapian::Database &reader = database->reader;
+        list = std::make_unique<cx_name_list>();
+        // The paths recorded in the metadata, with the items that still carry each one.
+        const std::string wanted = cx::str(prefix);
+        std::vector<std::pair<std::string, uint64_t>> found;
+        const std::string &keys = cx::source_key_prefix;
+        for (auto key = reader.metadata_keys_begin(keys); key != reader.metadata_keys_end(keys); ++key) {
+            std::string path = reader.get_metadata(*key);
+            if (path.compare(0, wanted.size(), wanted) != 0) continue;
+            const Xapian::doccount items = reader.get_termfreq(cx::source_term(path));
+            if (items > 0) found.emplace_back(std::move(path), items);
+        }
+        std::sort(found.begin(), found.end());
+        for (auto &[path, items] : found) {
+            list->names.push_back(std::move(path));
+            list->counts.push_back(items);
+        }
+    });
+    if (status == CX_OK) *out = list.release();
+    return status;
+}
 
-cx_domain_count cx_domain_list_entry(const cx_domain_list *list, size_t index) {
+size_t cx_name_list_count(const cx_name_list *list) { return list->names.size(); }
+
+cx_name_count cx_name_list_entry(const cx_name_list *list, size_t index) {
     if (index >= list->names.size()) return {{nullptr, 0}, 0};
     const std::string &name = list->names[index];
     return {{name.data(), name.size()}, list->counts[index]};
 }
 
-void cx_domain_list_free(cx_domain_list *list) { delete list; }
+void cx_name_list_free(cx_name_list *list) { delete list; }
 
 cx_status cx_cursor_open(cx_database *database, cx_cursor **out, char **out_error) {
     *out = nullptr;
@@ -161,7 +206,7 @@ cx_status cx_cursor_open(cx_database *database, cx_cursor **out, char **out_erro
 }
 
 cx_status cx_cursor_next(cx_cursor *cursor, cx_text *out_data, int64_t *out_expiration_ms, int64_t *out_views,
-                         bool *out_done, char **out_error) {
+                         cx_text *out_source, bool *out_done, char **out_error) {
     if (cursor == nullptr) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no cursor", out_error);
     try {
         if (cursor->started && cursor->position != cursor->end) ++cursor->position;
@@ -171,10 +216,13 @@ cx_status cx_cursor_next(cx_cursor *cursor, cx_text *out_data, int64_t *out_expi
             *out_data = {nullptr, 0};
             *out_expiration_ms = 0;
             *out_views = 0;
+            *out_source = {nullptr, 0};
             return CX_OK;
         }
         Xapian::Document document = cursor->reader.get_document(*cursor->position);
         cursor->data = document.get_data();
+        cursor->source = source_of(cursor->reader, document);
+        *out_source = {cursor->source.data(), cursor->source.size()};
         double expiration = cx::document_expiration(document);
         *out_expiration_ms = expiration >= cx::never_ms ? 0 : static_cast<int64_t>(expiration);
         *out_views = cx::document_views(document);

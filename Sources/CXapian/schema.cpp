@@ -64,6 +64,12 @@ std::string content_digest(const std::string &data) {
     return value;
 }
 
+std::string source_term(const std::string &path) { return prefix::source + content_digest(path); }
+
+std::string source_key(const std::string &path) { return source_key_prefix + content_digest(path); }
+
+std::string source_key_of_term(const std::string &term) { return source_key_prefix + term.substr(prefix::source.size()); }
+
 std::string line_term(uint64_t digest) {
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(digest));

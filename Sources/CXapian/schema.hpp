@@ -44,6 +44,9 @@ inline const std::string line = "XR";
 /// frequency of the words it begins (`add_word_beginnings`): an as-you-type word reads one posting
 /// list instead of the union of every word it begins.
 inline const std::string beginning = "XB";
+/// The file the item was read from (boolean): `XF` and eight bytes of `fnv1a64(path)`, the path
+/// itself in the metadata under `source_key_prefix` and the same eight bytes (`source_key`).
+inline const std::string source = "XF";
 }  // namespace prefix
 
 namespace slot {
@@ -159,6 +162,15 @@ uint64_t fnv1a64(const std::string &bytes);
 
 /// The digest kept in `slot::digest`: eight bytes of `fnv1a64(data)`.
 std::string content_digest(const std::string &data);
+
+/// The metadata keys that hold the paths of the files items were read from.
+inline const std::string source_key_prefix = "source:";
+/// The term of the items read from the file at `path`.
+std::string source_term(const std::string &path);
+/// The metadata key that holds `path`, for its `source_term`.
+std::string source_key(const std::string &path);
+/// The metadata key of the path of a `source_term`.
+std::string source_key_of_term(const std::string &term);
 
 /// A free-text field of an item.
 enum class Field { title, keyword, description };

@@ -77,14 +77,14 @@ cx_status cx_database_find_unchanged(cx_database *database, const cx_item *items
         for (size_t i = 0; i < count; ++i) {
             const cx_item &item = items[i];
             std::string unique = cx::unique_term(str(item.domain), str(item.identifier));
-            bool unchanged = false;
+            cx::Sameness sameness = cx::Sameness::different;
             const bool repeated = !seen.insert(unique).second;
             if (!repeated && !(item.expiration_ms > 0 && item.expiration_ms <= now_ms)) {
                 Xapian::PostingIterator posting = writer.postlist_begin(unique);
                 if (posting != writer.postlist_end(unique))
-                    unchanged = cx::stores_the_same(writer.get_document(*posting), item);
+                    sameness = cx::stores_the_same(writer.get_document(*posting), item);
             }
-            out_unchanged[i] = unchanged ? 1 : 0;
+            out_unchanged[i] = sameness == cx::Sameness::same ? 1 : sameness == cx::Sameness::moved ? 2 : 0;
         }
         return CX_OK;
     } catch (...) {
@@ -99,7 +99,9 @@ cx_status cx_database_store_documents(cx_database *database, cx_documents *docum
         return cx::fail(CX_ERR_INVALID_ARGUMENT, "the documents were not built from these items", out_error);
     try {
         cx::SpellingCounts spelling;
+        cx::SourcePaths sources;
         for (size_t i = 0; i < count; ++i) {
+            sources.record(database->writer, items[i]);
             int32_t outcome = store(database->writer, items[i], documents->uniques[i], documents->documents[i],
                                     now_ms, spelling);
             if (out_outcomes != nullptr) out_outcomes[i] = outcome;
@@ -181,6 +183,37 @@ cx_status cx_database_delete_domain(cx_database *database, cx_text domain, bool 
         std::vector<Xapian::docid> doomed;
         for (auto it = writer.postlist_begin(term); it != writer.postlist_end(term); ++it) {
             if (include_public || writer.get_document(*it).get_value(cx::slot::is_public) != "1") doomed.push_back(*it);
+        }
+        for (Xapian::docid id : doomed) writer.delete_document(id);
+        *out_removed = doomed.size();
+        return CX_OK;
+    } catch (...) {
+        return cx::status_from_current_exception(out_error);
+    }
+}
+
+cx_status cx_database_delete_source(cx_database *database, cx_text source, const cx_text *keep_domains,
+                                    const cx_text *keep_identifiers, size_t keep_count, uint64_t *out_removed,
+                                    char **out_error) {
+    if (cx_status status = cx::require_writable(database, out_error)) return status;
+    if ((keep_domains == nullptr || keep_identifiers == nullptr) && keep_count > 0)
+        return cx::fail(CX_ERR_INVALID_ARGUMENT, "no items to keep", out_error);
+    *out_removed = 0;
+    if (source.length == 0) return CX_OK;
+    try {
+        Xapian::WritableDatabase &writer = database->writer;
+        std::unordered_set<std::string> kept;
+        for (size_t i = 0; i < keep_count; ++i) kept.insert(cx::unique_term(str(keep_domains[i]), str(keep_identifiers[i])));
+        const std::string term = cx::source_term(str(source));
+        std::vector<Xapian::docid> doomed;
+        for (auto it = writer.postlist_begin(term); it != writer.postlist_end(term); ++it) {
+            if (kept.empty()) {
+                doomed.push_back(*it);
+                continue;
+            }
+            Xapian::TermIterator unique = writer.termlist_begin(*it);
+            unique.skip_to(cx::prefix::unique);
+            if (unique == writer.termlist_end(*it) || kept.count(*unique) == 0) doomed.push_back(*it);
         }
         for (Xapian::docid id : doomed) writer.delete_document(id);
         *out_removed = doomed.size();

@@ -23,6 +23,13 @@ package struct Output {
         Self.write(Data((text + "\n").utf8), to: STDOUT_FILENO)
     }
 
+    /// Prints `value` as one line of key-sorted JSON: a JSON Lines record.
+    package func printJSONLine(_ value: some Encodable) throws {
+        var line = try JSONEncoder.searchlight().encode(value)
+        line.append(0x0A)
+        Self.write(line, to: STDOUT_FILENO)
+    }
+
     /// Writes a message to stderr, its text made harmless for a terminal (``shown(_:keepingLines:)``):
     /// messages quote identifiers, paths and queries that come from input.
     package static func warn(_ text: String) {

@@ -9,7 +9,7 @@ extension BranchUniversalObject {
     static let latestDate: Int64 = 253_402_300_799_999
 
     /// Keys that are neither SDK fields nor custom metadata: Searchlight's own, written by `export`.
-    static let envelopeKeys: Set<String> = ["domain"]
+    static let envelopeKeys: Set<String> = ["domain", "source"]
 
     /// Reads a BUO from a JSON object in either key dialect, or both mixed.
     ///

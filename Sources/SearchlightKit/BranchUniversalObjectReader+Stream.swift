@@ -56,18 +56,33 @@ extension BranchUniversalObjectReader {
     /// bytes.
     static func read(path: String, piece: Int, filter: LineFilter? = nil, emit: (DecodedInput) -> Bool) {
         guard path == "-" else {
-            if isLines(path: path) {
-                decodeLines(path: path, piece: piece, filter: filter, emit: emit)
-            } else if FileSystem.size(atPath: path) <= Indexer.directInputLimit,
-                let data = try? Data(contentsOf: URL(fileURLWithPath: path))
-            {
-                // A small document is read once, in memory.
-                _ = emit(decode(data, path: path))
-            } else {
-                decodeDocument(path: path, name: path, piece: piece, filter: filter, emit: emit)
+            let source = FileSystem.absolutePath(path)
+            return readFile(path: path, piece: piece, filter: filter) { piece in
+                var piece = piece
+                piece.source = source
+                return emit(piece)
             }
-            return
         }
+        readStandardInput(piece: piece, filter: filter, emit: emit)
+    }
+
+    /// Reads a file; see ``read(path:piece:filter:emit:)``.
+    private static func readFile(path: String, piece: Int, filter: LineFilter?, emit: (DecodedInput) -> Bool) {
+        if isLines(path: path) {
+            decodeLines(path: path, piece: piece, filter: filter, emit: emit)
+        } else if FileSystem.size(atPath: path) <= Indexer.directInputLimit,
+            let data = try? Data(contentsOf: URL(fileURLWithPath: path))
+        {
+            // A small document is read once, in memory.
+            _ = emit(decode(data, path: path))
+        } else {
+            decodeDocument(path: path, name: path, piece: piece, filter: filter, emit: emit)
+        }
+    }
+
+    /// Reads standard input; see ``read(path:piece:filter:emit:)``.
+    private static func readStandardInput(piece: Int, filter: LineFilter?, emit: (DecodedInput) -> Bool) {
+        let path = "-"
         let standardInput = FileReader.standardInput()
         do throws(SearchlightError) {
             var head = Data()
@@ -170,6 +185,9 @@ extension BranchUniversalObjectReader {
         path: String, name: String? = nil, piece: Int, filter: LineFilter?, emit: (DecodedInput) -> Bool
     ) {
         let name = name ?? path
+        // A line's digest covers the file it is in: the same line in another file is another
+        // item's source.
+        let seed = filter?.seed(source: name == "-" ? "" : FileSystem.absolutePath(name))
         guard let handle = FileReader(path: path) else {
             var input = DecodedInput(path: name)
             input.rejections.append(unreadable(name))
@@ -192,7 +210,7 @@ extension BranchUniversalObjectReader {
             guard !lines.isEmpty else { return }
             let digests = filter.map { filter in
                 pending.withUnsafeBytes { raw in
-                    lines.map { filter.digest(UnsafeRawBufferPointer(rebasing: raw[$0.range])) }
+                    lines.map { filter.digest(UnsafeRawBufferPointer(rebasing: raw[$0.range]), from: seed!) }
                 }
             }
             let known = digests.map { filter?.known($0) ?? [] } ?? []

@@ -37,6 +37,7 @@ public enum BranchUniversalObjectReader {
     public static func read(path: String) -> DecodedInput {
         var whole = DecodedInput(path: path)
         read(path: path, piece: 2_000) { piece in
+            whole.source = piece.source
             whole.objects += piece.objects
             whole.rejections += piece.rejections
             return true

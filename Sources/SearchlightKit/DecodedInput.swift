@@ -23,6 +23,9 @@ public struct DecodedObject: Sendable, Hashable {
 /// Everything read from one input file: its objects and its rejections.
 public struct DecodedInput: Sendable, Hashable {
     public var path: String
+    /// The absolute path of the file read, which its items record (``SearchableItem/source``);
+    /// `nil` for standard input and input held in memory.
+    public var source: String?
     public var objects: [DecodedObject] = []
     public var rejections: [SearchlightError] = []
     /// JSON Lines lines a ``LineFilter`` recognized as stored unchanged: not decoded.

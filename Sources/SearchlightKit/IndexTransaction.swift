@@ -243,6 +243,15 @@ public struct IndexTransaction {
         }.reduce(0, +)
     }
 
+    /// Deletes the items indexed from the file `source` (``SearchableItem/source``, an absolute
+    /// path), of any domain, but those `keeping` names; returns how many were deleted.
+    public func deleteItems(fromSource source: String, keeping: [(domain: String, identifier: String)] = [])
+        throws(SearchlightError) -> Int
+    {
+        try eachShard { _, shard throws(SearchlightError) in try shard.deleteSource(source, keeping: keeping) }
+            .reduce(0, +)
+    }
+
     /// Deletes every expired item.
     public func pruneExpiredItems(now: Int64) throws(SearchlightError) -> Int {
         try eachShard { _, shard throws(SearchlightError) in try shard.deleteExpired(now: now, dryRun: false) }

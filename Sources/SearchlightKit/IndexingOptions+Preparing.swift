@@ -12,7 +12,8 @@ extension IndexingOptions {
         var stored: [(item: StoredItem, position: Int)] = []
         for decoded in input.objects {
             do throws(FieldError) {
-                let (item, clamped, lineDigest) = try prepare(decoded, now: now)
+                var (item, clamped, lineDigest) = try prepare(decoded, now: now)
+                item.source = input.source
                 stored.append((try StoredItem(item, lineDigest: lineDigest, encoder: encoder), decoded.item))
                 if clamped { report.clamped += 1 }
             } catch {
@@ -36,7 +37,11 @@ extension StoredItem {
         try object.checkLimits()
         let data: Data
         do {
-            data = try encoder.encode(item.dictionary)
+            // The source is kept as a term, not in the data: a path per item would cost every
+            // item its bytes.
+            var dictionary = item.dictionary
+            dictionary["source"] = nil
+            data = try encoder.encode(dictionary)
         } catch {
             throw FieldError(code: .internalError, message: "Cannot encode the item: \(error)")
         }
@@ -49,7 +54,8 @@ extension StoredItem {
             domain: item.domainIdentifier, identifier: object.canonicalIdentifier, title: object.title ?? "",
             description: object.contentDescription ?? "", schema: object.contentMetadata.contentSchema ?? "",
             keywords: object.keywords, data: Array(data), isPublic: item.contentIndexMode == .public,
-            expiration: object.expirationDate ?? 0, lineDigest: lineDigest, views: object.viewCount ?? -1)
+            expiration: object.expirationDate ?? 0, lineDigest: lineDigest, views: object.viewCount ?? -1,
+            source: item.source ?? "")
     }
 }
 
@@ -61,7 +67,7 @@ extension IndexingReport {
             case .added: added += 1
             case .replaced: updated += 1
             case .expired: expired += 1
-            case .unchanged: unchanged += 1
+            case .unchanged, .moved: unchanged += 1
             }
         }
         indexed = added + updated + unchanged

@@ -4,7 +4,7 @@ import FoundationEssentials
 /// that re-indexing an unchanged file reads it without decoding it.
 ///
 /// A line's digest is the FNV-1a hash of the options that shape an item (the domain, the
-/// lifetimes) and the line's raw bytes. An item read from a line keeps that digest as a term while
+/// lifetimes), the file it is in, and the line's raw bytes. An item read from a line keeps that digest as a term while
 /// it depends on nothing else (its expiration was neither clamped nor defaulted from the clock);
 /// replacing or removing the item removes the term. The filter asks a read-only view of the last
 /// commit, on the reading thread; the writer then confirms each recognized line against its own
@@ -31,12 +31,19 @@ public struct LineFilter: @unchecked Sendable {
         salt = Array(options.lineSalt.utf8)
     }
 
-    /// The digest of one raw line under these options.
-    func digest(_ line: UnsafeRawBufferPointer) -> UInt64 {
+    /// Where the digests of the lines of one file start: these options and the file's `source`
+    /// (empty for standard input).
+    func seed(source: String) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in salt {
+        for byte in salt + Array(source.utf8) + [0x1F] {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
         }
+        return hash
+    }
+
+    /// The digest of one raw line of the file whose ``seed(source:)`` is `seed`.
+    func digest(_ line: UnsafeRawBufferPointer, from seed: UInt64) -> UInt64 {
+        var hash = seed
         for byte in line {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
         }
@@ -54,7 +61,7 @@ extension IndexingOptions {
     /// What, besides a line's bytes, decides the item it yields.
     var lineSalt: String {
         let lifetimes = [maximumTimeToLive, defaultTimeToLive].map { TimeToLive.format($0) }
-        return "searchlight-line-1\u{1F}\(domainIdentifier)\u{1F}\(lifetimes[0])\u{1F}\(lifetimes[1])"
+        return "searchlight-line-2\u{1F}\(domainIdentifier)\u{1F}\(lifetimes[0])\u{1F}\(lifetimes[1])"
             + "\u{1F}\(itemsMayChooseDomain)\u{1F}"
     }
 }

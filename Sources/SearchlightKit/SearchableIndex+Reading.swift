@@ -44,7 +44,8 @@ extension SearchableIndex {
             try database.get(domain: domainIdentifier, identifier: identifier)
         }
         if let own {
-            let item = try decodeStored(own)
+            var item = try decodeStored(own.data)
+            item.source = own.source
             return item.isExpired(at: now) ? nil : item
         }
         return try firstItem(withIdentifier: identifier, visibleTo: domainIdentifier, scope: .public, now: now)
@@ -93,6 +94,14 @@ extension SearchableIndex {
             expired: counts.expiredCount, domains: [domainIdentifier: counts.documents], sizeBytes: nil)
     }
 
+    /// The files items were indexed from (``SearchableItem/source``) whose paths begin with
+    /// `prefix`, with their numbers of stored items, in byte order.
+    public func sources(beginningWith prefix: String = "") throws(SearchlightError) -> [(path: String, items: Int)] {
+        try read { database throws(SearchlightError) in
+            try database.sources(prefix: prefix).map { (path: $0.name, items: $0.items) }
+        }
+    }
+
     /// Counts: documents, public, private, expired but not yet pruned, per domain, and the size on disk.
     public func statistics(now: Int64 = currentTime()) throws(SearchlightError) -> IndexStatistics {
         guard let topology else {
@@ -131,9 +140,10 @@ extension SearchableIndex {
         if let domainIdentifier { try SearchableItem.validateDomain(domainIdentifier) }
         try database.withLock { database in
             try refresh(&database)
-            try database.forEachDocument { data, expiration, views in
+            try database.forEachDocument { data, expiration, views, source in
                 if !includeExpired, expiration > 0, expiration <= now { return }
                 var item = try decodeStored(data)
+                item.source = source
                 if views > 0 { item.object.viewCount = views }
                 if let domainIdentifier, item.domainIdentifier != domainIdentifier { return }
                 try body(item)

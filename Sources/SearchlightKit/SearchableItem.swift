@@ -7,10 +7,17 @@ public struct SearchableItem: Sendable, Hashable {
     public var domainIdentifier: String
     /// The content, with its expiration as stored (after the maximum and default lifetimes).
     public var object: BranchUniversalObject
+    /// The absolute path of the file the item was indexed from; `nil` for an item from standard
+    /// input, a request or the API. `index --mirror` removes an item when its file no longer
+    /// holds it.
+    public var source: String?
 
-    public init(object: BranchUniversalObject, domainIdentifier: String = SearchableItem.defaultDomain) {
+    public init(
+        object: BranchUniversalObject, domainIdentifier: String = SearchableItem.defaultDomain, source: String? = nil
+    ) {
         self.object = object
         self.domainIdentifier = domainIdentifier
+        self.source = source
     }
 
     /// The domain used when none is given.
@@ -32,12 +39,14 @@ public struct SearchableItem: Sendable, Hashable {
 }
 
 extension SearchableItem {
-    /// The Branch dictionary plus `domain` and `contentIndexMode`: what `get` and `export` print
-    /// and what indexing reads back to the same item.
+    /// The Branch dictionary plus `domain`, `contentIndexMode` and the `source` file: what `get`
+    /// and `export` print and what indexing reads back to the same item (a `source` key read is
+    /// ignored: the file read is the source).
     public var dictionary: [String: JSONValue] {
         var dictionary = object.branchDictionary
         dictionary["domain"] = .string(domainIdentifier)
         dictionary["contentIndexMode"] = .string(contentIndexMode.rawValue)
+        if let source { dictionary["source"] = .string(source) }
         return dictionary
     }
 

@@ -55,6 +55,7 @@ struct GetCommand: ParsableCommand {
         if !object.keywords.isEmpty { rows.append(("Keywords", object.keywords.joined(separator: ", "))) }
         if let schema = object.contentMetadata.contentSchema { rows.append(("Schema", schema)) }
         if let created = object.creationDate { rows.append(("Created", Output.date(created))) }
+        if let source = item.source { rows.append(("Source", source)) }
         let width = rows.map(\.0.count).max() ?? 0
         for (name, value) in rows {
             print(

@@ -49,8 +49,23 @@ struct IndexCommand: ParsableCommand {
                 + "thread.", valueName: "n"))
     var jobs = CoreBudget.machine.builders
 
+    @Flag(
+        help: ArgumentHelp(
+            "After indexing, keep running and index the files that change under the paths (until Ctrl-C or "
+                + "SIGTERM)."))
+    var watch = false
+
+    @Flag(
+        help: ArgumentHelp(
+            "With --watch: remove the items of files deleted, and the items a file no longer holds."))
+    var mirror = false
+
     func validate() throws {
         if paths.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (-) can be read only once") }
+        if watch, paths.contains("-") {
+            throw ValidationError("--watch watches files and folders, not standard input (-)")
+        }
+        if mirror, !watch { throw ValidationError("--mirror needs --watch") }
         if jobs < 1 || jobs > CoreBudget.maximumBuilders {
             throw ValidationError("--jobs must be between 1 and \(CoreBudget.maximumBuilders), not \(jobs)")
         }
@@ -63,6 +78,7 @@ struct IndexCommand: ParsableCommand {
                     domainIdentifier: domain.domain, maximumTimeToLive: maxTtl.duration,
                     defaultTimeToLive: defaultTtl.duration),
                 strict: strict, jobs: jobs, now: commandTime(now))
+            if watch { return try self.watch(indexer) }
             let index = try SearchableIndex.openForWriting(global, writer)
             let display = Progress()
             var files = 0

@@ -35,7 +35,8 @@ private func store(_ database: OpaquePointer, id: String, title: String, public 
                     var item = cx_item(
                         domain: text(domainBuffer), identifier: text(idBuffer), title: text(titleBuffer),
                         description: cx_text(), schema: cx_text(), data: text(dataBuffer), keywords: nil,
-                        keyword_count: 0, is_public: isPublic, expiration_ms: 0, line_digest: 0, views: -1)
+                        keyword_count: 0, is_public: isPublic, expiration_ms: 0, line_digest: 0, views: -1,
+                        source: cx_text())
                     var documents: OpaquePointer?
                     let built = call { cx_documents_build(&item, 1, &documents, $0) }.status
                     defer { cx_documents_free(documents) }
@@ -193,17 +194,17 @@ struct ShimTests {
         #expect(store(writer, id: "b", title: "B") == CX_OK)
         var list: OpaquePointer?
         #expect(call { cx_database_domains(writer, &list, $0) }.status == CX_OK)
-        defer { cx_domain_list_free(list) }
+        defer { cx_name_list_free(list) }
         let domains = try #require(list)
-        #expect(cx_domain_list_count(domains) == 1)
-        let entry = cx_domain_list_entry(domains, 0)
+        #expect(cx_name_list_count(domains) == 1)
+        let entry = cx_name_list_entry(domains, 0)
         #expect(
             String(
-                decoding: UnsafeRawBufferPointer(start: entry.domain.data, count: entry.domain.length), as: UTF8.self)
+                decoding: UnsafeRawBufferPointer(start: entry.name.data, count: entry.name.length), as: UTF8.self)
                 == "app")
         #expect(entry.documents == 2)
-        #expect(cx_domain_list_entry(domains, 1).documents == 0)
-        cx_domain_list_free(nil)
+        #expect(cx_name_list_entry(domains, 1).documents == 0)
+        cx_name_list_free(nil)
     }
 
     @Test("NULL handles are refused or ignored, never dereferenced")

@@ -66,11 +66,11 @@ struct IndexerTests {
     @Test("a second run updates what changed, adds what is new, removes what expired, and skips the rest")
     func rerun() throws {
         let test = try TestIndex()
-        _ = try indexer.index([.path(try write(lines(0..<3_000), "first.jsonl"))], into: test.index)
+        _ = try indexer.index([.path(try write(lines(0..<3_000)))], into: test.index)
         var second = lines(0..<3_000) { $0 % 10 == 0 ? "beta \($0)" : "alpha \($0)" }
         second[5] = line("item/5", title: "alpha 5", expiration: now - 1)
         second += lines(3_000..<3_100)
-        let report = try indexer.index([.path(try write(second, "second.jsonl"))], into: test.index)
+        let report = try indexer.index([.path(try write(second))], into: test.index)
         #expect(report.updated == 300)
         #expect(report.added == 100)
         #expect(report.expired == 1)
@@ -82,7 +82,7 @@ struct IndexerTests {
         #expect(try test.index.ids("beta").count == 100)
         // The same file again: nothing to write, no new generation.
         let generations = try files(test.path).filter { $0.hasPrefix("gen-") }
-        let again = try indexer.index([.path(try write(second, "second.jsonl"))], into: test.index)
+        let again = try indexer.index([.path(try write(second))], into: test.index)
         #expect(again.unchanged == 3_099 && again.added == 0 && again.updated == 0)
         #expect(try files(test.path).filter { $0.hasPrefix("gen-") } == generations)
     }
@@ -119,14 +119,30 @@ struct IndexerTests {
     @Test("a run that changes little of a large index is written into the current generation")
     func smallChangeApplies() throws {
         let test = try TestIndex()
-        _ = try indexer.index([.path(try write(lines(0..<3_000), "first.jsonl"))], into: test.index)
+        _ = try indexer.index([.path(try write(lines(0..<3_000)))], into: test.index)
         var run = lines(0..<3_000)
         run[42] = line("item/42", title: "omega 42")
-        let report = try indexer.index([.path(try write(run, "second.jsonl"))], into: test.index)
+        let report = try indexer.index([.path(try write(run))], into: test.index)
         #expect(report.updated == 1 && report.unchanged == 2_999)
         #expect(try files(test.path).filter { $0.hasPrefix("gen-") } == ["gen-000001"])
         #expect(try test.index.ids("omega") == ["item/42"])
         #expect(try test.index.ids("\"alpha 42\"").isEmpty)
+    }
+
+    @Test("items read from another file are reported unchanged and remember the new file")
+    func itemsMoveBetweenFiles() throws {
+        let test = try TestIndex()
+        let first = try write(lines(0..<3_000), "first.jsonl")
+        _ = try indexer.index([.path(first)], into: test.index)
+        #expect(try test.index.item(withIdentifier: "item/7", now: now)?.source == first)
+        #expect(try test.index.sources().map(\.path) == [first])
+        let second = try write(lines(0..<3_000), "second.jsonl")
+        let report = try indexer.index([.path(second)], into: test.index)
+        #expect(report.unchanged == 3_000 && report.updated == 0 && report.added == 0)
+        #expect(try test.index.item(withIdentifier: "item/7", now: now)?.source == second)
+        #expect(try test.index.sources().map(\.path) == [second] && test.index.sources().first?.items == 3_000)
+        // Read again from the same file, nothing is rewritten: the lines are recognized.
+        #expect(try indexer.index([.path(second)], into: test.index).unchanged == 3_000)
     }
 
     @Test("with strict, one rejection in a large run writes nothing")

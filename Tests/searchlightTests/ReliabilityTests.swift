@@ -215,11 +215,13 @@ struct ReliabilityTests {
         // A third of the items change: the merge deletes the replaced ones. Then the other two
         // thirds change: it copies the 1,500 unchanged ones into the segments (each segment its
         // share, in parallel) and compacts the segments alone.
-        try FileManager.default.removeItem(atPath: workspace.path + "/v1/f000.jsonl")
-        try FileManager.default.copyItem(
-            atPath: workspace.path + "/v2/f000.jsonl", toPath: workspace.path + "/v1/f000.jsonl")
-        for (folder, updated) in [("v1", 1_500), ("v2", 3_000)] {
-            let run = try workspace.run(["index", workspace.path + "/" + folder, "--json"])
+        for (files, updated) in [(["f000"], 1_500), (["f001", "f002"], 3_000)] {
+            for file in files {
+                try FileManager.default.removeItem(atPath: workspace.path + "/v1/\(file).jsonl")
+                try FileManager.default.copyItem(
+                    atPath: workspace.path + "/v2/\(file).jsonl", toPath: workspace.path + "/v1/\(file).jsonl")
+            }
+            let run = try workspace.run(["index", workspace.path + "/v1", "--json"])
             #expect(run.status == 0, "\(run.stderr)")
             #expect(try run.object()["updated"] as? Int == updated)
             try checkWithXapian(workspace.index)

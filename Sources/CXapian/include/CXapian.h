@@ -111,6 +111,10 @@ typedef struct cx_item {
     /// The item's recorded views as an export gave them, or -1: a replaced item then keeps the
     /// count stored for it (views survive re-indexing).
     int64_t views;
+    /// The absolute path of the file the item was read from, or empty (standard input, a request,
+    /// the API). Items are found by it (`cx_database_sources`, `cx_database_delete_source`), and
+    /// `cx_database_get` and cursors give it back.
+    cx_text source;
 } cx_item;
 
 /// What happened to one identifier in `cx_database_delete_items`.
@@ -300,9 +304,10 @@ cx_status cx_database_cancel(cx_database *_Nullable database, char *_Nullable *_
 /// the caller, freed with `cx_documents_free`; one thread at a time.
 typedef struct cx_documents cx_documents;
 
-/// Marks in `out_unchanged` (one byte per item, 1 or 0) each item stored already byte for byte as
-/// it would be stored now and not expired at `now_ms`: nothing of it needs rewriting. The same
-/// identity twice in one call counts as changed, so that the last occurrence wins.
+/// Marks in `out_unchanged` (one byte per item) each item stored already byte for byte as it
+/// would be stored now and not expired at `now_ms`: 1, nothing of it needs rewriting; 2, the same
+/// but read from another file (`cx_item.source`), to be stored again for that; 0 otherwise. The
+/// same identity twice in one call counts as changed, so that the last occurrence wins.
 /// Returns `CX_ERR_INVALID_ARGUMENT` on a read-only handle, or `CX_ERR_IO`.
 cx_status cx_database_find_unchanged(cx_database *_Nullable database, const cx_item *items, size_t count,
                                      int64_t now_ms, uint8_t *out_unchanged, char *_Nullable *_Nullable out_error);
@@ -344,6 +349,14 @@ cx_status cx_database_record_views(cx_database *_Nullable database, cx_text doma
 cx_status cx_database_delete_items(cx_database *_Nullable database, cx_text domain, const cx_text *identifiers, size_t count,
                                    bool include_public, int32_t *out_outcomes,
                                    char *_Nullable *_Nullable out_error);
+
+/// Deletes the items read from the file `source` (`cx_item.source`), of any domain, except the
+/// `keep_count` items named in `keep` by domain and identifier (the items the file holds now).
+/// `out_removed` receives how many were deleted. Returns `CX_ERR_INVALID_ARGUMENT` on a read-only
+/// handle, or `CX_ERR_IO`.
+cx_status cx_database_delete_source(cx_database *_Nullable database, cx_text source, const cx_text *_Nullable keep_domains,
+                                    const cx_text *_Nullable keep_identifiers, size_t keep_count, uint64_t *out_removed,
+                                    char *_Nullable *_Nullable out_error);
 
 /// Deletes the private items of `domain` and of every domain below it on dot-separated
 /// components (`com.example` covers `com.example.shop`); public ones too when `include_public`.
@@ -393,7 +406,8 @@ cx_status cx_bulk_open(const char *_Nullable base, const char *_Nullable folder,
 
 /// Stores `count` items in segment `segment`, the item `items[i]` having the sequence `sequences[i]`.
 /// One thread at a time may use a segment; different segments may be used from different threads at
-/// once. `out_outcomes` receives one value per item (0 added, 1 replaced, 2 expired, 3 unchanged),
+/// once. `out_outcomes` receives one value per item (0 added, 1 replaced, 2 expired, 3 unchanged,
+/// 4 unchanged but read from another file than before, and stored again for that),
 /// judged against the current database. Returns `CX_ERR_INVALID_ARGUMENT` for a segment out of
 /// range or a finished build, `CX_ERR_IO` (the disk is full, say) or `CX_ERR_NO_MEMORY`.
 cx_status cx_bulk_add(cx_bulk *_Nullable bulk, uint32_t segment, const cx_item *items, const uint64_t *sequences,
@@ -439,36 +453,44 @@ void cx_bulk_free(cx_bulk *_Nullable bulk);
 // MARK: - Reading
 
 /// Finds the item (domain, identifier). On success `*out_data` receives a `malloc`-ed copy of its
-/// stored data, freed with `cx_string_free`. Returns `CX_ERR_NOT_FOUND` when absent.
+/// stored data, and `*out_source` (when not NULL) one of the path of the file it was read from, or
+/// NULL for none; both freed with `cx_string_free`. Returns `CX_ERR_NOT_FOUND` when absent.
 cx_status cx_database_get(cx_database *_Nullable database, cx_text domain, cx_text identifier,
                           char *_Nullable *_Nonnull out_data, size_t *out_length,
-                          char *_Nullable *_Nullable out_error);
+                          char *_Nullable *_Nullable out_source, char *_Nullable *_Nullable out_error);
 
 /// Counts documents, public, private and expired (at `now_ms`) items.
 cx_status cx_database_stats(cx_database *_Nullable database, int64_t now_ms, cx_stats *out_stats,
                             char *_Nullable *_Nullable out_error);
 
 /// One domain and how many items it stores.
-typedef struct cx_domain_count {
-    /// Borrowed from the list that holds it.
-    cx_text domain;
+typedef struct cx_name_count {
+    /// A domain or a file; borrowed from the list that holds it.
+    cx_text name;
+    /// The items stored under it.
     uint64_t documents;
-} cx_domain_count;
+} cx_name_count;
 
-/// The domains of a database with their item counts.
-typedef struct cx_domain_list cx_domain_list;
+/// Names with item counts: the domains of a database, or the files its items were read from.
+typedef struct cx_name_list cx_name_list;
 
 /// Lists every domain with its stored item count, in byte order of the names. On success `*out`
-/// owns the list, freed with `cx_domain_list_free`.
-cx_status cx_database_domains(cx_database *_Nullable database, cx_domain_list *_Nullable *_Nonnull out,
+/// owns the list, freed with `cx_name_list_free`.
+cx_status cx_database_domains(cx_database *_Nullable database, cx_name_list *_Nullable *_Nonnull out,
                               char *_Nullable *_Nullable out_error);
 
-/// The number of domains in the list.
-size_t cx_domain_list_count(const cx_domain_list *list);
+/// Lists the files items were read from (`cx_item.source`) that begin with `prefix` (empty:
+/// every file), with their stored item counts, in byte order. On success `*out` owns the list,
+/// freed with `cx_name_list_free`.
+cx_status cx_database_sources(cx_database *_Nullable database, cx_text prefix,
+                              cx_name_list *_Nullable *_Nonnull out, char *_Nullable *_Nullable out_error);
+
+/// The number of names in the list.
+size_t cx_name_list_count(const cx_name_list *list);
 /// Entry `index`; an index past the end gives an empty name and a zero count.
-cx_domain_count cx_domain_list_entry(const cx_domain_list *list, size_t index);
+cx_name_count cx_name_list_entry(const cx_name_list *list, size_t index);
 /// Frees a list. Accepts NULL.
-void cx_domain_list_free(cx_domain_list *_Nullable list);
+void cx_name_list_free(cx_name_list *_Nullable list);
 
 /// Counts for one domain (exactly, not its subdomains): `documents` stored, live `public_count`
 /// and `private_count` at `now_ms`, and `expired_count`, stored but expired.
@@ -519,10 +541,12 @@ cx_status cx_cursor_open(cx_database *_Nullable database, cx_cursor *_Nullable *
                          char *_Nullable *_Nullable out_error);
 
 /// Moves to the next item. `*out_done` is set when there is none; otherwise `*out_data` holds
-/// its stored data, borrowed until the next call, `*out_expiration_ms` its expiration and
-/// `*out_views` its recorded views.
+/// its stored data and `*out_source` the path of the file it was read from (empty for none), both
+/// borrowed until the next call, `*out_expiration_ms` its expiration and `*out_views` its
+/// recorded views.
 cx_status cx_cursor_next(cx_cursor *_Nullable cursor, cx_text *out_data, int64_t *out_expiration_ms,
-                         int64_t *out_views, bool *out_done, char *_Nullable *_Nullable out_error);
+                         int64_t *out_views, cx_text *out_source, bool *out_done,
+                         char *_Nullable *_Nullable out_error);
 
 /// Frees a cursor. Accepts NULL.
 void cx_cursor_free(cx_cursor *_Nullable cursor);

@@ -6,6 +6,25 @@ import Glibc
 enum FileSystem {
     enum Kind { case file, directory, other }
 
+    /// `path` made absolute against the working directory, with `.` and `..` components and
+    /// repeated slashes resolved as written (symbolic links are not followed).
+    static func absolutePath(_ path: String) -> String {
+        var components: [Substring] = []
+        var whole = path
+        if !path.hasPrefix("/"), let directory = getcwd(nil, 0) {
+            whole = String(cString: directory) + "/" + path
+            free(directory)
+        }
+        for component in whole.split(separator: "/") {
+            switch component {
+            case ".": continue
+            case "..": _ = components.popLast()
+            default: components.append(component)
+            }
+        }
+        return "/" + components.joined(separator: "/")
+    }
+
     /// What is at `path` and its size in bytes, following symbolic links; `nil` when nothing is.
     static func status(atPath path: String) -> (kind: Kind, size: Int)? {
         var status = stat()

@@ -27,6 +27,8 @@ struct StoredItem {
     var lineDigest: UInt64 = 0
     /// The recorded views the input gives, or -1 to keep those stored.
     var views: Int64 = -1
+    /// The absolute path of the file the item was read from, or empty.
+    var source = ""
 }
 
 /// Packs many strings into one buffer so that one pointer scope covers all the `cx_text`s of a call.
@@ -39,7 +41,7 @@ struct TextArena {
     }
 
     struct ItemRanges {
-        var domain, identifier, title, description, schema, data: Range
+        var domain, identifier, title, description, schema, data, source: Range
         var keywords: [Range]
         var isPublic: Bool
         var expiration: Int64
@@ -51,7 +53,7 @@ struct TextArena {
                 domain: texts.text(domain), identifier: texts.text(identifier), title: texts.text(title),
                 description: texts.text(description), schema: texts.text(schema), data: texts.text(data),
                 keywords: texts.keywordPointer(keywords), keyword_count: keywords.count, is_public: isPublic,
-                expiration_ms: expiration, line_digest: lineDigest, views: views)
+                expiration_ms: expiration, line_digest: lineDigest, views: views, source: texts.text(source))
         }
     }
 
@@ -67,6 +69,7 @@ struct TextArena {
         ItemRanges(
             domain: add(item.domain), identifier: add(item.identifier), title: add(item.title),
             description: add(item.description), schema: add(item.schema), data: add(bytes: item.data),
+            source: add(item.source),
             keywords: item.keywords.map { add($0) }, isPublic: item.isPublic, expiration: item.expiration,
             lineDigest: item.lineDigest, views: item.views)
     }

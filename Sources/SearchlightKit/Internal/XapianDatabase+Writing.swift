@@ -9,6 +9,8 @@ extension XapianDatabase {
         case replaced = 1
         case expired = 2
         case unchanged = 3
+        /// Unchanged, but read from another file than before: stored again for its source.
+        case moved = 4
     }
 
     /// Stores `items`, replacing any item of the same identity, and gives each one's outcome.
@@ -25,13 +27,15 @@ extension XapianDatabase {
             var unchanged = [UInt8](repeating: 0, count: all.count)
             try check { error in cx_database_find_unchanged(handle, all.baseAddress!, all.count, now, &unchanged, error)
             }
-            let changed = all.indices.filter { unchanged[$0] == 0 }
+            let changed = all.indices.filter { unchanged[$0] != 1 }
             let stored = try changed.map { all[$0] }.withUnsafeBufferPointer { buffer throws(SearchlightError) in
                 try store(
                     SharedItems(buffer), on: handle, now: now,
                     pipelined: budget.pipelinesWrites && buffer.count >= 2 * Self.pipelineStep)
             }
-            for (position, index) in changed.enumerated() { outcomes[index] = stored[position] }
+            for (position, index) in changed.enumerated() {
+                outcomes[index] = unchanged[index] == 2 && stored[position] == .replaced ? .moved : stored[position]
+            }
         }
         return outcomes
     }
@@ -133,6 +137,27 @@ extension XapianDatabase {
             }
         }
         return outcomes
+    }
+
+    /// Deletes the items read from the file `source`, but those `keeping` names (domain,
+    /// identifier); returns how many were deleted.
+    func deleteSource(_ source: String, keeping: [(domain: String, identifier: String)]) throws(SearchlightError)
+        -> Int
+    {
+        let handle = try open()
+        var arena = TextArena()
+        let sourceRange = arena.add(source)
+        let kept = keeping.map { (arena.add($0.domain), arena.add($0.identifier)) }
+        var removed: UInt64 = 0
+        try arena.withTexts { texts throws(SearchlightError) in
+            let domains = kept.map { texts.text($0.0) }
+            let identifiers = kept.map { texts.text($0.1) }
+            try check { error in
+                cx_database_delete_source(
+                    handle, texts.text(sourceRange), domains, identifiers, kept.count, &removed, error)
+            }
+        }
+        return Int(removed)
     }
 
     func deleteDomain(_ domain: String, includePublic: Bool) throws(SearchlightError) -> Int {

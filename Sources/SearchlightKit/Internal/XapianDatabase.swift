@@ -135,26 +135,35 @@ final class XapianDatabase: @unchecked Sendable {
 
     // MARK: Reads
 
-    /// The stored data of the item (domain, identifier), or `nil` when there is none.
-    func get(domain: String, identifier: String) throws(SearchlightError) -> [UInt8]? {
+    /// The stored data of the item (domain, identifier) and the path of the file it was read from,
+    /// or `nil` when there is none.
+    func get(domain: String, identifier: String) throws(SearchlightError) -> (data: [UInt8], source: String?)? {
         let handle = try open()
         var arena = TextArena()
         let domainRange = arena.add(domain)
         let idRange = arena.add(identifier)
         var data: UnsafeMutablePointer<CChar>?
         var length = 0
-        defer { cx_string_free(data) }
+        var source: UnsafeMutablePointer<CChar>?
+        defer {
+            cx_string_free(data)
+            cx_string_free(source)
+        }
         var status = CX_OK
         var message = ""
         arena.withTexts { texts in
             var error: UnsafeMutablePointer<CChar>?
-            status = cx_database_get(handle, texts.text(domainRange), texts.text(idRange), &data, &length, &error)
+            status = cx_database_get(
+                handle, texts.text(domainRange), texts.text(idRange), &data, &length, &source, &error)
             message = error.map { String(cString: $0) } ?? ""
             cx_string_free(error)
         }
         if status == CX_ERR_NOT_FOUND { return nil }
         if status != CX_OK { throw SearchlightError(status: status, message: message, path: path) }
-        return data.map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
+        return (
+            data.map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? [],
+            source.map { String(cString: $0) }
+        )
     }
 
     struct Counts {
@@ -191,21 +200,37 @@ final class XapianDatabase: @unchecked Sendable {
     /// Every domain with its number of stored items.
     func domains() throws(SearchlightError) -> [String: Int] {
         let handle = try open()
-        var list: OpaquePointer?
-        defer { cx_domain_list_free(list) }
-        try check { error in cx_database_domains(handle, &list, error) }
-        guard let list else { return [:] }
-        var domains: [String: Int] = [:]
-        for index in 0..<cx_domain_list_count(list) {
-            let entry = cx_domain_list_entry(list, index)
-            domains[entry.domain.string] = Int(entry.documents)
+        return Dictionary(uniqueKeysWithValues: try names { error, list in cx_database_domains(handle, &list, error) })
+    }
+
+    /// The files items were read from that begin with `prefix`, with their numbers of items, in
+    /// byte order.
+    func sources(prefix: String) throws(SearchlightError) -> [(name: String, items: Int)] {
+        let handle = try open()
+        return try withText(prefix) { text throws(SearchlightError) in
+            try names { error, list in cx_database_sources(handle, text, &list, error) }
         }
-        return domains
+    }
+
+    /// The entries of the name list a shim call gives.
+    private func names(
+        _ call: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>, inout OpaquePointer?) -> cx_status
+    ) throws(SearchlightError) -> [(name: String, items: Int)] {
+        var list: OpaquePointer?
+        defer { cx_name_list_free(list) }
+        try check { error in call(error, &list) }
+        guard let list else { return [] }
+        return (0..<cx_name_list_count(list)).map { index in
+            let entry = cx_name_list_entry(list, index)
+            return (entry.name.string, Int(entry.documents))
+        }
     }
 
     /// Calls `body` with each stored item's data, expiration (0 for never) and recorded views, in
     /// storage order.
-    func forEachDocument(_ body: (_ data: [UInt8], _ expiration: Int64, _ views: Int64) throws -> Void) throws {
+    func forEachDocument(
+        _ body: (_ data: [UInt8], _ expiration: Int64, _ views: Int64, _ source: String?) throws -> Void
+    ) throws {
         let handle = try open()
         var cursor: OpaquePointer?
         try check { error in cx_cursor_open(handle, &cursor, error) }
@@ -214,10 +239,11 @@ final class XapianDatabase: @unchecked Sendable {
             var data = cx_text()
             var expiration: Int64 = 0
             var views: Int64 = 0
+            var source = cx_text()
             var done = false
-            try check { error in cx_cursor_next(cursor!, &data, &expiration, &views, &done, error) }
+            try check { error in cx_cursor_next(cursor!, &data, &expiration, &views, &source, &done, error) }
             if done { return }
-            try body(data.bytes, expiration, views)
+            try body(data.bytes, expiration, views, source.length == 0 ? nil : source.string)
         }
     }
 
