@@ -139,6 +139,23 @@ public final class FolderWatcher: @unchecked Sendable {
         return changes(touched, overflowed: overflowed)
     }
 
+    /// The batches of changes, as ``next(quiet:longest:timeout:)`` gives them, waited for on a
+    /// system thread of their own (never Swift's cooperative pool); the sequence ends when
+    /// ``stop()`` is called or its consumer stops listening.
+    public func batches() -> AsyncStream<Changes> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Changes.self, bufferingPolicy: .unbounded)
+        continuation.onTermination = { [self] _ in stop() }
+        do throws(SearchlightError) {
+            try OSThread.start(name: "folder-watch") { [self] in
+                while let changes = next() { continuation.yield(changes) }
+                continuation.finish()
+            }
+        } catch {
+            continuation.finish()
+        }
+        return stream
+    }
+
     /// Reads the events waiting; true when any counted.
     private func read(into touched: inout Set<String>, overflowed: inout Bool) -> Bool {
         var counted = false

@@ -24,6 +24,11 @@ public struct ServerConfiguration: Sendable {
     public var metricsPublic: Bool
     /// What one client's connection may cost.
     public var connectionLimits: ConnectionLimits
+    /// Files and folders indexed at start and then as they change (`--watch`), into the default
+    /// domain, through the writer queue.
+    public var watch: [String] = []
+    /// With `watch`: remove the items of files deleted, and those a file no longer holds.
+    public var mirror = false
 
     /// A read-only service, and where its writes go.
     public struct ReadOnly: Sendable, Hashable {
@@ -90,6 +95,9 @@ public func buildApplication(
     _ configuration: ServerConfiguration, logger: Logger,
     onServerRunning: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
 ) throws(SearchlightError) -> some ApplicationProtocol {
+    let watcher =
+        configuration.watch.isEmpty || configuration.readOnly != nil
+        ? nil : try FolderWatcher(paths: configuration.watch)
     let service =
         configuration.readOnly == nil
         ? try IndexPool(path: configuration.indexPath, lockTimeout: configuration.lockTimeout)
@@ -97,6 +105,10 @@ public func buildApplication(
     var services: [any Service] = [IndexLifecycleService(index: service, logger: logger)]
     if let interval = configuration.pruneInterval, configuration.readOnly == nil {
         services.append(PruneService(index: service, interval: interval, logger: logger))
+    }
+    if let watcher {
+        // Last, so that it stops first: its batch in flight is committed before the index closes.
+        services.append(WatchService(index: service, watcher: watcher, mirror: configuration.mirror, logger: logger))
     }
     return Application(
         router: buildRouter(

@@ -61,3 +61,54 @@ struct PruneService: Service {
         }
     }
 }
+
+/// Indexes the watched files at start, then each batch of changes as it comes, through the writer
+/// queue (bulk builds run alone there, between batches of requests' writes).
+struct WatchService: Service {
+    let index: IndexPool
+    let watcher: FolderWatcher
+    let mirror: Bool
+    let logger: Logger
+
+    func run() async throws {
+        let paths = watcher.paths
+        let first: FolderWatcher.Changes
+        do {
+            first = FolderWatcher.Changes(written: try BranchUniversalObjectReader.inputFiles(for: paths))
+        } catch {
+            logger.error("Cannot read the watched paths: \(error)")
+            throw error
+        }
+        await cancelWhenGracefulShutdown {
+            await apply(first, roots: mirror ? paths : nil)
+            for await changes in watcher.batches() {
+                await apply(changes, roots: changes.overflowed ? paths : nil)
+            }
+        }
+        watcher.stop()
+    }
+
+    private func apply(_ changes: FolderWatcher.Changes, roots: [String]?) async {
+        guard !changes.isEmpty else { return }
+        let mirror = self.mirror
+        let indexer = Indexer(jobs: CoreBudget.machine.serviceBuilders)
+        do {
+            let report = try await index.writeAlone { writer throws(SearchlightError) in
+                var indexer = indexer
+                indexer.now = SearchableIndex.currentTime()
+                return try indexer.apply(changes, to: writer, mirror: mirror, roots: roots)
+            }
+            logger.info(
+                "Indexed changed files",
+                metadata: [
+                    "files": "\(report.files.count)", "gone": "\(report.gone.count)",
+                    "added": "\(report.indexing.added)", "updated": "\(report.indexing.updated)",
+                    "unchanged": "\(report.indexing.unchanged)", "rejected": "\(report.indexing.rejected)",
+                    "removed": "\(report.removed)", "rescanned": "\(report.rescanned)",
+                ])
+            for error in report.indexing.errors { logger.warning("Rejected: \(error)") }
+        } catch {
+            logger.error("Indexing changed files failed: \(error)")
+        }
+    }
+}

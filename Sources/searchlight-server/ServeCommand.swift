@@ -36,6 +36,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --read-only: the primary's address, named to refused writes.", valueName: "url"))
     var primary: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Index the files under this path at start, then as they change (repeatable; into the default domain).",
+            valueName: "path"))
+    var watch: [String] = []
+
+    @Flag(help: "With --watch: remove the items of files deleted, and those a file no longer holds.")
+    var mirror = false
+
     @Flag(help: "Answer GET /metrics without a token (else admin tokens only).")
     var metricsPublic = false
 
@@ -65,6 +74,8 @@ struct ServeCommand: AsyncParsableCommand {
         guard headerTimeout.duration != nil, idleTimeout.duration != nil else {
             throw ValidationError("--header-timeout and --idle-timeout take a duration such as 10s, not none")
         }
+        guard watch.isEmpty || !readOnly else { throw ValidationError("--watch writes: it cannot go with --read-only") }
+        guard !mirror || !watch.isEmpty else { throw ValidationError("--mirror needs --watch") }
         guard primary == nil || readOnly else {
             throw ValidationError("--primary names where a read-only service sends writes: add --read-only")
         }
@@ -85,12 +96,14 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             let accessTokens =
                 try tokens.map { path throws(SearchlightError) in try AccessTokens(contentsOf: path) } ?? .none
-            let configuration = ServerConfiguration(
+            var configuration = ServerConfiguration(
                 host: host, port: port, indexPath: global.indexPath, tokens: accessTokens,
                 pruneInterval: pruneInterval.duration, lockTimeout: writer.duration,
                 readOnly: readOnly ? .init(primary: primary) : nil, metrics: metrics, metricsPublic: metricsPublic,
                 connectionLimits: connectionLimits(logger: logger))
-            try await runServer(configuration, logger: logger) { host, port in
+            configuration.watch = watch
+            configuration.mirror = mirror
+            try await runServer(configuration, logger: logger) { [configuration] host, port in
                 let mode = configuration.readOnly == nil ? "" : ", read-only"
                 let line = "Searchlight listening on http://\(host):\(port) (index \(configuration.indexPath)\(mode))\n"
                 FileHandle.standardOutput.write(Data(line.utf8))

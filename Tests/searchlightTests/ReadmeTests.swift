@@ -67,11 +67,15 @@ struct ReadmeTests {
     func examples() throws {
         let examples = try readmeExamples()
         #expect(examples.count >= 15, "\(examples.count) examples found")
-        // A folder as the README's reader has it: corpus/, the broken file, `searchlight` on PATH,
-        // and the default index under a home of Maya's.
-        let folder = try TemporaryFolder.subfolder("readme")
-        let bin = folder + "/bin"
-        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        // A folder as the README's reader has it: a home of Maya's with the default index, and her
+        // copy of the project (corpus/, the broken file), where the commands run; `searchlight` on
+        // PATH.
+        let root = try TemporaryFolder.subfolder("readme")
+        let folder = root + "/home/maya/searchlight"
+        let bin = root + "/bin"
+        for path in [bin, folder] {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        }
         try FileManager.default.createSymbolicLink(atPath: bin + "/searchlight", withDestinationPath: binaryPath)
         try FileManager.default.createSymbolicLink(
             atPath: folder + "/corpus", withDestinationPath: repositoryRoot + "/corpus")
@@ -85,15 +89,15 @@ struct ReadmeTests {
             """, in: folder)
         var environment = ProcessInfo.processInfo.environment
         environment["PATH"] = bin + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
-        environment["XDG_DATA_HOME"] = folder + "/home/maya/.local/share"
-        environment["HOME"] = folder + "/home/maya"
+        environment["XDG_DATA_HOME"] = root + "/home/maya/.local/share"
+        environment["HOME"] = root + "/home/maya"
         environment["NO_COLOR"] = "1"
         environment["SEARCHLIGHT_INDEX"] = nil
         for example in examples {
             let run = try runProgram(
                 "/bin/sh", ["-c", Self.atCorpusTime(example.command)], environment: environment, directory: folder)
             // What a terminal shows: the report on stdout, then what went to stderr.
-            let printed = (run.stdout + run.stderr).replacingOccurrences(of: folder, with: "")
+            let printed = (run.stdout + run.stderr).replacingOccurrences(of: root, with: "")
             var lines = printed.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             while lines.last == "" { lines.removeLast() }
             #expect(lines == example.expected, "\(example)\nprinted:\n\(lines.joined(separator: "\n"))")

@@ -33,6 +33,11 @@ private final class Watching {
     /// Waits until `condition` holds, for at most `seconds`; whether it held.
     @discardableResult
     func wait(seconds: Double = 30, until condition: () throws -> Bool) rethrows -> Bool {
+        try Self.polling(seconds: seconds, until: condition)
+    }
+
+    /// Waits until `condition` holds, for at most `seconds`; whether it held.
+    static func polling(seconds: Double = 30, until condition: () throws -> Bool) rethrows -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if try condition() { return true }
@@ -191,6 +196,26 @@ struct WatchTests {
             }, "\(watching.log)")
         #expect(watching.batches.contains { $0["rescanned"] as? Bool == true })
         #expect(watching.stop() == 0)
+    }
+
+    @Test("serve --watch indexes the folder through its writer, and stops cleanly on SIGTERM")
+    func serveWatches() throws {
+        let workspace = try Workspace()
+        try workspace.write("in/first.json", item("first", "Lighthouse keeper"))
+        let server = try RunningServer(
+            index: workspace.index, extra: ["--watch", workspace.path + "/in", "--mirror"])
+        // Read beside the service, as any reader may.
+        func ids(_ query: String) throws -> [String] {
+            let results = try workspace.run(["search", query, "--json"]).object()["results"]
+            return (results as? [[String: Any]] ?? []).compactMap { $0["canonicalIdentifier"] as? String }
+        }
+        #expect(try Watching.polling { try ids("lighthouse") == ["first"] }, "\(server.log)")
+        try workspace.write("in/kettle.json", item("kettle", "Blue kettle"))
+        #expect(try Watching.polling { try ids("kettle") == ["kettle"] }, "\(server.log)")
+        try FileManager.default.removeItem(atPath: workspace.path + "/in/first.json")
+        #expect(try Watching.polling { try ids("lighthouse").isEmpty }, "\(server.log)")
+        #expect(server.stop() == 0, "\(server.log)")
+        #expect(server.log.contains("Indexed changed files"))
     }
 
     @Test("--watch is refused with standard input, and --mirror without --watch")
