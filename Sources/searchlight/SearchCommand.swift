@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glibc
 import SearchlightCommandLine
 import SearchlightKit
 
@@ -48,6 +49,18 @@ struct SearchCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "How many results to skip (at most \(SearchQuery.maximumOffset)).")
     var offset = 0
 
+    @Flag(
+        name: .shortAndLong,
+        help: ArgumentHelp(
+            "A full-screen view whose results follow each keystroke: up/down (Ctrl-P/Ctrl-N) select, Enter prints "
+                + "the selection, Escape or Ctrl-C leaves (status 130)."))
+    var interactive = false
+
+    @Option(
+        name: .customLong("print"),
+        help: ArgumentHelp("With --interactive: what Enter prints of the selected item.", valueName: "id|url|json"))
+    var printing: InteractiveSearch.Printed = .id
+
     func validate() throws {
         if domain != nil, allDomains { throw ValidationError("Use either --domain or --all-domains, not both") }
         if limit < 0 || limit > SearchQuery.maximumLimit {
@@ -64,13 +77,27 @@ struct SearchCommand: ParsableCommand {
                 query.joined(separator: " "),
                 domainIdentifier: allDomains ? nil : (domain ?? SearchableItem.defaultDomain),
                 scope: scope.scope, limit: limit, offset: offset)
-            try search.validate()
             let index = try SearchableIndex.openForReading(global)
+            if interactive { return try runInteractive(search, in: index) }
+            try search.validate()
             let results = try index.search(search, now: commandTime(now))
             try index.close()
             if global.json { return try global.output.printJSON(results) }
             printText(results)
         }
+    }
+
+    private func runInteractive(_ search: SearchQuery, in index: SearchableIndex) throws {
+        var template = search
+        template.limit = max(1, min(search.limit, 50))
+        // No colour with NO_COLOR (no-color.org) or on a terminal that cannot show it.
+        let color = getenv("NO_COLOR") == nil && getenv("TERM").map { String(cString: $0) } != "dumb"
+        let view = try InteractiveSearch(
+            index: index, template: template, now: commandTime(now), printed: printing, color: color)
+        let (status, output) = view.run()
+        try index.close()
+        if let output { print(output) }
+        if status != 0 { throw ExitCode(status) }
     }
 
     private func printText(_ page: SearchResults) {
