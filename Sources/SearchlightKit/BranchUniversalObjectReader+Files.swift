@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Glibc
 
 extension BranchUniversalObjectReader {
     /// Expands the command-line inputs: files stay, directories are walked recursively (sorted,
@@ -32,5 +33,31 @@ extension BranchUniversalObjectReader {
     public static func isLines(path: String) -> Bool {
         let lowered = path.lowercased()
         return lowered.hasSuffix(".jsonl") || lowered.hasSuffix(".ndjson")
+    }
+
+    /// Reads standard input; see ``read(path:piece:filter:emit:)``.
+    static func readStandardInput(piece: Int, filter: LineFilter?, emit: (DecodedInput) -> Bool) {
+        let path = "-"
+        let standardInput = FileReader.standardInput()
+        do throws(SearchlightError) {
+            var head = Data()
+            while head.count <= Indexer.directInputLimit {
+                let block = try standardInput.read(upToCount: 1 << 20)
+                if block.isEmpty {
+                    _ = emit(decode(head, path: path))
+                    return
+                }
+                head += block
+            }
+            let spooled = try FileSystem.spool(head, then: standardInput)
+            defer { unlink(spooled) }
+            decodeDocument(path: spooled, name: path, piece: piece, filter: filter, emit: emit)
+        } catch {
+            var input = DecodedInput(path: path)
+            var error = error
+            error.path = path
+            input.rejections.append(error)
+            _ = emit(input)
+        }
     }
 }

@@ -80,32 +80,6 @@ extension BranchUniversalObjectReader {
         }
     }
 
-    /// Reads standard input; see ``read(path:piece:filter:emit:)``.
-    private static func readStandardInput(piece: Int, filter: LineFilter?, emit: (DecodedInput) -> Bool) {
-        let path = "-"
-        let standardInput = FileReader.standardInput()
-        do throws(SearchlightError) {
-            var head = Data()
-            while head.count <= Indexer.directInputLimit {
-                let block = try standardInput.read(upToCount: 1 << 20)
-                if block.isEmpty {
-                    _ = emit(decode(head, path: path))
-                    return
-                }
-                head += block
-            }
-            let spooled = try FileSystem.spool(head, then: standardInput)
-            defer { unlink(spooled) }
-            decodeDocument(path: spooled, name: path, piece: piece, filter: filter, emit: emit)
-        } catch {
-            var input = DecodedInput(path: path)
-            var error = error
-            error.path = path
-            input.rejections.append(error)
-            _ = emit(input)
-        }
-    }
-
     /// Reads a JSON document (or JSON Lines in a file not named so) in pieces; see
     /// ``read(path:piece:filter:emit:)``. `name` names the input in errors.
     static func decodeDocument(
