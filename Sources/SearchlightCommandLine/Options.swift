@@ -3,6 +3,11 @@ import FoundationEssentials
 import Glibc
 package import SearchlightKit
 
+/// When text output is styled (`--color`).
+package enum ColorChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
+    case auto, always, never
+}
+
 /// Options every subcommand takes.
 package struct GlobalOptions: ParsableArguments {
     package init() {}
@@ -16,6 +21,9 @@ package struct GlobalOptions: ParsableArguments {
 
     @Flag(help: "Print one JSON document on stdout instead of text.")
     package var json = false
+
+    @Option(help: "Colours and styles in text output: on a terminal only (auto), always, or never.")
+    package var color = ColorChoice.auto
 
     /// The index path after the defaults.
     package var indexPath: String {

@@ -11,8 +11,19 @@ package struct Output {
 
     package static let stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
     package static let stderrIsTerminal = isatty(STDERR_FILENO) == 1
-    /// Colour only on a terminal, and never when NO_COLOR is set (no-color.org).
-    package static let useColor = stdoutIsTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+    /// A terminal that cannot show colours or move the cursor (`TERM=dumb`).
+    package static let terminalIsDumb = ProcessInfo.processInfo.environment["TERM"] == "dumb"
+    /// What `--color` asked for; set as a command starts (``reportingErrors(_:_:)``).
+    nonisolated(unsafe) package static var colorChoice = ColorChoice.auto
+    /// Colours and styles: with `--color always`; never with `--color never`; else only on a
+    /// terminal that can show them, and never when NO_COLOR is set (no-color.org).
+    package static var useColor: Bool {
+        switch colorChoice {
+        case .always: true
+        case .never: false
+        case .auto: stdoutIsTerminal && !terminalIsDumb && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+        }
+    }
 
     /// Prints `value` as pretty, key-sorted JSON.
     package func printJSON(_ value: some Encodable) throws {
@@ -164,6 +175,7 @@ extension ParsableCommand {
     /// Runs `body`, turning a ``SearchlightError`` into a message on stderr (and a JSON error
     /// document with `--json`) and the exit status the error calls for.
     package func reportingErrors(_ options: GlobalOptions, _ body: () throws -> Void) throws {
+        Output.colorChoice = options.color
         do {
             try body()
         } catch let error as SearchlightError {
@@ -177,29 +189,46 @@ extension ParsableCommand {
     }
 }
 
-/// A one-line progress report on stderr, rewritten in place; silent unless stderr is a terminal.
+/// A progress report on stderr: on a terminal, one line rewritten in place ten times a second;
+/// elsewhere (a log, with `--progress`), a line a second. Silent unless stderr is a terminal or
+/// `forced`, and always with `quiet`.
 package final class Progress {
     private let enabled: Bool
+    /// Rewrite one line in place (a terminal), or write lines (a log).
+    private let inPlace: Bool
     private let start = ContinuousClock.now
-    private var lastDraw = ContinuousClock.now
-    private var drawn = false
+    /// The first update draws at once.
+    private var lastDraw = ContinuousClock.now - .seconds(1)
+    private var drawn = 0
 
-    package init(enabled: Bool = Output.stderrIsTerminal) { self.enabled = enabled }
+    package init(forced: Bool = false, quiet: Bool = false) {
+        enabled = !quiet && (forced || Output.stderrIsTerminal)
+        inPlace = Output.stderrIsTerminal
+    }
 
-    /// Redraws at most ten times a second.
     package func update(_ text: (Double) -> String, force: Bool = false) {
         guard enabled else { return }
         let now = ContinuousClock.now
-        guard force || now - lastDraw > .milliseconds(100) else { return }
+        guard force || now - lastDraw > (inPlace ? .milliseconds(100) : .seconds(1)) else { return }
         lastDraw = now
         let elapsed = now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        Output.write(Data(("\r\u{1B}[2K" + text(max(seconds, 0.001))).utf8), to: STDERR_FILENO)
-        drawn = true
+        let line = text(max(seconds, 0.001))
+        if !inPlace {
+            Output.write(Data((line + "\n").utf8), to: STDERR_FILENO)
+        } else if Output.terminalIsDumb {
+            // No escapes: the line is padded over the last one.
+            let padding = String(repeating: " ", count: max(0, drawn - line.count))
+            Output.write(Data(("\r" + line + padding).utf8), to: STDERR_FILENO)
+        } else {
+            Output.write(Data(("\r\u{1B}[2K" + line).utf8), to: STDERR_FILENO)
+        }
+        drawn = max(drawn, line.count)
     }
 
     package func finish() {
-        guard enabled, drawn else { return }
-        Output.write(Data("\r\u{1B}[2K".utf8), to: STDERR_FILENO)
+        guard enabled, inPlace, drawn > 0 else { return }
+        let clear = Output.terminalIsDumb ? "\r" + String(repeating: " ", count: drawn) + "\r" : "\r\u{1B}[2K"
+        Output.write(Data(clear.utf8), to: STDERR_FILENO)
     }
 }

@@ -49,6 +49,12 @@ struct IndexCommand: ParsableCommand {
                 + "thread.", valueName: "n"))
     var jobs = CoreBudget.machine.builders
 
+    @Flag(help: "Report progress on stderr even when it is not a terminal (a line a second).")
+    var progress = false
+
+    @Flag(name: .shortAndLong, help: "Print no progress and no summary; rejections still go to stderr.")
+    var quiet = false
+
     @Flag(
         help: ArgumentHelp(
             "After indexing, keep running and index the files that change under the paths (until Ctrl-C or "
@@ -66,6 +72,7 @@ struct IndexCommand: ParsableCommand {
             throw ValidationError("--watch watches files and folders, not standard input (-)")
         }
         if mirror, !watch { throw ValidationError("--mirror needs --watch") }
+        if quiet, progress { throw ValidationError("Use either --quiet or --progress, not both") }
         if jobs < 1 || jobs > CoreBudget.maximumBuilders {
             throw ValidationError("--jobs must be between 1 and \(CoreBudget.maximumBuilders), not \(jobs)")
         }
@@ -80,7 +87,7 @@ struct IndexCommand: ParsableCommand {
                 strict: strict, jobs: jobs, now: commandTime(now))
             if watch { return try self.watch(indexer) }
             let index = try SearchableIndex.openForWriting(global, writer)
-            let display = Progress()
+            let display = Progress(forced: progress, quiet: quiet)
             var files = 0
             let report = try indexer.index(paths.map { .path($0) }, into: index) { progress in
                 files = progress.files
@@ -103,6 +110,10 @@ struct IndexCommand: ParsableCommand {
 
     private func printReport(_ report: IndexingReport, files: Int) throws {
         if global.json { return try global.output.printJSON(report) }
+        if quiet {
+            for error in report.errors { Output.warn("\(error)") }
+            return
+        }
         var summary = "Indexed \(report.indexed) item\(report.indexed == 1 ? "" : "s") "
         summary += "(\(report.added) added, \(report.updated) updated, \(report.unchanged) unchanged) "
         summary += "from \(files) file\(files == 1 ? "" : "s")"

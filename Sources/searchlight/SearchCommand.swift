@@ -49,6 +49,13 @@ struct SearchCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "How many results to skip (at most \(SearchQuery.maximumOffset)).")
     var offset = 0
 
+    @Option(help: "Text output: the results as text, or their identifiers, one a line (ids), for scripts.")
+    var format = Format.text
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, ids
+    }
+
     @Flag(
         name: .shortAndLong,
         help: ArgumentHelp(
@@ -61,7 +68,11 @@ struct SearchCommand: ParsableCommand {
         help: ArgumentHelp("With --interactive: what Enter prints of the selected item.", valueName: "id|url|json"))
     var printing: InteractiveSearch.Printed = .id
 
+    /// Keywords a text result shows before saying how many more there are.
+    static let keywordsShown = 8
+
     func validate() throws {
+        if format == .ids, global.json { throw ValidationError("Use either --json or --format ids, not both") }
         if domain != nil, allDomains { throw ValidationError("Use either --domain or --all-domains, not both") }
         if limit < 0 || limit > SearchQuery.maximumLimit {
             throw ValidationError("--limit must be between 0 and \(SearchQuery.maximumLimit)")
@@ -83,6 +94,10 @@ struct SearchCommand: ParsableCommand {
             let results = try index.search(search, now: commandTime(now))
             try index.close()
             if global.json { return try global.output.printJSON(results) }
+            if format == .ids {
+                for result in results.results { print(Output.shown(result.canonicalIdentifier)) }
+                return
+            }
             printText(results)
         }
     }
@@ -90,8 +105,10 @@ struct SearchCommand: ParsableCommand {
     private func runInteractive(_ search: SearchQuery, in index: SearchableIndex) throws {
         var template = search
         template.limit = max(1, min(search.limit, 50))
-        // No colour with NO_COLOR (no-color.org) or on a terminal that cannot show it.
-        let color = getenv("NO_COLOR") == nil && getenv("TERM").map { String(cString: $0) } != "dumb"
+        // No colour with --color never, NO_COLOR (no-color.org) or on a terminal that cannot show it.
+        let color =
+            global.color == .always
+            || (global.color == .auto && getenv("NO_COLOR") == nil && !Output.terminalIsDumb)
         let view = try InteractiveSearch(
             index: index, template: template, now: commandTime(now), printed: printing, color: color)
         let (status, output) = view.run()
@@ -129,7 +146,10 @@ struct SearchCommand: ParsableCommand {
             print(indent + Output.dim(facts.joined(separator: " · ")))
             if !result.snippet.text.isEmpty { print(indent + Output.snippet(result.snippet)) }
             if !result.keywords.isEmpty {
-                print(indent + Output.dim("keywords: " + result.keywords.joined(separator: ", ")))
+                // A long list is shortened: the first eight, and how many more.
+                let shown = result.keywords.prefix(Self.keywordsShown).joined(separator: ", ")
+                let more = result.keywords.count - Self.keywordsShown
+                print(indent + Output.dim("keywords: " + shown + (more > 0 ? ", … (\(more) more)" : "")))
             }
             if let url = result.canonicalUrl { print(indent + Output.shown(url)) }
             print()

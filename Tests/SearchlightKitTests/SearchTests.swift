@@ -141,6 +141,9 @@ struct QueryLanguageTests {
             ("title:", "nothing after it"),
             ("()", "empty parentheses"),
             ("mode:secret", "mode: takes public or private"),
+            ("red NEAR shoes", "uses NEAR, a proximity operator Searchlight does not support"),
+            ("red NEAR/3 shoes", "uses NEAR, a proximity operator"),
+            ("(red) ADJ shoes", "uses ADJ, a proximity operator"),
         ])
     func malformed(query: String, message: String) throws {
         let test = try catalogue()
@@ -149,6 +152,14 @@ struct QueryLanguageTests {
         } throws: { error in
             guard let error = error as? SearchlightError else { return false }
             return error.code == .invalidQuery && error.message.contains(message) && error.message.contains(query)
+        }
+    }
+
+    @Test("NEAR and ADJ as words, lower-cased or at either end, are searched for as words")
+    func proximityWordsAreWords() throws {
+        let test = try catalogue()
+        for query in ["near", "red near shoes", "NEAR", "red NEAR", "ADJ shoes"] {
+            #expect(throws: Never.self) { try test.index.search(SearchQuery(query), now: now) }
         }
     }
 

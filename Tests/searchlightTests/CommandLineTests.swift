@@ -628,3 +628,58 @@ struct UsageTests {
 private func withoutSource(_ export: String) -> [String] {
     export.split(separator: "\n").map { String($0).replacing(/,"source":"[^"]*"/, with: "") }
 }
+
+@Suite("Output for scripts and logs: --format ids, --quiet, --progress, --color", .temporaryFolder)
+struct ScriptOutputTests {
+    @Test("--format ids prints the identifiers one a line, in rank order; long keyword lists are shortened")
+    func ids() throws {
+        let workspace = try indexedWorkspace()
+        let ids = try workspace.run(["search", "links", "--format", "ids", "--now", corpusNow])
+        let json = try workspace.run(["search", "links", "--json", "--now", corpusNow]).object()
+        let expected = (json["results"] as? [[String: Any]] ?? []).compactMap { $0["canonicalIdentifier"] as? String }
+        #expect(ids.status == 0 && !expected.isEmpty && ids.stdout == expected.map { $0 + "\n" }.joined())
+        let both = try workspace.run(["search", "links", "--format", "ids", "--json"])
+        #expect(both.status == 64 && both.stderr.contains("either --json or --format ids"))
+
+        let keywords = (1...12).map { "\"k\($0)\"" }.joined(separator: ",")
+        let file = try workspace.write(
+            "many.json", #"{"$canonical_identifier":"many","$og_title":"Many keywords","$keywords":[\#(keywords)]}"#)
+        #expect(try workspace.run(["index", file]).status == 0)
+        let text = try workspace.run(["search", "many keywords"]).stdout
+        #expect(text.contains("keywords: k1, k2, k3, k4, k5, k6, k7, k8, … (4 more)"))
+    }
+
+    @Test("--quiet prints no summary, only rejections; --progress reports to a log")
+    func quietAndProgress() throws {
+        let workspace = try Workspace()
+        let quiet = try workspace.run(["index", repositoryRoot + "/corpus", "--quiet", "--now", corpusNow])
+        #expect(quiet.status == 0 && quiet.stdout.isEmpty && quiet.stderr.isEmpty)
+        let broken = try workspace.write("broken.jsonl", #"{"$og_title":"No identifier"}"# + "\n")
+        let rejected = try workspace.run(["index", broken, "-q"])
+        #expect(rejected.status == 1 && rejected.stdout.isEmpty && rejected.stderr.contains("canonical identifier"))
+        let logged = try workspace.run(["index", repositoryRoot + "/corpus", "--progress", "--now", corpusNow])
+        #expect(logged.status == 0 && logged.stderr.contains("Indexed 1/8 files"))
+        #expect(!logged.stderr.contains("\u{1B}"))
+        let both = try workspace.run(["index", broken, "--quiet", "--progress"])
+        #expect(both.status == 64)
+    }
+
+    @Test("--color always styles text output that is not a terminal's; never and auto do not")
+    func color() throws {
+        let workspace = try indexedWorkspace()
+        let always = try workspace.run(["search", "links", "--color", "always"], environment: ["NO_COLOR": ""])
+        #expect(always.stdout.contains("\u{1B}[1m"))
+        for choice in ["never", "auto"] {
+            #expect(!(try workspace.run(["search", "links", "--color", choice]).stdout.contains("\u{1B}")))
+        }
+    }
+
+    @Test("NEAR and ADJ between words are refused with a message naming the column")
+    func proximity() throws {
+        let workspace = try indexedWorkspace()
+        let run = try workspace.run(["search", "deep NEAR links"])
+        #expect(
+            run.status == 64 && run.stderr.contains("uses NEAR, a proximity operator")
+                && run.stderr.contains("column 6"))
+    }
+}

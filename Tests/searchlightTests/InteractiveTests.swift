@@ -9,7 +9,12 @@ private final class TmuxSession {
     let outputPath: String
     let statusPath: String
 
-    init(_ arguments: [String], environment: [String: String] = [:], columns: Int = 80, rows: Int = 24) throws {
+    /// Runs the binary with `arguments` in a new session; its stdout goes to a file unless
+    /// `stdoutOnScreen`.
+    init(
+        _ arguments: [String], environment: [String: String] = [:], columns: Int = 80, rows: Int = 24,
+        stdoutOnScreen: Bool = false
+    ) throws {
         socket = TemporaryFolder.path + "/tmux-" + UUID().uuidString.prefix(8)
         outputPath = socket + ".out"
         statusPath = socket + ".status"
@@ -17,7 +22,7 @@ private final class TmuxSession {
         let unset = environment["NO_COLOR"] == nil ? "-u NO_COLOR" : ""
         let command =
             "env \(unset) \(settings) '\(binaryPath)' " + arguments.map { "'\($0)'" }.joined(separator: " ")
-            + " > '\(outputPath)'; echo $? > '\(statusPath)'; sleep 30"
+            + (stdoutOnScreen ? "" : " > '\(outputPath)'") + "; echo $? > '\(statusPath)'; sleep 30"
         try shell("new-session -d -x \(columns) -y \(rows) \(Self.quoted(command))")
     }
 
@@ -182,6 +187,22 @@ struct InteractiveTests {
             let screen = try plain.screen(escapes: true)
             #expect(!screen.contains(/\x{1B}\[[0-9;]*[17]m/), "\(environment)")
             #expect(screen.contains("> Migrating to deep linking") && screen.contains("app to [deep] linking"))
+        }
+    }
+
+    @Test("plain search output on a terminal is styled, but not with TERM=dumb or NO_COLOR")
+    func plainSearchOnATerminal() throws {
+        let workspace = try corpusIndex()
+        let arguments = [
+            "search", "deep", "--all-domains", "--index", workspace.index, "--now", corpusNow, "--limit", "2",
+        ]
+        let styled = try TmuxSession(arguments, stdoutOnScreen: true)
+        #expect(try styled.waitFor("results for"))
+        #expect(try styled.screen(escapes: true).contains(/\x{1B}\[[0-9;]*1m/))
+        for environment in [["TERM": "dumb"], ["NO_COLOR": "1"]] {
+            let plain = try TmuxSession(arguments, environment: environment, stdoutOnScreen: true)
+            #expect(try plain.waitFor("results for"))
+            #expect(try !plain.screen(escapes: true).contains(/\x{1B}\[[0-9;]*m/), "\(environment)")
         }
     }
 }

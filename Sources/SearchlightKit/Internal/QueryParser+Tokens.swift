@@ -46,6 +46,14 @@ extension QueryParser {
                 if sign == .none, let op = Operator(rawValue: word) {
                     tokens.append(.op(op, column: start + 1))
                     index = end
+                } else if sign == .none, word.wholeMatch(of: /(NEAR|ADJ)(\/[0-9]+)?/) != nil, endsTerm(tokens.last),
+                    characters[end...].contains(where: { !$0.isWhitespace })
+                {
+                    // Xapian's proximity operators, between two terms.
+                    throw fail(
+                        "uses \(word.prefix { $0.isLetter }), a proximity operator Searchlight does not support; "
+                            + "put the words in quotes to find them side by side, or join them with AND",
+                        column: start + 1)
                 } else if let colon = word.firstIndex(of: ":"), let field = Field(word[..<colon]) {
                     index = try fieldValue(
                         field, name: String(word[..<colon]), at: start, sign: sign,
@@ -157,5 +165,13 @@ extension QueryParser {
         }
         word.match = .partial
         tokens[tokens.count - 1] = .item(.word(word), sign: sign)
+    }
+
+    /// Whether `token` ends a term, so that a binary operator may follow it.
+    private func endsTerm(_ token: Token?) -> Bool {
+        switch token {
+        case .item?, .close?: true
+        default: false
+        }
     }
 }
