@@ -1,11 +1,11 @@
-public import FoundationEssentials
+import FoundationEssentials
 import Glibc
 
 /// What changes under files and folders, as the kernel's inotify reports it: input files written
 /// and closed, moved in or out, or deleted, and folders created or moved in, which are watched in
 /// turn. No polling.
 ///
-/// Changes come in batches (``next(quiet:longest:)``): a batch gathers every change until none
+/// Changes come in batches (``next(quiet:longest:timeout:)``): a batch gathers every change until none
 /// has come for `quiet`, or for at most `longest`, so that an editor's save (written to a
 /// temporary file, then renamed over the old one) or a burst of thousands of files is one batch.
 /// Each path of a batch is judged by what is there when the batch ends: a file deleted and written
@@ -97,7 +97,7 @@ public final class FolderWatcher: @unchecked Sendable {
         close(wake[1])
     }
 
-    /// Makes ``next(quiet:longest:)`` return `nil`, now or when it is next called: from any
+    /// Makes ``next(quiet:longest:timeout:)`` return `nil`, now or when it is next called: from any
     /// thread, or a signal handler's.
     public func stop() {
         var one: UInt8 = 1

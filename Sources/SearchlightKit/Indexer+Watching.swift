@@ -1,4 +1,4 @@
-public import FoundationEssentials
+import FoundationEssentials
 
 extension Indexer {
     /// What one batch of changes did to an index.
