@@ -69,14 +69,16 @@ int32_t add_item(cx_bulk &bulk, Segment &segment, uint32_t segment_index, const 
             segment.names.push_back(unique);
         }
     } else {
-        const cx::Sameness sameness = occurrence.base != 0
-                                          ? cx::stores_the_same(segment.base.get_document(occurrence.base), item)
-                                          : cx::Sameness::different;
+        // The stored version is read once, for comparing and for its views.
+        const Xapian::Document stored =
+            occurrence.base != 0 ? segment.base.get_document(occurrence.base) : Xapian::Document();
+        const cx::Sameness sameness =
+            occurrence.base != 0 ? cx::stores_the_same(stored, item) : cx::Sameness::different;
         if (sameness == cx::Sameness::same) {
             occurrence.outcome = 3;
         } else {
             Xapian::Document document = cx::make_document(segment.generator, item, unique);
-            if (occurrence.base != 0) cx::keep_views(document, segment.base.get_document(occurrence.base), item);
+            if (occurrence.base != 0) cx::keep_views(document, stored, item);
             segment.count_spelling(document);
             segment.sources.record(segment.writer, item);
             occurrence.stored = segment.add(document, item.data.length, bulk.flush_bytes);
