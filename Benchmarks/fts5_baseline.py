@@ -3,6 +3,9 @@
 
     fts5_baseline.py index DB items.jsonl NOW_MS     JSON Lines -> upserted rows, one transaction per 10,000
     fts5_baseline.py query DB manifest.json ROUNDS   the query mix; prints each kind's latencies (ms)
+    fts5_baseline.py keystrokes DB manifest.json ROUNDS
+                                                     the two-word and phrase queries typed one character
+                                                     at a time, the last word a prefix (`word*`)
     fts5_baseline.py upsert DB manifest.json         single-item upsert and remove latencies (ms)
     fts5_baseline.py prune DB NOW_MS                 delete every item expired at NOW_MS
 
@@ -117,6 +120,34 @@ def query(path, manifest_path, rounds):
     print(json.dumps(latencies))
 
 
+def typed(text):
+    """A query as typed so far, in FTS5's syntax: its words, the last one a prefix."""
+    words = [w.replace('"', '') for w in text.split()]
+    if not words:
+        return None
+    quoted = [f'"{w}"' for w in words]
+    if not text.endswith(" "):
+        quoted[-1] += "*"
+    return " ".join(quoted)
+
+
+def keystrokes(path, manifest_path, rounds):
+    manifest = json.load(open(manifest_path, encoding="utf-8"))
+    connection = sqlite3.connect(path)
+    now = manifest["index_now"]
+    samples = []
+    for round_number in range(rounds + 1):
+        for text in manifest["queries"]["two"] + manifest["queries"]["phrase"]:
+            for length in range(1, len(text) + 1):
+                start = time.perf_counter()
+                query = typed(text[:length])
+                if query:
+                    connection.execute(QUERY, (query, now, DOMAIN)).fetchall()
+                if round_number > 0:
+                    samples.append((time.perf_counter() - start) * 1000)
+    print(json.dumps({"keystrokes": samples}))
+
+
 def upserts(path, manifest_path):
     manifest = json.load(open(manifest_path, encoding="utf-8"))
     connection = sqlite3.connect(path, isolation_level=None)
@@ -162,6 +193,8 @@ def main(argv):
         return index(argv[2], argv[3], int(argv[4]))
     if command == "query" and len(argv) == 5:
         return query(argv[2], argv[3], int(argv[4]))
+    if command == "keystrokes" and len(argv) == 5:
+        return keystrokes(argv[2], argv[3], int(argv[4]))
     if command == "upsert" and len(argv) == 4:
         return upserts(argv[2], argv[3])
     if command == "prune" and len(argv) == 4:

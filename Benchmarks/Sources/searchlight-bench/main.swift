@@ -6,6 +6,10 @@
 //                                                        `searchOnce`, which instruction counts
 //                                                        (callgrind's --toggle-collect) name
 //   searchlight-bench upsert INDEX manifest.json         single-item upsert and remove latencies
+//   searchlight-bench keystrokes INDEX manifest.json ROUNDS
+//                                                        `search --interactive`'s search for each
+//                                                        keystroke of the two-word and phrase
+//                                                        queries typed one character at a time
 //
 // Each prints one line of JSON: latencies in milliseconds per query kind or operation.
 
@@ -69,6 +73,33 @@ func query(index path: String, manifest manifestPath: String, rounds: Int, kind 
     try printJSON(["latencies": latencies, "results": matches])
 }
 
+/// What `search --interactive` runs for each keystroke: the query typed so far (its last word a
+/// prefix, as the query language reads it), validated, the view's page of 20 results. Each query
+/// of the mix's two-word and phrase kinds is typed one character at a time, as a person would.
+func keystrokes(index path: String, manifest manifestPath: String, rounds: Int) throws {
+    let (manifest, _) = try readManifest(manifestPath)
+    let index = try SearchableIndex(path: path, access: .readOnly)
+    let clock = ContinuousClock()
+    let typed = (manifest.queries["two"] ?? []) + (manifest.queries["phrase"] ?? [])
+    var latencies: [Double] = []
+    var firstLetters: [Double] = []
+    for round in 0...rounds {
+        for text in typed {
+            for length in 1...text.count {
+                let request = SearchQuery(String(text.prefix(length)), limit: 20)
+                let elapsed = try clock.measure {
+                    try request.validate()
+                    _ = try searchOnce(index, request, now: manifest.index_now)
+                }
+                guard round > 0 else { continue }
+                latencies.append(milliseconds(elapsed))
+                if length == 1 { firstLetters.append(milliseconds(elapsed)) }
+            }
+        }
+    }
+    try printJSON(["keystrokes": latencies, "first_letters": firstLetters])
+}
+
 func upsert(index path: String, manifest manifestPath: String) throws {
     let (manifest, raw) = try readManifest(manifestPath)
     let samples = raw["upsert_sample"] as? [[String: Any]] ?? []
@@ -104,9 +135,16 @@ do {
             index: arguments[2], manifest: arguments[3], rounds: Int(arguments[4]) ?? 1,
             kind: arguments.count == 6 ? arguments[5] : nil)
     case ("upsert", 4): try upsert(index: arguments[2], manifest: arguments[3])
+    case ("keystrokes", 5):
+        try keystrokes(index: arguments[2], manifest: arguments[3], rounds: Int(arguments[4]) ?? 1)
     default:
         FileHandle.standardError.write(
-            Data("usage: searchlight-bench query INDEX MANIFEST ROUNDS [KIND] | upsert INDEX MANIFEST\n".utf8))
+            Data(
+                """
+                usage: searchlight-bench query INDEX MANIFEST ROUNDS [KIND] | upsert INDEX MANIFEST
+                       | keystrokes INDEX MANIFEST ROUNDS
+
+                """.utf8))
         exit(64)
     }
 } catch {
