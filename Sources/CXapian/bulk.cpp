@@ -116,7 +116,7 @@ cx_status cx_bulk_open(const char *base, const char *folder, uint32_t segment_co
                 segment->base = Xapian::Database(base);
                 segment->has_base = segment->base.get_doccount() > 0;
                 // Its items would keep their terms beside the run's: a writer upgrades first.
-                if (segment->has_base && cx::layout_of(segment->base.get_metadata(cx::format_key)) != cx::Layout::shared)
+                if (segment->has_base && segment->base.get_metadata(cx::format_key) != cx::format)
                     throw Xapian::InvalidOperationError("the index at " + bulk->base_path +
                                                         " is in an earlier format; upgrade it first");
             }

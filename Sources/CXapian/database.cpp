@@ -185,7 +185,7 @@ cx_status cx_database_begin(cx_database *database, char **out_error) {
         if (writer.get_doccount() == 0) {
             if (recorded != cx::format) writer.set_metadata(cx::format_key, cx::format);
             if (!writer.get_metadata(cx::common_words_key).empty()) writer.set_metadata(cx::common_words_key, "");
-        } else if (cx::layout_of(recorded) != cx::Layout::shared) {
+        } else if (recorded != cx::format) {
             database->in_transaction = false;
             database->writer.cancel_transaction();
             return cx::fail(CX_ERR_VERSION,

@@ -67,6 +67,7 @@ Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &
     if (item.line_digest != 0) document.add_boolean_term(cx::line_term(item.line_digest));
     if (item.source.length > 0) document.add_boolean_term(cx::source_term(str(item.source)));
     if (item.views >= 0) cx::set_document_views(document, item.views);
+    cx::add_attributes(document, item);
     document.set_data(data);
     return document;
 }
@@ -100,6 +101,31 @@ void SourcePaths::record(Xapian::WritableDatabase &writer, const cx_item &item) 
 
 void keep_views(Xapian::Document &fresh, const Xapian::Document &stored, const cx_item &item) {
     if (item.views < 0) cx::set_document_views(fresh, cx::document_views(stored));
+}
+
+std::string attribute_term(Xapian::valueno slot, const std::string &text) {
+    return bounded_term(attribute_prefix + std::to_string(slot) + ":", fold_lower(text));
+}
+
+void add_attributes(Xapian::Document &document, const cx_item &item) {
+    for (size_t i = 0; i < item.value_count; ++i) {
+        const cx_value &value = item.values[i];
+        if (value.slot < slot::first_attribute) continue;
+        switch (value.kind) {
+            case CX_VALUE_NUMBER:
+                document.add_value(value.slot, Xapian::sortable_serialise(value.number));
+                break;
+            case CX_VALUE_TEXT: {
+                const std::string text = str(value.text);
+                document.add_value(value.slot, text);
+                document.add_boolean_term(attribute_term(value.slot, text));
+                break;
+            }
+            case CX_VALUE_POINT:
+                document.add_value(value.slot, Xapian::LatLongCoord(value.number, value.second).serialise());
+                break;
+        }
+    }
 }
 
 Xapian::TermGenerator make_generator() {

@@ -5,6 +5,7 @@
 // nothing of the language is parsed twice.
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "internal.hpp"
@@ -78,6 +79,7 @@ class Builder {
         if (position_ != count_) throw Xapian::InvalidArgumentError("the query tree has nodes past its root");
         built.highlighter = std::move(highlighter_);
         built.spellable = std::move(spellable_);
+        built.uses_attributes = uses_attributes_;
         return built;
     }
 
@@ -90,6 +92,7 @@ class Builder {
     /// explicit operator then: every AND is words side by side.
     bool relaxed_;
     size_t position_ = 0;
+    bool uses_attributes_ = false;
     Highlighter highlighter_;
     std::vector<BuiltQuery::Spellable> spellable_;
 
@@ -151,6 +154,32 @@ class Builder {
         }
     }
 
+    /// A filter over the item's attributes (format 8): a range of numbers, a text, or a distance
+    /// from a point. Items without the attribute do not match.
+    Query attribute(const cx_query_node &leaf) {
+        switch (leaf.kind) {
+            case CX_NODE_RANGE:
+                if (std::isnan(leaf.low) || std::isnan(leaf.high) || leaf.low > leaf.high)
+                    throw Xapian::InvalidArgumentError("a range needs a low end at most its high end");
+                if (std::isinf(leaf.high))
+                    return Query(Query::OP_VALUE_GE, leaf.slot, Xapian::sortable_serialise(leaf.low));
+                if (std::isinf(leaf.low))
+                    return Query(Query::OP_VALUE_LE, leaf.slot, Xapian::sortable_serialise(leaf.high));
+                return Query(Query::OP_VALUE_RANGE, leaf.slot, Xapian::sortable_serialise(leaf.low),
+                             Xapian::sortable_serialise(leaf.high));
+            case CX_NODE_ATTRIBUTE:
+                return Query(attribute_term(leaf.slot, str(leaf.text)));
+            default: {
+                if (!(leaf.radius >= 0)) throw Xapian::InvalidArgumentError("a distance needs a radius");
+                // Throws InvalidArgumentError for a latitude or longitude out of range.
+                const Xapian::LatLongCoords centre(Xapian::LatLongCoord(leaf.low, leaf.high));
+                return Query((new Xapian::LatLongDistancePostingSource(leaf.slot, centre, Xapian::GreatCircleMetric(),
+                                                                       leaf.radius))
+                                 ->release());
+            }
+        }
+    }
+
     /// Builds the subtree at the current position. `positive` is false under an exclusion.
     Query node(bool positive) {
         if (position_ >= count_) throw Xapian::InvalidArgumentError("the query tree ends inside a node");
@@ -169,6 +198,11 @@ class Builder {
                 return text(current, positive);
             case CX_NODE_FILTER:
                 return Query(Query::OP_SCALE_WEIGHT, filter(current), 0.0);
+            case CX_NODE_RANGE:
+            case CX_NODE_ATTRIBUTE:
+            case CX_NODE_NEAR:
+                uses_attributes_ = true;
+                return Query(Query::OP_SCALE_WEIGHT, attribute(current), 0.0);
             case CX_NODE_AND:
             case CX_NODE_OR:
             case CX_NODE_XOR:

@@ -20,6 +20,8 @@ struct BuiltQuery {
         Xapian::Query query;
     };
     std::vector<Spellable> spellable;
+    /// The query reads attributes (a range, an attribute's text, a distance): format 8's values.
+    bool uses_attributes = false;
 };
 
 /// Builds the query. Throws Xapian::InvalidArgumentError for a malformed tree.

@@ -45,8 +45,9 @@ std::shared_ptr<Snapshot> snapshot(cx_database &database) {
     auto fresh = std::make_shared<Snapshot>();
     fresh->revision = revision;
     // An empty index records no format: it takes the current one with its first items.
-    if (const Layout recorded = layout_of(database.reader.get_metadata(format_key)); recorded != Layout::unknown)
-        fresh->layout = recorded;
+    const std::string recorded = database.reader.get_metadata(format_key);
+    if (const Layout layout = layout_of(recorded); layout != Layout::unknown) fresh->layout = layout;
+    fresh->attributes = recorded.empty() || has_attributes(recorded);
     if (keeps) database.snapshot = fresh;
     return fresh;
 }

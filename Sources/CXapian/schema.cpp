@@ -97,7 +97,7 @@ double document_expiration(const Xapian::Document &document) {
 }
 
 Layout layout_of(const std::string &recorded) {
-    if (recorded == format) return Layout::shared;
+    if (recorded == format || recorded == "7") return Layout::shared;
     if (recorded == "6") return Layout::shared_with_description_terms;
     if (recorded == "2" || recorded == "3" || recorded == "4" || recorded == "5") return Layout::per_field;
     return Layout::unknown;
@@ -260,12 +260,14 @@ int64_t document_views(const Xapian::Document &document) {
 void set_document_views(Xapian::Document &document, int64_t views) {
     if (views <= 0) {
         // Xapian throws when asked to remove a value that is not there.
-        if (!document.get_value(slot::views).empty()) document.remove_value(slot::views);
-        if (!document.get_value(slot::view_boost).empty()) document.remove_value(slot::view_boost);
+        for (Xapian::valueno slot : {slot::views, slot::view_boost, slot::views_order}) {
+            if (!document.get_value(slot).empty()) document.remove_value(slot);
+        }
         return;
     }
     document.add_value(slot::views, std::to_string(views));
     document.add_value(slot::view_boost, Xapian::sortable_serialise(view_boost(views)));
+    document.add_value(slot::views_order, Xapian::sortable_serialise(static_cast<double>(views)));
 }
 
 double view_boost(int64_t views) {

@@ -65,7 +65,13 @@ constexpr Xapian::valueno views = 4;
 /// `sortable_serialise` of the views' ranking boost, from 0 to 1 (`view_boost`); absent for none,
 /// so that the value stream holds only viewed items.
 constexpr Xapian::valueno view_boost = 5;
+/// Format 8: `sortable_serialise` of the recorded views, what sorting by views reads; absent for
+/// none.
+constexpr Xapian::valueno views_order = CX_SLOT_VIEWS;
+/// Format 8: the item's attributes (`cx_value`), from here up, in the slots the Kit assigns.
+constexpr Xapian::valueno first_attribute = CX_SLOT_FIRST_ATTRIBUTE;
 }  // namespace slot
+
 
 /// The views an item's document records (0 for none).
 int64_t document_views(const Xapian::Document &document);
@@ -77,6 +83,9 @@ void set_document_views(Xapian::Document &document, int64_t views);
 double view_boost(int64_t views);
 
 /// The index format this shim writes, kept in the database's metadata under `format_key`.
+///
+/// Format 8 is format 7 with the item's attributes in values (`slot::first_attribute` up) and the
+/// views also sortable (`slot::views_order`).
 ///
 /// Format 7 indexes the words of every field once, in one unprefixed term space, each occurrence
 /// adding its field's weight to the word's within-item frequency (`field_wdf`), as BM25F does:
@@ -91,11 +100,15 @@ double view_boost(int64_t views);
 /// searches (`Layout::per_field`). Both are still searched through their own terms, and never
 /// written: a writer rebuilds them into format 7 first (`cx_database_upgrade`).
 inline const std::string format_key = "searchlight.format";
-inline const std::string format = "7";
+inline const std::string format = "8";
+
+/// Whether an index of `recorded` format holds attributes and sortable views (format 8): what
+/// ranges, attribute filters, sorting and counts read. An older one is rebuilt by its next writer.
+inline bool has_attributes(const std::string &recorded) { return recorded == format; }
 
 /// How an index lays out its words.
 enum class Layout {
-    /// Format 7: one term space for every field, `XE` for the words not in the description.
+    /// Formats 7 and 8: one term space for every field, `XE` for the words not in the description.
     shared,
     /// Format 6: one term space for every field, `XC` for the description's words.
     shared_with_description_terms,
@@ -129,6 +142,8 @@ struct SpellingWords;
 struct Snapshot {
     Xapian::rev revision = 0;
     Layout layout = Layout::shared;
+    /// Whether the index holds attributes (`has_attributes`).
+    bool attributes = true;
     /// The items a search may see, by the domain whose private items it sees ("" for none), for
     /// at most `visible_domains` domains (each is one bit per document).
     std::unordered_map<std::string, std::shared_ptr<const DocumentBits>> visible;
@@ -171,6 +186,13 @@ std::string source_term(const std::string &path);
 std::string source_key(const std::string &path);
 /// The metadata key of the path of a `source_term`.
 std::string source_key_of_term(const std::string &term);
+
+/// The prefix of the attributes' filter terms (format 8).
+inline const std::string attribute_prefix = "XV";
+
+/// The filter term of an attribute's text in `slot`: `XV`, the slot, `:`, and the text folded and
+/// lower-cased (bounded).
+std::string attribute_term(Xapian::valueno slot, const std::string &text);
 
 /// A free-text field of an item.
 enum class Field { title, keyword, description };

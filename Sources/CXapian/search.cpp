@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "internal.hpp"
 
@@ -16,6 +17,13 @@ struct cx_results {
     std::vector<std::pair<uint32_t, std::string>> corrections;
     /// The plain words matched when any of them did (`cx_search_request::relax`).
     bool relaxed = false;
+    /// Each requested facet's values and how many matches hold each.
+    struct FacetValue {
+        std::string text;
+        double number = 0;
+        uint64_t count = 0;
+    };
+    std::vector<std::vector<FacetValue>> facets;
 };
 
 namespace {
@@ -67,9 +75,39 @@ Query full_query(cx_database &database, cx::Snapshot &snapshot, const cx_search_
 }
 
 /// How many matches a search checks: 1,000 past its page, so that totals up to there are exact;
-/// every one for a request of no results, which is a count and counts exactly.
+/// every one for a request of no results, which is a count and counts exactly, and for one that
+/// counts values (facets).
 Xapian::doccount matches_to_check(const Xapian::Database &reader, const cx_search_request &request) {
-    return request.limit == 0 ? reader.get_doccount() : 1000 + request.offset + request.limit;
+    return request.limit == 0 || request.facet_count > 0 ? reader.get_doccount()
+                                                         : 1000 + request.offset + request.limit;
+}
+
+/// Orders `enquire`'s results as `request` asks: by relevance alone, by its keys then relevance,
+/// or by relevance then its keys. An item without a key's value comes after those with one,
+/// ascending or descending.
+void set_order(Xapian::Enquire &enquire, const cx_search_request &request, bool sharded) {
+    const bool relevance_first = request.sort_key_count > 0 && request.sort_keys[0].slot == CX_SLOT_RELEVANCE;
+    auto keys = std::make_unique<Xapian::MultiValueKeyMaker>();
+    bool any = false;
+    for (size_t i = 0; i < request.sort_key_count; ++i) {
+        const cx_sort_key &key = request.sort_keys[i];
+        if (key.slot == CX_SLOT_RELEVANCE) continue;
+        // Reversed, an empty value already sorts last; ascending, it is given one past any number.
+        keys->add_value(key.slot, key.descending, key.descending ? std::string() : std::string(10, '\xff'));
+        any = true;
+    }
+    if (!any) {
+        // Equal scores come in document id order, which in a topology depends on how the items are
+        // spread over its shards: there they come in the order of the items' digests instead, so
+        // that any topology of the same items answers in the same order. (A single index keeps the
+        // id order, which costs no value read per candidate.)
+        if (sharded) enquire.set_sort_by_relevance_then_value(cx::slot::digest, false);
+        return;
+    }
+    if (relevance_first)
+        enquire.set_sort_by_relevance_then_key(keys.release()->release(), false);
+    else
+        enquire.set_sort_by_key_then_relevance(keys.release()->release(), false);
 }
 
 /// Adds a found document to `results`: its data and its percentage. Its snippet is made from the
@@ -95,37 +133,56 @@ void limit_checking(Xapian::Enquire &enquire, Xapian::doccount check_at_least) {
     if (check_at_least > most_checked_for_a_page) enquire.set_time_limit(checking_seconds);
 }
 
-/// The best `count` matches of `query` in `reader`, checking at least `check_at_least` of them
-/// (for at most `checking_seconds`).
-Xapian::MSet best_matches(const Xapian::Database &reader, const Query &query, Xapian::doccount first,
-                          Xapian::doccount count, Xapian::doccount check_at_least, bool sharded) {
-    Xapian::Enquire enquire(reader);
-    enquire.set_query(query);
-    limit_checking(enquire, check_at_least);
-    enquire.set_weighting_scheme(cx::weighting());
-    // Equal scores come in document id order, which in a topology depends on how the items are
-    // spread over its shards: there they come in the order of the items' digests instead, so that
-    // any topology of the same items answers in the same order. (A single index keeps the id order,
-    // which costs no value read per candidate.)
-    if (sharded) enquire.set_sort_by_relevance_then_value(cx::slot::digest, false);
-    return enquire.get_mset(first, count, check_at_least);
-}
-
-/// Runs the search of `built`.
+/// Runs the search of `built`: the page `request` asks for, in its order, and its counts over
+/// every match (for at most `checking_seconds`).
 void run_built(cx_database &database, cx::Snapshot &snapshot, const cx_search_request &request,
                const cx::BuiltQuery &built, cx_results &results) {
     const Xapian::Database &reader = database.reader;
     results.highlighter = built.highlighter;
-    Xapian::MSet mset = best_matches(reader, full_query(database, snapshot, request, built), request.offset,
-                                     request.limit, matches_to_check(reader, request), database.sharded);
+    Xapian::Enquire enquire(reader);
+    enquire.set_query(full_query(database, snapshot, request, built));
+    const Xapian::doccount check_at_least = matches_to_check(reader, request);
+    limit_checking(enquire, check_at_least);
+    enquire.set_weighting_scheme(cx::weighting());
+    set_order(enquire, request, database.sharded);
+    // The query holds the caller's visibility and the expiry: what is counted is what may be seen.
+    std::vector<std::unique_ptr<Xapian::ValueCountMatchSpy>> spies;
+    for (size_t i = 0; i < request.facet_count; ++i) {
+        spies.push_back(std::make_unique<Xapian::ValueCountMatchSpy>(request.facets[i].slot));
+        enquire.add_matchspy(spies.back().get());
+    }
+    Xapian::MSet mset = enquire.get_mset(request.offset, request.limit, check_at_least);
     results.total = mset.get_matches_estimated();
     for (auto it = mset.begin(); it != mset.end(); ++it) add_result(results, it.get_document(), it.get_percent(), built);
+    results.facets.assign(spies.size(), {});
+    for (size_t i = 0; i < spies.size(); ++i) {
+        const bool number = request.facets[i].kind == CX_VALUE_NUMBER;
+        for (auto value = spies[i]->values_begin(); value != spies[i]->values_end(); ++value) {
+            cx_results::FacetValue counted;
+            if (number)
+                counted.number = Xapian::sortable_unserialise(*value);
+            else
+                counted.text = *value;
+            counted.count = value.get_termfreq();
+            results.facets[i].push_back(std::move(counted));
+        }
+    }
+}
+
+/// Refuses what an index written before attributes cannot answer: it would match nothing.
+void require_attributes(const cx::Snapshot &snapshot, const cx_search_request &request, const cx::BuiltQuery &built) {
+    if (snapshot.attributes || !(built.uses_attributes || request.sort_key_count > 0 || request.facet_count > 0))
+        return;
+    throw Xapian::DatabaseVersionError(
+        "the index was written before ranges, sorting and counts (index format " + cx::format +
+        "); open it for writing once (searchlight compact) to rebuild it");
 }
 
 void run_search(cx_database &database, const cx_search_request &request, cx_results &results) {
     const Xapian::Database &reader = database.reader;
     const std::shared_ptr<cx::Snapshot> snapshot = cx::snapshot(database);
     cx::BuiltQuery built = cx::build_query(reader, snapshot->layout, request.nodes, request.node_count, database.sharded);
+    require_attributes(*snapshot, request, built);
     run_built(database, *snapshot, request, built, results);
     // No visible item has every plain word: the items with the most of them (docs/reference.md, *Questions, not only keywords*). A count
     // (limit 0) counts the exact query.
@@ -223,6 +280,22 @@ uint32_t cx_results_correction_node(const cx_results *results, size_t index) {
 
 cx_text cx_results_correction_text(const cx_results *results, size_t index) {
     return index < results->corrections.size() ? text_of(results->corrections[index].second) : cx_text{nullptr, 0};
+}
+
+size_t cx_results_facet_size(const cx_results *results, size_t facet) {
+    return facet < results->facets.size() ? results->facets[facet].size() : 0;
+}
+
+void cx_results_facet_value(const cx_results *results, size_t facet, size_t index, cx_text *out_text,
+                            double *out_number, uint64_t *out_count) {
+    *out_text = cx_text{nullptr, 0};
+    *out_number = 0;
+    *out_count = 0;
+    if (facet >= results->facets.size() || index >= results->facets[facet].size()) return;
+    const cx_results::FacetValue &value = results->facets[facet][index];
+    *out_text = text_of(value.text);
+    *out_number = value.number;
+    *out_count = value.count;
 }
 
 void cx_results_free(cx_results *results) { delete results; }

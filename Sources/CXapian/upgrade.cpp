@@ -45,6 +45,13 @@ bool is_per_field_extra(const std::string &term) {
 
 Xapian::Document upgraded_document(const Xapian::Document &document, Layout from) {
     Xapian::Document fresh;
+    if (from == Layout::shared) {
+        // Format 7: the same terms, values and data; the views become sortable too. The
+        // attributes are added from the items' data (`cx_database_add_attributes`).
+        fresh = document;
+        set_document_views(fresh, document_views(document));
+        return fresh;
+    }
     // The match terms (`is_match_term`) of the item's description.
     std::set<std::string> described;
     if (from == Layout::shared_with_description_terms) {
@@ -105,7 +112,31 @@ Xapian::Document upgraded_document(const Xapian::Document &document, Layout from
         return described.count(term) > 0 || described.count(filter_stem(term)) > 0;
     });
     add_word_beginnings(fresh);
+    set_document_views(fresh, document_views(fresh));
     return fresh;
 }
 
 }  // namespace cx
+
+extern "C" {
+
+cx_status cx_database_add_attributes(cx_database *database, const cx_item *items, size_t count, char **out_error) {
+    if (cx_status status = cx::require_writable(database, out_error)) return status;
+    if (items == nullptr && count > 0) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no items", out_error);
+    try {
+        Xapian::WritableDatabase &writer = database->writer;
+        for (size_t i = 0; i < count; ++i) {
+            const std::string unique = cx::unique_term(cx::str(items[i].domain), cx::str(items[i].identifier));
+            Xapian::PostingIterator found = writer.postlist_begin(unique);
+            if (found == writer.postlist_end(unique)) continue;
+            Xapian::Document document = writer.get_document(*found);
+            cx::add_attributes(document, items[i]);
+            writer.replace_document(*found, document);
+        }
+        return CX_OK;
+    } catch (...) {
+        return cx::status_from_current_exception(out_error);
+    }
+}
+
+}  // extern "C"

@@ -137,6 +137,18 @@ package struct Output {
         return unit == 0 ? "\(count) bytes" : "\(tenths / 10).\(tenths % 10) \(units[unit])"
     }
 
+    /// A number as people write it: whole numbers without a fraction, others with up to two
+    /// decimals (`12`, `12.5`, `12.67`).
+    package static func number(_ value: Double) -> String {
+        guard value.isFinite else { return String(value) }
+        let hundredths = (value * 100).rounded()
+        if hundredths.truncatingRemainder(dividingBy: 100) == 0, abs(value) < 1e15 {
+            return String(Int64(hundredths / 100))
+        }
+        let text = String(hundredths / 100)
+        return text.count > 20 ? String(value) : text
+    }
+
     /// A date in epoch ms, as `2026-12-01 10:00 UTC` (computed directly: no locale is involved).
     package static func date(_ milliseconds: Int64?) -> String {
         guard let milliseconds else { return "never" }

@@ -286,8 +286,8 @@ extension JSONValue {
     }
 }
 
-extension String {
-    var trimmingSpaces: Substring {
+extension StringProtocol {
+    var trimmingSpaces: SubSequence {
         var slice = self[...]
         while let first = slice.first, first.isWhitespace { slice.removeFirst() }
         while let last = slice.last, last.isWhitespace { slice.removeLast() }

@@ -55,7 +55,7 @@ extension StoredItem {
             description: object.contentDescription ?? "", schema: object.contentMetadata.contentSchema ?? "",
             keywords: object.keywords, data: Array(data), isPublic: item.contentIndexMode == .public,
             expiration: object.expirationDate ?? 0, lineDigest: lineDigest, views: object.viewCount ?? -1,
-            source: item.source ?? "")
+            source: item.source ?? "", values: object.attributeValues)
     }
 }
 

@@ -3,7 +3,10 @@
 /// The query language (docs/reference.md, *The query language*): words are ANDed, stemmed and folded for case and accents;
 /// `"phrases"`, `-exclusion`, `AND`/`OR`/`NOT`/parentheses, `word*` and as-you-type prefix
 /// matching of the last word; `title:`, `keyword:`, `description:` and the exact filters `id:`,
-/// `schema:`, `mode:` and `domain:`. An empty query matches every visible item.
+/// `schema:`, `mode:` and `domain:`; ranges and filters over the item's attributes (`price:<30`,
+/// `created:>=7d`, `category:kitchen`, `near:48.85,2.35,5km`; ``ItemAttribute``). An empty query
+/// matches every visible item. Results come by relevance, or in the order of ``sort``, and may
+/// carry counts over every match (``facets``).
 ///
 /// ```swift
 /// let query = SearchQuery("title:\"deep linking\" -firebase", domainIdentifier: "com.example.shop")
@@ -22,6 +25,11 @@ public struct SearchQuery: Sendable, Hashable {
     public var scope: Scope
     public var limit: Int
     public var offset: Int
+    /// The order of the results: these keys, relevance breaking their ties; empty for relevance
+    /// alone (``SortKey``).
+    public var sort: [SortKey]
+    /// The attributes counted over every match the caller may see (``Facet``), by name.
+    public var facets: [String]
 
     /// The most results one search returns.
     public static let maximumLimit = 1000
@@ -37,14 +45,19 @@ public struct SearchQuery: Sendable, Hashable {
 
     public init(
         _ text: String, domainIdentifier: String? = SearchableItem.defaultDomain, scope: Scope = .all,
-        limit: Int = 20, offset: Int = 0
+        limit: Int = 20, offset: Int = 0, sort: [SortKey] = [], facets: [String] = []
     ) {
         self.text = text
         self.domainIdentifier = domainIdentifier
         self.scope = scope
         self.limit = limit
         self.offset = offset
+        self.sort = sort
+        self.facets = facets
     }
+
+    /// The most attributes one search counts.
+    public static let maximumFacets = 8
 
     /// Checks the paging, the domain and the query's syntax, so that a malformed query gets a
     /// message saying what is wrong and where, rather than a silent reinterpretation.
@@ -66,6 +79,8 @@ public struct SearchQuery: Sendable, Hashable {
             throw .invalidArgument("The offset must be between 0 and \(Self.maximumOffset), not \(offset)")
         }
         if let domainIdentifier { try SearchableItem.validateDomain(domainIdentifier) }
+        _ = try sortAttributes()
+        _ = try facetAttributes()
         // A long query is named by its beginning.
         let shortened = text.count > 40 ? quoted(String(text.prefix(40))) + "…" : quoted(text)
         let length = text.utf8.count

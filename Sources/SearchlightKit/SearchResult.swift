@@ -65,11 +65,15 @@ public struct SearchResults: Sendable, Hashable, Encodable {
     /// No visible item has every plain word of the query: these are the items with the most of
     /// them, best first (docs/reference.md, *The query language*). `total` counts them.
     public var relaxed: Bool
+    /// The counts the query asked for (``SearchQuery/facets``), in its order; JSON carries them as
+    /// an object by name, and only when asked for.
+    public var facets: [Facet]
 
     public init(
         query: String, total: Int, offset: Int, limit: Int, suggestion: String?, results: [SearchResult],
-        relaxed: Bool = false
+        relaxed: Bool = false, facets: [Facet] = []
     ) {
+        self.facets = facets
         self.query = query
         self.total = total
         self.offset = offset
@@ -80,7 +84,24 @@ public struct SearchResults: Sendable, Hashable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case query, total, offset, limit, suggestion, results, relaxed
+        case query, total, offset, limit, suggestion, results, relaxed, facets
+    }
+
+    /// Facets by name, in the order asked for.
+    private struct FacetsByName: Encodable {
+        var facets: [Facet]
+
+        struct Name: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Name.self)
+            for facet in facets { try container.encode(facet, forKey: Name(stringValue: facet.name)) }
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -92,5 +113,6 @@ public struct SearchResults: Sendable, Hashable, Encodable {
         try container.encode(suggestion, forKey: .suggestion)
         try container.encode(results, forKey: .results)
         try container.encode(relaxed, forKey: .relaxed)
+        if !facets.isEmpty { try container.encode(FacetsByName(facets: facets), forKey: .facets) }
     }
 }

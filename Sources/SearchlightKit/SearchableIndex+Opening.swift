@@ -43,27 +43,6 @@ extension SearchableIndex {
         return (writers, opened.compactMap { try? $0.get().1 })
     }
 
-    /// Rebuilds the index folder at `path`, whose writer is `writer`, into the current format when
-    /// it is in an earlier one: a new generation, published atomically (``publishGeneration(at:replacing:write:)``),
-    /// which `writer` then writes. `nil` when it is current.
-    static func upgradeIfOlder(path: String, writer: inout XapianDatabase) throws(SearchlightError) -> FormatUpgrade? {
-        let format = try writer.format()
-        guard format != XapianDatabase.currentFormat else { return nil }
-        guard FileSystem.kind(atPath: path) == .directory else {
-            throw SearchlightError(
-                .indexUnavailable,
-                "The index at \(path) is in index format \(format), and only an index folder can be rebuilt into "
-                    + "format \(XapianDatabase.currentFormat): open each of its databases for writing on its own",
-                failure: .wrongFormat)
-        }
-        var items = 0
-        let current = writer
-        try publishGeneration(at: path, replacing: &writer) { folder throws(SearchlightError) in
-            items = try current.upgrade(to: folder)
-        }
-        return FormatUpgrade(path: path, fromFormat: format, toFormat: XapianDatabase.currentFormat, items: items)
-    }
-
     /// A shard of `topology` that is in an earlier format than this version writes.
     static func olderFormat(shard: String, of topology: Topology, format: String) -> SearchlightError {
         SearchlightError(

@@ -8,16 +8,19 @@ extension SearchableIndex {
     /// - Throws: ``SearchlightError/Code/invalidQuery`` for a malformed query.
     public func search(_ query: SearchQuery, now: Int64 = currentTime()) throws(SearchlightError) -> SearchResults {
         let (expression, relaxable) = try query.parsed()
+        let shape = XapianDatabase.SearchShape(
+            offset: query.offset, limit: query.limit, relax: relaxable, sort: try query.sortAttributes(),
+            facets: try query.facetAttributes())
         let raw = try read { database throws(SearchlightError) in
             try database.search(
-                expression, domain: query.domainIdentifier, scope: query.scope, now: now, offset: query.offset,
-                limit: query.limit, relax: relaxable, decode: decodeStored)
+                expression, domain: query.domainIdentifier, scope: query.scope, now: now, shape: shape,
+                decode: decodeStored)
         }
         let results = raw.hits.map { hit in SearchResult(item: hit.item, score: hit.percent, snippet: hit.snippet) }
         return SearchResults(
             query: query.text, total: raw.total, offset: query.offset, limit: query.limit,
             suggestion: Self.suggestion(for: query.text, corrections: raw.corrections), results: results,
-            relaxed: raw.relaxed)
+            relaxed: raw.relaxed, facets: raw.facets)
     }
 
     /// The query with its misspelled words replaced, or `nil` when there is nothing to correct.
@@ -74,8 +77,8 @@ extension SearchableIndex {
     ) throws(SearchlightError) -> SearchableItem? {
         let raw = try read { database throws(SearchlightError) in
             try database.search(
-                .filter(.identifier, identifier), domain: domainIdentifier, scope: scope, now: now, offset: 0, limit: 1,
-                decode: decodeStored)
+                .filter(.identifier, identifier), domain: domainIdentifier, scope: scope, now: now,
+                shape: .init(offset: 0, limit: 1), decode: decodeStored)
         }
         return raw.hits.first?.item
     }
@@ -152,6 +155,11 @@ extension SearchableIndex {
     }
 
     private func decodeStored(_ data: [UInt8]) throws(SearchlightError) -> SearchableItem {
+        try Self.decodeStored(data, path: path)
+    }
+
+    /// An item as the index at `path` stores it.
+    static func decodeStored(_ data: [UInt8], path: String) throws(SearchlightError) -> SearchableItem {
         do {
             let dictionary = try JSONDecoder().decode([String: JSONValue].self, from: Data(data))
             return try SearchableItem(storedDictionary: dictionary)

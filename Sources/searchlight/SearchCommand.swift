@@ -49,6 +49,22 @@ struct SearchCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "How many results to skip (at most \(SearchQuery.maximumOffset)).")
     var offset = 0
 
+    @Option(
+        name: .customLong("sort"), parsing: .unconditionalSingleValue,
+        help: ArgumentHelp(
+            "Order the results by relevance, created, expires, views, price or rating; a leading - for descending "
+                + "(-created: newest first). Repeat it or separate keys with commas; relevance breaks ties.",
+            valueName: "key"))
+    var sortKeys: [String] = []
+
+    @Option(
+        name: .customLong("facet"),
+        help: ArgumentHelp(
+            "Count over every match: per value of category, brand, condition, currency, city or country; the "
+                + "least, greatest and ranges of price, rating or views; the earliest and latest created or expires.",
+            valueName: "attribute"))
+    var facets: [String] = []
+
     @Option(help: "Text output: the results as text, or their identifiers, one a line (ids), for scripts.")
     var format = Format.text
 
@@ -87,7 +103,9 @@ struct SearchCommand: ParsableCommand {
             let search = SearchQuery(
                 query.joined(separator: " "),
                 domainIdentifier: allDomains ? nil : (domain ?? SearchableItem.defaultDomain),
-                scope: scope.scope, limit: limit, offset: offset)
+                scope: scope.scope, limit: limit, offset: offset,
+                sort: sortKeys.flatMap { SearchQuery.SortKey.list($0) },
+                facets: facets.flatMap { $0.split(separator: ",").map { String($0.trimmingPrefix(" ")) } })
             let index = try SearchableIndex.openForReading(global)
             if interactive { return try runInteractive(search, in: index) }
             try search.validate()
@@ -118,6 +136,7 @@ struct SearchCommand: ParsableCommand {
     }
 
     private func printText(_ page: SearchResults) {
+        defer { printFacets(page.facets) }
         guard !page.results.isEmpty else {
             let scopeText = page.total > 0 ? "No more results (\(page.total) in all)" : "No results"
             print(page.query.isEmpty ? "\(scopeText)." : "\(scopeText) for \(page.query.quotedForDisplay).")
@@ -157,7 +176,46 @@ struct SearchCommand: ParsableCommand {
     }
 }
 
+extension SearchCommand {
+    /// The counts: a line per attribute, its values and counts (the first ten), or its least and
+    /// greatest and how many fall in each range.
+    fileprivate func printFacets(_ facets: [Facet]) {
+        guard !facets.isEmpty else { return }
+        print(Output.bold("Counts over every match"))
+        let width = facets.map(\.name.count).max() ?? 0
+        for facet in facets {
+            let name = (facet.name + ":").padding(to: width + 2)
+            switch facet.kind {
+            case .text:
+                let shown = facet.values.prefix(10).map { "\(Output.shown($0.value)) \($0.count)" }
+                let more = facet.values.count > 10 ? " · … (\(facet.values.count - 10) more)" : ""
+                print(name + (shown.isEmpty ? Output.dim("none") : shown.joined(separator: " · ") + more))
+            case .number:
+                guard let minimum = facet.minimum, let maximum = facet.maximum else {
+                    print(name + Output.dim("none"))
+                    continue
+                }
+                let ranges = facet.buckets.map { "\(Output.number($0.from))–\(Output.number($0.to)) \($0.count)" }
+                print(
+                    name + "\(Output.number(minimum)) to \(Output.number(maximum))"
+                        + Output.dim(" · " + ranges.joined(separator: " · ")))
+            case .date, .point:
+                guard let minimum = facet.minimum, let maximum = facet.maximum else {
+                    print(name + Output.dim("none"))
+                    continue
+                }
+                print(name + "\(Output.date(Int64(minimum))) to \(Output.date(Int64(maximum)))")
+            }
+        }
+    }
+}
+
 extension String {
+    /// The text padded with spaces to `width` characters.
+    func padding(to width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+
     /// The text in typographic quotes, made harmless for a terminal.
     var quotedForDisplay: String { "“\(Output.shown(self))”" }
 

@@ -36,7 +36,7 @@ private func store(_ database: OpaquePointer, id: String, title: String, public 
                         domain: text(domainBuffer), identifier: text(idBuffer), title: text(titleBuffer),
                         description: cx_text(), schema: cx_text(), data: text(dataBuffer), keywords: nil,
                         keyword_count: 0, is_public: isPublic, expiration_ms: 0, line_digest: 0, views: -1,
-                        source: cx_text())
+                        source: cx_text(), values: nil, value_count: 0)
                     var documents: OpaquePointer?
                     let built = call { cx_documents_build(&item, 1, &documents, $0) }.status
                     defer { cx_documents_free(documents) }
@@ -67,12 +67,13 @@ private func search(
                 cx_query_node(
                     kind: node.kind, field: node.field,
                     text: cx_text(data: offset.1 == 0 ? nil : buffer.baseAddress! + offset.0, length: offset.1),
-                    child_count: node.children)
+                    child_count: node.children, slot: 0, low: 0, high: 0, radius: 0)
             }
             return cNodes.withUnsafeBufferPointer { nodeBuffer in
                 var request = cx_search_request(
                     nodes: nodeBuffer.baseAddress, node_count: nodeBuffer.count, domain: cx_text(), all_domains: true,
-                    scope: CX_SCOPE_ALL, now_ms: 0, offset: 0, limit: limit, relax: false)
+                    scope: CX_SCOPE_ALL, now_ms: 0, offset: 0, limit: limit, relax: false, sort_keys: nil,
+                    sort_key_count: 0, facets: nil, facet_count: 0)
                 var results: OpaquePointer?
                 let (status, message) = call { cx_search(database, &request, &results, $0) }
                 defer { cx_results_free(results) }

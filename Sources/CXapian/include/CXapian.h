@@ -89,6 +89,39 @@ typedef enum cx_open_mode : int32_t {
     CX_OPEN_WRITE = 1,
 } cx_open_mode;
 
+/// The value slots the shim itself fills; an item's attributes (`cx_value`) take slots from
+/// `CX_SLOT_FIRST_ATTRIBUTE` up, as the Kit assigns them.
+typedef enum cx_slot : uint32_t {
+    /// The expiration (sortable), absent for items that never expire.
+    CX_SLOT_EXPIRATION = 0,
+    /// The recorded views (sortable), absent for none.
+    CX_SLOT_VIEWS = 6,
+    CX_SLOT_FIRST_ATTRIBUTE = 7,
+    /// What a sort key names for the relevance order (`cx_sort_key`).
+    CX_SLOT_RELEVANCE = 0xFFFFFFFF,
+} cx_slot;
+
+/// How an attribute's value is kept (format 8).
+typedef enum cx_value_kind : int32_t {
+    /// `number` (a price, a rating, a date in epoch ms), sortable: what ranges, sorts and numeric
+    /// counts read.
+    CX_VALUE_NUMBER = 0,
+    /// `text` as written, which counts read, and a filter term of it, case- and
+    /// accent-insensitive, which exact filters read.
+    CX_VALUE_TEXT = 1,
+    /// A point: latitude `number`, longitude `second`, in degrees; what `CX_NODE_NEAR` reads.
+    CX_VALUE_POINT = 2,
+} cx_value_kind;
+
+/// One attribute of an item, in its value slot.
+typedef struct cx_value {
+    uint32_t slot;
+    cx_value_kind kind;
+    double number;
+    double second;
+    cx_text text;
+} cx_value;
+
 /// One item to store. Every `cx_text` is borrowed for the duration of the call.
 typedef struct cx_item {
     cx_text domain;
@@ -115,6 +148,9 @@ typedef struct cx_item {
     /// the API). Items are found by it (`cx_database_sources`, `cx_database_delete_source`), and
     /// `cx_database_get` and cursors give it back.
     cx_text source;
+    /// The item's attributes, each in a slot of its own (at most one value a slot).
+    const cx_value *_Nullable values;
+    size_t value_count;
 } cx_item;
 
 /// What happened to one identifier in `cx_database_delete_items`.
@@ -155,6 +191,14 @@ typedef enum cx_node_kind : int32_t {
     /// An exact filter: `field` is `CX_FIELD_KEYWORD`, `ID`, `SCHEMA`, `MODE` (text `public` or
     /// `private`) or `DOMAIN`; `text` is the value as written.
     CX_NODE_FILTER = 9,
+    /// Items whose number in `slot` is between `low` and `high`, both included (either may be
+    /// infinite); items without one do not match.
+    CX_NODE_RANGE = 10,
+    /// Items whose text in `slot` is `text`, case- and accent-insensitive.
+    CX_NODE_ATTRIBUTE = 11,
+    /// Items whose point in `slot` lies within `radius` metres of latitude `low`, longitude
+    /// `high` (great-circle distance).
+    CX_NODE_NEAR = 12,
 } cx_node_kind;
 
 /// Which part of an item a node looks at.
@@ -182,7 +226,25 @@ typedef struct cx_query_node {
     cx_field field;
     cx_text text;
     uint32_t child_count;
+    /// For `CX_NODE_RANGE`, `ATTRIBUTE` and `NEAR`: the value slot, and the numbers they read.
+    uint32_t slot;
+    double low;
+    double high;
+    double radius;
 } cx_query_node;
+
+/// One key of a search's order: the number in `slot` (items without one last, either way), or
+/// relevance (`CX_SLOT_RELEVANCE`).
+typedef struct cx_sort_key {
+    uint32_t slot;
+    bool descending;
+} cx_sort_key;
+
+/// A count a search makes over all its matches: of each text in `slot`, or of each number.
+typedef struct cx_facet_request {
+    uint32_t slot;
+    cx_value_kind kind;
+} cx_facet_request;
 
 /// A search. `domain` is the caller's domain: it sees that domain's private items and every
 /// public item, unless `all_domains` is set.
@@ -201,6 +263,14 @@ typedef struct cx_search_request {
     /// first), and the results say so (`cx_results_relaxed`). Phrases, filters, exclusions and
     /// explicit operators stay exact.
     bool relax;
+    /// The order of the results: these keys, then relevance, or relevance first and these keys
+    /// breaking its ties when the first is `CX_SLOT_RELEVANCE`. None: by relevance.
+    const cx_sort_key *_Nullable sort_keys;
+    size_t sort_key_count;
+    /// Counts over every match the caller may see (`cx_results_facet_count`); a search counting
+    /// checks every match.
+    const cx_facet_request *_Nullable facets;
+    size_t facet_count;
 } cx_search_request;
 
 /// A run of bytes inside a text: `offset` and `length` in bytes.
@@ -264,7 +334,7 @@ cx_status cx_database_reopen(cx_database *_Nullable database, char *_Nullable *_
 cx_status cx_database_compact(cx_database *_Nullable database, const char *_Nullable destination,
                               char *_Nullable *_Nullable out_error);
 
-/// The index format this version writes: `"7"`.
+/// The index format this version writes: `"8"`.
 const char *cx_current_format(void);
 
 /// The index format the database records (the current one for an empty index), in a `malloc`-ed string for
@@ -272,13 +342,20 @@ const char *cx_current_format(void);
 cx_status cx_database_format(cx_database *_Nullable database, char *_Nullable *_Nonnull out_format,
                              char *_Nullable *_Nullable out_error);
 
-/// Writes the database's last commit, of format 2 to 5, into the folder `destination` (which must
+/// Writes the database's last commit, of format 2 to 7, into the folder `destination` (which must
 /// not exist yet) in the current format: each document's terms laid out as this version writes
 /// them (the same words, frequencies and positions), with its values, data and document id, and
 /// the spelling data and metadata. A writable handle only, outside a transaction; the handle and
-/// its lock are left as they are. `*out_items` is the number of items copied.
+/// its lock are left as they are. `*out_items` is the number of items copied. The items'
+/// attributes, which only their data holds, are then added by `cx_database_add_attributes`.
 cx_status cx_database_upgrade(cx_database *_Nullable database, const char *_Nullable destination,
                               uint64_t *out_items, char *_Nullable *_Nullable out_error);
+
+/// Adds each item's attributes (`cx_item.values`) to the document stored for its domain and
+/// identifier, which keeps everything else; an item not stored is skipped. For an upgraded
+/// index, whose documents were written before attributes were (`cx_database_upgrade`).
+cx_status cx_database_add_attributes(cx_database *_Nullable database, const cx_item *_Nullable items, size_t count,
+                                     char *_Nullable *_Nullable out_error);
 
 /// True when the handle was opened with `CX_OPEN_WRITE`.
 bool cx_database_is_writable(const cx_database *_Nullable database);
@@ -532,6 +609,15 @@ size_t cx_results_correction_count(const cx_results *results);
 uint32_t cx_results_correction_node(const cx_results *results, size_t index);
 /// The corrected word, lower-cased and folded; borrowed from `results`.
 cx_text cx_results_correction_text(const cx_results *results, size_t index);
+
+/// How many values request facet `facet` counted (0 for a facet out of range).
+size_t cx_results_facet_size(const cx_results *results, size_t facet);
+
+/// Value `index` of facet `facet` and how many visible matches hold it: for a text facet its
+/// text (`*out_number` 0), for a number facet its number (`*out_text` empty). Borrowed from
+/// `results`.
+void cx_results_facet_value(const cx_results *results, size_t facet, size_t index, cx_text *out_text,
+                            double *out_number, uint64_t *out_count);
 /// Frees results. Accepts NULL.
 void cx_results_free(cx_results *_Nullable results);
 

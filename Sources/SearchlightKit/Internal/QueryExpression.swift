@@ -9,6 +9,12 @@ indirect enum QueryExpression: Sendable, Hashable {
     case phrase(String, field: TextField)
     /// An exact filter, with its value as written.
     case filter(Filter, String)
+    /// Items whose number or date in `attribute` lies between `low` and `high`, both included.
+    case range(ItemAttribute, low: Bound, high: Bound)
+    /// Items whose text in `attribute` is this one (case- and accent-insensitive).
+    case attribute(ItemAttribute, String)
+    /// Items within `metres` of a point (``ItemAttribute/location``).
+    case near(latitude: Double, longitude: Double, metres: Double)
     case and([QueryExpression])
     case or([QueryExpression])
     case xor([QueryExpression])
@@ -41,6 +47,19 @@ indirect enum QueryExpression: Sendable, Hashable {
         var location: Range<Int>
     }
 
+    /// One end of a range: a number (epoch ms for a date), or milliseconds from the time of the
+    /// search (`7d`), which only the search knows.
+    struct Bound: Sendable, Hashable {
+        var value: Double
+        var fromNow = false
+
+        static let lowest = Bound(value: -.infinity)
+        static let highest = Bound(value: .infinity)
+
+        /// The number the index compares with, at `now` (epoch ms).
+        func resolved(now: Int64) -> Double { fromNow ? Double(now) + value : value }
+    }
+
     /// The exact filters.
     enum Filter: String, Sendable, Hashable, CaseIterable {
         case keyword
@@ -56,7 +75,7 @@ extension QueryExpression {
     var termCount: Int {
         switch self {
         case .everything: 0
-        case .word, .phrase, .filter: 1
+        case .word, .phrase, .filter, .range, .attribute, .near: 1
         case .and(let operands), .or(let operands), .xor(let operands): operands.reduce(0) { $0 + $1.termCount }
         case .exclude(let kept, let excluded): excluded.reduce(kept.termCount) { $0 + $1.termCount }
         }

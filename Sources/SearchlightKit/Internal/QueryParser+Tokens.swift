@@ -59,6 +59,11 @@ extension QueryParser {
                         field, name: String(word[..<colon]), at: start, sign: sign,
                         valueStart: start + word.distance(from: word.startIndex, to: colon) + 1,
                         openColumns: &openColumns)
+                } else if let colon = word.firstIndex(of: ":"), Self.looksLikeField(word, colon: colon) {
+                    throw fail(
+                        "has \(quoted(String(word[...colon]))), which is not a field; the fields are "
+                            + Self.fieldNames + " (put it in quotes to search for the text)",
+                        column: start + 1)
                 } else {
                     tokens.append(.item(plainWord(from: index, to: end, field: .any), sign: sign))
                     index = end
@@ -90,17 +95,41 @@ extension QueryParser {
     enum Field {
         case text(QueryExpression.TextField)
         case filter(QueryExpression.Filter)
+        /// A date, number or text the item carries (``ItemAttribute``).
+        case attribute(ItemAttribute)
+        /// `near:` a point, over ``ItemAttribute/location``.
+        case near
 
         init?(_ name: Substring) {
             switch name.lowercased() {
             case "title": self = .text(.title)
             case "description": self = .text(.description)
+            case "near", ItemAttribute.location.name: self = .near
             default:
-                guard let filter = QueryExpression.Filter(rawValue: name.lowercased()) else { return nil }
-                self = .filter(filter)
+                if let filter = QueryExpression.Filter(rawValue: name.lowercased()) {
+                    self = .filter(filter)
+                } else if let attribute = ItemAttribute.named(name) {
+                    self = .attribute(attribute)
+                } else {
+                    return nil
+                }
             }
         }
     }
+
+    /// Whether `word` reads as `name:value` for a name the language does not know: letters before
+    /// the colon and something after it, other than a link's `//`.
+    static func looksLikeField(_ word: String, colon: String.Index) -> Bool {
+        let name = word[..<colon]
+        let value = word[word.index(after: colon)...]
+        return !name.isEmpty && name.allSatisfy { $0.isASCII && $0.isLetter } && !value.isEmpty
+            && !value.hasPrefix("/") && value.first != ":"
+    }
+
+    /// The names before `:` that the language knows, for messages.
+    static let fieldNames =
+        (["title", "description"] + QueryExpression.Filter.allCases.map(\.rawValue)
+        + ItemAttribute.all.filter { $0.kind != .point }.map(\.name) + ["near"]).joined(separator: ", ")
 
     /// Reads `field:value`, `field:"a phrase"` or `title:(…)`; returns the index after it.
     mutating func fieldValue(
@@ -128,7 +157,7 @@ extension QueryParser {
             while end < characters.count, !endsWord(characters[end]) { end += 1 }
             tokens.append(.item(plainWord(from: valueStart, to: end, field: textField), sign: sign))
             return end
-        case .filter(let filter):
+        case .filter, .attribute, .near:
             if first == "(" {
                 throw fail("groups the values of \(name):; write \(name):value for each", column: column)
             }
@@ -141,11 +170,27 @@ extension QueryParser {
                 while end < characters.count, !characters[end].isWhitespace, characters[end] != ")" { end += 1 }
                 value = text(valueStart..<end)
             }
+            tokens.append(.item(try filterValue(field, value, column: column), sign: sign))
+            return end
+        }
+    }
+
+    /// What an exact filter, an attribute or `near:` asks for with `value`.
+    private func filterValue(_ field: Field, _ value: String, column: Int) throws(SearchlightError) -> QueryExpression {
+        switch field {
+        case .filter(let filter):
             if filter == .mode, !["public", "private"].contains(value.lowercased()) {
                 throw fail("cannot be parsed: mode: takes public or private, not '\(value)'", column: column)
             }
-            tokens.append(.item(.filter(filter, value), sign: sign))
-            return end
+            return .filter(filter, value)
+        case .attribute(let attribute) where attribute.kind == .text:
+            return .attribute(attribute, value)
+        case .attribute(let attribute):
+            return try range(of: attribute, value, column: column)
+        case .near:
+            return try near(value, column: column)
+        case .text:
+            preconditionFailure("a text field's value is read as words")
         }
     }
 

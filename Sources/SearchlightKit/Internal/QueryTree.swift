@@ -10,11 +10,19 @@ struct QueryTree {
         var childCount: Int
         /// For a word, where it stands in the query text.
         var location: Range<Int>?
+        /// For a range, an attribute or a distance: the slot, and the numbers it reads.
+        var slot: UInt32 = 0
+        var low = 0.0
+        var high = 0.0
+        var radius = 0.0
     }
 
     private var flattened: [Node] = []
+    /// The time of the search, which ranges counted from now start from (epoch ms).
+    private let now: Int64
 
-    init(_ expression: QueryExpression, arena: inout TextArena) {
+    init(_ expression: QueryExpression, now: Int64, arena: inout TextArena) {
+        self.now = now
         append(expression, arena: &arena)
     }
 
@@ -22,7 +30,8 @@ struct QueryTree {
     func nodes(in texts: TextArena.Texts) -> [cx_query_node] {
         flattened.map { node in
             cx_query_node(
-                kind: node.kind, field: node.field, text: texts.text(node.text), child_count: UInt32(node.childCount))
+                kind: node.kind, field: node.field, text: texts.text(node.text), child_count: UInt32(node.childCount),
+                slot: node.slot, low: node.low, high: node.high, radius: node.radius)
         }
     }
 
@@ -50,6 +59,21 @@ struct QueryTree {
             flattened.append(Node(kind: CX_NODE_PHRASE, field: field.cField, text: arena.add(text), childCount: 0))
         case .filter(let filter, let value):
             flattened.append(Node(kind: CX_NODE_FILTER, field: filter.cField, text: arena.add(value), childCount: 0))
+        case .range(let attribute, let low, let high):
+            flattened.append(
+                Node(
+                    kind: CX_NODE_RANGE, field: CX_FIELD_ANY, text: arena.add(""), childCount: 0, slot: attribute.slot,
+                    low: low.resolved(now: now), high: high.resolved(now: now)))
+        case .attribute(let attribute, let value):
+            flattened.append(
+                Node(
+                    kind: CX_NODE_ATTRIBUTE, field: CX_FIELD_ANY, text: arena.add(value), childCount: 0,
+                    slot: attribute.slot))
+        case .near(let latitude, let longitude, let metres):
+            flattened.append(
+                Node(
+                    kind: CX_NODE_NEAR, field: CX_FIELD_ANY, text: arena.add(""), childCount: 0,
+                    slot: ItemAttribute.location.slot, low: latitude, high: longitude, radius: metres))
         case .and(let operands):
             appendOperator(CX_NODE_AND, operands, arena: &arena)
         case .or(let operands):

@@ -29,6 +29,8 @@ struct StoredItem {
     var views: Int64 = -1
     /// The absolute path of the file the item was read from, or empty.
     var source = ""
+    /// The item's attributes (``ItemAttribute``).
+    var values: [AttributeValue] = []
 }
 
 /// Packs many strings into one buffer so that one pointer scope covers all the `cx_text`s of a call.
@@ -47,14 +49,25 @@ struct TextArena {
         var expiration: Int64
         var lineDigest: UInt64
         var views: Int64
+        var values: [ValueRanges]
 
         func item(in texts: Texts) -> cx_item {
             cx_item(
                 domain: texts.text(domain), identifier: texts.text(identifier), title: texts.text(title),
                 description: texts.text(description), schema: texts.text(schema), data: texts.text(data),
                 keywords: texts.keywordPointer(keywords), keyword_count: keywords.count, is_public: isPublic,
-                expiration_ms: expiration, line_digest: lineDigest, views: views, source: texts.text(source))
+                expiration_ms: expiration, line_digest: lineDigest, views: views, source: texts.text(source),
+                values: texts.valuePointer(values), value_count: values.count)
         }
+    }
+
+    /// An attribute's value, its text in the arena.
+    struct ValueRanges {
+        var slot: UInt32
+        var kind: cx_value_kind
+        var number: Double
+        var second: Double
+        var text: Range
     }
 
     mutating func add(_ string: String) -> Range { add(bytes: Array(string.utf8)) }
@@ -71,16 +84,44 @@ struct TextArena {
             description: add(item.description), schema: add(item.schema), data: add(bytes: item.data),
             source: add(item.source),
             keywords: item.keywords.map { add($0) }, isPublic: item.isPublic, expiration: item.expiration,
-            lineDigest: item.lineDigest, views: item.views)
+            lineDigest: item.lineDigest, views: item.views, values: item.values.map { add($0) })
     }
 
-    /// The texts of one call; keyword arrays are allocated here and freed when the call returns.
+    mutating func add(_ value: AttributeValue) -> ValueRanges {
+        switch value.content {
+        case .number(let number):
+            ValueRanges(slot: value.slot, kind: CX_VALUE_NUMBER, number: number, second: 0, text: add(""))
+        case .text(let text):
+            ValueRanges(slot: value.slot, kind: CX_VALUE_TEXT, number: 0, second: 0, text: add(text))
+        case .point(let latitude, let longitude):
+            ValueRanges(slot: value.slot, kind: CX_VALUE_POINT, number: latitude, second: longitude, text: add(""))
+        }
+    }
+
+    /// The texts of one call; keyword and value arrays are allocated here and freed when the call
+    /// returns.
     final class Texts {
         let base: UnsafePointer<CChar>?
         private var keywordBuffers: [UnsafeMutableBufferPointer<cx_text>] = []
+        private var valueBuffers: [UnsafeMutableBufferPointer<cx_value>] = []
 
         init(base: UnsafePointer<CChar>?) { self.base = base }
-        deinit { keywordBuffers.forEach { $0.deallocate() } }
+        deinit {
+            keywordBuffers.forEach { $0.deallocate() }
+            valueBuffers.forEach { $0.deallocate() }
+        }
+
+        func valuePointer(_ values: [ValueRanges]) -> UnsafePointer<cx_value>? {
+            guard !values.isEmpty else { return nil }
+            let buffer = UnsafeMutableBufferPointer<cx_value>.allocate(capacity: values.count)
+            for (index, value) in values.enumerated() {
+                buffer[index] = cx_value(
+                    slot: value.slot, kind: value.kind, number: value.number, second: value.second,
+                    text: text(value.text))
+            }
+            valueBuffers.append(buffer)
+            return UnsafePointer(buffer.baseAddress)
+        }
 
         func text(_ range: Range) -> cx_text {
             cx_text(data: range.count == 0 ? nil : base.map { $0 + range.start }, length: range.count)

@@ -13,31 +13,53 @@ extension XapianDatabase {
         var corrections: [(location: Range<Int>, word: String)]
         /// No item had every plain word: the items with the most of them (``SearchResults/relaxed``).
         var relaxed = false
+        /// The facets asked for, in order.
+        var facets: [Facet] = []
+    }
+
+    /// What a search asks beside its query: its page, its order and its counts.
+    struct SearchShape {
+        var offset: Int
+        var limit: Int
+        var relax = false
+        var sort: [(slot: UInt32, descending: Bool)] = []
+        var facets: [ItemAttribute] = []
     }
 
     func search(
-        _ expression: QueryExpression, domain: String?, scope: SearchQuery.Scope, now: Int64, offset: Int, limit: Int,
-        relax: Bool = false, decode: ([UInt8]) throws(SearchlightError) -> SearchableItem
+        _ expression: QueryExpression, domain: String?, scope: SearchQuery.Scope, now: Int64, shape: SearchShape,
+        decode: ([UInt8]) throws(SearchlightError) -> SearchableItem
     ) throws(SearchlightError) -> RawResults {
         let handle = try open()
         var arena = TextArena()
-        let tree = QueryTree(expression, arena: &arena)
+        let tree = QueryTree(expression, now: now, arena: &arena)
         let domainRange = arena.add(domain ?? "")
         var results: OpaquePointer?
         defer { cx_results_free(results) }
+        let sortKeys = shape.sort.map { cx_sort_key(slot: $0.slot, descending: $0.descending) }
+        let facets = shape.facets.map { attribute in
+            cx_facet_request(slot: attribute.slot, kind: attribute.kind == .text ? CX_VALUE_TEXT : CX_VALUE_NUMBER)
+        }
         try arena.withTexts { texts throws(SearchlightError) in
             let nodes = tree.nodes(in: texts)
             try nodes.withUnsafeBufferPointer { buffer throws(SearchlightError) in
-                var request = cx_search_request(
-                    nodes: buffer.baseAddress, node_count: buffer.count, domain: texts.text(domainRange),
-                    all_domains: domain == nil, scope: scope.cScope, now_ms: now, offset: UInt32(clamping: offset),
-                    limit: UInt32(clamping: limit), relax: relax)
-                try check { error in cx_search(handle, &request, &results, error) }
+                try sortKeys.withUnsafeBufferPointer { sortBuffer throws(SearchlightError) in
+                    try facets.withUnsafeBufferPointer { facetBuffer throws(SearchlightError) in
+                        var request = cx_search_request(
+                            nodes: buffer.baseAddress, node_count: buffer.count, domain: texts.text(domainRange),
+                            all_domains: domain == nil, scope: scope.cScope, now_ms: now,
+                            offset: UInt32(clamping: shape.offset), limit: UInt32(clamping: shape.limit),
+                            relax: shape.relax, sort_keys: sortBuffer.baseAddress, sort_key_count: sortBuffer.count,
+                            facets: facetBuffer.baseAddress, facet_count: facetBuffer.count)
+                        try check { error in cx_search(handle, &request, &results, error) }
+                    }
+                }
             }
         }
         guard let results else { return RawResults(total: 0, hits: [], corrections: []) }
         var raw = RawResults(
-            total: Int(cx_results_total(results)), hits: [], corrections: [], relaxed: cx_results_relaxed(results))
+            total: Int(cx_results_total(results)), hits: [], corrections: [], relaxed: cx_results_relaxed(results),
+            facets: shape.facets.enumerated().map { index, attribute in Self.facet(attribute, results, index) })
         for index in 0..<cx_results_count(results) {
             let item = try decode(cx_results_data(results, index).bytes)
             // The snippet comes from the description the item holds: the index keeps it once.
@@ -59,6 +81,24 @@ extension XapianDatabase {
             raw.corrections.append((location, cx_results_correction_text(results, index).string))
         }
         return raw
+    }
+
+    /// Facet `index` of the results, for `attribute`.
+    private static func facet(_ attribute: ItemAttribute, _ results: OpaquePointer, _ index: Int) -> Facet {
+        var texts: [(String, Int)] = []
+        var numbers: [(Double, Int)] = []
+        for position in 0..<cx_results_facet_size(results, index) {
+            var text = cx_text()
+            var number = 0.0
+            var count: UInt64 = 0
+            cx_results_facet_value(results, index, position, &text, &number, &count)
+            if attribute.kind == .text {
+                texts.append((text.string, Int(count)))
+            } else {
+                numbers.append((number, Int(count)))
+            }
+        }
+        return Facet(attribute, texts: texts, numbers: numbers)
     }
 
     /// Result `index`'s snippet, its byte ranges turned into ranges of the string.

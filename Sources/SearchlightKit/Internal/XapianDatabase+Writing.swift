@@ -227,3 +227,15 @@ private struct BuiltDocuments: @unchecked Sendable {
         }
     }
 }
+
+extension XapianDatabase {
+    /// Adds each item's attributes to the document stored for it (an upgraded index's items;
+    /// `cx_database_add_attributes`).
+    func addAttributes(_ items: [StoredItem]) throws(SearchlightError) {
+        guard !items.isEmpty else { return }
+        let handle = try open()
+        try TextArena.withItems(items) { buffer throws(SearchlightError) in
+            try check { error in cx_database_add_attributes(handle, buffer.baseAddress, buffer.count, error) }
+        }
+    }
+}

@@ -1,0 +1,120 @@
+internal import CXapian
+
+/// What an item carries beside its text that searches filter by, sort by and count: its dates, its
+/// price and rating, its product's category, brand and condition, its address's city and country,
+/// its place on the map (index format 8).
+///
+/// Each is kept in a value slot of its own, filled from the item's fields as the SDK writes them
+/// (docs/reference.md, *Ranges, sorting and counts*):
+///
+/// | name | kind | from |
+/// |---|---|---|
+/// | `created` | date | `$creation_timestamp` |
+/// | `expires` | date | `$exp_date` |
+/// | `views` | number | recorded views |
+/// | `price` | number | `$price` |
+/// | `rating` | number | `$rating_average`, else `$rating` |
+/// | `category`, `brand`, `condition`, `currency` | text | `$product_category`, `$product_brand`, `$condition`, `$currency` |
+/// | `city`, `country` | text | `$address_city`, `$address_country` |
+/// | `location` | point | `$latitude` and `$longitude` (searched with `near:`) |
+public struct ItemAttribute: Sendable, Hashable {
+    /// What an attribute holds, which says what a query can ask of it.
+    public enum Kind: String, Sendable, Hashable, Codable {
+        /// Epoch milliseconds: ranges of dates, sorting, the earliest and latest.
+        case date
+        /// Ranges, sorting, the least and greatest, and counts in ranges.
+        case number
+        /// Exact filters (case- and accent-insensitive) and a count per value.
+        case text
+        /// A latitude and a longitude: `near:`.
+        case point
+    }
+
+    /// The attribute's name in the query language, `--sort` and `--facet`.
+    public let name: String
+    public let kind: Kind
+    /// The value slot that holds it.
+    let slot: UInt32
+
+    public static let created = ItemAttribute(name: "created", kind: .date, slot: 7)
+    public static let expires = ItemAttribute(name: "expires", kind: .date, slot: CX_SLOT_EXPIRATION.rawValue)
+    public static let views = ItemAttribute(name: "views", kind: .number, slot: CX_SLOT_VIEWS.rawValue)
+    public static let price = ItemAttribute(name: "price", kind: .number, slot: 8)
+    public static let rating = ItemAttribute(name: "rating", kind: .number, slot: 9)
+    public static let category = ItemAttribute(name: "category", kind: .text, slot: 10)
+    public static let brand = ItemAttribute(name: "brand", kind: .text, slot: 11)
+    public static let condition = ItemAttribute(name: "condition", kind: .text, slot: 12)
+    public static let currency = ItemAttribute(name: "currency", kind: .text, slot: 13)
+    public static let city = ItemAttribute(name: "city", kind: .text, slot: 14)
+    public static let country = ItemAttribute(name: "country", kind: .text, slot: 15)
+    public static let location = ItemAttribute(name: "location", kind: .point, slot: 16)
+
+    /// Every attribute an item can carry.
+    public static let all: [ItemAttribute] = [
+        created, expires, views, price, rating, category, brand, condition, currency, city, country, location,
+    ]
+
+    /// The attribute named `name` (case-insensitive), if there is one.
+    public static func named(_ name: some StringProtocol) -> ItemAttribute? {
+        let lowered = name.lowercased()
+        return all.first { $0.name == lowered }
+    }
+
+    /// Whether results can be ordered by it: dates and numbers.
+    public var isSortable: Bool { kind == .date || kind == .number }
+
+    /// Whether a search can count its values: everything but a point.
+    public var isCountable: Bool { kind != .point }
+
+    /// The names of the attributes of `kinds`, for messages.
+    static func names(of kinds: Set<Kind>) -> String {
+        all.filter { kinds.contains($0.kind) }.map(\.name).joined(separator: ", ")
+    }
+}
+
+/// One attribute's value in an item, as the index stores it.
+struct AttributeValue: Hashable {
+    enum Content: Hashable {
+        case number(Double)
+        case text(String)
+        case point(latitude: Double, longitude: Double)
+    }
+
+    var slot: UInt32
+    var content: Content
+}
+
+extension BranchUniversalObject {
+    /// The attributes this item carries, in the slots ``ItemAttribute`` assigns: those its fields
+    /// give, numbers finite, texts not blank, a point only with both coordinates in range. The
+    /// expiration and the views have slots of their own, filled by the index.
+    var attributeValues: [AttributeValue] {
+        let metadata = contentMetadata
+        var values: [AttributeValue] = []
+        func number(_ attribute: ItemAttribute, _ value: Double?) {
+            if let value, value.isFinite {
+                values.append(AttributeValue(slot: attribute.slot, content: .number(value)))
+            }
+        }
+        func text(_ attribute: ItemAttribute, _ value: String?) {
+            let trimmed = value?.trimmingSpaces ?? ""
+            if !trimmed.isEmpty { values.append(AttributeValue(slot: attribute.slot, content: .text(String(trimmed)))) }
+        }
+        number(.created, creationDate.map(Double.init))
+        number(.price, metadata.price)
+        number(.rating, metadata.ratingAverage ?? metadata.rating)
+        text(.category, metadata.productCategory)
+        text(.brand, metadata.productBrand)
+        text(.condition, metadata.condition)
+        text(.currency, metadata.currency)
+        text(.city, metadata.addressCity)
+        text(.country, metadata.addressCountry)
+        if let latitude = metadata.latitude, let longitude = metadata.longitude, (-90...90).contains(latitude),
+            (-180...180).contains(longitude)
+        {
+            let point = AttributeValue.Content.point(latitude: latitude, longitude: longitude)
+            values.append(AttributeValue(slot: ItemAttribute.location.slot, content: point))
+        }
+        return values
+    }
+}

@@ -1,0 +1,60 @@
+import FoundationEssentials
+
+// Rebuilding an index of an earlier format into the current one.
+
+extension SearchableIndex {
+    /// Rebuilds the index folder at `path`, whose writer is `writer`, into the current format when
+    /// it is in an earlier one: a new generation, published atomically (``publishGeneration(at:replacing:write:)``),
+    /// which `writer` then writes. `nil` when it is current.
+    static func upgradeIfOlder(path: String, writer: inout XapianDatabase) throws(SearchlightError) -> FormatUpgrade? {
+        let format = try writer.format()
+        guard format != XapianDatabase.currentFormat else { return nil }
+        guard FileSystem.kind(atPath: path) == .directory else {
+            throw SearchlightError(
+                .indexUnavailable,
+                "The index at \(path) is in index format \(format), and only an index folder can be rebuilt into "
+                    + "format \(XapianDatabase.currentFormat): open each of its databases for writing on its own",
+                failure: .wrongFormat)
+        }
+        var items = 0
+        let current = writer
+        try publishGeneration(at: path, replacing: &writer) { folder throws(SearchlightError) in
+            items = try current.upgrade(to: folder)
+            try addAttributes(at: folder)
+        }
+        return FormatUpgrade(path: path, fromFormat: format, toFormat: XapianDatabase.currentFormat, items: items)
+    }
+
+    /// Gives every item of the upgraded database at `folder` its attributes (``ItemAttribute``),
+    /// which only the items' data holds: read back, in batches, in one transaction.
+    static func addAttributes(at folder: String) throws(SearchlightError) {
+        let reader = try XapianDatabase(path: folder, writable: false)
+        defer { try? reader.close() }
+        let writer = try XapianDatabase(path: folder, writable: true)
+        defer { try? writer.close() }
+        try writer.begin()
+        var batch: [StoredItem] = []
+        do {
+            try reader.forEachDocument { data, _, _, _ in
+                let item = try decodeStored(data, path: folder)
+                batch.append(
+                    StoredItem(
+                        domain: item.domainIdentifier, identifier: item.uniqueIdentifier, title: "", description: "",
+                        schema: "", keywords: [], data: [], isPublic: true, expiration: 0,
+                        values: item.object.attributeValues))
+                if batch.count == 1000 {
+                    try writer.addAttributes(batch)
+                    batch.removeAll(keepingCapacity: true)
+                }
+            }
+            try writer.addAttributes(batch)
+        } catch let error as SearchlightError {
+            writer.cancel()
+            throw error
+        } catch {
+            writer.cancel()
+            throw SearchlightError(.internalError, "Cannot rebuild the index at \(folder): \(error)")
+        }
+        try writer.commit()
+    }
+}
