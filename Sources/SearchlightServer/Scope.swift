@@ -46,16 +46,19 @@ extension Caller {
 }
 
 extension Request {
-    /// A query parameter as a form sends it: `+` is a space, then percent-decoding.
-    func parameter(_ name: String) -> String? {
-        guard let query = uri.query else { return nil }
-        for pair in query.split(separator: "&") {
+    /// A query parameter as a form sends it: `+` is a space, then percent-decoding. The first,
+    /// when it is given more than once.
+    func parameter(_ name: String) -> String? { parameters(name).first }
+
+    /// Every value of a query parameter given more than once (`facets=a&facets=b`), in order.
+    func parameters(_ name: String) -> [String] {
+        guard let query = uri.query else { return [] }
+        return query.split(separator: "&").compactMap { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts.first.map(String.init)?.removingPercentEncoding == name else { continue }
+            guard parts.first.map(String.init)?.removingPercentEncoding == name else { return nil }
             let value = parts.count > 1 ? String(parts[1]) : ""
             return value.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? value
         }
-        return nil
     }
 
     /// An integer query parameter, or 400 naming it.
