@@ -123,7 +123,9 @@ struct AttributeTests {
             ).results.map(\.canonicalIdentifier)
         }
         #expect(
-            try order("price") == ["mug/blue", "kettle/old", "kettle/steel", "kettle/glass", "kettle/copper", "kettle/plain"])
+            try order("price") == [
+                "mug/blue", "kettle/old", "kettle/steel", "kettle/glass", "kettle/copper", "kettle/plain",
+            ])
         #expect(
             try order("-price")
                 == ["kettle/copper", "kettle/glass", "kettle/steel", "kettle/old", "mug/blue", "kettle/plain"])

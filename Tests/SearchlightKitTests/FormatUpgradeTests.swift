@@ -3,8 +3,8 @@ import SearchlightKit
 import SearchlightTesting
 import Testing
 
-/// An index written by an earlier release (Tests/fixtures/format-N-index, N 5 or 6), copied into
-/// the test's folder.
+/// An index written by an earlier release (Tests/fixtures/format-N-index, N 5, 6 or 7), copied
+/// into the test's folder.
 func earlierFormatIndex(_ format: String = "5", _ name: String = "old") throws -> String {
     let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("fixtures/format-\(format)-index").path
@@ -13,7 +13,7 @@ func earlierFormatIndex(_ format: String = "5", _ name: String = "old") throws -
     return copy
 }
 
-@Suite("Index format 7: earlier formats searched, then rebuilt when written", .temporaryFolder)
+@Suite("Index format 8: earlier formats searched, then rebuilt when written", .temporaryFolder)
 struct FormatUpgradeTests {
     /// Queries of every kind, from every domain the fixtures hold.
     static let queries: [(String, String?)] = [
@@ -36,9 +36,9 @@ struct FormatUpgradeTests {
     }
 
     @Test(
-        "an index of format 5 or 6 is searched as it is, and rebuilt into format 7 when opened for writing",
-        arguments: ["5", "6"])
-    func upgrade(format: String) throws {
+        "an index of format 5, 6 or 7 is searched as it is, and rebuilt into format 8 when opened for writing",
+        arguments: [("5", 70), ("6", 70), ("7", 133)])
+    func upgrade(format: String, count: Int) throws {
         let old = try earlierFormatIndex(format)
         let before = try answers(old)
         #expect(before.allSatisfy { !$0.isEmpty }, "\(before)")
@@ -47,18 +47,18 @@ struct FormatUpgradeTests {
 
         let writer = try SearchableIndex(path: old, access: .readWrite(lockTimeout: .seconds(5)))
         #expect(
-            writer.formatUpgrades == [FormatUpgrade(path: old, fromFormat: format, toFormat: "7", items: 70)])
+            writer.formatUpgrades == [FormatUpgrade(path: old, fromFormat: format, toFormat: "8", items: count)])
         #expect(writer.generation == 2)
         try writer.close()
-        #expect(try indexFormat(old) == "7")
+        #expect(try indexFormat(old) == "8")
 
-        // The same items (with their views) indexed afresh in format 7: the same answers, and the
+        // The same items (with their views) indexed afresh in format 8: the same answers, and the
         // same items as before the upgrade.
         var items: [SearchableItem] = []
         try SearchableIndex(path: old, access: .readOnly).forEachItem(domainIdentifier: nil, now: now) {
             items.append($0)
         }
-        #expect(items.count == 70)
+        #expect(items.count == count)
         let fresh = try TemporaryFolder.subfolder("fresh") + "/index"
         let index = try SearchableIndex(path: fresh, access: .readWrite(lockTimeout: .seconds(5)))
         try index.indexSearchableItems(items, now: now)
@@ -73,6 +73,54 @@ struct FormatUpgradeTests {
         #expect(again.formatUpgrades.isEmpty)
         #expect(again.generation == 2)
         try again.close()
+    }
+
+    @Test(
+        "an index of format 7 refuses ranges, sorting and counts, saying how to rebuild it; rebuilt, its items have their attributes and views as if indexed afresh"
+    )
+    func attributes() throws {
+        let old = try earlierFormatIndex("7")
+        let reader = try SearchableIndex(path: old, access: .readOnly)
+        #expect(try !reader.ids("running", domain: nil).isEmpty)
+        let asked = [
+            SearchQuery("price:<50", domainIdentifier: nil),
+            SearchQuery("shoes", domainIdentifier: nil, sort: [.init("-price")]),
+            SearchQuery("shoes", domainIdentifier: nil, facets: ["category"]),
+        ]
+        for query in asked {
+            let error = #expect(throws: SearchlightError.self) { try reader.search(query, now: now) }
+            #expect(error?.code == .indexUnavailable)
+            #expect(error?.message.contains("searchlight compact") == true, "\(error?.message ?? "")")
+        }
+        try reader.close()
+        try SearchableIndex(path: old, access: .readWrite(lockTimeout: .seconds(5))).close()
+
+        var items: [SearchableItem] = []
+        try SearchableIndex(path: old, access: .readOnly).forEachItem(domainIdentifier: nil, now: now) {
+            items.append($0)
+        }
+        let fresh = try TemporaryFolder.subfolder("fresh") + "/index"
+        let index = try SearchableIndex(path: fresh, access: .readWrite(lockTimeout: .seconds(5)))
+        try index.indexSearchableItems(items, now: now)
+        try index.close()
+        func answers(_ path: String) throws -> [[String]] {
+            let reader = try SearchableIndex(path: path, access: .readOnly)
+            let queries = [
+                SearchQuery("price:<50 rating:>=4", domainIdentifier: nil, limit: 100),
+                SearchQuery("category:running", domainIdentifier: nil, limit: 100, sort: [.init("-price")]),
+                SearchQuery("", domainIdentifier: nil, limit: 3, sort: [.init("-views")]),
+                SearchQuery("", domainIdentifier: nil, limit: 0, facets: ["category", "brand", "price", "rating"]),
+            ]
+            return try queries.map { query in
+                let page = try reader.search(query, now: now)
+                return page.results.map(\.canonicalIdentifier) + page.facets.map { "\($0)" }
+            }
+        }
+        let upgraded = try answers(old)
+        #expect(upgraded == (try answers(fresh)))
+        #expect(upgraded[0].count > 3)
+        #expect(upgraded[2].first == "product/run-0001")
+        #expect(upgraded[3].count == 4)
     }
 
     @Test("a topology whose shards are in different formats is refused, naming the shard; writing rebuilds them")
