@@ -67,6 +67,9 @@ struct Fixture {
         object.title = title
         object.contentDescription = "About \(title.lowercased())."
         object.contentIndexMode = mode
+        // What counts and ranges over attributes read: a private item's category is a secret.
+        object.contentMetadata.productCategory = mode == .private ? "Secret \(domain)" : "Lamps"
+        object.contentMetadata.price = mode == .private ? 5 : Double(title.count)
         return SearchableItem(object: object, domainIdentifier: domain)
     }
 

@@ -1,0 +1,63 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import SearchlightKit
+import SearchlightTesting
+import Testing
+
+@testable import SearchlightServer
+
+@Suite("HTTP: ranges, sorting and counts", .temporaryFolder)
+struct AttributeRouteTests {
+    /// The facet `name` of a response: its values and counts.
+    func counts(_ response: TestResponse, _ name: String) throws -> [String: Int] {
+        let facets = try #require(try json(response)["facets"] as? [String: Any])
+        let facet = try #require(facets[name] as? [String: Any])
+        var counts: [String: Int] = [:]
+        for value in facet["values"] as? [[String: Any]] ?? [] {
+            counts[value["value"] as? String ?? ""] = value["count"] as? Int
+        }
+        return counts
+    }
+
+    @Test(
+        "facets= counts only what the caller may see: never another domain's private item, anonymous or not",
+        arguments: Fixture.Storage.allCases)
+    func countsRespectVisibility(storage: Fixture.Storage) async throws {
+        try await withRouter(storage) { client, _ in
+            let anonymous = try await client.execute(uri: "/v1/search?q=lantern&facets=category,price", method: .get)
+            #expect(anonymous.status == .ok)
+            #expect(try counts(anonymous, "category") == ["Lamps": 2])
+            let shop = try await client.execute(
+                uri: "/v1/search?q=lantern&facets=category&limit=0", method: .get, headers: headers(readerToken))
+            #expect(try counts(shop, "category") == ["Lamps": 2, "Secret com.example.shop": 1])
+            let blog = try await client.execute(
+                uri: "/v1/search?q=lantern&facets=category", method: .get, headers: headers(otherToken))
+            #expect(try counts(blog, "category") == ["Lamps": 2, "Secret com.example.blog": 1])
+            let prices = try #require((try json(anonymous)["facets"] as? [String: Any])?["price"] as? [String: Any])
+            #expect(prices["min"] as? Double == 11 && prices["max"] as? Double == 15)
+        }
+    }
+
+    @Test("sort= orders the results, and ranges filter them; a bad key or range is a 400 naming it")
+    func sortAndRanges() async throws {
+        try await withRouter { client, _ in
+            func order(_ query: String) async throws -> [String] {
+                let response = try await client.execute(uri: "/v1/search?\(query)", method: .get)
+                return (try json(response)["results"] as? [[String: Any]] ?? []).compactMap {
+                    $0["canonicalIdentifier"] as? String
+                }
+            }
+            // "Red lantern" (11 characters) costs 11, "Lantern history" 15.
+            #expect(try await order("q=lantern&sort=price") == ["shop/public", "blog/public"])
+            #expect(try await order("q=lantern&sort=-price") == ["blog/public", "shop/public"])
+            #expect(try await order("q=lantern+price%3A%3C12") == ["shop/public"])
+            let badSort = try await client.execute(uri: "/v1/search?q=lantern&sort=colour", method: .get)
+            #expect(badSort.status == .badRequest)
+            #expect(String(buffer: badSort.body).contains("colour"))
+            let badRange = try await client.execute(uri: "/v1/search?q=price%3Aabc", method: .get)
+            #expect(badRange.status == .badRequest)
+            #expect(String(buffer: badRange.body).contains("column 1"))
+        }
+    }
+}
