@@ -1,0 +1,77 @@
+import Foundation
+import SearchlightTesting
+import Testing
+
+@Suite("The command line: ranges, --sort and --facet", .temporaryFolder)
+struct AttributeCommandTests {
+    /// A workspace with the sample shop (`corpus/products.jsonl`) indexed.
+    func shop() throws -> Workspace {
+        let workspace = try Workspace()
+        let run = try workspace.run(["index", repositoryRoot + "/corpus/products.jsonl", "--now", corpusNow])
+        #expect(run.status == 0, "\(run.stderr)")
+        return workspace
+    }
+
+    @Test("--sort orders by price, dearest first, and a range keeps what it should; --format ids lists them")
+    func sortedRange() throws {
+        let workspace = try shop()
+        let run = try workspace.run([
+            "search", "--all-domains", "--now", corpusNow, "--sort", "-price", "--limit", "100", "--json",
+            "category:running price:50..100",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let results = try run.object()["results"] as? [[String: Any]] ?? []
+        #expect(results.count > 3)
+        let text = try String(contentsOfFile: repositoryRoot + "/corpus/products.jsonl", encoding: .utf8)
+        var prices: [String: Double] = [:]
+        for line in text.split(separator: "\n") {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
+            let metadata = object["contentMetadata"] as? [String: Any] ?? [:]
+            if metadata["productCategory"] as? String == "Running" {
+                prices[object["canonicalIdentifier"] as? String ?? ""] = metadata["price"] as? Double
+            }
+        }
+        let expected = prices.filter { (50...100).contains($0.value) }.sorted { $0.value > $1.value }.map(\.key)
+        #expect(results.compactMap { $0["canonicalIdentifier"] as? String } == expected)
+
+        let ids = try workspace.run([
+            "search", "--all-domains", "--now", corpusNow, "--sort=price", "--format", "ids", "--limit", "100",
+            "category:running price:50..100",
+        ])
+        #expect(ids.stdout.split(separator: "\n").map(String.init) == expected.reversed())
+    }
+
+    @Test("--facet prints counts over every match after the results, and JSON carries them by name")
+    func facets() throws {
+        let workspace = try shop()
+        let text = try workspace.run([
+            "search", "--all-domains", "--now", corpusNow, "--limit", "1", "--facet", "category,price", "--facet",
+            "rating", "shoes",
+        ])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("Counts over every match"))
+        #expect(text.stdout.contains("category: Running "))
+        #expect(text.stdout.contains("price:    "))
+        let json = try workspace.run([
+            "search", "--all-domains", "--now", corpusNow, "--limit", "0", "--facet", "category", "--json", "shoes",
+        ])
+        let facets = try #require(try json.object()["facets"] as? [String: Any])
+        let values = (facets["category"] as? [String: Any])?["values"] as? [[String: Any]] ?? []
+        let total = try json.object()["total"] as? Int ?? 0
+        #expect(values.reduce(0) { $0 + ($1["count"] as? Int ?? 0) } == total)
+    }
+
+    @Test(
+        "a bad sort key, facet or range exits 64 with a message naming it",
+        arguments: [
+            (["--sort", "colour"], "colour"), (["--sort", "price,relevance,rating"], "relevance can come only first"),
+            (["--facet", "location"], "location"), (["price:cheap"], "'cheap' is not a number"),
+            (["near:91,0,1km"], "latitude '91'"), (["colour:red"], "not a field"),
+        ])
+    func refusals(arguments: [String], message: String) throws {
+        let workspace = try shop()
+        let run = try workspace.run(["search", "--all-domains", "--now", corpusNow] + arguments + ["shoes"])
+        #expect(run.status == 64)
+        #expect(run.stderr.contains(message), "\(run.stderr)")
+    }
+}
