@@ -70,7 +70,11 @@ struct ReadmeTests {
         // A folder as the README's reader has it: a home of Maya's with the default index, and her
         // copy of the project (corpus/, the broken file), where the commands run; `searchlight` on
         // PATH.
-        let root = try TemporaryFolder.subfolder("readme")
+        // At the same place on every run: items remember the absolute path of their file, and the
+        // index's bytes, which the README shows, follow from it.
+        let root = "/tmp/searchlight-readme-example"
+        try? FileManager.default.removeItem(atPath: root)
+        defer { try? FileManager.default.removeItem(atPath: root) }
         let folder = root + "/home/maya/searchlight"
         let bin = root + "/bin"
         for path in [bin, folder] {

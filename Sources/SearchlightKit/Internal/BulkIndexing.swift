@@ -82,10 +82,15 @@ extension Indexer {
 
             let state = Mutex(BuildState())
             let processed = Atomic<Int>(0)
-            let queue = BoundedQueue<Unit>(capacity: 2 * jobs)
+            // Unit k goes to segment k mod jobs, whichever builder is free first: the same inputs
+            // always make the same segments, so the items get the same document ids, equal scores
+            // come in the same order, and the index is the same, byte for byte, run after run.
+            let queues = (0..<jobs).map { _ in BoundedQueue<Unit>(capacity: 2) }
+            let cancelAll: @Sendable () -> Void = { for queue in queues { queue.cancel() } }
             let done = DispatchGroup()
             for segment in 0..<jobs {
                 done.enter()
+                let queue = queues[segment]
                 let builder: @Sendable () -> Void = { [self] in
                     defer { done.leave() }
                     while let unit = queue.take() {
@@ -96,7 +101,7 @@ extension Indexer {
                             state.withLock { $0.reports.append((unit.order, unitReport)) }
                         } catch {
                             state.withLock { $0.failure = $0.failure ?? error }
-                            queue.cancel()
+                            cancelAll()
                         }
                     }
                 }
@@ -105,7 +110,7 @@ extension Indexer {
                 } catch {
                     done.leave()
                     state.withLock { $0.failure = $0.failure ?? error }
-                    queue.cancel()
+                    cancelAll()
                     break
                 }
             }
@@ -114,7 +119,7 @@ extension Indexer {
             read: for (file, input) in inputs.enumerated() {
                 let emit = { (piece: DecodedInput) -> Bool in
                     defer { order += 1 }
-                    return queue.put(Unit(order: order, file: file, input: piece))
+                    return queues[order % jobs].put(Unit(order: order, file: file, input: piece))
                 }
                 switch input {
                 case .file(let name):
@@ -129,13 +134,13 @@ extension Indexer {
                 case .data:
                     guard emit(input.read()) else { break read }
                 }
-                if queue.isCancelled { break }
+                if queues.contains(where: \.isCancelled) { break }
                 progress(
                     Progress(
                         phase: .reading, files: inputs.count, filesRead: file + 1,
                         items: processed.load(ordering: .relaxed)))
             }
-            queue.finish()
+            for queue in queues { queue.finish() }
             done.wait()
 
             let (reports, failure) = state.withLock { ($0.reports, $0.failure) }
