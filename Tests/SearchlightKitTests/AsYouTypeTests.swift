@@ -28,6 +28,36 @@ struct AsYouTypeTests {
         #expect(try test.index.ids("prea*").count == 26)
     }
 
+    @Test(
+        "one or two letters typed last narrow to items with one of the ten most frequent words they begin, or the letters as a word, without ranking"
+    )
+    func shortLastWord() throws {
+        let test = try TestIndex()
+        // Eleven words beginning with "co", the most frequent first; "cobalt" is the rarest.
+        let words = [
+            "copper", "cotton", "coral", "corn", "cocoa", "comet", "comma", "condor", "cowl", "coyote", "cobalt",
+        ]
+        var items: [SearchableItem] = []
+        for (rank, word) in words.enumerated() {
+            for copy in 0..<(words.count - rank) {
+                items.append(item("\(word)/\(copy)", title: "Kettle \(word)"))
+            }
+        }
+        items.append(item("plain", title: "Kettle kettle kettle"))
+        items.append(item("co", title: "Kettle co"))
+        try test.index.indexSearchableItems(items, now: now)
+        let found = try test.index.ids("kettle co")
+        #expect(found.contains("copper/0") && found.contains("coyote/0") && found.contains("co"))
+        #expect(!found.contains("cobalt/0") && !found.contains("plain"))
+        // The letters as a whole word rank; the words they begin add nothing: the others come in
+        // the order "kettle" alone gives them.
+        #expect(found.first == "co")
+        let alone = try test.index.ids("kettle")
+        #expect(Array(found.dropFirst()) == alone.filter { found.contains($0) && $0 != "co" })
+        // Three letters read the word beginnings: every word, the rarest too.
+        #expect(try test.index.ids("kettle cob").contains("cobalt/0"))
+    }
+
     @Test("the word typed so far ranks an item holding it whole above one holding a longer word")
     func wholeWordFirst() throws {
         let test = try TestIndex()
