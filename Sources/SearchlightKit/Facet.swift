@@ -62,11 +62,16 @@ public struct Facet: Sendable, Hashable, Encodable {
     /// `minimum` to `maximum`.
     private static func buckets(_ numbers: [(Double, Int)], _ minimum: Double, _ maximum: Double) -> [Bucket] {
         let width = roundWidth(above: (maximum - minimum) / 5)
-        let first = (minimum / width).rounded(.down) * width
-        let count = max(1, Int(((maximum - first) / width).rounded(.down)) + 1)
-        var buckets = (0..<count).map { index in
-            Bucket(from: first + Double(index) * width, to: first + Double(index + 1) * width, count: 0)
-        }
+        // Bounds are whole multiples of the width, computed in its own decimals: 19 × 0.2 is 3.8,
+        // not 3.8000000000000003.
+        var scale = 1.0
+        while (width * scale).rounded() != width * scale, scale < 1e15 { scale *= 10 }
+        let step = (width * scale).rounded()
+        let firstStep = (minimum / width).rounded(.down)
+        let bound = { (index: Int) in (firstStep + Double(index)) * step / scale }
+        let count = max(1, Int(((maximum - bound(0)) / width).rounded(.down)) + 1)
+        var buckets = (0..<count).map { index in Bucket(from: bound(index), to: bound(index + 1), count: 0) }
+        let first = bound(0)
         for (number, matches) in numbers {
             buckets[min(count - 1, max(0, Int(((number - first) / width).rounded(.down))))].count += matches
         }
