@@ -54,6 +54,9 @@ enum SearchPage {
           #detail th { text-align:left; color:var(--muted); font-weight:normal; padding:3px 12px 3px 0; vertical-align:top; white-space:nowrap; }
           #detail td { padding:3px 0; overflow-wrap:anywhere; }
           #close { float:right; font:inherit; background:none; border:0; color:var(--accent); cursor:pointer; }
+          #facets { font-size:13px; color:var(--muted); margin:0 0 4px; }
+          #facets div { margin:2px 0; }
+          #facets button { font:inherit; color:var(--accent); background:rgba(127,127,127,.08); border:1px solid var(--line); border-radius:10px; padding:0 8px; margin:2px 4px 0 0; cursor:pointer; }
         </style>
         </head>
         <body>
@@ -70,6 +73,7 @@ enum SearchPage {
         </header>
         <main>
           <div id="status" role="status" aria-live="polite"></div>
+          <nav id="facets" aria-label="Narrow the results"></nav>
           <ol id="results"></ol>
           <section id="detail" hidden aria-live="polite"></section>
         </main>
@@ -77,6 +81,9 @@ enum SearchPage {
         "use strict";
         const $ = (id) => document.getElementById(id);
         const q = $("q"), token = $("token"), results = $("results"), status = $("status"), detail = $("detail");
+        const facets = $("facets");
+        // Counted over every match the caller may see; each value narrows the query when clicked.
+        const counted = ["category", "brand", "condition", "country", "price", "rating"];
         token.value = localStorage.getItem("searchlight.token") || "";
         let timer = null, generation = 0;
 
@@ -104,7 +111,7 @@ enum SearchPage {
           const query = q.value;
           history.replaceState(null, "", query ? "?q=" + encodeURIComponent(query) : location.pathname);
           try {
-            const page = await fetchJSON("/v1/search?limit=20&q=" + encodeURIComponent(query));
+            const page = await fetchJSON("/v1/search?limit=20&facets=" + counted.join(",") + "&q=" + encodeURIComponent(query));
             if (mine !== generation) return;
             render(page);
           } catch (error) {
@@ -113,9 +120,37 @@ enum SearchPage {
             status.textContent = error.message;
           }
         }
+        function narrow(filter) {
+          q.value = (q.value.trim() + " " + filter).trim();
+          search();
+        }
+        function renderFacets(counts) {
+          facets.replaceChildren();
+          for (const name of counted) {
+            const facet = counts && counts[name];
+            if (!facet) continue;
+            const row = text("div", "", name + ": ");
+            if (facet.kind === "text") {
+              for (const entry of facet.values.slice(0, 8)) {
+                const button = text("button", "", entry.value + " (" + entry.count + ")");
+                button.onclick = () => narrow(name + ':"' + entry.value.replace(/"/g, "") + '"');
+                row.append(button);
+              }
+            } else {
+              for (const bucket of facet.buckets || []) {
+                if (bucket.count === 0) continue;
+                const button = text("button", "", bucket.from + "–" + bucket.to + " (" + bucket.count + ")");
+                button.onclick = () => narrow(name + ":>=" + bucket.from + " " + name + ":<" + bucket.to);
+                row.append(button);
+              }
+            }
+            if (row.childElementCount > 0) facets.append(row);
+          }
+        }
         function render(page) {
           results.replaceChildren();
           status.replaceChildren();
+          renderFacets(page.facets);
           if (page.results.length === 0) {
             status.append(page.query ? "No results for “" + page.query + "”." : "The index is empty.");
             if (page.suggestion) {

@@ -134,6 +134,27 @@ struct BrowserTests {
             }
             #expect(try await !browser.elements(".result").isEmpty)
 
+            // Counts over every match, each a filter: a category narrows the query and the results.
+            try await browser.type("#q", "shoes")
+            try await browser.waitFor("the categories of the shoes") {
+                try await browser.elements("#facets button").count >= 2
+            }
+            var running: String?
+            for button in try await browser.elements("#facets button") {
+                if try await browser.text(button).hasPrefix("Running (") { running = button }
+            }
+            let label = try await browser.text(try #require(running))
+            try await browser.click(try #require(running))
+            // As many results as the button counted, and the filter in the query box.
+            let counted = label.drop { $0 != "(" }.dropFirst().prefix { $0.isNumber }
+            try await browser.waitFor("the query to narrow to the category") {
+                guard let status = try await browser.elements("#status").first else { return false }
+                return try await browser.text(status).hasPrefix("\(counted) result")
+            }
+            let typed = try await browser.command(
+                "POST", "/execute/sync", #"{"script":"return document.getElementById('q').value","args":[]}"#)
+            #expect(typed["value"] as? String == #"shoes category:"Running""#)
+
             try await browser.type("#q", "深度链接")
             try await browser.waitFor("results to update to Chinese") {
                 guard let first = try await browser.elements(".result .title").first else { return false }
