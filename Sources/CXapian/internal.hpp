@@ -13,6 +13,7 @@
 #include "visibility.hpp"
 #include "spelling.hpp"
 #include "search.hpp"
+#include "order.hpp"
 #include "views.hpp"
 #include "document.hpp"
 #include "write.hpp"

@@ -82,34 +82,6 @@ Xapian::doccount matches_to_check(const Xapian::Database &reader, const cx_searc
                                                          : 1000 + request.offset + request.limit;
 }
 
-/// Orders `enquire`'s results as `request` asks: by relevance alone, by its keys then relevance,
-/// or by relevance then its keys. An item without a key's value comes after those with one,
-/// ascending or descending.
-void set_order(Xapian::Enquire &enquire, const cx_search_request &request, bool sharded) {
-    const bool relevance_first = request.sort_key_count > 0 && request.sort_keys[0].slot == CX_SLOT_RELEVANCE;
-    auto keys = std::make_unique<Xapian::MultiValueKeyMaker>();
-    bool any = false;
-    for (size_t i = 0; i < request.sort_key_count; ++i) {
-        const cx_sort_key &key = request.sort_keys[i];
-        if (key.slot == CX_SLOT_RELEVANCE) continue;
-        // Reversed, an empty value already sorts last; ascending, it is given one past any number.
-        keys->add_value(key.slot, key.descending, key.descending ? std::string() : std::string(10, '\xff'));
-        any = true;
-    }
-    if (!any) {
-        // Equal scores come in document id order, which in a topology depends on how the items are
-        // spread over its shards: there they come in the order of the items' digests instead, so
-        // that any topology of the same items answers in the same order. (A single index keeps the
-        // id order, which costs no value read per candidate.)
-        if (sharded) enquire.set_sort_by_relevance_then_value(cx::slot::digest, false);
-        return;
-    }
-    if (relevance_first)
-        enquire.set_sort_by_relevance_then_key(keys.release()->release(), false);
-    else
-        enquire.set_sort_by_key_then_relevance(keys.release()->release(), false);
-}
-
 /// Adds a found document to `results`: its data and its percentage. Its snippet is made from the
 /// description its data holds (`cx_results_make_snippet`): an index keeps the description once.
 void add_result(cx_results &results, const Xapian::Document &document, int32_t percent, const cx::BuiltQuery &built) {
@@ -144,14 +116,22 @@ void run_built(cx_database &database, cx::Snapshot &snapshot, const cx_search_re
     const Xapian::doccount check_at_least = matches_to_check(reader, request);
     limit_checking(enquire, check_at_least);
     enquire.set_weighting_scheme(cx::weighting());
-    set_order(enquire, request, database.sharded);
+    cx::set_order(enquire, request, database.sharded);
     // The query holds the caller's visibility and the expiry: what is counted is what may be seen.
     std::vector<std::unique_ptr<Xapian::ValueCountMatchSpy>> spies;
     for (size_t i = 0; i < request.facet_count; ++i) {
         spies.push_back(std::make_unique<Xapian::ValueCountMatchSpy>(request.facets[i].slot));
         enquire.add_matchspy(spies.back().get());
     }
-    Xapian::MSet mset = enquire.get_mset(request.offset, request.limit, check_at_least);
+    Xapian::MSet mset;
+    try {
+        mset = enquire.get_mset(request.offset, request.limit, check_at_least);
+    } catch (const Xapian::UnimplementedError &) {
+        // A remote shard takes no key maker (Xapian 1.4 sends it a value slot): the first key
+        // alone, where items without it come first in ascending order.
+        if (!cx::sort_by_first_key(enquire, request)) throw;
+        mset = enquire.get_mset(request.offset, request.limit, check_at_least);
+    }
     results.total = mset.get_matches_estimated();
     for (auto it = mset.begin(); it != mset.end(); ++it) add_result(results, it.get_document(), it.get_percent(), built);
     results.facets.assign(spies.size(), {});

@@ -39,9 +39,11 @@ struct AttributeRouteTests {
         }
     }
 
-    @Test("sort= orders the results, and ranges filter them; a bad key or range is a 400 naming it")
-    func sortAndRanges() async throws {
-        try await withRouter { client, _ in
+    @Test(
+        "sort= orders the results, and ranges filter them; a bad key or range is a 400 naming it",
+        arguments: Fixture.Storage.allCases)
+    func sortAndRanges(storage: Fixture.Storage) async throws {
+        try await withRouter(storage) { client, _ in
             func order(_ query: String) async throws -> [String] {
                 let response = try await client.execute(uri: "/v1/search?\(query)", method: .get)
                 return (try json(response)["results"] as? [[String: Any]] ?? []).compactMap {

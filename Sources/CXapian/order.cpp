@@ -1,0 +1,53 @@
+// Ordering a search's results: by relevance, or by the item's attributes (`cx_sort_key`).
+
+#include <memory>
+
+#include "internal.hpp"
+
+namespace cx {
+
+/// Orders `enquire`'s results as `request` asks: by relevance alone, by its keys then relevance,
+/// or by relevance then its keys. An item without a key's value comes after those with one,
+/// ascending or descending.
+void set_order(Xapian::Enquire &enquire, const cx_search_request &request, bool sharded) {
+    const bool relevance_first = request.sort_key_count > 0 && request.sort_keys[0].slot == CX_SLOT_RELEVANCE;
+    auto keys = std::make_unique<Xapian::MultiValueKeyMaker>();
+    bool any = false;
+    for (size_t i = 0; i < request.sort_key_count; ++i) {
+        const cx_sort_key &key = request.sort_keys[i];
+        if (key.slot == CX_SLOT_RELEVANCE) continue;
+        // Reversed, an empty value already sorts last; ascending, it is given one past any number.
+        keys->add_value(key.slot, key.descending, key.descending ? std::string() : std::string(10, '\xff'));
+        any = true;
+    }
+    if (!any) {
+        // Equal scores come in document id order, which in a topology depends on how the items are
+        // spread over its shards: there they come in the order of the items' digests instead, so
+        // that any topology of the same items answers in the same order. (A single index keeps the
+        // id order, which costs no value read per candidate.)
+        if (sharded) enquire.set_sort_by_relevance_then_value(slot::digest, false);
+        return;
+    }
+    if (relevance_first)
+        enquire.set_sort_by_relevance_then_key(keys.release()->release(), false);
+    else
+        enquire.set_sort_by_key_then_relevance(keys.release()->release(), false);
+}
+
+/// Orders `enquire`'s results by `request`'s first key's value alone, with relevance: what remote
+/// shards can do. False when the request has no key.
+bool sort_by_first_key(Xapian::Enquire &enquire, const cx_search_request &request) {
+    const bool relevance_first = request.sort_key_count > 0 && request.sort_keys[0].slot == CX_SLOT_RELEVANCE;
+    for (size_t i = 0; i < request.sort_key_count; ++i) {
+        const cx_sort_key &key = request.sort_keys[i];
+        if (key.slot == CX_SLOT_RELEVANCE) continue;
+        if (relevance_first)
+            enquire.set_sort_by_relevance_then_value(key.slot, key.descending);
+        else
+            enquire.set_sort_by_value_then_relevance(key.slot, key.descending);
+        return true;
+    }
+    return false;
+}
+
+}  // namespace cx
