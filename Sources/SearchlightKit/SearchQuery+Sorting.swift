@@ -26,6 +26,11 @@ extension SearchQuery {
         static let relevanceName = "relevance"
     }
 
+    /// Reads attribute names separated by commas, for ``facets``: `category, price`.
+    public static func facetNames(_ text: some StringProtocol) -> [String] {
+        text.split(separator: ",").map { String($0.trimmingSpaces) }.filter { !$0.isEmpty }
+    }
+
     /// The sort keys as the index reads them: a slot and a direction each, or relevance.
     ///
     /// - Throws: ``SearchlightError/Code/invalidArgument`` for a name that is not a date or number

@@ -34,7 +34,7 @@ struct SearchController {
             text, domainIdentifier: domain, scope: scope,
             limit: try request.integer("limit", default: 20), offset: try request.integer("offset", default: 0),
             sort: request.parameters("sort").flatMap { SearchQuery.SortKey.list($0) },
-            facets: request.parameters("facets").flatMap { $0.split(separator: ",").map { String($0) } })
+            facets: request.parameters("facets").flatMap { SearchQuery.facetNames($0) })
         return try await service.read(as: context.readerShare) { reader throws(SearchlightError) in
             try reader.search(query)
         }

@@ -105,7 +105,7 @@ struct SearchCommand: ParsableCommand {
                 domainIdentifier: allDomains ? nil : (domain ?? SearchableItem.defaultDomain),
                 scope: scope.scope, limit: limit, offset: offset,
                 sort: sortKeys.flatMap { SearchQuery.SortKey.list($0) },
-                facets: facets.flatMap { $0.split(separator: ",").map { String($0.trimmingPrefix(" ")) } })
+                facets: facets.flatMap { SearchQuery.facetNames($0) })
             let index = try SearchableIndex.openForReading(global)
             if interactive { return try runInteractive(search, in: index) }
             try search.validate()
