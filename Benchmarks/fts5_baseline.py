@@ -7,11 +7,16 @@
                                                      the two-word and phrase queries typed one character
                                                      at a time, the last word a prefix (`word*`)
     fts5_baseline.py upsert DB manifest.json         single-item upsert and remove latencies (ms)
+    fts5_baseline.py attributes DB manifest.json ROUNDS
+                                                     the searches that filter, sort and count by the
+                                                     items' fields (manifest's attribute_queries)
     fts5_baseline.py prune DB NOW_MS                 delete every item expired at NOW_MS
 
 Items are stored the way Searchlight stores them: the whole object as data, with domain,
 identifier, index mode and expiration as columns; title, description and keywords in an FTS5
-table (porter unicode61), ranked by bm25 with the title weighted 10 and keywords 5.
+table (porter unicode61), ranked by bm25 with the title weighted 10 and keywords 5. The fields a
+search filters, sorts and counts by (creation date, price, rating, category, brand) are columns of
+their own, each with a B-tree index.
 Each command prints one line of JSON.
 """
 
@@ -30,9 +35,19 @@ CREATE TABLE IF NOT EXISTS items (
     is_public INTEGER NOT NULL,
     expiration INTEGER NOT NULL,
     data TEXT NOT NULL,
+    created INTEGER,
+    price REAL,
+    rating REAL,
+    category TEXT,
+    brand TEXT,
     UNIQUE (domain, identifier)
 );
 CREATE INDEX IF NOT EXISTS items_expiration ON items (expiration);
+CREATE INDEX IF NOT EXISTS items_created ON items (created);
+CREATE INDEX IF NOT EXISTS items_price ON items (price);
+CREATE INDEX IF NOT EXISTS items_rating ON items (rating);
+CREATE INDEX IF NOT EXISTS items_category ON items (category);
+CREATE INDEX IF NOT EXISTS items_brand ON items (brand);
 CREATE VIRTUAL TABLE IF NOT EXISTS search USING fts5 (
     title, description, keywords, tokenize = 'porter unicode61'
 );
@@ -44,6 +59,23 @@ SELECT items.data, bm25(search, 10.0, 1.0, 5.0) AS score
 FROM search JOIN items ON items.id = search.rowid
 WHERE search MATCH ? AND items.expiration > ? AND (items.is_public = 1 OR items.domain = ?)
 ORDER BY score LIMIT 20
+"""
+# The attribute searches: the query above with a condition and an order of their own.
+FILTERED = """
+SELECT items.data, bm25(search, 10.0, 1.0, 5.0) AS score
+FROM search JOIN items ON items.id = search.rowid
+WHERE search MATCH ? AND items.expiration > ? AND (items.is_public = 1 OR items.domain = ?) {condition}
+ORDER BY {order} LIMIT 20
+"""
+# Counts over every match: one GROUP BY for a text field, min and max for a number.
+GROUPED = """
+SELECT items.{column}, count(*) FROM search JOIN items ON items.id = search.rowid
+WHERE search MATCH ? AND items.expiration > ? AND (items.is_public = 1 OR items.domain = ?)
+GROUP BY items.{column}
+"""
+RANGED = """
+SELECT min(items.{column}), max(items.{column}), count(items.{column}) FROM search JOIN items ON items.id = search.rowid
+WHERE search MATCH ? AND items.expiration > ? AND (items.is_public = 1 OR items.domain = ?)
 """
 
 
@@ -62,9 +94,13 @@ def upsert(cursor, item, line, now):
         cursor.execute("DELETE FROM items WHERE id = ?", old)
     if expiration <= now:
         return
+    metadata = item.get("contentMetadata", {})
     cursor.execute(
-        "INSERT INTO items (domain, identifier, is_public, expiration, data) VALUES (?, ?, ?, ?, ?)",
-        (DOMAIN, identifier, item.get("contentIndexMode") != "private", expiration, line))
+        "INSERT INTO items (domain, identifier, is_public, expiration, data, created, price, rating, category, brand)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (DOMAIN, identifier, item.get("contentIndexMode") != "private", expiration, line, item.get("creationDate"),
+         metadata.get("price"), metadata.get("ratingAverage"), metadata.get("productCategory"),
+         metadata.get("productBrand")))
     cursor.execute(
         "INSERT INTO search (rowid, title, description, keywords) VALUES (?, ?, ?, ?)",
         (cursor.lastrowid, item.get("title", ""), item.get("contentDescription", ""),
@@ -117,6 +153,62 @@ def query(path, manifest_path, rounds):
                 if round_number > 0:
                     samples.append((time.perf_counter() - start) * 1000)
         latencies[kind] = samples
+    print(json.dumps(latencies))
+
+
+def sql_condition(filter_text):
+    """A Searchlight range filter of the mix (`price:<30 rating:>=4`) as SQL."""
+    conditions = []
+    for part in filter_text.split():
+        column, bound = part.split(":")
+        operator = bound.rstrip("0123456789.")
+        conditions.append(f"AND items.{column} {operator} {bound[len(operator):]}")
+    return " ".join(conditions)
+
+
+def sql_order(sort):
+    """A Searchlight sort key (`-created`) as SQL: items without the field last."""
+    column = sort.lstrip("-")
+    return f"items.{column} IS NULL, items.{column} {'DESC' if sort.startswith('-') else 'ASC'}, score"
+
+
+def attributes(path, manifest_path, rounds):
+    manifest = json.load(open(manifest_path, encoding="utf-8"))
+    mix = manifest["attribute_queries"]
+    connection = sqlite3.connect(path)
+    now = manifest["index_now"]
+    range_sort = mix["range_sort"]
+    statements = {
+        "plain": QUERY,
+        "range": FILTERED.format(condition=sql_condition(mix["range"]), order="score"),
+        "sort": FILTERED.format(condition="", order=sql_order(mix["sort"])),
+        "range_sort": FILTERED.format(condition=sql_condition(range_sort["filter"]), order=sql_order(range_sort["sort"])),
+    }
+    latencies = {}
+    for kind, statement in statements.items():
+        samples = []
+        for round_number in range(rounds + 1):
+            for word in mix["words"]:
+                start = time.perf_counter()
+                connection.execute(statement, (word, now, DOMAIN)).fetchall()
+                if round_number > 0:
+                    samples.append((time.perf_counter() - start) * 1000)
+        latencies[kind] = samples
+    # The counts: the page of the counted word, then a count per value of each text field and the
+    # least and greatest of each number, over every match.
+    facet_samples, plain_samples = [], []
+    for round_number in range(rounds + 1):
+        for counting in (False, True):
+            start = time.perf_counter()
+            connection.execute(QUERY, (mix["counted"], now, DOMAIN)).fetchall()
+            if counting:
+                for column in mix["facets"].split(","):
+                    statement = (RANGED if column in ("price", "rating", "created") else GROUPED).format(column=column)
+                    connection.execute(statement, (mix["counted"], now, DOMAIN)).fetchall()
+            if round_number > 0:
+                (facet_samples if counting else plain_samples).append((time.perf_counter() - start) * 1000)
+    latencies["counted_plain"] = plain_samples
+    latencies["facets"] = facet_samples
     print(json.dumps(latencies))
 
 
@@ -195,6 +287,8 @@ def main(argv):
         return query(argv[2], argv[3], int(argv[4]))
     if command == "keystrokes" and len(argv) == 5:
         return keystrokes(argv[2], argv[3], int(argv[4]))
+    if command == "attributes" and len(argv) == 5:
+        return attributes(argv[2], argv[3], int(argv[4]))
     if command == "upsert" and len(argv) == 4:
         return upserts(argv[2], argv[3])
     if command == "prune" and len(argv) == 4:

@@ -8,10 +8,18 @@ description and 5 keywords drawn from a Zipf-distributed vocabulary (s = 1.0 ove
 pseudo-words); 30 % are private, ~5 % are in Chinese, 20 % expire (a fifth of those within two days
 of the reference time, so a prune three days later removes ~4 % of the corpus).
 
+Every item also carries what a shop's export does (drawn from a random generator of their own, so the
+text is the same with or without them, and `--no-attributes` leaves them out): a creation date (the
+last three years, newer ones more likely), a price (log-normal, median 25) and its currency, an
+average rating (most between 3.5 and 5), a product category (40, Zipf-distributed), brand (500,
+Zipf), condition (mostly new), and a city with its country and coordinates (100 cities, Zipf).
+
 It writes, under --out:
   items.jsonl        every item, one per line (Core Spotlight / Branch SDK dialect)
   files/NNN/*.json   the same items, one small file each (with --layout files or both)
   manifest.json      sizes, reference times and the query mix the benchmark runs
+
+CORPUS_VERSION names what the generator writes: a benchmark regenerates a corpus of another version.
 """
 
 import argparse
@@ -21,6 +29,7 @@ import json
 import os
 import random
 
+CORPUS_VERSION = 2
 DAY = 86_400_000
 # 2026-11-20 00:00 UTC, the reference "now" for indexing.
 INDEX_NOW = 1_795_132_800_000
@@ -58,6 +67,26 @@ def make_words(rng, vocabulary):
     return words
 
 
+CATEGORIES = [
+    "Kitchen", "Home", "Garden", "Books", "Music", "Toys", "Sports", "Outdoors", "Electronics", "Computers",
+    "Phones", "Cameras", "Audio", "Video Games", "Office", "Tools", "Automotive", "Beauty", "Health", "Grocery",
+    "Pet Supplies", "Baby", "Clothing", "Shoes", "Jewelry", "Watches", "Luggage", "Furniture", "Lighting",
+    "Bedding", "Bath", "Crafts", "Stationery", "Party", "Industrial", "Software", "Movies", "Art", "Collectibles",
+    "Musical Instruments"]
+CITIES = [  # (city, country, latitude, longitude)
+    ("London", "GB", 51.51, -0.13), ("Paris", "FR", 48.86, 2.35), ("Berlin", "DE", 52.52, 13.40),
+    ("Madrid", "ES", 40.42, -3.70), ("Rome", "IT", 41.90, 12.50), ("New York", "US", 40.71, -74.01),
+    ("Los Angeles", "US", 34.05, -118.24), ("Chicago", "US", 41.88, -87.63), ("Toronto", "CA", 43.65, -79.38),
+    ("Tokyo", "JP", 35.68, 139.69), ("Shanghai", "CN", 31.23, 121.47), ("Beijing", "CN", 39.90, 116.41),
+    ("Sydney", "AU", -33.87, 151.21), ("São Paulo", "BR", -23.55, -46.63), ("Mexico City", "MX", 19.43, -99.13),
+    ("Mumbai", "IN", 19.08, 72.88), ("Seoul", "KR", 37.57, 126.98), ("Amsterdam", "NL", 52.37, 4.90),
+    ("Zürich", "CH", 47.38, 8.54), ("Stockholm", "SE", 59.33, 18.07)]
+CITIES += [(f"Town {n}", CITIES[n % 20][1], CITIES[n % 20][2] + (n // 20) * 0.37, CITIES[n % 20][3] + (n // 20) * 0.41)
+           for n in range(20, 100)]
+CONDITIONS = [("NEW", 0.85), ("USED", 0.10), ("REFURBISHED", 0.05)]
+CURRENCIES = [("EUR", 0.6), ("USD", 0.3), ("GBP", 0.1)]
+
+
 def make_hanzi_words(rng, count=3000):
     words, seen = [], set()
     while len(words) < count:
@@ -86,12 +115,37 @@ class Generator:
         self.hanzi_cumulative = zipf_cumulative(len(self.hanzi))
         self.tags = self.words[50:2050]
         self.tag_cumulative = zipf_cumulative(len(self.tags))
+        self.attribute_rng = random.Random(seed + 1)
+        self.brands = [f"{w.capitalize()}" for w in self.words[5000:5500]]
+        self.category_cumulative = zipf_cumulative(len(CATEGORIES))
+        self.brand_cumulative = zipf_cumulative(len(self.brands))
+        self.city_cumulative = zipf_cumulative(len(CITIES))
+
+    def attributes(self, item):
+        """A shop's fields: creation date, price, currency, rating, category, brand, condition, place."""
+        rng = self.attribute_rng
+        # Newer items are more likely: an exponential age with a mean of nine months, within three years.
+        age = min(rng.expovariate(1 / (270 * DAY)), 3 * 365 * DAY)
+        item["creationDate"] = INDEX_NOW - int(age)
+        city, country, latitude, longitude = rng.choices(CITIES, cum_weights=self.city_cumulative)[0]
+        item["contentMetadata"] = {
+            "price": round(min(rng.lognormvariate(3.2, 1.0), 5000.0), 2),
+            "currency": rng.choices([c for c, _ in CURRENCIES], weights=[w for _, w in CURRENCIES])[0],
+            "ratingAverage": round(max(1.0, min(5.0, rng.gauss(4.1, 0.6))), 1),
+            "productCategory": rng.choices(CATEGORIES, cum_weights=self.category_cumulative)[0],
+            "productBrand": rng.choices(self.brands, cum_weights=self.brand_cumulative)[0],
+            "condition": rng.choices([c for c, _ in CONDITIONS], weights=[w for _, w in CONDITIONS])[0],
+            "addressCity": city,
+            "addressCountry": country,
+            "latitude": round(latitude + rng.uniform(-0.1, 0.1), 5),
+            "longitude": round(longitude + rng.uniform(-0.1, 0.1), 5),
+        }
 
     def draw(self, k, chinese=False):
         words, cumulative = (self.hanzi, self.hanzi_cumulative) if chinese else (self.words, self.cumulative)
         return self.rng.choices(words, cum_weights=cumulative, k=k)
 
-    def item(self, number):
+    def item(self, number, attributes=True):
         rng = self.rng
         chinese = rng.random() < 0.05
         title = self.draw(6, chinese)
@@ -122,6 +176,8 @@ class Generator:
             item["expirationDate"] = INDEX_NOW + DAY + rng.randrange(DAY)
         elif roll < 0.20:
             item["expirationDate"] = INDEX_NOW + 5 * DAY + rng.randrange(25 * DAY)
+        if attributes:
+            self.attributes(item)
         return item
 
 
@@ -145,12 +201,30 @@ def query_mix(gen, items_sample):
     return {"single": single, "two": two, "phrase": phrases, "prefix": prefix, "field": fields}
 
 
+def attribute_mix(gen):
+    """Searches that filter, sort and count by the items' fields, each with its plain search beside it.
+
+    `words` are the single-word mix's words; `counted` is the word that ~10 % of the items hold
+    (46 words drawn per item from Zipf(1.0) over the vocabulary: rank 38).
+    """
+    return {
+        "words": [gen.words[r] for r in (3, 10, 30, 100, 300, 1000, 3000, 10000)],
+        "counted": gen.words[38],
+        "range": "price:<30",
+        "range_sort": {"filter": "price:<30 rating:>=4", "sort": "-created"},
+        "sort": "-price",
+        "facets": "category,price",
+    }
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=200_000)
     parser.add_argument("--seed", type=int, default=20261122)
     parser.add_argument("--layout", choices=["jsonl", "files", "both"], default="both")
     parser.add_argument("--shape", choices=sorted(SHAPES), default="standard")
+    parser.add_argument("--no-attributes", action="store_true",
+                        help="leave out the shop's fields (the same text otherwise)")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
 
@@ -159,7 +233,7 @@ def main():
     sample, expired, private, chinese = [], 0, 0, 0
     jsonl = open(os.path.join(args.out, "items.jsonl"), "w", encoding="utf-8") if args.layout != "files" else None
     for number in range(1, args.items + 1):
-        item = gen.item(number)
+        item = gen.item(number, attributes=not args.no_attributes)
         line = json.dumps(item, ensure_ascii=False)
         if jsonl:
             jsonl.write(line + "\n")
@@ -177,10 +251,12 @@ def main():
     if jsonl:
         jsonl.close()
     manifest = {
-        "items": args.items, "seed": args.seed, "layout": args.layout, "shape": args.shape,
+        "version": CORPUS_VERSION, "items": args.items, "seed": args.seed, "layout": args.layout,
+        "shape": args.shape, "attributes": not args.no_attributes,
         "index_now": INDEX_NOW, "prune_now": PRUNE_NOW,
         "expired_at_prune": expired, "private": private, "chinese": chinese,
         "queries": query_mix(gen, sample),
+        "attribute_queries": attribute_mix(gen),
         "upsert_sample": sample[:20],
     }
     with open(os.path.join(args.out, "manifest.json"), "w", encoding="utf-8") as f:

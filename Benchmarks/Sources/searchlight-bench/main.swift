@@ -10,6 +10,10 @@
 //                                                        `search --interactive`'s search for each
 //                                                        keystroke of the two-word and phrase
 //                                                        queries typed one character at a time
+//   searchlight-bench attributes INDEX manifest.json ROUNDS
+//                                                        the searches that filter, sort and count
+//                                                        by the items' fields, each beside the
+//                                                        plain search of the same words
 //
 // Each prints one line of JSON: latencies in milliseconds per query kind or operation.
 
@@ -100,6 +104,48 @@ func keystrokes(index path: String, manifest manifestPath: String, rounds: Int) 
     try printJSON(["keystrokes": latencies, "first_letters": firstLetters])
 }
 
+/// The manifest's `attribute_queries`: each word of the single-word mix searched plain, with a
+/// range filter, sorted, and both; then the counted word (held by ~10 % of the items) searched
+/// plain and with its counts.
+func attributes(index path: String, manifest manifestPath: String, rounds: Int) throws {
+    let (manifest, raw) = try readManifest(manifestPath)
+    guard let mix = raw["attribute_queries"] as? [String: Any], let words = mix["words"] as? [String],
+        let counted = mix["counted"] as? String, let range = mix["range"] as? String,
+        let rangeSort = mix["range_sort"] as? [String: String], let sort = mix["sort"] as? String,
+        let facets = mix["facets"] as? String
+    else { throw CocoaError(.coderReadCorrupt) }
+    let index = try SearchableIndex(path: path, access: .readOnly)
+    let clock = ContinuousClock()
+    let kinds: [(String, (String) -> SearchQuery)] = [
+        ("plain", { SearchQuery($0) }),
+        ("range", { SearchQuery("\($0) \(range)") }),
+        ("sort", { SearchQuery($0, sort: SearchQuery.SortKey.list(sort)) }),
+        (
+            "range_sort",
+            { SearchQuery("\($0) \(rangeSort["filter"] ?? "")", sort: SearchQuery.SortKey.list(rangeSort["sort"] ?? "")) }
+        ),
+    ]
+    var latencies: [String: [Double]] = [:]
+    var matches: [String: Int] = [:]
+    func time(_ kind: String, _ query: SearchQuery, round: Int) throws {
+        var results: SearchResults?
+        let elapsed = try clock.measure { results = try searchOnce(index, query, now: manifest.index_now) }
+        guard round > 0 else { return }
+        latencies[kind, default: []].append(milliseconds(elapsed))
+        matches[kind, default: 0] += results?.total ?? 0
+    }
+    for (kind, make) in kinds {
+        for round in 0...rounds {
+            for word in words { try time(kind, make(word), round: round) }
+        }
+    }
+    for round in 0...rounds {
+        try time("counted_plain", SearchQuery(counted), round: round)
+        try time("facets", SearchQuery(counted, facets: SearchQuery.facetNames(facets)), round: round)
+    }
+    try printJSON(["latencies": latencies, "matches": matches])
+}
+
 func upsert(index path: String, manifest manifestPath: String) throws {
     let (manifest, raw) = try readManifest(manifestPath)
     let samples = raw["upsert_sample"] as? [[String: Any]] ?? []
@@ -134,6 +180,8 @@ do {
         try query(
             index: arguments[2], manifest: arguments[3], rounds: Int(arguments[4]) ?? 1,
             kind: arguments.count == 6 ? arguments[5] : nil)
+    case ("attributes", 5):
+        try attributes(index: arguments[2], manifest: arguments[3], rounds: Int(arguments[4]) ?? 1)
     case ("upsert", 4): try upsert(index: arguments[2], manifest: arguments[3])
     case ("keystrokes", 5):
         try keystrokes(index: arguments[2], manifest: arguments[3], rounds: Int(arguments[4]) ?? 1)
@@ -142,7 +190,7 @@ do {
             Data(
                 """
                 usage: searchlight-bench query INDEX MANIFEST ROUNDS [KIND] | upsert INDEX MANIFEST
-                       | keystrokes INDEX MANIFEST ROUNDS
+                       | keystrokes INDEX MANIFEST ROUNDS | attributes INDEX MANIFEST ROUNDS
 
                 """.utf8))
         exit(64)
