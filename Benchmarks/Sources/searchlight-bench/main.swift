@@ -122,7 +122,10 @@ func attributes(index path: String, manifest manifestPath: String, rounds: Int) 
         ("sort", { SearchQuery($0, sort: SearchQuery.SortKey.list(sort)) }),
         (
             "range_sort",
-            { SearchQuery("\($0) \(rangeSort["filter"] ?? "")", sort: SearchQuery.SortKey.list(rangeSort["sort"] ?? "")) }
+            {
+                SearchQuery(
+                    "\($0) \(rangeSort["filter"] ?? "")", sort: SearchQuery.SortKey.list(rangeSort["sort"] ?? ""))
+            }
         ),
     ]
     var latencies: [String: [Double]] = [:]
