@@ -31,6 +31,14 @@ void copy_source_paths(const Xapian::Database &from, Xapian::WritableDatabase &t
     }
 }
 
+/// Copies the Kit's records (`cx::is_kit_key`: its custom fields) `from` holds into `to`'s metadata.
+void copy_kit_records(const Xapian::Database &from, Xapian::WritableDatabase &to) {
+    const std::string prefix = "searchlight.";
+    for (auto key = from.metadata_keys_begin(prefix); key != from.metadata_keys_end(prefix); ++key) {
+        if (cx::is_kit_key(*key)) to.set_metadata(*key, from.get_metadata(*key));
+    }
+}
+
 /// Opens the database a compaction just wrote, for writing. The compactor held its lock while
 /// writing; a process this one spawned meanwhile keeps a copy of that lock until it runs its
 /// program, so a busy lock is tried again for a while before it counts as a failure.
@@ -256,8 +264,10 @@ cx_status cx_bulk_merge(cx_bulk *bulk, const char *destination, bool survivors_c
         if (!rebuild) {
             for (Xapian::docid id : bulk->superseded) merged.delete_document(id - (base_first - 1));
         } else {
-            // The current database was not compacted in: its source paths are copied.
+            // The current database was not compacted in: its source paths and the Kit's records
+            // are copied.
             copy_source_paths(first.base, merged);
+            copy_kit_records(first.base, merged);
         }
         merged.set_metadata(cx::format_key, cx::format);
         merged.commit();

@@ -16,6 +16,18 @@ void set_order(Xapian::Enquire &enquire, const cx_search_request &request, bool 
     for (size_t i = 0; i < request.sort_key_count; ++i) {
         const cx_sort_key &key = request.sort_keys[i];
         if (key.slot == CX_SLOT_RELEVANCE) continue;
+        if (key.distance) {
+            // Xapian's own key of a point's distance; a missing point is past any distance, or,
+            // farthest first, before 0.
+            const Xapian::LatLongCoords centre(Xapian::LatLongCoord(key.latitude, key.longitude));
+            auto distance = new Xapian::LatLongDistanceKeyMaker(key.slot, centre, Xapian::GreatCircleMetric(),
+                                                                key.descending ? -1.0 : 1e10);
+            if (relevance_first)
+                enquire.set_sort_by_relevance_then_key(distance->release(), key.descending);
+            else
+                enquire.set_sort_by_key_then_relevance(distance->release(), key.descending);
+            return;
+        }
         // Reversed, an empty value already sorts last; ascending, it is given one past any number.
         keys->add_value(key.slot, key.descending, key.descending ? std::string() : std::string(10, '\xff'));
         any = true;
@@ -35,12 +47,14 @@ void set_order(Xapian::Enquire &enquire, const cx_search_request &request, bool 
 }
 
 /// Orders `enquire`'s results by `request`'s first key's value alone, with relevance: what remote
-/// shards can do. False when the request has no key.
+/// shards can do. False when the request has no key, or orders by distance, which needs a key
+/// maker.
 bool sort_by_first_key(Xapian::Enquire &enquire, const cx_search_request &request) {
     const bool relevance_first = request.sort_key_count > 0 && request.sort_keys[0].slot == CX_SLOT_RELEVANCE;
     for (size_t i = 0; i < request.sort_key_count; ++i) {
         const cx_sort_key &key = request.sort_keys[i];
         if (key.slot == CX_SLOT_RELEVANCE) continue;
+        if (key.distance) return false;
         if (relevance_first)
             enquire.set_sort_by_relevance_then_value(key.slot, key.descending);
         else

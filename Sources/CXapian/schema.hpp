@@ -159,6 +159,12 @@ std::shared_ptr<Snapshot> snapshot(cx_database &database);
 /// The metadata key under which format 5 recorded its common words; gone after an upgrade.
 inline const std::string common_words_key = "searchlight.common";
 
+/// Whether the Kit may keep a record under `key` (`cx_database_set_metadata`): a `searchlight.`
+/// key other than the shim's own.
+inline bool is_kit_key(const std::string &key) {
+    return key.compare(0, 12, "searchlight.") == 0 && key != format_key && key != common_words_key;
+}
+
 /// The shortest and longest word beginnings indexed, in characters. Two-character beginnings
 /// would add 13 % to the indexing time and 5 % to the index (measured at 200,000 items); a word
 /// of one or two characters expands to the hundred most frequent words it begins instead.

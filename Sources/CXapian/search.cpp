@@ -128,8 +128,13 @@ void run_built(cx_database &database, cx::Snapshot &snapshot, const cx_search_re
         mset = enquire.get_mset(request.offset, request.limit, check_at_least);
     } catch (const Xapian::UnimplementedError &) {
         // A remote shard takes no key maker (Xapian 1.4 sends it a value slot): the first key
-        // alone, where items without it come first in ascending order.
-        if (!cx::sort_by_first_key(enquire, request)) throw;
+        // alone, where items without it come first in ascending order. A distance is no value.
+        if (!cx::sort_by_first_key(enquire, request)) {
+            if (request.sort_key_count > 0 && (request.sort_keys[0].distance ||
+                                               (request.sort_key_count > 1 && request.sort_keys[1].distance)))
+                throw Xapian::InvalidArgumentError("an index with remote shards cannot sort by distance");
+            throw;
+        }
         mset = enquire.get_mset(request.offset, request.limit, check_at_least);
     }
     results.total = mset.get_matches_estimated();

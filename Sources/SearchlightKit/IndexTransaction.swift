@@ -36,6 +36,7 @@ public struct IndexTransaction {
         throws(SearchlightError) -> IndexingReport
     {
         try SearchableItem.validateDomain(options.domainIdentifier)
+        let options = options.with(customFields: try database.customFields())
         var report = IndexingReport()
         var items: [StoredItem] = []
         for var input in inputs {
@@ -78,10 +79,11 @@ public struct IndexTransaction {
 
     private func store(_ items: [SearchableItem], now: Int64) throws(SearchlightError) -> IndexingReport {
         let encoder = JSONEncoder.searchlight()
+        let fields = try database.customFields()
         var stored: [StoredItem] = []
         for item in items {
             do throws(FieldError) {
-                stored.append(try StoredItem(item, lineDigest: 0, encoder: encoder))
+                stored.append(try StoredItem(item, lineDigest: 0, encoder: encoder, fields: fields))
             } catch {
                 throw SearchlightError(error.code, "Item \(quoted(item.uniqueIdentifier)): \(error.message)")
             }

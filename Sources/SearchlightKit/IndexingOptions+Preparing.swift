@@ -1,6 +1,13 @@
 import FoundationEssentials
 
 extension IndexingOptions {
+    /// These options, for an index with the custom fields `fields`.
+    func with(customFields fields: [ItemAttribute]) -> IndexingOptions {
+        var options = self
+        options.customFields = fields
+        return options
+    }
+
     /// The items to store for the objects of `input`, with their positions in it; the input's
     /// rejections, and the objects that cannot be prepared, go to `report`.
     func prepare(_ input: DecodedInput, now: Int64, report: inout IndexingReport) throws(SearchlightError)
@@ -14,7 +21,8 @@ extension IndexingOptions {
             do throws(FieldError) {
                 var (item, clamped, lineDigest) = try prepare(decoded, now: now)
                 item.source = input.source
-                stored.append((try StoredItem(item, lineDigest: lineDigest, encoder: encoder), decoded.item))
+                stored.append(
+                    (try StoredItem(item, lineDigest: lineDigest, encoder: encoder, fields: customFields), decoded.item))
                 if clamped { report.clamped += 1 }
             } catch {
                 report.rejected += 1
@@ -28,11 +36,14 @@ extension IndexingOptions {
 }
 
 extension StoredItem {
-    /// What the shim stores for `item`: its fields, and its dictionary as JSON.
+    /// What the shim stores for `item`: its fields, its attributes with those of the index's custom
+    /// `fields`, and its dictionary as JSON.
     ///
     /// - Throws: `FieldError` with ``SearchlightError/Code/itemTooLarge`` for an item over one
     ///   of ``ItemLimits``.
-    init(_ item: SearchableItem, lineDigest: UInt64, encoder: JSONEncoder) throws(FieldError) {
+    init(_ item: SearchableItem, lineDigest: UInt64, encoder: JSONEncoder, fields: [ItemAttribute])
+        throws(FieldError)
+    {
         let object = item.object
         try object.checkLimits()
         let data: Data
@@ -55,7 +66,7 @@ extension StoredItem {
             description: object.contentDescription ?? "", schema: object.contentMetadata.contentSchema ?? "",
             keywords: object.keywords, data: Array(data), isPublic: item.contentIndexMode == .public,
             expiration: object.expirationDate ?? 0, lineDigest: lineDigest, views: object.viewCount ?? -1,
-            source: item.source ?? "", values: object.attributeValues)
+            source: item.source ?? "", values: object.attributeValues(custom: fields))
     }
 }
 

@@ -12,6 +12,9 @@ public struct IndexingOptions: Sendable, Hashable {
     /// Whether an item's own `domain` key (as `export` writes it) may choose its domain. When
     /// false, an item naming another domain is rejected.
     public var itemsMayChooseDomain: Bool
+    /// The custom fields of the index written (``SearchableIndex/addField(_:type:)``), whose values
+    /// each item is stored with: the writer sets them.
+    var customFields: [ItemAttribute] = []
 
     public init(
         domainIdentifier: String = SearchableItem.defaultDomain,

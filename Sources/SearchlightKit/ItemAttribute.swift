@@ -35,6 +35,12 @@ public struct ItemAttribute: Sendable, Hashable {
     public let kind: Kind
     /// The value slot that holds it.
     let slot: UInt32
+    /// Whether an index was told of it (``SearchableIndex/addField(_:type:)``): it is read from the
+    /// item's custom metadata key of its name.
+    public var isCustom: Bool { slot >= Self.firstCustomSlot }
+
+    /// The slots custom fields take, from here up.
+    static let firstCustomSlot: UInt32 = 32
 
     public static let created = ItemAttribute(name: "created", kind: .date, slot: 7)
     public static let expires = ItemAttribute(name: "expires", kind: .date, slot: CX_SLOT_EXPIRATION.rawValue)
@@ -54,10 +60,10 @@ public struct ItemAttribute: Sendable, Hashable {
         created, expires, views, price, rating, category, brand, condition, currency, city, country, location,
     ]
 
-    /// The attribute named `name` (case-insensitive), if there is one.
-    public static func named(_ name: some StringProtocol) -> ItemAttribute? {
+    /// The attribute named `name` (case-insensitive) among `attributes`, if there is one.
+    public static func named(_ name: some StringProtocol, in attributes: [ItemAttribute] = all) -> ItemAttribute? {
         let lowered = name.lowercased()
-        return all.first { $0.name == lowered }
+        return attributes.first { $0.name == lowered }
     }
 
     /// Whether results can be ordered by it: dates and numbers.
@@ -66,9 +72,9 @@ public struct ItemAttribute: Sendable, Hashable {
     /// Whether a search can count its values: everything but a point.
     public var isCountable: Bool { kind != .point }
 
-    /// The names of the attributes of `kinds`, for messages.
-    static func names(of kinds: Set<Kind>) -> String {
-        all.filter { kinds.contains($0.kind) }.map(\.name).joined(separator: ", ")
+    /// The names of the attributes of `kinds` among `attributes`, for messages.
+    static func names(of kinds: Set<Kind>, in attributes: [ItemAttribute] = all) -> String {
+        attributes.filter { kinds.contains($0.kind) }.map(\.name).joined(separator: ", ")
     }
 }
 
@@ -86,9 +92,50 @@ struct AttributeValue: Hashable {
 
 extension BranchUniversalObject {
     /// The attributes this item carries, in the slots ``ItemAttribute`` assigns: those its fields
-    /// give, numbers finite, texts not blank, a point only with both coordinates in range. The
+    /// give, numbers finite, texts not blank, a point only with both coordinates in range, then
+    /// the custom fields of `fields` its custom metadata holds (``customValue(_:)``). The
     /// expiration and the views have slots of their own, filled by the index.
-    var attributeValues: [AttributeValue] {
+    func attributeValues(custom fields: [ItemAttribute] = []) -> [AttributeValue] {
+        builtInValues + fields.compactMap { customValue($0) }
+    }
+
+    /// The value of the custom field `field` this item's custom metadata holds under the field's
+    /// name (or the same name in other case): for a `text` field, a string, number or boolean as
+    /// written; for a `number`, a number or a string that is one; for a `date`, epoch milliseconds
+    /// or an ISO 8601 date or time, as a query writes them. `nil` when it holds none, or another
+    /// kind of value (an array, an object, a word where a number belongs).
+    func customValue(_ field: ItemAttribute) -> AttributeValue? {
+        let custom = contentMetadata.customMetadata
+        guard
+            let value = custom[field.name]
+                ?? custom.first(where: { $0.key.lowercased() == field.name })?.value
+        else { return nil }
+        let content: AttributeValue.Content?
+        switch (field.kind, value) {
+        case (.text, .string(let text)):
+            let trimmed = text.trimmingSpaces
+            content = trimmed.isEmpty ? nil : .text(String(trimmed))
+        case (.text, .integer(let number)): content = .text(String(number))
+        case (.text, .double(let number)): content = .text(String(number))
+        case (.text, .bool(let flag)): content = .text(String(flag))
+        case (.number, .integer(let number)): content = .number(Double(number))
+        case (.number, .double(let number)): content = number.isFinite ? .number(number) : nil
+        case (.number, .string(let text)):
+            content = Double(text.trimmingSpaces).flatMap { $0.isFinite ? .number($0) : nil }
+        case (.date, .integer(let milliseconds)): content = .number(Double(milliseconds))
+        case (.date, .double(let milliseconds)): content = milliseconds.isFinite ? .number(milliseconds) : nil
+        case (.date, .string(let text)):
+            // A date as a query writes it, but not an age: it names a time of its own.
+            let trimmed = text.trimmingSpaces
+            content =
+                trimmed.last.map { "hdw".contains($0) } == true
+                ? nil : QueryParser.dateSpan(trimmed).map { .number($0.low.value) }
+        default: content = nil
+        }
+        return content.map { AttributeValue(slot: field.slot, content: $0) }
+    }
+
+    private var builtInValues: [AttributeValue] {
         let metadata = contentMetadata
         var values: [AttributeValue] = []
         func number(_ attribute: ItemAttribute, _ value: Double?) {

@@ -1,9 +1,22 @@
 internal import CXapian
 
+extension QueryExpression {
+    /// The point of the expression's first `near:`, if it has one.
+    var nearPoint: (latitude: Double, longitude: Double)? {
+        switch self {
+        case .near(let latitude, let longitude, _): (latitude, longitude)
+        case .and(let parts), .or(let parts), .xor(let parts): parts.lazy.compactMap(\.nearPoint).first
+        case .exclude(let kept, _): kept.nearPoint
+        default: nil
+        }
+    }
+}
+
 extension SearchQuery {
     /// One key of a search's order: an attribute that is a date or a number, ascending, or
-    /// descending with a leading `-` (`price`, `-created`); or `relevance`, best first. Items
-    /// without the attribute come last either way, and relevance breaks ties.
+    /// descending with a leading `-` (`price`, `-created`); `relevance`, best first; or `distance`
+    /// from the point of the query's `near:`, nearest first. Items without the attribute come last
+    /// either way, and relevance breaks ties.
     public struct SortKey: Sendable, Hashable, CustomStringConvertible {
         /// An ``ItemAttribute``'s name, or `relevance`.
         public var name: String
@@ -24,6 +37,8 @@ extension SearchQuery {
         }
 
         static let relevanceName = "relevance"
+        /// The distance from the point of the query's `near:`, nearest first.
+        static let distanceName = "distance"
     }
 
     /// Reads attribute names separated by commas, for ``facets``: `category, price`.
@@ -31,12 +46,27 @@ extension SearchQuery {
         text.split(separator: ",").map { String($0.trimmingSpaces) }.filter { !$0.isEmpty }
     }
 
-    /// The sort keys as the index reads them: a slot and a direction each, or relevance.
+    /// The sort keys as the index reads them: a slot and a direction each, relevance, or the
+    /// distance from the point of the query's `near:` (`expression`'s first).
     ///
     /// - Throws: ``SearchlightError/Code/invalidArgument`` for a name that is not a date or number
-    ///   attribute, or relevance anywhere but first or last.
-    func sortAttributes() throws(SearchlightError) -> [(slot: UInt32, descending: Bool)] {
-        var keys: [(slot: UInt32, descending: Bool)] = []
+    ///   attribute, relevance anywhere but first or last, or `distance` without a `near:` or beside
+    ///   another attribute.
+    func sortKeys(among attributes: [ItemAttribute] = ItemAttribute.all, expression: QueryExpression? = nil)
+        throws(SearchlightError) -> [cx_sort_key]
+    {
+        let written = sort.map(\.description).joined(separator: ",")
+        if sort.contains(where: { $0.name == SortKey.distanceName }) {
+            guard sort.filter({ $0.name != SortKey.relevanceName }).count == 1 else {
+                throw .invalidArgument(
+                    "Cannot sort by \(written): distance sorts alone, with relevance first or breaking its ties")
+            }
+            if let expression, expression.nearPoint == nil {
+                throw .invalidArgument(
+                    "Cannot sort by distance without a place: add near:LATITUDE,LONGITUDE,RADIUS to the query")
+            }
+        }
+        var keys: [cx_sort_key] = []
         for (position, key) in sort.enumerated() {
             if key.name == SortKey.relevanceName {
                 guard position == 0 || position == sort.count - 1 else {
@@ -44,15 +74,25 @@ extension SearchQuery {
                         "Cannot sort by \(sort.map(\.description).joined(separator: ",")): relevance can come "
                             + "only first (its ties broken by the other keys) or last")
                 }
-                if position == 0 { keys.append((CX_SLOT_RELEVANCE.rawValue, false)) }
+                if position == 0 { keys.append(cx_sort_key(slot: CX_SLOT_RELEVANCE.rawValue, descending: false, distance: false, latitude: 0, longitude: 0)) }
                 continue
             }
-            guard let attribute = ItemAttribute.named(key.name), attribute.isSortable else {
+            if key.name == SortKey.distanceName {
+                let point = expression?.nearPoint ?? (0, 0)
+                keys.append(
+                    cx_sort_key(
+                        slot: ItemAttribute.location.slot, descending: key.descending, distance: true,
+                        latitude: point.latitude, longitude: point.longitude))
+                continue
+            }
+            guard let attribute = ItemAttribute.named(key.name, in: attributes), attribute.isSortable else {
                 throw .invalidArgument(
                     "Cannot sort by \(quoted(key.name)): sort by relevance, "
-                        + ItemAttribute.names(of: [.date, .number]) + " (a leading - for descending)")
+                        + ItemAttribute.names(of: [.date, .number], in: attributes)
+                        + ", distance (from near:'s point; a leading - for descending)")
             }
-            keys.append((attribute.slot, key.descending))
+            keys.append(
+                cx_sort_key(slot: attribute.slot, descending: key.descending, distance: false, latitude: 0, longitude: 0))
         }
         return keys
     }
@@ -61,19 +101,21 @@ extension SearchQuery {
     ///
     /// - Throws: ``SearchlightError/Code/invalidArgument`` for a name that is not a countable
     ///   attribute, or more than ``maximumFacets``.
-    func facetAttributes() throws(SearchlightError) -> [ItemAttribute] {
+    func facetAttributes(among attributes: [ItemAttribute] = ItemAttribute.all) throws(SearchlightError)
+        -> [ItemAttribute]
+    {
         guard facets.count <= Self.maximumFacets else {
             throw .invalidArgument("A search counts at most \(Self.maximumFacets) attributes, not \(facets.count)")
         }
-        var attributes: [ItemAttribute] = []
+        var counted: [ItemAttribute] = []
         for name in facets {
-            guard let attribute = ItemAttribute.named(name), attribute.isCountable else {
+            guard let attribute = ItemAttribute.named(name, in: attributes), attribute.isCountable else {
                 throw .invalidArgument(
                     "Cannot count \(quoted(name)): count "
-                        + ItemAttribute.names(of: [.text, .number, .date]))
+                        + ItemAttribute.names(of: [.text, .number, .date], in: attributes))
             }
-            if !attributes.contains(attribute) { attributes.append(attribute) }
+            if !counted.contains(attribute) { counted.append(attribute) }
         }
-        return attributes
+        return counted
     }
 }

@@ -60,7 +60,9 @@ public struct SearchQuery: Sendable, Hashable {
     public static let maximumFacets = 8
 
     /// Checks the paging, the domain and the query's syntax, so that a malformed query gets a
-    /// message saying what is wrong and where, rather than a silent reinterpretation.
+    /// message saying what is wrong and where, rather than a silent reinterpretation. Fields are
+    /// the built-in ones (``ItemAttribute``): a query naming an index's custom field is checked by
+    /// ``SearchableIndex/search(_:now:)``, which knows the index's fields.
     ///
     /// - Throws: ``SearchlightError/Code/invalidQuery`` naming the query and the column,
     ///   ``SearchlightError/Code/queryTooLarge`` past ``maximumLength`` or ``maximumTerms``, or
@@ -71,7 +73,9 @@ public struct SearchQuery: Sendable, Hashable {
 
     /// The query's one typed form, after the checks of ``validate()``, and whether it may be
     /// relaxed: it joins its words with no explicit operator.
-    func parsed() throws(SearchlightError) -> (expression: QueryExpression, relaxable: Bool) {
+    func parsed(attributes: [ItemAttribute] = ItemAttribute.all) throws(SearchlightError) -> (
+        expression: QueryExpression, relaxable: Bool
+    ) {
         guard limit >= 0, limit <= Self.maximumLimit else {
             throw .invalidArgument("The limit must be between 0 and \(Self.maximumLimit), not \(limit)")
         }
@@ -79,8 +83,8 @@ public struct SearchQuery: Sendable, Hashable {
             throw .invalidArgument("The offset must be between 0 and \(Self.maximumOffset), not \(offset)")
         }
         if let domainIdentifier { try SearchableItem.validateDomain(domainIdentifier) }
-        _ = try sortAttributes()
-        _ = try facetAttributes()
+        _ = try sortKeys(among: attributes)
+        _ = try facetAttributes(among: attributes)
         // A long query is named by its beginning.
         let shortened = text.count > 40 ? quoted(String(text.prefix(40))) + "…" : quoted(text)
         let length = text.utf8.count
@@ -90,7 +94,7 @@ public struct SearchQuery: Sendable, Hashable {
                 "The query \(shortened) is \(length) bytes long; a query may have at most "
                     + "\(Self.maximumLength): search for fewer words")
         }
-        let (expression, hasOperators) = try QueryParser.parse(text)
+        let (expression, hasOperators) = try QueryParser.parse(text, attributes: attributes)
         let terms = expression.termCount
         guard terms <= Self.maximumTerms else {
             throw SearchlightError(
@@ -98,6 +102,7 @@ public struct SearchQuery: Sendable, Hashable {
                 "The query \(shortened) has \(terms) words, phrases and filters; a query may "
                     + "have at most \(Self.maximumTerms): search for fewer words")
         }
+        _ = try sortKeys(among: attributes, expression: expression)
         return (expression, !hasOperators)
     }
 }

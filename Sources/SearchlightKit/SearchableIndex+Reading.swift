@@ -7,12 +7,15 @@ extension SearchableIndex {
     ///
     /// - Throws: ``SearchlightError/Code/invalidQuery`` for a malformed query.
     public func search(_ query: SearchQuery, now: Int64 = currentTime()) throws(SearchlightError) -> SearchResults {
-        let (expression, relaxable) = try query.parsed()
-        let shape = XapianDatabase.SearchShape(
-            offset: query.offset, limit: query.limit, relax: relaxable, sort: try query.sortAttributes(),
-            facets: try query.facetAttributes())
         let raw = try read { database throws(SearchlightError) in
-            try database.search(
+            // The index's custom fields are fields of the query language, sort keys and counts.
+            let attributes = ItemAttribute.all + (try database.customFields())
+            let (expression, relaxable) = try query.parsed(attributes: attributes)
+            let shape = XapianDatabase.SearchShape(
+                offset: query.offset, limit: query.limit, relax: relaxable,
+                sort: try query.sortKeys(among: attributes, expression: expression),
+                facets: try query.facetAttributes(among: attributes))
+            return try database.search(
                 expression, domain: query.domainIdentifier, scope: query.scope, now: now, shape: shape,
                 decode: decodeStored)
         }

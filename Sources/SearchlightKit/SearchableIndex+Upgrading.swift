@@ -33,6 +33,8 @@ extension SearchableIndex {
         let writer = try XapianDatabase(path: folder, writable: true)
         defer { try? writer.close() }
         try writer.begin()
+        // The custom fields its metadata records, if any.
+        let fields = try reader.customFields()
         var batch: [StoredItem] = []
         do {
             try reader.forEachDocument { data, _, _, _ in
@@ -41,7 +43,7 @@ extension SearchableIndex {
                     StoredItem(
                         domain: item.domainIdentifier, identifier: item.uniqueIdentifier, title: "", description: "",
                         schema: "", keywords: [], data: [], isPublic: true, expiration: 0,
-                        values: item.object.attributeValues))
+                        values: item.object.attributeValues(custom: fields)))
                 if batch.count == 1000 {
                     try writer.addAttributes(batch)
                     batch.removeAll(keepingCapacity: true)

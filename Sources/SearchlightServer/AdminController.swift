@@ -3,13 +3,53 @@ public import Hummingbird
 import Logging
 public import SearchlightKit
 
-/// `POST /v1/prune` (admin) and `GET /v1/stats` (read and up).
+/// `POST /v1/prune` (admin), `GET /v1/stats` (read and up), and the custom fields: `GET
+/// /v1/fields` (anyone), `POST /v1/fields` and `DELETE /v1/fields/{name}` (admin).
 struct AdminController {
     let service: IndexPool
 
     func addRoutes(to group: RouterGroup<SearchlightRequestContext>) {
         group.post("prune", use: prune)
         group.get("stats", use: stats)
+        group.get("fields", use: fields)
+        group.post("fields", use: addField)
+        group.delete("fields/{name}", use: removeField)
+    }
+
+    struct FieldList: ResponseEncodable {
+        var fields: [FieldReport]
+    }
+
+    @Sendable func fields(request: Request, context: SearchlightRequestContext) async throws -> FieldList {
+        // Anyone: a query naming an unknown field is told them all anyway.
+        return FieldList(fields: try await service.read { reader throws(SearchlightError) in try reader.fields() })
+    }
+
+    /// The body is `{"name":"color","type":"string"}` (`number`, `date`).
+    @Sendable func addField(request: Request, context: SearchlightRequestContext) async throws -> FieldReport {
+        try context.caller.require(.admin, to: "Adding a field")
+        struct NewField: Decodable {
+            var name: String
+            var type: FieldType
+        }
+        let body = Data(try await request.collectBody(context: context).readableBytesView)
+        let field: NewField
+        do {
+            field = try JSONDecoder().decode(NewField.self, from: body)
+        } catch {
+            throw SearchlightError(
+                .invalidArgument,
+                "The body must be {\"name\": NAME, \"type\": \"string\", \"number\" or \"date\"}")
+        }
+        return try await service.write { batch throws(SearchlightError) in
+            try batch.addField(field.name, type: field.type)
+        }
+    }
+
+    @Sendable func removeField(request: Request, context: SearchlightRequestContext) async throws -> FieldReport {
+        try context.caller.require(.admin, to: "Removing a field")
+        let name = try context.parameters.require("name")
+        return try await service.write { batch throws(SearchlightError) in try batch.removeField(name) }
     }
 
     struct PruneReport: ResponseEncodable {
@@ -40,3 +80,4 @@ extension IndexingReport: ResponseEncodable {}
 extension RemovalReport: ResponseEncodable {}
 extension ViewReport: ResponseEncodable {}
 extension IndexStatistics: ResponseEncodable {}
+extension FieldReport: ResponseEncodable {}

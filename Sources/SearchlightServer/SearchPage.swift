@@ -83,7 +83,14 @@ enum SearchPage {
         const q = $("q"), token = $("token"), results = $("results"), status = $("status"), detail = $("detail");
         const facets = $("facets");
         // Counted over every match the caller may see; each value narrows the query when clicked.
+        // The index's custom string and number fields are counted too, as many as a search may count.
         const counted = ["category", "brand", "condition", "country", "price", "rating"];
+        const fieldsRead = fetch("/v1/fields").then(response => response.ok ? response.json() : { fields: [] })
+          .then(body => {
+            for (const field of body.fields || []) {
+              if (counted.length < 8 && field.type !== "date") counted.push(field.name);
+            }
+          }).catch(() => {});
         token.value = localStorage.getItem("searchlight.token") || "";
         let timer = null, generation = 0;
 
@@ -109,6 +116,7 @@ enum SearchPage {
         async function search() {
           const mine = ++generation;
           const query = q.value;
+          await fieldsRead;
           history.replaceState(null, "", query ? "?q=" + encodeURIComponent(query) : location.pathname);
           try {
             const page = await fetchJSON("/v1/search?limit=20&facets=" + counted.join(",") + "&q=" + encodeURIComponent(query));

@@ -52,8 +52,9 @@ struct SearchCommand: ParsableCommand {
     @Option(
         name: .customLong("sort"), parsing: .unconditionalSingleValue,
         help: ArgumentHelp(
-            "Order the results by relevance, created, expires, views, price or rating; a leading - for descending "
-                + "(-created: newest first). Repeat it or separate keys with commas; relevance breaks ties.",
+            "Order the results by relevance, created, expires, views, price, rating or a number or date field of "
+                + "the index's (searchlight fields); a leading - for descending (-created: newest first). Repeat it "
+                + "or separate keys with commas; relevance breaks ties. distance: nearest to the query's near: first.",
             valueName: "key"))
     var sortKeys: [String] = []
 
@@ -61,7 +62,8 @@ struct SearchCommand: ParsableCommand {
         name: .customLong("facet"),
         help: ArgumentHelp(
             "Count over every match: per value of category, brand, condition, currency, city or country; the "
-                + "least, greatest and ranges of price, rating or views; the earliest and latest created or expires.",
+                + "least, greatest and ranges of price, rating or views; the earliest and latest created or expires; "
+                + "and the index's own fields (searchlight fields) likewise.",
             valueName: "attribute"))
     var facets: [String] = []
 
@@ -108,7 +110,6 @@ struct SearchCommand: ParsableCommand {
                 facets: facets.flatMap { SearchQuery.facetNames($0) })
             let index = try SearchableIndex.openForReading(global)
             if interactive { return try runInteractive(search, in: index) }
-            try search.validate()
             let results = try index.search(search, now: commandTime(now))
             try index.close()
             if global.json { return try global.output.printJSON(results) }

@@ -73,7 +73,8 @@ struct SearchlightCommand: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             IndexCommand.self, SearchCommand.self, GetCommand.self, RemoveCommand.self, PruneCommand.self,
-            StatsCommand.self, ExportCommand.self, CompactCommand.self, ViewCommand.self, ServeCommand.self,
+            StatsCommand.self, ExportCommand.self, CompactCommand.self, ViewCommand.self, FieldsCommand.self,
+            ServeCommand.self,
         ]
     )
 }

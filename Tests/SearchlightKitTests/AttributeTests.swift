@@ -144,6 +144,25 @@ struct AttributeTests {
         }
     }
 
+    @Test("--sort distance orders what near: finds, nearest first; without near: or beside another key, refused")
+    func distance() throws {
+        let test = try shop()
+        func order(_ keys: String, _ text: String) throws -> [String] {
+            try test.index.search(
+                SearchQuery(text, limit: 100, sort: SearchQuery.SortKey.list(keys)), now: now
+            ).results.map(\.canonicalIdentifier)
+        }
+        // From Paris: the steel kettle there, the copper one in Normandy (262 km), the glass one in London (344 km).
+        #expect(try order("distance", "near:48.85,2.35,1000km") == ["kettle/steel", "kettle/copper", "kettle/glass"])
+        #expect(try order("-distance", "near:48.85,2.35,1000km") == ["kettle/glass", "kettle/copper", "kettle/steel"])
+        #expect(try order("relevance,distance", "kettle near:51.5,-0.12,1000km").count == 3)
+        #expect(try order("distance", "kettle near:51.5,-0.12,1000km").first == "kettle/glass")
+        for (keys, text) in [("distance", "kettle"), ("distance,price", "near:48.85,2.35,1000km")] {
+            let error = #expect(throws: SearchlightError.self) { try order(keys, text) }
+            #expect(error?.code == .invalidArgument, "\(keys) \(text)")
+        }
+    }
+
     @Test("counts cover every match the caller may see, never another domain's private item or an expired one")
     func counts() throws {
         let test = try shop()

@@ -62,4 +62,54 @@ struct AttributeRouteTests {
             #expect(String(buffer: badRange.body).contains("column 1"))
         }
     }
+
+    @Test(
+        "custom fields: an admin adds and removes them, anyone lists them, and their counts keep to what the caller may see",
+        arguments: Fixture.Storage.allCases)
+    func customFields(storage: Fixture.Storage) async throws {
+        try await withRouter(storage) { client, _ in
+            let items = #"""
+                [{"$canonical_identifier":"shade/amber","$og_title":"Amber lamp","contentIndexMode":"public","shade":"amber"},
+                 {"$canonical_identifier":"shade/secret","$og_title":"Secret lamp","contentIndexMode":"private","shade":"classified"}]
+                """#
+            let indexed = try await client.execute(
+                uri: "/v1/items", method: .post, headers: headers(writerToken), body: ByteBuffer(string: items))
+            #expect(indexed.status == .ok)
+            let field = ByteBuffer(string: #"{"name":"shade","type":"string"}"#)
+            let refused = try await client.execute(
+                uri: "/v1/fields", method: .post, headers: headers(writerToken), body: field)
+            #expect(refused.status == .forbidden)
+            let added = try await client.execute(
+                uri: "/v1/fields", method: .post, headers: headers(adminToken), body: field)
+            #expect(added.status == .ok, "\(String(buffer: added.body))")
+            #expect(try json(added)["items"] as? Int == 2)
+            let listed = try await client.execute(uri: "/v1/fields", method: .get, headers: headers(readerToken))
+            #expect(String(buffer: listed.body) == #"{"fields":[{"name":"shade","type":"string"}]}"#)
+            let anonymousList = try await client.execute(uri: "/v1/fields", method: .get)
+            #expect(anonymousList.status == .ok)
+
+            let anonymous = try await client.execute(uri: "/v1/search?q=lamp&facets=shade", method: .get)
+            #expect(try counts(anonymous, "shade") == ["amber": 1])
+            let shop = try await client.execute(
+                uri: "/v1/search?q=lamp&facets=shade", method: .get, headers: headers(readerToken))
+            #expect(try counts(shop, "shade") == ["amber": 1, "classified": 1])
+            let blog = try await client.execute(
+                uri: "/v1/search?q=lamp&facets=shade", method: .get, headers: headers(otherToken))
+            #expect(try counts(blog, "shade") == ["amber": 1])
+            let filtered = try await client.execute(uri: "/v1/search?q=shade%3AAMBER", method: .get)
+            #expect(try json(filtered)["total"] as? Int == 1)
+
+            let badBody = try await client.execute(
+                uri: "/v1/fields", method: .post, headers: headers(adminToken),
+                body: ByteBuffer(string: #"{"name":"weight","type":"colour"}"#))
+            #expect(badBody.status == .badRequest)
+            let removed = try await client.execute(uri: "/v1/fields/shade", method: .delete, headers: headers(adminToken))
+            #expect(removed.status == .ok)
+            #expect(try json(removed)["items"] as? Int == 2)
+            let again = try await client.execute(uri: "/v1/fields/shade", method: .delete, headers: headers(adminToken))
+            #expect(again.status == .badRequest)
+            let gone = try await client.execute(uri: "/v1/search?q=shade%3Aamber", method: .get)
+            #expect(gone.status == .badRequest)
+        }
+    }
 }

@@ -67,10 +67,66 @@ struct AttributeCommandTests {
             (["--sort", "colour"], "colour"), (["--sort", "price,relevance,rating"], "relevance can come only first"),
             (["--facet", "location"], "location"), (["price:cheap"], "'cheap' is not a number"),
             (["near:91,0,1km"], "latitude '91'"), (["colour:red"], "not a field"),
+            (["--sort", "distance"], "without a place"),
         ])
     func refusals(arguments: [String], message: String) throws {
         let workspace = try shop()
         let run = try workspace.run(["search", "--all-domains", "--now", corpusNow] + arguments + ["shoes"])
+        #expect(run.status == 64)
+        #expect(run.stderr.contains(message), "\(run.stderr)")
+    }
+
+    @Test("fields add makes a custom metadata key filterable, sortable and countable; fields lists it; fields remove clears it")
+    func customFields() throws {
+        let workspace = try shop()
+        let added = try workspace.run(["fields", "add", "warehouse", "--type", "string"])
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(added.stdout == "Added the string field warehouse: 62 items carry it\n")
+        let listed = try workspace.run(["fields", "--json"])
+        #expect(try listed.object()["fields"] as? [[String: String]] == [["name": "warehouse", "type": "string"]])
+        #expect(try workspace.run(["fields"]).stdout == "warehouse\tstring\n")
+
+        let counted = try workspace.run([
+            "search", "--all-domains", "--now", corpusNow, "--limit", "0", "--facet", "warehouse", "--json", "",
+        ])
+        let facet = try #require((try counted.object()["facets"] as? [String: Any])?["warehouse"] as? [String: Any])
+        let values = facet["values"] as? [[String: Any]] ?? []
+        #expect(values.compactMap { $0["value"] as? String }.sorted() == ["AMS-1", "NYC-2", "SFO-1"])
+        let ams = try workspace.run([
+            "search", "--all-domains", "--now", corpusNow, "--limit", "100", "--format", "ids", "warehouse:ams-1",
+        ])
+        #expect(ams.stdout.split(separator: "\n").count == 23)
+
+        let number = try workspace.run(["fields", "add", "reading_minutes", "--type", "number"])
+        #expect(number.status == 0, "\(number.stderr)")
+        let index = try workspace.run([
+            "index", repositoryRoot + "/corpus/articles.json", "--now", corpusNow, "--domain", "com.example.blog",
+        ])
+        #expect(index.status == 0, "\(index.stderr)")
+        let longest = try workspace.run([
+            "search", "--all-domains", "--now", corpusNow, "--sort", "-reading_minutes", "--limit", "1", "--json",
+            "reading_minutes:>=5",
+        ])
+        let first = (try longest.object()["results"] as? [[String: Any]] ?? []).first
+        #expect(first?["canonicalIdentifier"] != nil, "\(longest.stderr)")
+
+        let removed = try workspace.run(["fields", "remove", "warehouse", "--json"])
+        #expect(try removed.object()["items"] as? Int == 62)
+        let gone = try workspace.run(["search", "--all-domains", "--now", corpusNow, "warehouse:ams-1"])
+        #expect(gone.status == 64)
+        #expect(gone.stderr.contains("not a field"))
+    }
+
+    @Test(
+        "fields refuses a bad type, a taken name and an unknown field, exiting 64",
+        arguments: [
+            (["fields", "add", "colour", "--type", "colour"], "colour"),
+            (["fields", "add", "price", "--type", "number"], "already means something"),
+            (["fields", "remove", "colour"], "no field \"colour\""),
+        ])
+    func fieldRefusals(arguments: [String], message: String) throws {
+        let workspace = try shop()
+        let run = try workspace.run(arguments)
         #expect(run.status == 64)
         #expect(run.stderr.contains(message), "\(run.stderr)")
     }

@@ -111,6 +111,7 @@ struct BrowserTests {
             "chromium and chromium-driver are needed: scripts/install-dependencies installs them")
         let workspace = try Workspace()
         #expect(try workspace.run(["index", repositoryRoot + "/corpus", "--now", corpusNow]).status == 0)
+        #expect(try workspace.run(["fields", "add", "warehouse", "--type", "string"]).status == 0)
         let server = try RunningServer(index: workspace.index)
         let browser = try await Browser()
         do {
@@ -143,6 +144,10 @@ struct BrowserTests {
             for button in try await browser.elements("#facets button") {
                 if try await browser.text(button).hasPrefix("Running (") { running = button }
             }
+            // The index's custom field is counted beside the built-in attributes.
+            var rows: [String] = []
+            for row in try await browser.elements("#facets div") { rows.append(try await browser.text(row)) }
+            #expect(rows.contains { $0.hasPrefix("warehouse: ") }, "\(rows)")
             let label = try await browser.text(try #require(running))
             try await browser.click(try #require(running))
             // As many results as the button counted, and the filter in the query box.

@@ -234,10 +234,15 @@ typedef struct cx_query_node {
 } cx_query_node;
 
 /// One key of a search's order: the number in `slot` (items without one last, either way), or
-/// relevance (`CX_SLOT_RELEVANCE`).
+/// relevance (`CX_SLOT_RELEVANCE`), or, with `distance`, the great-circle distance of the point in
+/// `slot` from `latitude`, `longitude` (items without one last, either way). A distance key is
+/// the only key beside relevance, and is refused across remote shards.
 typedef struct cx_sort_key {
     uint32_t slot;
     bool descending;
+    bool distance;
+    double latitude;
+    double longitude;
 } cx_sort_key;
 
 /// A count a search makes over all its matches: of each text in `slot`, or of each number.
@@ -356,6 +361,22 @@ cx_status cx_database_upgrade(cx_database *_Nullable database, const char *_Null
 /// index, whose documents were written before attributes were (`cx_database_upgrade`).
 cx_status cx_database_add_attributes(cx_database *_Nullable database, const cx_item *_Nullable items, size_t count,
                                      char *_Nullable *_Nullable out_error);
+
+/// Removes every item's value in `slot` (from `CX_SLOT_FIRST_ATTRIBUTE` up) and the filter terms of
+/// its texts; `*out_count` is the number of items that held one. A writable handle: for a custom
+/// field an index no longer has, whose slot another may take.
+cx_status cx_database_clear_attribute(cx_database *_Nullable database, uint32_t slot, uint64_t *out_count,
+                                      char *_Nullable *_Nullable out_error);
+
+/// The index's own record under `key` (a `searchlight.` key the Kit keeps, such as its custom
+/// fields), as stored: a `malloc`-ed string for the caller to free, empty when there is none.
+cx_status cx_database_metadata(cx_database *_Nullable database, cx_text key, char *_Nullable *_Nonnull out_value,
+                               char *_Nullable *_Nullable out_error);
+
+/// Records `value` under `key` (empty removes it), with the transaction open if one is. A writable
+/// handle; `key` must begin `searchlight.` and not be one the shim keeps itself (the format).
+cx_status cx_database_set_metadata(cx_database *_Nullable database, cx_text key, cx_text value,
+                                   char *_Nullable *_Nullable out_error);
 
 /// True when the handle was opened with `CX_OPEN_WRITE`.
 bool cx_database_is_writable(const cx_database *_Nullable database);

@@ -77,6 +77,7 @@ extension Indexer {
             }
             let build = try BulkBuild(
                 base: database.path, folder: folder, segments: jobs, memoryBudget: memoryBudget, indexPath: path)
+            let options = self.options.with(customFields: try database.customFields())
             let filter = LineFilter(
                 snapshot: try XapianDatabase(path: database.path, writable: false), options: options, now: now)
 
@@ -96,7 +97,7 @@ extension Indexer {
                     while let unit = queue.take() {
                         do throws(SearchlightError) {
                             var unitReport = IndexingReport()
-                            try store(unit, segment: segment, in: build, report: &unitReport)
+                            try store(unit, segment: segment, in: build, options: options, report: &unitReport)
                             processed.add(unitReport.indexed + unitReport.rejected, ordering: .relaxed)
                             state.withLock { $0.reports.append((unit.order, unitReport)) }
                         } catch {
@@ -179,9 +180,9 @@ extension Indexer {
     }
 
     /// Stores one unit's items in a segment, and records its recognized lines.
-    private func store(_ unit: Unit, segment: Int, in build: BulkBuild, report: inout IndexingReport)
-        throws(SearchlightError)
-    {
+    private func store(
+        _ unit: Unit, segment: Int, in build: BulkBuild, options: IndexingOptions, report: inout IndexingReport
+    ) throws(SearchlightError) {
         let high = UInt64(unit.file) << 32
         let known = unit.input.knownLines
         if !known.isEmpty {

@@ -54,7 +54,7 @@ extension QueryParser {
                         "uses \(word.prefix { $0.isLetter }), a proximity operator Searchlight does not support; "
                             + "put the words in quotes to find them side by side, or join them with AND",
                         column: start + 1)
-                } else if let colon = word.firstIndex(of: ":"), let field = Field(word[..<colon]) {
+                } else if let colon = word.firstIndex(of: ":"), let field = Field(word[..<colon], attributes: attributes) {
                     index = try fieldValue(
                         field, name: String(word[..<colon]), at: start, sign: sign,
                         valueStart: start + word.distance(from: word.startIndex, to: colon) + 1,
@@ -62,7 +62,7 @@ extension QueryParser {
                 } else if let colon = word.firstIndex(of: ":"), Self.looksLikeField(word, colon: colon) {
                     throw fail(
                         "has \(quoted(String(word[...colon]))), which is not a field; the fields are "
-                            + Self.fieldNames + " (put it in quotes to search for the text)",
+                            + fieldNames + " (put it in quotes to search for the text)",
                         column: start + 1)
                 } else {
                     tokens.append(.item(plainWord(from: index, to: end, field: .any), sign: sign))
@@ -100,7 +100,7 @@ extension QueryParser {
         /// `near:` a point, over ``ItemAttribute/location``.
         case near
 
-        init?(_ name: Substring) {
+        init?(_ name: Substring, attributes: [ItemAttribute]) {
             switch name.lowercased() {
             case "title": self = .text(.title)
             case "description": self = .text(.description)
@@ -108,7 +108,7 @@ extension QueryParser {
             default:
                 if let filter = QueryExpression.Filter(rawValue: name.lowercased()) {
                     self = .filter(filter)
-                } else if let attribute = ItemAttribute.named(name) {
+                } else if let attribute = ItemAttribute.named(name, in: attributes) {
                     self = .attribute(attribute)
                 } else {
                     return nil
@@ -126,10 +126,12 @@ extension QueryParser {
             && !value.hasPrefix("/") && value.first != ":"
     }
 
-    /// The names before `:` that the language knows, for messages.
-    static let fieldNames =
+    /// The names before `:` that the language knows, the index's custom fields among them, for
+    /// messages.
+    var fieldNames: String {
         (["title", "description"] + QueryExpression.Filter.allCases.map(\.rawValue)
-        + ItemAttribute.all.filter { $0.kind != .point }.map(\.name) + ["near"]).joined(separator: ", ")
+            + attributes.filter { $0.kind != .point }.map(\.name) + ["near"]).joined(separator: ", ")
+    }
 
     /// Reads `field:value`, `field:"a phrase"` or `title:(…)`; returns the index after it.
     mutating func fieldValue(

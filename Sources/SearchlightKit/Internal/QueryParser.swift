@@ -7,18 +7,23 @@
 struct QueryParser {
     let text: String
     let characters: [Character]
+    /// The attributes `name:value` may name: the built-in ones and the index's custom fields.
+    let attributes: [ItemAttribute]
     var tokens: [Token] = []
     var position = 0
 
-    init(_ text: String) {
+    init(_ text: String, attributes: [ItemAttribute] = ItemAttribute.all) {
         self.text = text
+        self.attributes = attributes
         characters = Array(text)
     }
 
     /// Parses the whole query, and tells whether it joins anything with an explicit operator
     /// (`AND`, `OR`, `XOR`, `NOT`): only a query without one may be relaxed.
-    static func parse(_ text: String) throws(SearchlightError) -> (expression: QueryExpression, hasOperators: Bool) {
-        var parser = QueryParser(text)
+    static func parse(_ text: String, attributes: [ItemAttribute] = ItemAttribute.all) throws(SearchlightError) -> (
+        expression: QueryExpression, hasOperators: Bool
+    ) {
+        var parser = QueryParser(text, attributes: attributes)
         try parser.tokenize()
         guard !parser.tokens.isEmpty else { return (.everything, false) }
         try parser.checkOperators()

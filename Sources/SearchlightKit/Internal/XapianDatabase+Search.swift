@@ -22,7 +22,7 @@ extension XapianDatabase {
         var offset: Int
         var limit: Int
         var relax = false
-        var sort: [(slot: UInt32, descending: Bool)] = []
+        var sort: [cx_sort_key] = []
         var facets: [ItemAttribute] = []
     }
 
@@ -36,7 +36,7 @@ extension XapianDatabase {
         let domainRange = arena.add(domain ?? "")
         var results: OpaquePointer?
         defer { cx_results_free(results) }
-        let sortKeys = shape.sort.map { cx_sort_key(slot: $0.slot, descending: $0.descending) }
+        let sortKeys = shape.sort
         let facets = shape.facets.map { attribute in
             cx_facet_request(slot: attribute.slot, kind: attribute.kind == .text ? CX_VALUE_TEXT : CX_VALUE_NUMBER)
         }

@@ -1,0 +1,228 @@
+internal import CXapian
+import FoundationEssentials
+
+// Custom fields: keys of the items' custom metadata an index is told to filter, sort and count by.
+
+/// What a custom field holds (`searchlight fields add NAME --type TYPE`).
+public enum FieldType: String, CaseIterable, Sendable, Codable {
+    /// Exact filters (`color:red`, case- and accent-insensitive) and a count per value.
+    case string
+    /// Ranges, sorting, the least and greatest, and counts in ranges.
+    case number
+    /// Epoch milliseconds or an ISO 8601 date or time: ranges of dates, sorting, the earliest and
+    /// latest.
+    case date
+
+    var kind: ItemAttribute.Kind {
+        switch self {
+        case .string: .text
+        case .number: .number
+        case .date: .date
+        }
+    }
+
+    init(_ kind: ItemAttribute.Kind) {
+        switch kind {
+        case .number: self = .number
+        case .date: self = .date
+        case .text, .point: self = .string
+        }
+    }
+}
+
+/// A custom field, as ``SearchableIndex/fields()`` lists it and a change of fields reports it.
+public struct FieldReport: Codable, Sendable, Hashable {
+    public var name: String
+    public var type: FieldType
+    /// The stored items that carry it: given it when it was added, or cleared of it when it was
+    /// removed. `nil` in a listing.
+    public var items: Int?
+
+    public init(name: String, type: FieldType, items: Int? = nil) {
+        self.name = name
+        self.type = type
+        self.items = items
+    }
+}
+
+extension ItemAttribute {
+    /// A custom field in `slot`.
+    init(custom name: String, type: FieldType, slot: UInt32) {
+        self.init(name: name, kind: type.kind, slot: slot)
+    }
+
+    /// The most custom fields an index has.
+    public static let maximumCustomFields = 32
+
+    /// Checks a custom field's name: a letter, then letters, digits or `_`, at most 32 in all, lower
+    /// case, and none the query language already gives a meaning.
+    ///
+    /// - Throws: ``SearchlightError/Code/invalidArgument`` saying what is wrong.
+    static func validateCustomName(_ name: String) throws(SearchlightError) {
+        guard name.wholeMatch(of: /[a-z][a-z0-9_]{0,31}/) != nil else {
+            throw .invalidArgument(
+                "\(quoted(name)) cannot name a field: use a lower-case letter, then letters, digits or _ "
+                    + "(at most 32), as the items' custom metadata key is written")
+        }
+        let reserved =
+            ItemAttribute.all.map(\.name) + QueryExpression.Filter.allCases.map(\.rawValue)
+            + ["title", "description", "near", SearchQuery.SortKey.relevanceName]
+        guard !reserved.contains(name) else {
+            throw .invalidArgument("\(quoted(name)) already means something in a query: choose another name")
+        }
+    }
+}
+
+/// How the index records its custom fields: JSON under this metadata key.
+private struct FieldRecord: Codable {
+    var name: String
+    var type: FieldType
+    var slot: UInt32
+}
+
+extension XapianDatabase {
+    static let fieldsKey = "searchlight.fields"
+
+    /// The custom fields the index records, in the order they were added.
+    func customFields() throws(SearchlightError) -> [ItemAttribute] {
+        let handle = try open()
+        var text: UnsafeMutablePointer<CChar>?
+        try withText(Self.fieldsKey) { key throws(SearchlightError) in
+            try check { error in cx_database_metadata(handle, key, &text, error) }
+        }
+        defer { cx_string_free(text) }
+        guard let text, text.pointee != 0 else { return [] }
+        let records: [FieldRecord]
+        do {
+            records = try JSONDecoder().decode([FieldRecord].self, from: Data(String(cString: text).utf8))
+        } catch {
+            throw SearchlightError(
+                .indexUnavailable, "The index at \(path) records its custom fields unreadably: \(error)",
+                failure: .corrupt)
+        }
+        return records.map { ItemAttribute(custom: $0.name, type: $0.type, slot: $0.slot) }
+    }
+
+    /// Records `fields` as the index's custom fields, in this write.
+    func setCustomFields(_ fields: [ItemAttribute]) throws(SearchlightError) {
+        let records = fields.map { FieldRecord(name: $0.name, type: FieldType($0.kind), slot: $0.slot) }
+        let json: String
+        do {
+            json = records.isEmpty ? "" : String(decoding: try JSONEncoder().encode(records), as: UTF8.self)
+        } catch {
+            throw SearchlightError(.internalError, "Cannot encode the custom fields: \(error)")
+        }
+        let handle = try open()
+        try withText(Self.fieldsKey) { key throws(SearchlightError) in
+            try withText(json) { value throws(SearchlightError) in
+                try check { error in cx_database_set_metadata(handle, key, value, error) }
+            }
+        }
+    }
+
+    /// Removes every item's value of `field`; returns how many items held one.
+    func clearAttribute(_ field: ItemAttribute) throws(SearchlightError) -> Int {
+        let handle = try open()
+        var count: UInt64 = 0
+        try check { error in cx_database_clear_attribute(handle, field.slot, &count, error) }
+        return Int(count)
+    }
+
+    /// Gives each stored item that carries `field` in its custom metadata its value; returns how
+    /// many did. The items are read first, then written, in this write.
+    func fill(_ field: ItemAttribute) throws(SearchlightError) -> Int {
+        var carriers: [StoredItem] = []
+        do {
+            try forEachDocument { data, _, _, _ in
+                let item = try SearchableIndex.decodeStored(data, path: path)
+                guard let value = item.object.customValue(field) else { return }
+                carriers.append(
+                    StoredItem(
+                        domain: item.domainIdentifier, identifier: item.uniqueIdentifier, title: "", description: "",
+                        schema: "", keywords: [], data: [], isPublic: true, expiration: 0, values: [value]))
+            }
+        } catch let error as SearchlightError {
+            throw error
+        } catch {
+            throw SearchlightError(.internalError, "Cannot read the items of the index at \(path): \(error)")
+        }
+        for start in stride(from: 0, to: carriers.count, by: 1000) {
+            try addAttributes(Array(carriers[start..<min(start + 1000, carriers.count)]))
+        }
+        return carriers.count
+    }
+}
+
+extension SearchableIndex {
+    /// The custom fields the index has, in the order they were added (``addField(_:type:)``).
+    public func fields() throws(SearchlightError) -> [FieldReport] {
+        try read { database throws(SearchlightError) in try database.customFields() }
+            .map { FieldReport(name: $0.name, type: FieldType($0.kind)) }
+    }
+
+    /// Makes the key `name` of the items' custom metadata a field; see
+    /// ``IndexTransaction/addField(_:type:)``.
+    public func addField(_ name: String, type: FieldType) throws(SearchlightError) -> FieldReport {
+        try performBatch { batch throws(SearchlightError) in try batch.addField(name, type: type) }
+    }
+
+    /// Removes the custom field `name`; see ``IndexTransaction/removeField(_:)``.
+    public func removeField(_ name: String) throws(SearchlightError) -> FieldReport {
+        try performBatch { batch throws(SearchlightError) in try batch.removeField(name) }
+    }
+}
+
+extension IndexTransaction {
+    /// Makes the key `name` of the items' custom metadata a field that queries filter by
+    /// (`name:value`, ranges for numbers and dates), `--sort` orders by and `--facet` counts, as
+    /// the built-in ``ItemAttribute``s are. It is recorded in the index, and every stored item that
+    /// carries the key is given its value in this write; items written later get theirs as they
+    /// are stored. An index made of shards records it in each.
+    ///
+    /// - Throws: ``SearchlightError/Code/invalidArgument`` for a name that cannot be a field, one the
+    ///   index already has, or past ``ItemAttribute/maximumCustomFields``.
+    public func addField(_ name: String, type: FieldType) throws(SearchlightError) -> FieldReport {
+        let name = name.lowercased()
+        try ItemAttribute.validateCustomName(name)
+        var filled = 0
+        for shard in shards {
+            var fields = try shard.customFields()
+            guard !fields.contains(where: { $0.name == name }) else {
+                throw .invalidArgument("The index already has the field \(quoted(name))")
+            }
+            guard fields.count < ItemAttribute.maximumCustomFields else {
+                throw .invalidArgument(
+                    "The index has \(fields.count) custom fields, the most it can have: remove one first")
+            }
+            let taken = Set(fields.map(\.slot))
+            let slot = (ItemAttribute.firstCustomSlot...).first { !taken.contains($0) }!
+            let field = ItemAttribute(custom: name, type: type, slot: slot)
+            fields.append(field)
+            try shard.setCustomFields(fields)
+            filled += try shard.fill(field)
+        }
+        return FieldReport(name: name, type: type, items: filled)
+    }
+
+    /// Removes the custom field `name`: queries, sorts and counts no longer know it, and every
+    /// stored item is cleared of its value in this write (the items' custom metadata stays).
+    ///
+    /// - Throws: ``SearchlightError/Code/invalidArgument`` when the index has no such field.
+    public func removeField(_ name: String) throws(SearchlightError) -> FieldReport {
+        let name = name.lowercased()
+        var cleared = 0
+        var type: FieldType?
+        for shard in shards {
+            var fields = try shard.customFields()
+            guard let field = fields.first(where: { $0.name == name }) else { continue }
+            type = FieldType(field.kind)
+            fields.removeAll { $0.name == name }
+            try shard.setCustomFields(fields)
+            cleared += try shard.clearAttribute(field)
+        }
+        guard let type else {
+            throw .invalidArgument("The index has no field \(quoted(name)): `searchlight fields` lists them")
+        }
+        return FieldReport(name: name, type: type, items: cleared)
+    }
+}
