@@ -22,7 +22,8 @@ extension IndexingOptions {
                 var (item, clamped, lineDigest) = try prepare(decoded, now: now)
                 item.source = input.source
                 stored.append(
-                    (try StoredItem(item, lineDigest: lineDigest, encoder: encoder, fields: customFields), decoded.item))
+                    (try StoredItem(item, lineDigest: lineDigest, encoder: encoder, fields: customFields), decoded.item)
+                )
                 if clamped { report.clamped += 1 }
             } catch {
                 report.rejected += 1

@@ -74,7 +74,12 @@ extension SearchQuery {
                         "Cannot sort by \(sort.map(\.description).joined(separator: ",")): relevance can come "
                             + "only first (its ties broken by the other keys) or last")
                 }
-                if position == 0 { keys.append(cx_sort_key(slot: CX_SLOT_RELEVANCE.rawValue, descending: false, distance: false, latitude: 0, longitude: 0)) }
+                if position == 0 {
+                    keys.append(
+                        cx_sort_key(
+                            slot: CX_SLOT_RELEVANCE.rawValue, descending: false, distance: false, latitude: 0,
+                            longitude: 0))
+                }
                 continue
             }
             if key.name == SortKey.distanceName {
@@ -92,7 +97,8 @@ extension SearchQuery {
                         + ", distance (from near:'s point; a leading - for descending)")
             }
             keys.append(
-                cx_sort_key(slot: attribute.slot, descending: key.descending, distance: false, latitude: 0, longitude: 0))
+                cx_sort_key(
+                    slot: attribute.slot, descending: key.descending, distance: false, latitude: 0, longitude: 0))
         }
         return keys
     }

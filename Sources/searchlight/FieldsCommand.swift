@@ -50,7 +50,8 @@ struct FieldsCommand: ParsableCommand {
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "add", abstract: "Make a custom metadata key a field, and give it to the items already stored.")
+            commandName: "add", abstract: "Make a custom metadata key a field, and give it to the items already stored."
+        )
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var writer: WriterOptions
@@ -63,7 +64,8 @@ struct FieldsCommand: ParsableCommand {
             case string, number, date
         }
 
-        @Option(help: "What its values are: string (exact filters, counts per value), number or date (ranges, sorting).")
+        @Option(
+            help: "What its values are: string (exact filters, counts per value), number or date (ranges, sorting).")
         var type: TypeChoice
 
         func run() throws {
@@ -73,7 +75,9 @@ struct FieldsCommand: ParsableCommand {
                 try index.close()
                 if global.json { return try global.output.printJSON(report) }
                 let items = report.items ?? 0
-                print("Added the \(report.type.rawValue) field \(report.name): \(items) item\(items == 1 ? " carries" : "s carry") it")
+                print(
+                    "Added the \(report.type.rawValue) field \(report.name): \(items) item\(items == 1 ? " carries" : "s carry") it"
+                )
             }
         }
     }

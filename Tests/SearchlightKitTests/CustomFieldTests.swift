@@ -20,7 +20,8 @@ struct CustomFieldTests {
         try test.index.indexSearchableItems(
             [
                 carrying("red", ["color": .string("Red"), "litres": .double(2.5), "mixed": .string("2026-03-01")]),
-                carrying("crimson", ["Color": .string("red"), "litres": .integer(1), "mixed": .integer(1_700_000_000_000)]),
+                carrying(
+                    "crimson", ["Color": .string("red"), "litres": .integer(1), "mixed": .integer(1_700_000_000_000)]),
                 carrying("blue", ["color": .string("Blue"), "litres": .string("5")]),
                 carrying("odd", ["color": .array([.string("green")]), "litres": .string("a lot")]),
                 carrying("bare", [:]),

@@ -103,7 +103,8 @@ struct AttributeRouteTests {
                 uri: "/v1/fields", method: .post, headers: headers(adminToken),
                 body: ByteBuffer(string: #"{"name":"weight","type":"colour"}"#))
             #expect(badBody.status == .badRequest)
-            let removed = try await client.execute(uri: "/v1/fields/shade", method: .delete, headers: headers(adminToken))
+            let removed = try await client.execute(
+                uri: "/v1/fields/shade", method: .delete, headers: headers(adminToken))
             #expect(removed.status == .ok)
             #expect(try json(removed)["items"] as? Int == 2)
             let again = try await client.execute(uri: "/v1/fields/shade", method: .delete, headers: headers(adminToken))

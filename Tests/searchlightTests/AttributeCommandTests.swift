@@ -76,7 +76,9 @@ struct AttributeCommandTests {
         #expect(run.stderr.contains(message), "\(run.stderr)")
     }
 
-    @Test("fields add makes a custom metadata key filterable, sortable and countable; fields lists it; fields remove clears it")
+    @Test(
+        "fields add makes a custom metadata key filterable, sortable and countable; fields lists it; fields remove clears it"
+    )
     func customFields() throws {
         let workspace = try shop()
         let added = try workspace.run(["fields", "add", "warehouse", "--type", "string"])

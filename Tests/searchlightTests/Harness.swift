@@ -55,8 +55,10 @@ final class Workspace {
     ) throws -> Run {
         var arguments = arguments
         if useIndex, !arguments.contains("--index"), !(arguments.first?.hasPrefix("-") ?? true) {
-            // Right after the subcommand, so that it stays an option when the arguments hold `--`.
-            arguments.insert(contentsOf: ["--index", index], at: 1)
+            // Right after the subcommand (`fields add`'s too), so that it stays an option when the
+            // arguments hold `--`.
+            let nested = arguments.first == "fields" && ["list", "add", "remove"].contains(arguments.dropFirst().first)
+            arguments.insert(contentsOf: ["--index", index], at: nested ? 2 : 1)
         }
         return try runBinary(arguments, stdin: stdin, environment: environment, timeout: timeout)
     }

@@ -54,7 +54,9 @@ extension QueryParser {
                         "uses \(word.prefix { $0.isLetter }), a proximity operator Searchlight does not support; "
                             + "put the words in quotes to find them side by side, or join them with AND",
                         column: start + 1)
-                } else if let colon = word.firstIndex(of: ":"), let field = Field(word[..<colon], attributes: attributes) {
+                } else if let colon = word.firstIndex(of: ":"),
+                    let field = Field(word[..<colon], attributes: attributes)
+                {
                     index = try fieldValue(
                         field, name: String(word[..<colon]), at: start, sign: sign,
                         valueStart: start + word.distance(from: word.startIndex, to: colon) + 1,
