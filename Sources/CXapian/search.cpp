@@ -17,13 +17,8 @@ struct cx_results {
     std::vector<std::pair<uint32_t, std::string>> corrections;
     /// The plain words matched when any of them did (`cx_search_request::relax`).
     bool relaxed = false;
-    /// Each requested facet's values and how many matches hold each.
-    struct FacetValue {
-        std::string text;
-        double number = 0;
-        uint64_t count = 0;
-    };
-    std::vector<std::vector<FacetValue>> facets;
+    /// Each requested facet's counts.
+    std::vector<cx::FacetCounts> facets;
 };
 
 namespace {
@@ -118,11 +113,7 @@ void run_built(cx_database &database, cx::Snapshot &snapshot, const cx_search_re
     enquire.set_weighting_scheme(cx::weighting());
     cx::set_order(enquire, request, database.sharded);
     // The query holds the caller's visibility and the expiry: what is counted is what may be seen.
-    std::vector<std::unique_ptr<Xapian::ValueCountMatchSpy>> spies;
-    for (size_t i = 0; i < request.facet_count; ++i) {
-        spies.push_back(std::make_unique<Xapian::ValueCountMatchSpy>(request.facets[i].slot));
-        enquire.add_matchspy(spies.back().get());
-    }
+    const cx::Facets facets(enquire, request.facets, request.facet_count, database.sharded);
     Xapian::MSet mset;
     try {
         mset = enquire.get_mset(request.offset, request.limit, check_at_least);
@@ -139,19 +130,7 @@ void run_built(cx_database &database, cx::Snapshot &snapshot, const cx_search_re
     }
     results.total = mset.get_matches_estimated();
     for (auto it = mset.begin(); it != mset.end(); ++it) add_result(results, it.get_document(), it.get_percent(), built);
-    results.facets.assign(spies.size(), {});
-    for (size_t i = 0; i < spies.size(); ++i) {
-        const bool number = request.facets[i].kind == CX_VALUE_NUMBER;
-        for (auto value = spies[i]->values_begin(); value != spies[i]->values_end(); ++value) {
-            cx_results::FacetValue counted;
-            if (number)
-                counted.number = Xapian::sortable_unserialise(*value);
-            else
-                counted.text = *value;
-            counted.count = value.get_termfreq();
-            results.facets[i].push_back(std::move(counted));
-        }
-    }
+    results.facets = facets.collect();
 }
 
 /// Refuses what an index written before attributes cannot answer: it would match nothing.
@@ -268,7 +247,14 @@ cx_text cx_results_correction_text(const cx_results *results, size_t index) {
 }
 
 size_t cx_results_facet_size(const cx_results *results, size_t facet) {
-    return facet < results->facets.size() ? results->facets[facet].size() : 0;
+    return facet < results->facets.size() ? results->facets[facet].values.size() : 0;
+}
+
+const double *cx_results_facet_numbers(const cx_results *results, size_t facet, size_t *out_count) {
+    *out_count = 0;
+    if (facet >= results->facets.size() || results->facets[facet].numbers.empty()) return nullptr;
+    *out_count = results->facets[facet].numbers.size();
+    return results->facets[facet].numbers.data();
 }
 
 void cx_results_facet_value(const cx_results *results, size_t facet, size_t index, cx_text *out_text,
@@ -276,8 +262,8 @@ void cx_results_facet_value(const cx_results *results, size_t facet, size_t inde
     *out_text = cx_text{nullptr, 0};
     *out_number = 0;
     *out_count = 0;
-    if (facet >= results->facets.size() || index >= results->facets[facet].size()) return;
-    const cx_results::FacetValue &value = results->facets[facet][index];
+    if (facet >= results->facets.size() || index >= results->facets[facet].values.size()) return;
+    const cx::FacetCounts::Value &value = results->facets[facet].values[index];
     *out_text = text_of(value.text);
     *out_number = value.number;
     *out_count = value.count;

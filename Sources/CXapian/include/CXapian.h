@@ -631,8 +631,14 @@ uint32_t cx_results_correction_node(const cx_results *results, size_t index);
 /// The corrected word, lower-cased and folded; borrowed from `results`.
 cx_text cx_results_correction_text(const cx_results *results, size_t index);
 
-/// How many values request facet `facet` counted (0 for a facet out of range).
+/// How many distinct values request facet `facet` counted (0 for a facet out of range, and for
+/// one whose numbers `cx_results_facet_numbers` gives).
 size_t cx_results_facet_size(const cx_results *results, size_t facet);
+
+/// A number facet counted on one database: every visible match's number, one each, in match
+/// order (`*out_count` of them; NULL and 0 when the facet was counted by distinct value instead).
+/// Borrowed from `results`.
+const double *_Nullable cx_results_facet_numbers(const cx_results *results, size_t facet, size_t *out_count);
 
 /// Value `index` of facet `facet` and how many visible matches hold it: for a text facet its
 /// text (`*out_number` 0), for a number facet its number (`*out_text` empty). Borrowed from

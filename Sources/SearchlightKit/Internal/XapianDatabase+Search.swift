@@ -87,6 +87,11 @@ extension XapianDatabase {
     private static func facet(_ attribute: ItemAttribute, _ results: OpaquePointer, _ index: Int) -> Facet {
         var texts: [(String, Int)] = []
         var numbers: [(Double, Int)] = []
+        var collected = 0
+        if let each = cx_results_facet_numbers(results, index, &collected) {
+            // Every match's number, as counted on one database.
+            numbers = UnsafeBufferPointer(start: each, count: collected).map { ($0, 1) }
+        }
         for position in 0..<cx_results_facet_size(results, index) {
             var text = cx_text()
             var number = 0.0
