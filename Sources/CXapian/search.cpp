@@ -70,11 +70,10 @@ Query full_query(cx_database &database, cx::Snapshot &snapshot, const cx_search_
 }
 
 /// How many matches a search checks: 1,000 past its page, so that totals up to there are exact;
-/// every one for a request of no results, which is a count and counts exactly, and for one that
-/// counts values (facets).
+/// every one for a request of no results, which is a count and counts exactly. (Counts of values
+/// check every match in a match of their own.)
 Xapian::doccount matches_to_check(const Xapian::Database &reader, const cx_search_request &request) {
-    return request.limit == 0 || request.facet_count > 0 ? reader.get_doccount()
-                                                         : 1000 + request.offset + request.limit;
+    return request.limit == 0 ? reader.get_doccount() : 1000 + request.offset + request.limit;
 }
 
 /// Adds a found document to `results`: its data and its percentage. Its snippet is made from the
@@ -112,8 +111,18 @@ void run_built(cx_database &database, cx::Snapshot &snapshot, const cx_search_re
     limit_checking(enquire, check_at_least);
     enquire.set_weighting_scheme(cx::weighting());
     cx::set_order(enquire, request, database.sharded);
-    // The query holds the caller's visibility and the expiry: what is counted is what may be seen.
-    const cx::Facets facets(enquire, request.facets, request.facet_count, database.sharded);
+    // Counts are made by a match of their own, unweighted and unranked, over every match: a ranked
+    // page checks a thousand matches past itself, and weighs only those. Its query holds the
+    // caller's visibility and the expiry: what is counted is what may be seen.
+    Xapian::Enquire counting(reader);
+    const cx::Facets facets(counting, request.facets, request.facet_count, database.sharded);
+    if (request.facet_count > 0) {
+        counting.set_query(enquire.get_query());
+        counting.set_weighting_scheme(Xapian::BoolWeight());
+        counting.set_time_limit(checking_seconds);
+        results.total = counting.get_mset(0, 0, reader.get_doccount()).get_matches_estimated();
+        results.facets = facets.collect();
+    }
     Xapian::MSet mset;
     try {
         mset = enquire.get_mset(request.offset, request.limit, check_at_least);
@@ -128,9 +137,8 @@ void run_built(cx_database &database, cx::Snapshot &snapshot, const cx_search_re
         }
         mset = enquire.get_mset(request.offset, request.limit, check_at_least);
     }
-    results.total = mset.get_matches_estimated();
+    if (request.facet_count == 0) results.total = mset.get_matches_estimated();
     for (auto it = mset.begin(); it != mset.end(); ++it) add_result(results, it.get_document(), it.get_percent(), built);
-    results.facets = facets.collect();
 }
 
 /// Refuses what an index written before attributes cannot answer: it would match nothing.
