@@ -48,7 +48,7 @@ extension SearchlightError {
         case .indexLocked: ExitStatus.locked
         case .indexUnavailable where failure == .notFound: ExitStatus.noIndex
         case .indexUnavailable where failure == .network: ExitStatus.unavailable
-        case .invalidQuery, .queryTooLarge, .invalidArgument: ExitStatus.usage
+        case .invalidQuery, .queryTooLarge, .invalidArgument, .fieldNotFound, .fieldConflict: ExitStatus.usage
         default: ExitStatus.failure
         }
     }

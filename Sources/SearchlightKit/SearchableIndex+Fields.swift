@@ -66,7 +66,7 @@ extension ItemAttribute {
         }
         let reserved =
             ItemAttribute.all.map(\.name) + QueryExpression.Filter.allCases.map(\.rawValue)
-            + ["title", "description", "near", SearchQuery.SortKey.relevanceName]
+            + ["title", "description", "near", SearchQuery.SortKey.relevanceName, SearchQuery.SortKey.distanceName]
         guard !reserved.contains(name) else {
             throw .invalidArgument("\(quoted(name)) already means something in a query: choose another name")
         }
@@ -179,8 +179,9 @@ extension IndexTransaction {
     /// carries the key is given its value in this write; items written later get theirs as they
     /// are stored. An index made of shards records it in each.
     ///
-    /// - Throws: ``SearchlightError/Code/invalidArgument`` for a name that cannot be a field, one the
-    ///   index already has, or past ``ItemAttribute/maximumCustomFields``.
+    /// - Throws: ``SearchlightError/Code/invalidArgument`` for a name that cannot be a field;
+    ///   ``SearchlightError/Code/fieldConflict`` for one the index already has, or past
+    ///   ``ItemAttribute/maximumCustomFields``.
     public func addField(_ name: String, type: FieldType) throws(SearchlightError) -> FieldReport {
         let name = name.lowercased()
         try ItemAttribute.validateCustomName(name)
@@ -188,10 +189,11 @@ extension IndexTransaction {
         for shard in shards {
             var fields = try shard.customFields()
             guard !fields.contains(where: { $0.name == name }) else {
-                throw .invalidArgument("The index already has the field \(quoted(name))")
+                throw SearchlightError(.fieldConflict, "The index already has the field \(quoted(name))")
             }
             guard fields.count < ItemAttribute.maximumCustomFields else {
-                throw .invalidArgument(
+                throw SearchlightError(
+                    .fieldConflict,
                     "The index has \(fields.count) custom fields, the most it can have: remove one first")
             }
             let taken = Set(fields.map(\.slot))
@@ -207,7 +209,7 @@ extension IndexTransaction {
     /// Removes the custom field `name`: queries, sorts and counts no longer know it, and every
     /// stored item is cleared of its value in this write (the items' custom metadata stays).
     ///
-    /// - Throws: ``SearchlightError/Code/invalidArgument`` when the index has no such field.
+    /// - Throws: ``SearchlightError/Code/fieldNotFound`` when the index has no such field.
     public func removeField(_ name: String) throws(SearchlightError) -> FieldReport {
         let name = name.lowercased()
         var cleared = 0
@@ -221,7 +223,8 @@ extension IndexTransaction {
             cleared += try shard.clearAttribute(field)
         }
         guard let type else {
-            throw .invalidArgument("The index has no field \(quoted(name)): `searchlight fields` lists them")
+            throw SearchlightError(
+                .fieldNotFound, "The index has no field \(quoted(name)): `searchlight fields` lists them")
         }
         return FieldReport(name: name, type: type, items: cleared)
     }

@@ -57,6 +57,10 @@ public struct SearchlightError: Error, Sendable, CustomStringConvertible {
         /// 2019: an item is over one of ``ItemLimits``: its size, a field's length, or its number
         /// of keywords. The item alone is rejected.
         public static let itemTooLarge = Code(rawValue: 2019)
+        /// 2020: the index has no custom field of that name.
+        public static let fieldNotFound = Code(rawValue: 2020)
+        /// 2021: a custom field cannot be added: the index has it already, or has the most it can.
+        public static let fieldConflict = Code(rawValue: 2021)
 
         public var description: String { String(rawValue) }
     }
@@ -148,6 +152,8 @@ public struct SearchlightError: Error, Sendable, CustomStringConvertible {
     public static let notAnObject = Code.notAnObject
     public static let internalError = Code.internalError
     public static let queryTooLarge = Code.queryTooLarge
+    public static let fieldNotFound = Code.fieldNotFound
+    public static let fieldConflict = Code.fieldConflict
 }
 
 extension SearchlightError.Code {

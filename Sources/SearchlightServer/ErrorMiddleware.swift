@@ -28,8 +28,8 @@ extension SearchlightError {
         switch code {
         case .unauthorized: .unauthorized
         case .forbidden: .forbidden
-        case .itemNotFound: .notFound
-        case .publicContentNotRemovable: .conflict
+        case .itemNotFound, .fieldNotFound: .notFound
+        case .publicContentNotRemovable, .fieldConflict: .conflict
         case .readOnly, .methodNotAllowed: .methodNotAllowed
         case .bodyTooLarge: .contentTooLarge
         case .indexLocked, .indexUnavailable, .tooManyConnections: .serviceUnavailable

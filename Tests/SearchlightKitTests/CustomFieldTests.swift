@@ -136,8 +136,10 @@ struct CustomFieldTests {
         let test = try paints()
         _ = try test.index.addField("color", type: .string)
         let twice = #expect(throws: SearchlightError.self) { try test.index.addField("color", type: .number) }
+        #expect(twice?.code == .fieldConflict)
         #expect(twice?.message.contains("already has the field") == true)
         let unknown = #expect(throws: SearchlightError.self) { try test.index.removeField("shade") }
+        #expect(unknown?.code == .fieldNotFound)
         #expect(unknown?.message.contains("no field \"shade\"") == true)
         let sorted = #expect(throws: SearchlightError.self) {
             try test.index.search(SearchQuery("paint", sort: SearchQuery.SortKey.list("color")), now: now)

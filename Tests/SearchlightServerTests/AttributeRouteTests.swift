@@ -108,7 +108,15 @@ struct AttributeRouteTests {
             #expect(removed.status == .ok)
             #expect(try json(removed)["items"] as? Int == 2)
             let again = try await client.execute(uri: "/v1/fields/shade", method: .delete, headers: headers(adminToken))
-            #expect(again.status == .badRequest)
+            #expect(again.status == .notFound)
+            let twice = try await client.execute(
+                uri: "/v1/fields", method: .post, headers: headers(adminToken),
+                body: ByteBuffer(string: #"{"name":"dye","type":"string"}"#))
+            #expect(twice.status == .ok)
+            let conflict = try await client.execute(
+                uri: "/v1/fields", method: .post, headers: headers(adminToken),
+                body: ByteBuffer(string: #"{"name":"dye","type":"number"}"#))
+            #expect(conflict.status == .conflict)
             let gone = try await client.execute(uri: "/v1/search?q=shade%3Aamber", method: .get)
             #expect(gone.status == .badRequest)
         }

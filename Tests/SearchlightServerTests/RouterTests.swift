@@ -333,7 +333,8 @@ struct OpenAPITests {
                 Set(routes) == [
                     "GET /v1/search", "POST /v1/items", "DELETE /v1/items", "GET /v1/items/{id}",
                     "DELETE /v1/items/{id}", "POST /v1/items/remove", "POST /v1/items/{id}/views", "POST /v1/prune",
-                    "GET /v1/stats", "GET /health", "GET /", "GET /metrics", "GET /openapi.json",
+                    "GET /v1/stats", "GET /v1/fields", "POST /v1/fields", "DELETE /v1/fields/{name}", "GET /health",
+                    "GET /", "GET /metrics", "GET /openapi.json",
                 ])
             let components = try #require(document["components"] as? [String: Any])
             let schemes = components["securitySchemes"] as? [String: [String: String]]
