@@ -136,10 +136,7 @@ extension XapianDatabase {
             try forEachDocument { data, _, _, _ in
                 let item = try SearchableIndex.decodeStored(data, path: path)
                 guard let value = item.object.customValue(field) else { return }
-                carriers.append(
-                    StoredItem(
-                        domain: item.domainIdentifier, identifier: item.uniqueIdentifier, title: "", description: "",
-                        schema: "", keywords: [], data: [], isPublic: true, expiration: 0, values: [value]))
+                carriers.append(StoredItem(attributes: [value], of: item))
             }
         } catch let error as SearchlightError {
             throw error
@@ -150,6 +147,16 @@ extension XapianDatabase {
             try addAttributes(Array(carriers[start..<min(start + 1000, carriers.count)]))
         }
         return carriers.count
+    }
+}
+
+extension StoredItem {
+    /// What `cx_database_add_attributes` reads of `item`: its domain and identifier, which find its
+    /// document, and `values` to add to it.
+    init(attributes values: [AttributeValue], of item: SearchableItem) {
+        self.init(
+            domain: item.domainIdentifier, identifier: item.uniqueIdentifier, title: "", description: "", schema: "",
+            keywords: [], data: [], isPublic: true, expiration: 0, values: values)
     }
 }
 

@@ -39,11 +39,7 @@ extension SearchableIndex {
         do {
             try reader.forEachDocument { data, _, _, _ in
                 let item = try decodeStored(data, path: folder)
-                batch.append(
-                    StoredItem(
-                        domain: item.domainIdentifier, identifier: item.uniqueIdentifier, title: "", description: "",
-                        schema: "", keywords: [], data: [], isPublic: true, expiration: 0,
-                        values: item.object.attributeValues(custom: fields)))
+                batch.append(StoredItem(attributes: item.object.attributeValues(custom: fields), of: item))
                 if batch.count == 1000 {
                     try writer.addAttributes(batch)
                     batch.removeAll(keepingCapacity: true)
