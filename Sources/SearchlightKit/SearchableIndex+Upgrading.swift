@@ -30,7 +30,9 @@ extension SearchableIndex {
     static func addAttributes(at folder: String) throws(SearchlightError) {
         let reader = try XapianDatabase(path: folder, writable: false)
         defer { try? reader.close() }
-        let writer = try XapianDatabase(path: folder, writable: true)
+        // The rebuild's writer has just let go of the lock; a process another thread started
+        // meanwhile holds a copy of it until it runs its program, so opening waits a while.
+        let writer = try LockWait.open(path: folder, layout: .single, until: .now + .seconds(10))
         defer { try? writer.close() }
         try writer.begin()
         // The custom fields its metadata records, if any.
