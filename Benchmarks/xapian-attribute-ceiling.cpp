@@ -1,0 +1,29 @@
+// Xapian alone on a Searchlight index: the floor under counts and sorts by attributes.
+//   g++ -O2 -o xapian-attribute-ceiling Benchmarks/xapian-attribute-ceiling.cpp $(xapian-config --cxxflags --libs)
+//   ./xapian-attribute-ceiling INDEX/gen-NNNNNN WORD…   (slot 10: category, slot 8: price)
+#include <xapian.h>
+#include <chrono>
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+#include <string>
+using namespace std;
+static double ms(chrono::steady_clock::time_point a) { return chrono::duration<double, milli>(chrono::steady_clock::now() - a).count(); }
+struct Numbers : Xapian::MatchSpy { Xapian::valueno slot; vector<double> v; explicit Numbers(Xapian::valueno s) : slot(s) {}
+  void operator()(const Xapian::Document &d, double) override { string x = d.get_value(slot); if (!x.empty()) v.push_back(Xapian::sortable_unserialise(x)); } };
+template <class F> void timeit(const char *name, F f, int rounds = 25) {
+  vector<double> t; f(); for (int i = 0; i < rounds; ++i) { auto a = chrono::steady_clock::now(); f(); t.push_back(ms(a)); }
+  sort(t.begin(), t.end()); printf("%-60s p50 %7.2f  max %7.2f ms\n", name, t[t.size() / 2], t.back()); }
+int main(int argc, char **argv) {
+  Xapian::Database db(argv[1]);
+  Xapian::Stem stem("english");
+  for (int w = 2; w < argc; ++w) {
+    Xapian::Query q("Z" + stem(argv[w]));
+    printf("%s: %u items\n", argv[w], db.get_termfreq("Z" + stem(argv[w])));
+    timeit("page by relevance (BM25, 20, checking 1,020)", [&] { Xapian::Enquire e(db); e.set_query(q); e.get_mset(0, 20, 1020); });
+    timeit("page by -price (value sort, 20)", [&] { Xapian::Enquire e(db); e.set_query(q); e.set_sort_by_value_then_relevance(8, true); e.get_mset(0, 20, 1020); });
+    timeit("count only (BoolWeight, every match)", [&] { Xapian::Enquire e(db); e.set_query(q); e.set_weighting_scheme(Xapian::BoolWeight()); e.get_mset(0, 0, db.get_doccount()); });
+    timeit("count category (ValueCountMatchSpy)", [&] { Xapian::Enquire e(db); e.set_query(q); e.set_weighting_scheme(Xapian::BoolWeight()); Xapian::ValueCountMatchSpy s(10); e.add_matchspy(&s); e.get_mset(0, 0, db.get_doccount()); });
+    timeit("count category and price (ValueCountMatchSpy, numbers kept)", [&] { Xapian::Enquire e(db); e.set_query(q); e.set_weighting_scheme(Xapian::BoolWeight()); Xapian::ValueCountMatchSpy s(10); Numbers n(8); e.add_matchspy(&s); e.add_matchspy(&n); e.get_mset(0, 0, db.get_doccount()); });
+  }
+}
