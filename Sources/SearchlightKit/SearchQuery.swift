@@ -1,3 +1,5 @@
+internal import CXapian
+
 /// A search: the query text, who is asking, and which page of results.
 ///
 /// The query language (docs/reference.md, *The query language*): words are ANDed, stemmed and folded for case and accents;
@@ -71,10 +73,11 @@ public struct SearchQuery: Sendable, Hashable {
         _ = try parsed()
     }
 
-    /// The query's one typed form, after the checks of ``validate()``, and whether it may be
-    /// relaxed: it joins its words with no explicit operator.
+    /// The query's one typed form, after the checks of ``validate()``; whether it may be relaxed
+    /// (it joins its words with no explicit operator); its sort keys and the attributes it counts,
+    /// as the index reads them.
     func parsed(attributes: [ItemAttribute] = ItemAttribute.all) throws(SearchlightError) -> (
-        expression: QueryExpression, relaxable: Bool
+        expression: QueryExpression, relaxable: Bool, sort: [cx_sort_key], facets: [ItemAttribute]
     ) {
         guard limit >= 0, limit <= Self.maximumLimit else {
             throw .invalidArgument("The limit must be between 0 and \(Self.maximumLimit), not \(limit)")
@@ -83,8 +86,9 @@ public struct SearchQuery: Sendable, Hashable {
             throw .invalidArgument("The offset must be between 0 and \(Self.maximumOffset), not \(offset)")
         }
         if let domainIdentifier { try SearchableItem.validateDomain(domainIdentifier) }
+        // The keys' and counts' names first: a bad one is named before the query is read.
         _ = try sortKeys(among: attributes)
-        _ = try facetAttributes(among: attributes)
+        let facets = try facetAttributes(among: attributes)
         // A long query is named by its beginning.
         let shortened = text.count > 40 ? quoted(String(text.prefix(40))) + "…" : quoted(text)
         let length = text.utf8.count
@@ -102,7 +106,6 @@ public struct SearchQuery: Sendable, Hashable {
                 "The query \(shortened) has \(terms) words, phrases and filters; a query may "
                     + "have at most \(Self.maximumTerms): search for fewer words")
         }
-        _ = try sortKeys(among: attributes, expression: expression)
-        return (expression, !hasOperators)
+        return (expression, !hasOperators, try sortKeys(among: attributes, expression: expression), facets)
     }
 }

@@ -10,11 +10,9 @@ extension SearchableIndex {
         let raw = try read { database throws(SearchlightError) in
             // The index's custom fields are fields of the query language, sort keys and counts.
             let attributes = ItemAttribute.all + (try database.customFields())
-            let (expression, relaxable) = try query.parsed(attributes: attributes)
+            let (expression, relaxable, sort, facets) = try query.parsed(attributes: attributes)
             let shape = XapianDatabase.SearchShape(
-                offset: query.offset, limit: query.limit, relax: relaxable,
-                sort: try query.sortKeys(among: attributes, expression: expression),
-                facets: try query.facetAttributes(among: attributes))
+                offset: query.offset, limit: query.limit, relax: relaxable, sort: sort, facets: facets)
             return try database.search(
                 expression, domain: query.domainIdentifier, scope: query.scope, now: now, shape: shape,
                 decode: decodeStored)
