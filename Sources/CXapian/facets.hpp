@@ -14,19 +14,21 @@ struct FacetCounts {
         uint64_t count = 0;
     };
     std::vector<Value> values;
-    /// Each match's number, in match order (a number facet counted by `NumberSpy`).
+    /// Each match's number, in id order (a number facet counted on one database).
     std::vector<double> numbers;
 };
 
-/// The counts a search makes over every match (`cx_facet_request`), as match spies on `enquire`;
-/// `collect` reads them once the match has run.
+/// The counts a search makes over every match (`cx_facet_request`) of `enquire`; `collect` makes
+/// them once the match has run.
 class Facets {
   public:
-    /// Adds a spy for each request to `enquire`. On one database a number is collected as it is
-    /// (one `double` a match, which the Kit reduces to its least, greatest and ranges); across
-    /// shards, and for texts, Xapian's `ValueCountMatchSpy` counts each distinct value, which
-    /// remote shards run and merge.
-    Facets(Xapian::Enquire &enquire, const cx_facet_request *requests, size_t count, bool sharded);
+    /// Adds the spies the counts need to `enquire`, a match over `database`. On one database a
+    /// spy collects the matches' ids, and `collect` reads each counted slot's value stream in id
+    /// order: a number as it is (one `double` a match, which the Kit reduces to its least,
+    /// greatest and ranges), a text into a count per distinct value. Across shards Xapian's
+    /// `ValueCountMatchSpy` counts each distinct value, which remote shards run and merge.
+    Facets(const Xapian::Database &database, Xapian::Enquire &enquire, const cx_facet_request *requests,
+           size_t count, bool sharded);
     ~Facets();
     Facets(const Facets &) = delete;
     Facets &operator=(const Facets &) = delete;
@@ -35,8 +37,11 @@ class Facets {
     std::vector<FacetCounts> collect() const;
 
   private:
-    struct Spy;
-    std::vector<std::unique_ptr<Spy>> spies;
+    class MatchIds;
+    const Xapian::Database &database;
+    std::vector<cx_facet_request> requests;
+    std::unique_ptr<MatchIds> matches;
+    std::vector<std::unique_ptr<Xapian::ValueCountMatchSpy>> counted;
 };
 
 }  // namespace cx

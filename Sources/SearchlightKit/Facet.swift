@@ -44,14 +44,17 @@ public struct Facet: Sendable, Hashable, Encodable {
         if attribute.kind == .number, let minimum, let maximum { buckets = Self.buckets(numbers, minimum, maximum) }
     }
 
-    /// Texts that differ only in case as one, written as most of them are; most first.
+    /// Texts that differ only in case as one, written as most of them are (the first in Unicode
+    /// order among equals); most first.
     private static func merged(_ texts: [(String, Int)]) -> [ValueCount] {
         var groups: [String: (count: Int, spelling: String, spellingCount: Int)] = [:]
         for (text, count) in texts {
             let key = text.lowercased()
             var group = groups[key] ?? (0, text, 0)
             group.count += count
-            if count > group.spellingCount { (group.spelling, group.spellingCount) = (text, count) }
+            if count > group.spellingCount || (count == group.spellingCount && text < group.spelling) {
+                (group.spelling, group.spellingCount) = (text, count)
+            }
             groups[key] = group
         }
         let ordered = groups.values.sorted { ($0.count, $1.spelling) > ($1.count, $0.spelling) }
