@@ -190,7 +190,7 @@ cx_name_count cx_name_list_entry(const cx_name_list *list, size_t index) {
 
 void cx_name_list_free(cx_name_list *list) { delete list; }
 
-cx_status cx_cursor_open(cx_database *database, cx_cursor **out, char **out_error) {
+cx_status cx_cursor_open(cx_database *database, uint32_t first_position, cx_cursor **out, char **out_error) {
     *out = nullptr;
     if (cx_status status = cx::require_open(database, out_error)) return status;
     try {
@@ -199,6 +199,7 @@ cx_status cx_cursor_open(cx_database *database, cx_cursor **out, char **out_erro
         // The empty term's posting list holds every document.
         cursor->position = cursor->reader.postlist_begin("");
         cursor->end = cursor->reader.postlist_end("");
+        if (first_position > 1) cursor->position.skip_to(first_position);
         *out = cursor.release();
         return CX_OK;
     } catch (...) {
@@ -232,6 +233,11 @@ cx_status cx_cursor_next(cx_cursor *cursor, cx_text *out_data, int64_t *out_expi
     } catch (...) {
         return cx::status_from_current_exception(out_error);
     }
+}
+
+uint32_t cx_cursor_position(const cx_cursor *cursor) {
+    if (cursor == nullptr || !cursor->started || cursor->position == cursor->end) return 0;
+    return *cursor->position;
 }
 
 void cx_cursor_free(cx_cursor *cursor) { delete cursor; }

@@ -129,25 +129,43 @@ extension XapianDatabase {
     }
 
     /// Gives each stored item that carries `field` in its custom metadata its value; returns how
-    /// many did. The items are read first, then written, in this write.
+    /// many did. The items are read and written `fillBatch` at a time (a cursor does not outlive
+    /// writes to its database; the next one goes on from where it stopped), all in this write.
     func fill(_ field: ItemAttribute) throws(SearchlightError) -> Int {
-        var carriers: [StoredItem] = []
-        do {
-            try forEachDocument { data, _, _, _ in
-                let item = try SearchableIndex.decodeStored(data, path: path)
-                guard let value = item.object.customValue(field) else { return }
-                carriers.append(StoredItem(attributes: [value], of: item))
+        var filled = 0
+        var next: UInt32? = 1
+        while let first = next {
+            next = nil
+            var carriers: [StoredItem] = []
+            var read = 0
+            do {
+                try forEachDocument(from: first) { data, _, _, _, position in
+                    guard read < Self.fillBatch else {
+                        next = position
+                        return false
+                    }
+                    read += 1
+                    let item = try SearchableIndex.decodeStored(data, path: path)
+                    if let value = item.object.customValue(field) {
+                        carriers.append(StoredItem(attributes: [value], of: item))
+                    }
+                    return true
+                }
+            } catch let error as SearchlightError {
+                throw error
+            } catch {
+                throw SearchlightError(.internalError, "Cannot read the items of the index at \(path): \(error)")
             }
-        } catch let error as SearchlightError {
-            throw error
-        } catch {
-            throw SearchlightError(.internalError, "Cannot read the items of the index at \(path): \(error)")
+            for start in stride(from: 0, to: carriers.count, by: 1000) {
+                try addAttributes(Array(carriers[start..<min(start + 1000, carriers.count)]))
+            }
+            filled += carriers.count
         }
-        for start in stride(from: 0, to: carriers.count, by: 1000) {
-            try addAttributes(Array(carriers[start..<min(start + 1000, carriers.count)]))
-        }
-        return carriers.count
+        return filled
     }
+
+    /// How many stored items `fill` reads before writing their values.
+    static let fillBatch = 10_000
 }
 
 extension StoredItem {

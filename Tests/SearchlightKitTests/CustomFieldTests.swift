@@ -97,6 +97,30 @@ struct CustomFieldTests {
         try reopened.close()
     }
 
+    @Test("a field added to more items than one pass reads reaches every carrier, once, and only them")
+    func addedOverManyPasses() throws {
+        let test = try TestIndex()
+        // Adding a field reads the stored items 10,000 at a time: three passes.
+        let count = 20_500
+        var lines = ""
+        for number in 0..<count {
+            // One item in ten carries nothing: every other one is a carrier, so that an item
+            // skipped or written twice where one pass ends and the next begins shows in the count.
+            let shelf = number % 10 == 9 ? "" : #","shelf":"S\#(number % 7)""#
+            lines += #"{"canonicalIdentifier":"many/\#(number)","title":"Item \#(number)"\#(shelf)}"# + "\n"
+        }
+        let report = try Indexer(jobs: 2, now: now).index(
+            [.data(Data(lines.utf8), name: "many.jsonl", format: .lines)], into: test.index)
+        #expect(report.added == count)
+        let carriers = (0..<count).filter { $0 % 10 != 9 }
+        #expect(try test.index.addField("shelf", type: .string).items == carriers.count)
+        #expect(
+            try test.index.search(SearchQuery("shelf:s3", limit: 0), now: now).total
+                == carriers.filter { $0 % 7 == 3 }.count)
+        let counted = try test.index.search(SearchQuery("", limit: 0, facets: ["shelf"]), now: now)
+        #expect(counted.facets.first?.values.map(\.count).reduce(0, +) == carriers.count)
+    }
+
     @Test("a removed field is cleared from every item and no longer a field; added again, it is filled again")
     func removed() throws {
         let test = try paints()

@@ -648,10 +648,16 @@ void cx_results_facet_value(const cx_results *results, size_t facet, size_t inde
 /// Frees results. Accepts NULL.
 void cx_results_free(cx_results *_Nullable results);
 
-/// Opens a cursor over every stored item, in storage order. `*out` is freed with
-/// `cx_cursor_free`; the database must outlive it.
-cx_status cx_cursor_open(cx_database *_Nullable database, cx_cursor *_Nullable *_Nonnull out,
-                         char *_Nullable *_Nullable out_error);
+/// Opens a cursor over the stored items, in storage order, from the one at `first_position` on
+/// (1 for every item; see `cx_cursor_position`). `*out` is freed with `cx_cursor_free`; the
+/// database must outlive it.
+cx_status cx_cursor_open(cx_database *_Nullable database, uint32_t first_position,
+                         cx_cursor *_Nullable *_Nonnull out, char *_Nullable *_Nullable out_error);
+
+/// The storage position of the item the cursor is at (0 before the first and after the last).
+/// Positions grow in storage order and stay an item's when it is replaced, so a cursor opened
+/// again after writes goes on from where another left off.
+uint32_t cx_cursor_position(const cx_cursor *_Nullable cursor);
 
 /// Moves to the next item. `*out_done` is set when there is none; otherwise `*out_data` holds
 /// its stored data and `*out_source` the path of the file it was read from (empty for none), both

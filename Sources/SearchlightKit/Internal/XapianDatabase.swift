@@ -231,9 +231,23 @@ final class XapianDatabase: @unchecked Sendable {
     func forEachDocument(
         _ body: (_ data: [UInt8], _ expiration: Int64, _ views: Int64, _ source: String?) throws -> Void
     ) throws {
+        try forEachDocument(from: 1) { data, expiration, views, source, _ in
+            try body(data, expiration, views, source)
+            return true
+        }
+    }
+
+    /// Calls `body` with each stored item from the one at storage position `first` on, and the
+    /// item's position, until it returns false. A position stays an item's when the item is
+    /// replaced, so that a later call can go on from where one stopped, after writes.
+    func forEachDocument(
+        from first: UInt32,
+        _ body: (_ data: [UInt8], _ expiration: Int64, _ views: Int64, _ source: String?, _ position: UInt32) throws
+            -> Bool
+    ) throws {
         let handle = try open()
         var cursor: OpaquePointer?
-        try check { error in cx_cursor_open(handle, &cursor, error) }
+        try check { error in cx_cursor_open(handle, first, &cursor, error) }
         defer { cx_cursor_free(cursor) }
         while true {
             var data = cx_text()
@@ -243,7 +257,10 @@ final class XapianDatabase: @unchecked Sendable {
             var done = false
             try check { error in cx_cursor_next(cursor!, &data, &expiration, &views, &source, &done, error) }
             if done { return }
-            try body(data.bytes, expiration, views, source.length == 0 ? nil : source.string)
+            let position = cx_cursor_position(cursor)
+            guard try body(data.bytes, expiration, views, source.length == 0 ? nil : source.string, position) else {
+                return
+            }
         }
     }
 
