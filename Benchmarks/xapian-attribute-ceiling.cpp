@@ -16,6 +16,11 @@ struct Ids : Xapian::MatchSpy { vector<Xapian::docid> v; void operator()(const X
 template <class F> void stream(Xapian::Database &db, Xapian::valueno slot, const vector<Xapian::docid> &ids, F f) {
   auto v = db.valuestream_begin(slot); auto end = db.valuestream_end(slot);
   for (auto d : ids) { if (v == end) return; v.skip_to(d); if (v != end && v.get_docid() == d) f(*v); } }
+// A sort key read from the slot's own value stream rather than through the matcher's document.
+struct StreamKey : Xapian::KeyMaker { Xapian::Database db; Xapian::valueno slot; mutable Xapian::ValueIterator it; mutable Xapian::docid last = 0;
+  StreamKey(const Xapian::Database &d, Xapian::valueno s) : db(d), slot(s), it(d.valuestream_begin(s)) {}
+  string operator()(const Xapian::Document &doc) const override { Xapian::docid did = doc.get_docid(); if (did < last) it = db.valuestream_begin(slot); last = did;
+    if (it == db.valuestream_end(slot)) return string(); it.skip_to(did); return it != db.valuestream_end(slot) && it.get_docid() == did ? *it : string(); } };
 template <class F> void timeit(const char *name, F f, int rounds = 25) {
   vector<double> t; f(); for (int i = 0; i < rounds; ++i) { auto a = chrono::steady_clock::now(); f(); t.push_back(ms(a)); }
   sort(t.begin(), t.end()); printf("%-60s p50 %7.2f  max %7.2f ms\n", name, t[t.size() / 2], t.back()); }
@@ -27,6 +32,8 @@ int main(int argc, char **argv) {
     printf("%s: %u items\n", argv[w], db.get_termfreq("Z" + stem(argv[w])));
     timeit("page by relevance (BM25, 20, checking 1,020)", [&] { Xapian::Enquire e(db); e.set_query(q); e.get_mset(0, 20, 1020); });
     timeit("page by -price (value sort, 20)", [&] { Xapian::Enquire e(db); e.set_query(q); e.set_sort_by_value_then_relevance(8, true); e.get_mset(0, 20, 1020); });
+    timeit("page by -price (value sort only, no relevance)", [&] { Xapian::Enquire e(db); e.set_query(q); e.set_weighting_scheme(Xapian::BoolWeight()); e.set_sort_by_value(8, true); e.get_mset(0, 20, 1020); });
+    timeit("page by -price (value-stream key maker, then relevance)", [&] { Xapian::Enquire e(db); e.set_query(q); StreamKey k(db, 8); e.set_sort_by_key_then_relevance(&k, true); e.get_mset(0, 20, 1020); });
     timeit("count only (BoolWeight, every match)", [&] { Xapian::Enquire e(db); e.set_query(q); e.set_weighting_scheme(Xapian::BoolWeight()); e.get_mset(0, 0, db.get_doccount()); });
     timeit("count category (ValueCountMatchSpy)", [&] { Xapian::Enquire e(db); e.set_query(q); e.set_weighting_scheme(Xapian::BoolWeight()); Xapian::ValueCountMatchSpy s(10); e.add_matchspy(&s); e.get_mset(0, 0, db.get_doccount()); });
     timeit("count category and price (ValueCountMatchSpy, numbers kept)", [&] { Xapian::Enquire e(db); e.set_query(q); e.set_weighting_scheme(Xapian::BoolWeight()); Xapian::ValueCountMatchSpy s(10); Numbers n(8); e.add_matchspy(&s); e.add_matchspy(&n); e.get_mset(0, 0, db.get_doccount()); });
