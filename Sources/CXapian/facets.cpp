@@ -86,7 +86,7 @@ FacetCounts spied_counts(const Xapian::ValueCountMatchSpy &spy, const cx_facet_r
 
 }  // namespace
 
-std::vector<FacetCounts> Facets::collect() const {
+std::vector<FacetCounts> Facets::collect() {
     std::vector<FacetCounts> all;
     all.reserve(requests.size());
     if (matches) {

@@ -34,7 +34,7 @@ class Facets {
     Facets &operator=(const Facets &) = delete;
 
     /// The counts, in the order requested.
-    std::vector<FacetCounts> collect() const;
+    std::vector<FacetCounts> collect();
 
   private:
     class MatchIds;
