@@ -129,9 +129,16 @@ extension XapianDatabase {
     }
 
     /// Gives each stored item that carries `field` in its custom metadata its value; returns how
-    /// many did. The items are read and written `fillBatch` at a time (a cursor does not outlive
-    /// writes to its database; the next one goes on from where it stopped), all in this write.
+    /// many did, in this write.
     func fill(_ field: ItemAttribute) throws(SearchlightError) -> Int {
+        try addAttributes { item in item.object.customValue(field).map { [$0] } }
+    }
+
+    /// Adds to each stored item the attribute values `values` gives for it (nil for none); returns
+    /// how many items got some, in this write. The items are read and written `fillBatch` at a
+    /// time: a cursor does not outlive writes to its database, and the next one goes on from the
+    /// storage position where the last stopped.
+    func addAttributes(_ values: (SearchableItem) -> [AttributeValue]?) throws(SearchlightError) -> Int {
         var filled = 0
         var next: UInt32? = 1
         while let first = next {
@@ -146,9 +153,7 @@ extension XapianDatabase {
                     }
                     read += 1
                     let item = try SearchableIndex.decodeStored(data, path: path)
-                    if let value = item.object.customValue(field) {
-                        carriers.append(StoredItem(attributes: [value], of: item))
-                    }
+                    if let values = values(item) { carriers.append(StoredItem(attributes: values, of: item)) }
                     return true
                 }
             } catch let error as SearchlightError {
@@ -164,7 +169,7 @@ extension XapianDatabase {
         return filled
     }
 
-    /// How many stored items `fill` reads before writing their values.
+    /// How many stored items `addAttributes(_:)` reads before writing their values.
     static let fillBatch = 10_000
 }
 

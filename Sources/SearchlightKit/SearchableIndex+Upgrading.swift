@@ -28,32 +28,18 @@ extension SearchableIndex {
     /// Gives every item of the upgraded database at `folder` its attributes (``ItemAttribute``),
     /// which only the items' data holds: read back, in batches, in one transaction.
     static func addAttributes(at folder: String) throws(SearchlightError) {
-        let reader = try XapianDatabase(path: folder, writable: false)
-        defer { try? reader.close() }
         // The rebuild's writer has just let go of the lock; a process another thread started
         // meanwhile holds a copy of it until it runs its program, so opening waits a while.
         let writer = try LockWait.open(path: folder, layout: .single, until: .now + .seconds(10))
         defer { try? writer.close() }
         try writer.begin()
-        // The custom fields its metadata records, if any.
-        let fields = try reader.customFields()
-        var batch: [StoredItem] = []
         do {
-            try reader.forEachDocument { data, _, _, _ in
-                let item = try decodeStored(data, path: folder)
-                batch.append(StoredItem(attributes: item.object.attributeValues(custom: fields), of: item))
-                if batch.count == 1000 {
-                    try writer.addAttributes(batch)
-                    batch.removeAll(keepingCapacity: true)
-                }
-            }
-            try writer.addAttributes(batch)
-        } catch let error as SearchlightError {
-            writer.cancel()
-            throw error
+            // With the custom fields its metadata records, if any.
+            let fields = try writer.customFields()
+            _ = try writer.addAttributes { item in item.object.attributeValues(custom: fields) }
         } catch {
             writer.cancel()
-            throw SearchlightError(.internalError, "Cannot rebuild the index at \(folder): \(error)")
+            throw error
         }
         try writer.commit()
     }
