@@ -1,6 +1,7 @@
 // Counting over every match of a search: a count per text, every number (`cx_facet_request`).
 
 #include <algorithm>
+#include <cmath>
 #include <unordered_map>
 
 #include "internal.hpp"
@@ -22,8 +23,8 @@ class Facets::MatchIds : public Xapian::MatchSpy {
 };
 
 Facets::Facets(const Xapian::Database &database, Xapian::Enquire &enquire, const cx_facet_request *requests,
-               size_t count, bool sharded)
-    : database(database), requests(requests, requests + count) {
+               size_t count, bool sharded, bool keep_columns)
+    : database(database), requests(requests, requests + count), keep_columns(keep_columns) {
     if (count == 0) return;
     if (!sharded) {
         matches = std::make_unique<MatchIds>();
@@ -69,6 +70,22 @@ FacetCounts read_counts(const Xapian::Database &database, const cx_facet_request
     return counts;
 }
 
+/// Counts `ids` (ascending) from `column`, as `read_counts` does from the value stream.
+FacetCounts column_counts(const Column &column, const std::vector<Xapian::docid> &ids) {
+    FacetCounts counts;
+    if (column.codes.empty()) {
+        counts.numbers.reserve(ids.size());
+        for (const Xapian::docid id : ids)
+            if (const double number = column.numbers[id]; !std::isnan(number)) counts.numbers.push_back(number);
+        return counts;
+    }
+    std::vector<uint64_t> texts(column.texts.size() + 1);
+    for (const Xapian::docid id : ids) ++texts[column.codes[id]];
+    for (size_t code = 1; code < texts.size(); ++code)
+        if (texts[code] > 0) counts.values.push_back({column.texts[code - 1], 0, texts[code]});
+    return counts;
+}
+
 /// Reads the counts a `ValueCountMatchSpy` made.
 FacetCounts spied_counts(const Xapian::ValueCountMatchSpy &spy, const cx_facet_request &request) {
     FacetCounts counts;
@@ -92,7 +109,11 @@ std::vector<FacetCounts> Facets::collect() {
     if (matches) {
         std::vector<Xapian::docid> &ids = matches->ids;
         if (!std::is_sorted(ids.begin(), ids.end())) std::sort(ids.begin(), ids.end());
-        for (const cx_facet_request &request : requests) all.push_back(read_counts(database, request, ids));
+        for (const cx_facet_request &request : requests) {
+            const bool number = request.kind == CX_VALUE_NUMBER;
+            const std::shared_ptr<const Column> kept = keep_columns ? column(database, request.slot, number) : nullptr;
+            all.push_back(kept ? column_counts(*kept, ids) : read_counts(database, request, ids));
+        }
         return all;
     }
     for (size_t i = 0; i < counted.size(); ++i) all.push_back(spied_counts(*counted[i], requests[i]));

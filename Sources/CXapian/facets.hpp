@@ -26,9 +26,11 @@ class Facets {
     /// spy collects the matches' ids, and `collect` reads each counted slot's value stream in id
     /// order: a number as it is (one `double` a match, which the Kit reduces to its least,
     /// greatest and ranges), a text into a count per distinct value. Across shards Xapian's
-    /// `ValueCountMatchSpy` counts each distinct value, which remote shards run and merge.
+    /// `ValueCountMatchSpy` counts each distinct value, which remote shards run and merge. With
+    /// `keep_columns`, a counted slot is read from its kept column (`cx::column`) instead of its
+    /// value stream.
     Facets(const Xapian::Database &database, Xapian::Enquire &enquire, const cx_facet_request *requests,
-           size_t count, bool sharded);
+           size_t count, bool sharded, bool keep_columns);
     ~Facets();
     Facets(const Facets &) = delete;
     Facets &operator=(const Facets &) = delete;
@@ -40,6 +42,7 @@ class Facets {
     class MatchIds;
     const Xapian::Database &database;
     std::vector<cx_facet_request> requests;
+    bool keep_columns;
     std::unique_ptr<MatchIds> matches;
     std::vector<std::unique_ptr<Xapian::ValueCountMatchSpy>> counted;
 };

@@ -14,6 +14,7 @@
 #include "spelling.hpp"
 #include "search.hpp"
 #include "order.hpp"
+#include "columns.hpp"
 #include "facets.hpp"
 #include "views.hpp"
 #include "document.hpp"

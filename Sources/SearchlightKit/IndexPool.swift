@@ -69,7 +69,9 @@ public final class IndexPool: Sendable {
         callers = CallerGate(limit: max(1, readers / 2))
         var pool: [SearchableIndex] = []
         do throws(SearchlightError) {
-            for _ in 0..<max(1, readers) { pool.append(try SearchableIndex(path: path, access: .readOnly)) }
+            for _ in 0..<max(1, readers) {
+                pool.append(try SearchableIndex(path: path, access: .readOnly, keepsCountedFields: true))
+            }
             self.readers = pool
             try readJobs.start(threads: pool.count, name: "index-reader") { [pool] thread, jobs in
                 for job in jobs { job(pool[thread]) }

@@ -12,7 +12,8 @@ extension SearchableIndex {
             let attributes = ItemAttribute.all + (try database.customFields())
             let (expression, relaxable, sort, facets) = try query.parsed(attributes: attributes)
             let shape = XapianDatabase.SearchShape(
-                offset: query.offset, limit: query.limit, relax: relaxable, sort: sort, facets: facets)
+                offset: query.offset, limit: query.limit, relax: relaxable, sort: sort, facets: facets,
+                keepColumns: keepsCountedFields)
             return try database.search(
                 expression, domain: query.domainIdentifier, scope: query.scope, now: now, shape: shape,
                 decode: decodeStored)

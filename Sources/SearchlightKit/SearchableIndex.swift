@@ -40,14 +40,25 @@ public final class SearchableIndex: Sendable {
     /// What opening for writing rebuilt into the current index format: the index, or the local
     /// shards of its topology, that were in an earlier one (``FormatUpgrade``). Empty otherwise.
     public let formatUpgrades: [FormatUpgrade]
+    /// Whether counts (``SearchQuery/facets``) keep each counted field in memory as a column
+    /// (docs/design.md, *Counts*): set for a handle that searches again and again, as
+    /// ``IndexPool``'s readers do.
+    public let keepsCountedFields: Bool
 
     /// Opens the index at `path`.
     ///
     /// - Throws: ``SearchlightError/Code/indexUnavailable`` (1010) when it cannot be opened or
     ///   created, ``SearchlightError/Code/indexLocked`` when another writer holds it past the
     ///   timeout.
-    public init(path: String, access: Access) throws(SearchlightError) {
+    ///
+    /// With `keepsCountedFields`, a read-only handle on one database counts each field from a
+    /// column it keeps in memory (4 bytes an item for a text, 8 for a number, for the revision it
+    /// reads, shared with every handle of the process on the same index): built the first time a
+    /// field is counted at a revision, at a few times the cost of counting it once. A handle that
+    /// counts again and again (a service's reader) gains; one that counts once does not.
+    public init(path: String, access: Access, keepsCountedFields: Bool = false) throws(SearchlightError) {
         self.path = path
+        self.keepsCountedFields = keepsCountedFields
         let topology = try Topology.read(path)
         self.topology = topology
         switch access {

@@ -207,4 +207,40 @@ struct AttributeTests {
             #expect(error?.code == .invalidArgument, "\(bad)")
         }
     }
+
+    @Test("a reader keeping counted fields in memory counts what one reading them each time does, after every write")
+    func keptColumns() throws {
+        let test = try shop()
+        let kept = try SearchableIndex(path: test.path, access: .readOnly, keepsCountedFields: true)
+        let other = try SearchableIndex(path: test.path, access: .readOnly, keepsCountedFields: true)
+        let plain = try SearchableIndex(path: test.path, access: .readOnly)
+        defer { for index in [kept, other, plain] { try? index.close() } }
+        func counts(_ index: SearchableIndex, _ domain: String) throws -> [String] {
+            let query = SearchQuery(
+                "kettle OR mug", domainIdentifier: domain, limit: 0, facets: ["category", "price"])
+            let page = try index.search(query, now: now + 2000)
+            let price = page.facets[1]
+            return page.facets[0].values.map { "\($0.value)=\($0.count)" }
+                + ["\(price.minimum ?? -1)...\(price.maximum ?? -1)", "\(page.total)"]
+        }
+        func expectSame(_ expected: [String]) throws {
+            for domain in ["default", "com.other"] {
+                let counted = try counts(plain, domain)
+                // The first count builds the columns; the second, and another reader's, read them.
+                for index in [kept, kept, other] { #expect(try counts(index, domain) == counted, "\(domain)") }
+            }
+            #expect(try counts(kept, "default") == expected)
+        }
+        // The plain kettle has no category or price; the private and the expired ones are not counted.
+        try expectSame(["Kitchen=3", "Tableware=1", "8.0...120.0", "5"])
+
+        // Each write is a new revision, counted from columns of its own.
+        var garden = object("can/zinc", title: "Zinc watering can, a kettle for plants", mode: .public)
+        garden.contentMetadata.productCategory = "Garden"
+        garden.contentMetadata.price = 300
+        try test.index.indexSearchableItems([SearchableItem(object: garden)], now: now)
+        try expectSame(["Kitchen=3", "Garden=1", "Tableware=1", "8.0...300.0", "6"])
+        _ = try test.index.deleteSearchableItems(withIdentifiers: ["kettle/copper", "mug/blue"], includePublic: true)
+        try expectSame(["Kitchen=2", "Garden=1", "24.5...300.0", "4"])
+    }
 }

@@ -114,7 +114,8 @@ func attributes(index path: String, manifest manifestPath: String, rounds: Int) 
         let rangeSort = mix["range_sort"] as? [String: String], let sort = mix["sort"] as? String,
         let facets = mix["facets"] as? String
     else { throw CocoaError(.coderReadCorrupt) }
-    let index = try SearchableIndex(path: path, access: .readOnly)
+    // As a service's readers do: counts read the fields' columns, built by the first count.
+    let index = try SearchableIndex(path: path, access: .readOnly, keepsCountedFields: true)
     let clock = ContinuousClock()
     let kinds: [(String, (String) -> SearchQuery)] = [
         ("plain", { SearchQuery($0) }),

@@ -276,6 +276,13 @@ typedef struct cx_search_request {
     /// checks every match.
     const cx_facet_request *_Nullable facets;
     size_t facet_count;
+    /// The handle counts again and again (a service's reader): on a read-only handle on one
+    /// database, counts read each counted attribute from a column kept in memory (4 bytes an item
+    /// for a text, 8 for a number), built from its value stream the first time it is counted at
+    /// a revision and shared with every handle of the process on the same database. Building one
+    /// costs a few times what reading the matches' values once does: a command counting once is
+    /// better without.
+    bool keep_columns;
 } cx_search_request;
 
 /// A run of bytes inside a text: `offset` and `length` in bytes.

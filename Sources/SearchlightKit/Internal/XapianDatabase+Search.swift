@@ -24,6 +24,8 @@ extension XapianDatabase {
         var relax = false
         var sort: [cx_sort_key] = []
         var facets: [ItemAttribute] = []
+        /// Counts read kept columns (``SearchableIndex/keepsCountedFields``).
+        var keepColumns = false
     }
 
     func search(
@@ -50,7 +52,8 @@ extension XapianDatabase {
                             all_domains: domain == nil, scope: scope.cScope, now_ms: now,
                             offset: UInt32(clamping: shape.offset), limit: UInt32(clamping: shape.limit),
                             relax: shape.relax, sort_keys: sortBuffer.baseAddress, sort_key_count: sortBuffer.count,
-                            facets: facetBuffer.baseAddress, facet_count: facetBuffer.count)
+                            facets: facetBuffer.baseAddress, facet_count: facetBuffer.count,
+                            keep_columns: shape.keepColumns)
                         try check { error in cx_search(handle, &request, &results, error) }
                     }
                 }

@@ -1,0 +1,29 @@
+// What columns.cpp offers the other files of the shim.
+#pragma once
+
+#include "errors.hpp"
+
+namespace cx {
+
+/// One counted attribute of every item of one revision, in memory, indexed by document id: what a
+/// handle that counts again and again (a service's reader, `cx_search_request::keep_columns`) counts
+/// from instead of reading the slot's value stream each time.
+struct Column {
+    /// A text column: each item's value as a code into `texts` (its index plus one), 0 for none.
+    std::vector<uint32_t> codes;
+    std::vector<std::string> texts;
+    /// A number column: each item's number, NaN for none.
+    std::vector<double> numbers;
+};
+
+/// The column of `slot` in the revision `reader` has open, `number` telling how its values read;
+/// built from the slot's value stream on first use and kept, for every handle of this process
+/// on the same database, until a newer revision is counted. Null when keeping it would pass
+/// `most_column_bytes`: counts then read the value stream.
+std::shared_ptr<const Column> column(const Xapian::Database &reader, Xapian::valueno slot, bool number);
+
+/// The most memory the kept columns of one revision take: 4 bytes an item for a text, 8 for a
+/// number, for each attribute counted (at 1,000,000 items, 12 MB for a category and a price).
+constexpr size_t most_column_bytes = size_t(512) << 20;
+
+}  // namespace cx
