@@ -22,6 +22,20 @@ struct Column {
 /// `most_column_bytes`: counts then read the value stream.
 std::shared_ptr<const Column> column(const Xapian::Database &reader, Xapian::valueno slot, bool number);
 
+/// The values of one number attribute over every item holding it, at evenly spaced ranks: what a
+/// page sorted by it first needs to know which values can reach the page (`bounded_order`).
+struct Ranks {
+    /// `points[i]` is the value (serialised) at rank `i * (items - 1) / (points.size() - 1)`,
+    /// ascending.
+    std::vector<std::string> points;
+    /// How many items hold the value.
+    Xapian::doccount items = 0;
+};
+
+/// The ranks of number slot `slot` in the revision `reader` has open: built from its value stream
+/// on first use and kept as `column` keeps columns. Null for a slot no item holds.
+std::shared_ptr<const Ranks> ranks(const Xapian::Database &reader, Xapian::valueno slot);
+
 /// The most memory the kept columns of one revision take: 4 bytes an item for a text, 8 for a
 /// number, for each attribute counted (at 1,000,000 items, 12 MB for a category and a price).
 constexpr size_t most_column_bytes = size_t(512) << 20;

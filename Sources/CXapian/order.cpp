@@ -1,10 +1,95 @@
 // Ordering a search's results: by relevance, or by the item's attributes (`cx_sort_key`).
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
+#include <optional>
 
 #include "internal.hpp"
 
+namespace {
+
+/// The items whose value in a slot is at least (or at most) a bound: Xapian's `OP_VALUE_GE` (`LE`)
+/// filter, but one the matcher never walks. Its estimate is every item holding the value, so a
+/// query's own terms lead the match and each of their candidates is checked against the value
+/// (`ValueIterator::check`); walked, a bound that few items pass reads the whole value stream.
+class ValueBound final : public Xapian::ValuePostingSource {
+  public:
+    ValueBound(Xapian::valueno slot, std::string bound, bool at_least)
+        : ValuePostingSource(slot), bound(std::move(bound)), at_least(at_least) {}
+
+    void init(const Xapian::Database &database) override {
+        ValuePostingSource::init(database);
+        set_maxweight(0);
+        set_termfreq_min(0);
+    }
+
+    void next(double min_weight) override {
+        ValuePostingSource::next(min_weight);
+        skip_failing();
+    }
+
+    void skip_to(Xapian::docid id, double min_weight) override {
+        ValuePostingSource::skip_to(id, min_weight);
+        skip_failing();
+    }
+
+    bool check(Xapian::docid id, double min_weight) override {
+        if (!ValuePostingSource::check(id, min_weight)) return false;
+        if (at_end()) return true;
+        // Left on `id` when it fails: `next` moves on past it.
+        if (get_docid() == id) return passes(get_value());
+        skip_failing();
+        return true;
+    }
+
+    Xapian::PostingSource *clone() const override { return new ValueBound(get_slot(), bound, at_least); }
+
+    std::string name() const override { return "searchlight.ValueBound"; }
+
+  private:
+    bool passes(const std::string &value) const { return at_least ? value >= bound : value <= bound; }
+
+    void skip_failing() {
+        while (!at_end() && !passes(get_value())) ValuePostingSource::next(0);
+    }
+
+    std::string bound;
+    bool at_least;
+};
+
+/// How many pages' worth of matches a page bound lets pass, were the matches spread over the
+/// values as every item is: a query's matches seldom lean so far towards the worst values that
+/// fewer than a page passes, and then the page is sorted from every match.
+constexpr double pages_passing = 8;
+
+}  // namespace
+
 namespace cx {
+
+std::optional<PageBound> page_bound(const Xapian::Database &reader, const cx_search_request &request,
+                                    Xapian::doccount matches) {
+    if (request.sort_key_count == 0) return std::nullopt;
+    const cx_sort_key &key = request.sort_keys[0];
+    if (key.slot == CX_SLOT_RELEVANCE || key.distance) return std::nullopt;
+    const double page = double(request.offset) + request.limit;
+    if (page == 0 || matches < 20 * page) return std::nullopt;
+    const std::shared_ptr<const Ranks> ranks = cx::ranks(reader, key.slot);
+    if (!ranks) return std::nullopt;
+    const double share = pages_passing * page * reader.get_doccount() / (double(matches) * ranks->items);
+    if (share >= 0.5) return std::nullopt;
+    // The rank at or past which a share of the items lie (descending), or at or before (ascending).
+    const double last = double(ranks->points.size() - 1);
+    const size_t point = key.descending ? size_t(std::floor((1 - share) * last)) : size_t(std::ceil(share * last));
+    const std::string &value = ranks->points[point];
+    // The share of the ranks that pass, ties of the bound included: the share of the items.
+    const auto &points = ranks->points;
+    const auto passing = key.descending ? points.end() - std::lower_bound(points.begin(), points.end(), value)
+                                        : std::upper_bound(points.begin(), points.end(), value) - points.begin();
+    const double kept = double(passing) / points.size() * ranks->items / reader.get_doccount();
+    auto bound = new ValueBound(key.slot, value, key.descending);
+    return PageBound{Xapian::Query(bound->release()), kept};
+}
 
 /// Orders `enquire`'s results as `request` asks: by relevance alone, by its keys then relevance,
 /// or by relevance then its keys. An item without a key's value comes after those with one,
@@ -71,6 +156,32 @@ bool sort_by_first_key(Xapian::Enquire &enquire, const cx_search_request &reques
         return true;
     }
     return false;
+}
+
+bool run_bounded(const cx_database &database, const cx_search_request &request, Xapian::Enquire &enquire,
+                 Xapian::MSet &mset, Xapian::doccount &matches) {
+    if (!request.keep_columns || database.writable || database.sharded || request.limit == 0) return false;
+    if (request.sort_key_count == 0 || request.sort_keys[0].slot == CX_SLOT_RELEVANCE) return false;
+    const Xapian::Query query = enquire.get_query();
+    Xapian::Enquire counting(database.reader);
+    counting.set_query(query);
+    counting.set_weighting_scheme(Xapian::BoolWeight());
+    const Xapian::MSet counted = counting.get_mset(0, 0, 1000 + request.offset + request.limit);
+    const std::optional<PageBound> bound = page_bound(database.reader, request, counted.get_matches_estimated());
+    if (!bound) return false;
+    enquire.set_query(Xapian::Query(Xapian::Query::OP_FILTER, query, bound->filter));
+    // Sorted by a value, the match checks every item that passes: their count is exact.
+    mset = enquire.get_mset(request.offset, request.limit, request.offset + request.limit);
+    if (mset.size() < request.limit) {
+        enquire.set_query(query);
+        return false;
+    }
+    // Counting stopped a thousand past the page: the matches that passed, scaled by the share of
+    // the items the filter keeps, within what counting knows for certain.
+    const double scaled = mset.get_matches_estimated() / bound->kept;
+    matches = std::clamp(Xapian::doccount(std::min(scaled, 4e9)), counted.get_matches_lower_bound(),
+                         counted.get_matches_upper_bound());
+    return true;
 }
 
 }  // namespace cx

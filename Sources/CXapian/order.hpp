@@ -1,6 +1,8 @@
 // What order.cpp offers the other files of the shim.
 #pragma once
 
+#include <optional>
+
 #include "errors.hpp"
 
 namespace cx {
@@ -15,5 +17,28 @@ void set_order(Xapian::Enquire &enquire, const cx_search_request &request, bool 
 /// shards can do (Xapian 1.4 sends them a value slot, not a key maker). False when the request has
 /// no key.
 bool sort_by_first_key(Xapian::Enquire &enquire, const cx_search_request &request);
+
+/// A filter that keeps the page `request` asks for when its first key is a number: the items whose
+/// value of it is among the best of those holding it (by the key's kept ranks, `cx::ranks`), so
+/// many that about eight pages of the query's `matches` would pass, were the matches spread over
+/// the values as every item is. Nothing when the first key is relevance or a distance, when
+/// `matches` are fewer than twenty pages, or when the filter would keep half the items or more.
+/// The page is the whole query's only when at least `offset + limit` matches pass: the caller
+/// checks that, and otherwise sorts every match.
+struct PageBound {
+    Xapian::Query filter;
+    /// The share of all items the filter keeps, about.
+    double kept;
+};
+std::optional<PageBound> page_bound(const Xapian::Database &reader, const cx_search_request &request,
+                                    Xapian::doccount matches);
+
+/// Runs `enquire`, a page sorted by a number first, over only the matches that `page_bound` keeps,
+/// for a reader that searches again and again (it keeps the key's ranks) when the query matches
+/// far more items than the page: `matches` is then their count, exact up to a thousand past the
+/// page and beyond that estimated from how many passed the filter. False, with `enquire` as it was, when
+/// that does not apply or fewer matches than the page passed the bound.
+bool run_bounded(const cx_database &database, const cx_search_request &request, Xapian::Enquire &enquire,
+                 Xapian::MSet &mset, Xapian::doccount &matches);
 
 }  // namespace cx

@@ -99,6 +99,23 @@ void limit_checking(Xapian::Enquire &enquire, Xapian::doccount check_at_least) {
     if (check_at_least > most_checked_for_a_page) enquire.set_time_limit(checking_seconds);
 }
 
+/// Runs `enquire` for the page `request` asks for, checking `check_at_least` matches.
+Xapian::MSet run_page(Xapian::Enquire &enquire, const cx_search_request &request, Xapian::doccount check_at_least) {
+    try {
+        return enquire.get_mset(request.offset, request.limit, check_at_least);
+    } catch (const Xapian::UnimplementedError &) {
+        // A remote shard takes no key maker (Xapian 1.4 sends it a value slot): the first key
+        // alone, where items without it come first in ascending order. A distance is no value.
+        if (!cx::sort_by_first_key(enquire, request)) {
+            if (request.sort_key_count > 0 && (request.sort_keys[0].distance ||
+                                               (request.sort_key_count > 1 && request.sort_keys[1].distance)))
+                throw Xapian::InvalidArgumentError("an index with remote shards cannot sort by distance");
+            throw;
+        }
+        return enquire.get_mset(request.offset, request.limit, check_at_least);
+    }
+}
+
 /// Runs the search of `built`: the page `request` asks for, in its order, and its counts over
 /// every match (for at most `checking_seconds`).
 void run_built(cx_database &database, cx::Snapshot &snapshot, const cx_search_request &request,
@@ -125,20 +142,12 @@ void run_built(cx_database &database, cx::Snapshot &snapshot, const cx_search_re
         results.facets = facets.collect();
     }
     Xapian::MSet mset;
-    try {
-        mset = enquire.get_mset(request.offset, request.limit, check_at_least);
-    } catch (const Xapian::UnimplementedError &) {
-        // A remote shard takes no key maker (Xapian 1.4 sends it a value slot): the first key
-        // alone, where items without it come first in ascending order. A distance is no value.
-        if (!cx::sort_by_first_key(enquire, request)) {
-            if (request.sort_key_count > 0 && (request.sort_keys[0].distance ||
-                                               (request.sort_key_count > 1 && request.sort_keys[1].distance)))
-                throw Xapian::InvalidArgumentError("an index with remote shards cannot sort by distance");
-            throw;
-        }
-        mset = enquire.get_mset(request.offset, request.limit, check_at_least);
+    Xapian::doccount matches = 0;
+    if (!cx::run_bounded(database, request, enquire, mset, matches)) {
+        mset = run_page(enquire, request, check_at_least);
+        matches = mset.get_matches_estimated();
     }
-    if (request.facet_count == 0) results.total = mset.get_matches_estimated();
+    if (request.facet_count == 0) results.total = matches;
     for (auto it = mset.begin(); it != mset.end(); ++it) add_result(results, it.get_document(), it.get_percent(), built);
 }
 

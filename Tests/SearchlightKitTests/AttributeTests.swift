@@ -243,4 +243,38 @@ struct AttributeTests {
         _ = try test.index.deleteSearchableItems(withIdentifiers: ["kettle/copper", "mug/blue"], includePublic: true)
         try expectSame(["Kitchen=2", "Garden=1", "24.5...300.0", "4"])
     }
+
+    @Test("a reader keeping ranks of its sort keys pages as one sorting every match does, also when few pass its bound")
+    func boundedSort() throws {
+        let test = try TestIndex()
+        // Prices 1 to 3,000 (a few tied), five ratings, a creation date each; "cheap" only on the
+        // cheapest fifth, so that a page of it by -price is not among the dearest items.
+        let items = (1...3000).map { number in
+            var object = object(
+                "widget/\(number)", title: "Widget \(number)", description: number <= 600 ? "cheap" : nil,
+                mode: .public)
+            object.contentMetadata.price = Double(number - number % 7 / 6)
+            object.contentMetadata.ratingAverage = Double(number % 5 + 1)
+            object.creationDate = now - Int64(number) * 60_000
+            return SearchableItem(object: object)
+        }
+        try test.index.indexSearchableItems(items, now: now)
+        let kept = try SearchableIndex(path: test.path, access: .readOnly, keepsCountedFields: true)
+        let plain = try SearchableIndex(path: test.path, access: .readOnly)
+        defer { for index in [kept, plain] { try? index.close() } }
+        for text in ["widget", "cheap", "widget price:<2000"] {
+            for sort in ["-price", "price", "-rating,price", "rating,-created", "-created", "relevance,-price"] {
+                for offset in [0, 30] {
+                    let query = SearchQuery(text, limit: 10, offset: offset, sort: SearchQuery.SortKey.list(sort))
+                    let expected = try plain.search(query, now: now)
+                    let got = try kept.search(query, now: now)
+                    #expect(
+                        got.results.map(\.canonicalIdentifier) == expected.results.map(\.canonicalIdentifier),
+                        "\(text) --sort \(sort) at \(offset)")
+                    // Past a thousand matches beyond the page the count is an estimate.
+                    #expect(abs(got.total - expected.total) <= expected.total / 4, "\(text) --sort \(sort)")
+                }
+            }
+        }
+    }
 }
