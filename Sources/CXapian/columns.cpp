@@ -1,13 +1,22 @@
-// Counted attributes kept in memory as columns, one set per database and revision (`cx::column`).
+// Attributes kept in memory for counting (`cx::column`) and sorting (`cx::ranks`), one set per
+// database and revision.
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <mutex>
 #include <unordered_map>
 
 #include "internal.hpp"
 
 namespace cx {
+
+/// The columns and ranks kept of one revision of one database.
+struct KeptFields {
+    size_t bytes = 0;
+    std::unordered_map<Xapian::valueno, std::shared_ptr<const Column>> columns;
+    std::unordered_map<Xapian::valueno, std::shared_ptr<const Ranks>> ranks;
+};
 
 namespace {
 
@@ -49,37 +58,36 @@ std::shared_ptr<Ranks> read_ranks(const Xapian::Database &reader, Xapian::valuen
     return ranks;
 }
 
-/// The columns and ranks of one database's newest revision counted or sorted.
-struct Kept {
-    Xapian::rev revision = 0;
-    size_t bytes = 0;
-    std::unordered_map<Xapian::valueno, std::shared_ptr<const Column>> columns;
-    std::unordered_map<Xapian::valueno, std::shared_ptr<const Ranks>> ranks;
-};
-
-/// Every database's kept columns and ranks, by the database's UUID. Each is built while the lock
-/// is held, so two readers of the same new revision build it once.
+/// Every revision's kept fields that a handle still reads, by the database's UUID and the revision.
+/// Each column or ranks is built while the lock is held, so two readers of the same revision build
+/// it once.
 std::mutex kept_lock;
-std::unordered_map<std::string, Kept> kept;
+std::map<std::pair<std::string, Xapian::rev>, std::weak_ptr<KeptFields>> kept;
 
-/// What is kept of the revision `reader` has open, with `kept_lock` held; null for a reader behind
-/// the newest revision kept of its database, or one of a database without a UUID.
-Kept *kept_of(const Xapian::Database &reader) {
-    const std::string uuid = reader.get_uuid();
+/// The kept fields of the revision `database` reads, with `kept_lock` held: its snapshot's, or
+/// those another handle of the same revision keeps, or new ones. Null for a database without a UUID.
+KeptFields *kept_of(cx_database &database) {
+    const std::shared_ptr<Snapshot> snapshot = cx::snapshot(database);
+    if (snapshot->fields) return snapshot->fields.get();
+    const std::string uuid = database.reader.get_uuid();
     if (uuid.empty()) return nullptr;
-    const Xapian::rev revision = reader.get_revision();
-    Kept &entry = kept[uuid];
-    if (entry.revision > revision) return nullptr;
-    if (entry.revision < revision) entry = Kept{revision, 0, {}, {}};
-    return &entry;
+    for (auto entry = kept.begin(); entry != kept.end();) entry = entry->second.expired() ? kept.erase(entry) : ++entry;
+    std::weak_ptr<KeptFields> &slot = kept[{uuid, snapshot->revision}];
+    snapshot->fields = slot.lock();
+    if (!snapshot->fields) {
+        snapshot->fields = std::make_shared<KeptFields>();
+        slot = snapshot->fields;
+    }
+    return snapshot->fields.get();
 }
 
 }  // namespace
 
-std::shared_ptr<const Column> column(const Xapian::Database &reader, Xapian::valueno slot, bool number) {
+std::shared_ptr<const Column> column(cx_database &database, Xapian::valueno slot, bool number) {
+    const Xapian::Database &reader = database.reader;
     const size_t bytes = (size_t(reader.get_lastdocid()) + 1) * (number ? sizeof(double) : sizeof(uint32_t));
     std::lock_guard<std::mutex> guard(kept_lock);
-    Kept *entry = kept_of(reader);
+    KeptFields *entry = kept_of(database);
     if (entry == nullptr) return nullptr;
     if (auto found = entry->columns.find(slot); found != entry->columns.end()) return found->second;
     if (entry->bytes + bytes > most_column_bytes) return nullptr;
@@ -90,12 +98,12 @@ std::shared_ptr<const Column> column(const Xapian::Database &reader, Xapian::val
     return built;
 }
 
-std::shared_ptr<const Ranks> ranks(const Xapian::Database &reader, Xapian::valueno slot) {
+std::shared_ptr<const Ranks> ranks(cx_database &database, Xapian::valueno slot) {
     std::lock_guard<std::mutex> guard(kept_lock);
-    Kept *entry = kept_of(reader);
+    KeptFields *entry = kept_of(database);
     if (entry == nullptr) return nullptr;
     if (auto found = entry->ranks.find(slot); found != entry->ranks.end()) return found->second;
-    std::shared_ptr<const Ranks> built = read_ranks(reader, slot);
+    std::shared_ptr<const Ranks> built = read_ranks(database.reader, slot);
     entry->ranks.emplace(slot, built);
     return built;
 }

@@ -6,8 +6,9 @@
 namespace cx {
 
 /// One counted attribute of every item of one revision, in memory, indexed by document id: what a
-/// handle that counts again and again (a service's reader, `cx_search_request::keep_columns`) counts
-/// from instead of reading the slot's value stream each time.
+/// handle that counts again and again (a service's reader,
+/// `cx_search_request::keep_fields_in_memory`) counts from instead of reading the slot's value
+/// stream each time.
 struct Column {
     /// A text column: each item's value as a code into `texts` (its index plus one), 0 for none.
     std::vector<uint32_t> codes;
@@ -16,11 +17,11 @@ struct Column {
     std::vector<double> numbers;
 };
 
-/// The column of `slot` in the revision `reader` has open, `number` telling how its values read;
-/// built from the slot's value stream on first use and kept, for every handle of this process
-/// on the same database, until a newer revision is counted. Null when keeping it would pass
-/// `most_column_bytes`: counts then read the value stream.
-std::shared_ptr<const Column> column(const Xapian::Database &reader, Xapian::valueno slot, bool number);
+/// The column of `slot` in the revision read-only `database` has open, `number` telling how its
+/// values read: built from the slot's value stream on first use and kept while any handle of this
+/// process reads that revision of the same database (its snapshot holds it). Null when keeping it
+/// would pass `most_column_bytes`, or for a database without a UUID: counts then read the stream.
+std::shared_ptr<const Column> column(cx_database &database, Xapian::valueno slot, bool number);
 
 /// The values of one number attribute over every item holding it, at evenly spaced ranks: what a
 /// page sorted by it first needs to know which values can reach the page (`bounded_order`).
@@ -32,9 +33,9 @@ struct Ranks {
     Xapian::doccount items = 0;
 };
 
-/// The ranks of number slot `slot` in the revision `reader` has open: built from its value stream
-/// on first use and kept as `column` keeps columns. Null for a slot no item holds.
-std::shared_ptr<const Ranks> ranks(const Xapian::Database &reader, Xapian::valueno slot);
+/// The ranks of number slot `slot` in the revision read-only `database` has open: built from its
+/// value stream on first use and kept as `column` keeps columns. Null for a slot no item holds.
+std::shared_ptr<const Ranks> ranks(cx_database &database, Xapian::valueno slot);
 
 /// The most memory the kept columns of one revision take: 4 bytes an item for a text, 8 for a
 /// number, for each attribute counted (at 1,000,000 items, 12 MB for a category and a price).

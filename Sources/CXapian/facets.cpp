@@ -23,8 +23,8 @@ class Facets::MatchIds : public Xapian::MatchSpy {
 };
 
 Facets::Facets(const Xapian::Database &database, Xapian::Enquire &enquire, const cx_facet_request *requests,
-               size_t count, bool sharded, bool keep_columns)
-    : database(database), requests(requests, requests + count), keep_columns(keep_columns) {
+               size_t count, bool sharded, cx_database *keeping)
+    : database(database), requests(requests, requests + count), keeping(keeping) {
     if (count == 0) return;
     if (!sharded) {
         matches = std::make_unique<MatchIds>();
@@ -111,7 +111,7 @@ std::vector<FacetCounts> Facets::collect() {
         if (!std::is_sorted(ids.begin(), ids.end())) std::sort(ids.begin(), ids.end());
         for (const cx_facet_request &request : requests) {
             const bool number = request.kind == CX_VALUE_NUMBER;
-            const std::shared_ptr<const Column> kept = keep_columns ? column(database, request.slot, number) : nullptr;
+            const std::shared_ptr<const Column> kept = keeping ? column(*keeping, request.slot, number) : nullptr;
             all.push_back(kept ? column_counts(*kept, ids) : read_counts(database, request, ids));
         }
         return all;

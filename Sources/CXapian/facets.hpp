@@ -27,10 +27,10 @@ class Facets {
     /// order: a number as it is (one `double` a match, which the Kit reduces to its least,
     /// greatest and ranges), a text into a count per distinct value. Across shards Xapian's
     /// `ValueCountMatchSpy` counts each distinct value, which remote shards run and merge. With
-    /// `keep_columns`, a counted slot is read from its kept column (`cx::column`) instead of its
-    /// value stream.
+    /// `keeping`, a read-only handle on one database that keeps fields in memory, a counted slot
+    /// is read from its kept column (`cx::column`) instead of its value stream.
     Facets(const Xapian::Database &database, Xapian::Enquire &enquire, const cx_facet_request *requests,
-           size_t count, bool sharded, bool keep_columns);
+           size_t count, bool sharded, cx_database *keeping);
     ~Facets();
     Facets(const Facets &) = delete;
     Facets &operator=(const Facets &) = delete;
@@ -42,7 +42,7 @@ class Facets {
     class MatchIds;
     const Xapian::Database &database;
     std::vector<cx_facet_request> requests;
-    bool keep_columns;
+    cx_database *keeping;
     std::unique_ptr<MatchIds> matches;
     std::vector<std::unique_ptr<Xapian::ValueCountMatchSpy>> counted;
 };

@@ -67,14 +67,15 @@ constexpr double pages_passing = 8;
 
 namespace cx {
 
-std::optional<PageBound> page_bound(const Xapian::Database &reader, const cx_search_request &request,
+std::optional<PageBound> page_bound(cx_database &database, const cx_search_request &request,
                                     Xapian::doccount matches) {
+    const Xapian::Database &reader = database.reader;
     if (request.sort_key_count == 0) return std::nullopt;
     const cx_sort_key &key = request.sort_keys[0];
     if (key.slot == CX_SLOT_RELEVANCE || key.distance) return std::nullopt;
     const double page = double(request.offset) + request.limit;
     if (page == 0 || matches < 20 * page) return std::nullopt;
-    const std::shared_ptr<const Ranks> ranks = cx::ranks(reader, key.slot);
+    const std::shared_ptr<const Ranks> ranks = cx::ranks(database, key.slot);
     if (!ranks) return std::nullopt;
     const double share = pages_passing * page * reader.get_doccount() / (double(matches) * ranks->items);
     if (share >= 0.5) return std::nullopt;
@@ -158,16 +159,16 @@ bool sort_by_first_key(Xapian::Enquire &enquire, const cx_search_request &reques
     return false;
 }
 
-bool run_bounded(const cx_database &database, const cx_search_request &request, Xapian::Enquire &enquire,
+bool run_bounded(cx_database &database, const cx_search_request &request, Xapian::Enquire &enquire,
                  Xapian::MSet &mset, Xapian::doccount &matches) {
-    if (!request.keep_columns || database.writable || database.sharded || request.limit == 0) return false;
+    if (!request.keep_fields_in_memory || database.writable || database.sharded || request.limit == 0) return false;
     if (request.sort_key_count == 0 || request.sort_keys[0].slot == CX_SLOT_RELEVANCE) return false;
     const Xapian::Query query = enquire.get_query();
     Xapian::Enquire counting(database.reader);
     counting.set_query(query);
     counting.set_weighting_scheme(Xapian::BoolWeight());
     const Xapian::MSet counted = counting.get_mset(0, 0, 1000 + request.offset + request.limit);
-    const std::optional<PageBound> bound = page_bound(database.reader, request, counted.get_matches_estimated());
+    const std::optional<PageBound> bound = page_bound(database, request, counted.get_matches_estimated());
     if (!bound) return false;
     enquire.set_query(Xapian::Query(Xapian::Query::OP_FILTER, query, bound->filter));
     // Sorted by a value, the match checks every item that passes: their count is exact.

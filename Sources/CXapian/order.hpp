@@ -30,7 +30,7 @@ struct PageBound {
     /// The share of all items the filter keeps, about.
     double kept;
 };
-std::optional<PageBound> page_bound(const Xapian::Database &reader, const cx_search_request &request,
+std::optional<PageBound> page_bound(cx_database &database, const cx_search_request &request,
                                     Xapian::doccount matches);
 
 /// Runs `enquire`, a page sorted by a number first, over only the matches that `page_bound` keeps,
@@ -38,7 +38,7 @@ std::optional<PageBound> page_bound(const Xapian::Database &reader, const cx_sea
 /// far more items than the page: `matches` is then their count, exact up to a thousand past the
 /// page and beyond that estimated from how many passed the filter. False, with `enquire` as it was, when
 /// that does not apply or fewer matches than the page passed the bound.
-bool run_bounded(const cx_database &database, const cx_search_request &request, Xapian::Enquire &enquire,
+bool run_bounded(cx_database &database, const cx_search_request &request, Xapian::Enquire &enquire,
                  Xapian::MSet &mset, Xapian::doccount &matches);
 
 }  // namespace cx

@@ -130,6 +130,7 @@ Layout layout_of(const std::string &recorded);
 struct DocumentBits;
 struct ViewBoosts;
 struct SpellingWords;
+struct KeptFields;
 
 /// One revision of an index as its searches see it: its layout, and what they read once and
 /// reuse, each on first need: the items a domain may see (visibility.cpp), the recorded views'
@@ -150,6 +151,8 @@ struct Snapshot {
     static constexpr size_t visible_domains = 16;
     std::shared_ptr<const ViewBoosts> views;
     std::shared_ptr<const SpellingWords> spelling;
+    /// What searches keep in memory of this revision's fields (`cx::column`, `cx::ranks`).
+    std::shared_ptr<KeptFields> fields;
 };
 
 /// The snapshot of the revision `database` reads (see `Snapshot`). An index without items records

@@ -132,8 +132,9 @@ void run_built(cx_database &database, cx::Snapshot &snapshot, const cx_search_re
     // page checks a thousand matches past itself, and weighs only those. Its query holds the
     // caller's visibility and the expiry: what is counted is what may be seen.
     Xapian::Enquire counting(reader);
+    const bool keeping = request.keep_fields_in_memory && !database.writable && !database.sharded;
     cx::Facets facets(reader, counting, request.facets, request.facet_count, database.sharded,
-                      request.keep_columns && !database.writable);
+                      keeping ? &database : nullptr);
     if (request.facet_count > 0) {
         counting.set_query(enquire.get_query());
         counting.set_weighting_scheme(Xapian::BoolWeight());

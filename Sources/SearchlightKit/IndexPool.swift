@@ -70,7 +70,7 @@ public final class IndexPool: Sendable {
         var pool: [SearchableIndex] = []
         do throws(SearchlightError) {
             for _ in 0..<max(1, readers) {
-                pool.append(try SearchableIndex(path: path, access: .readOnly, keepsCountedFields: true))
+                pool.append(try SearchableIndex(path: path, access: .readOnly, keepsFieldsInMemory: true))
             }
             self.readers = pool
             try readJobs.start(threads: pool.count, name: "index-reader") { [pool] thread, jobs in

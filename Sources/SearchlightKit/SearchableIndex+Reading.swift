@@ -13,7 +13,7 @@ extension SearchableIndex {
             let (expression, relaxable, sort, facets) = try query.parsed(attributes: attributes)
             let shape = XapianDatabase.SearchShape(
                 offset: query.offset, limit: query.limit, relax: relaxable, sort: sort, facets: facets,
-                keepColumns: keepsCountedFields)
+                keepFieldsInMemory: keepsFieldsInMemory)
             return try database.search(
                 expression, domain: query.domainIdentifier, scope: query.scope, now: now, shape: shape,
                 decode: decodeStored)

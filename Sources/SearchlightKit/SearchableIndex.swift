@@ -40,10 +40,11 @@ public final class SearchableIndex: Sendable {
     /// What opening for writing rebuilt into the current index format: the index, or the local
     /// shards of its topology, that were in an earlier one (``FormatUpgrade``). Empty otherwise.
     public let formatUpgrades: [FormatUpgrade]
-    /// Whether counts (``SearchQuery/facets``) keep each counted field in memory as a column
-    /// (docs/design.md, *Counts*): set for a handle that searches again and again, as
-    /// ``IndexPool``'s readers do.
-    public let keepsCountedFields: Bool
+    /// Whether searches keep what they learn of the items' fields in memory: each counted field
+    /// (``SearchQuery/facets``) as a column, each number a page is sorted by as its ranks
+    /// (docs/design.md, *Attributes in values*). Set for a handle that searches again and again,
+    /// as ``IndexPool``'s readers do.
+    public let keepsFieldsInMemory: Bool
 
     /// Opens the index at `path`.
     ///
@@ -51,14 +52,16 @@ public final class SearchableIndex: Sendable {
     ///   created, ``SearchlightError/Code/indexLocked`` when another writer holds it past the
     ///   timeout.
     ///
-    /// With `keepsCountedFields`, a read-only handle on one database counts each field from a
-    /// column it keeps in memory (4 bytes an item for a text, 8 for a number, for the revision it
-    /// reads, shared with every handle of the process on the same index): built the first time a
-    /// field is counted at a revision, at a few times the cost of counting it once. A handle that
-    /// counts again and again (a service's reader) gains; one that counts once does not.
-    public init(path: String, access: Access, keepsCountedFields: Bool = false) throws(SearchlightError) {
+    /// With `keepsFieldsInMemory`, a read-only handle on one database counts each field from a
+    /// column it keeps in memory (4 bytes an item for a text, 8 for a number), and sorts a page
+    /// by a number over only the matches whose value can reach it, knowing the number's values at
+    /// 4,097 even ranks. Both are for the revision the handle reads, shared with every handle of
+    /// the process on the same index, and built the first time a field is counted or sorted by
+    /// at a revision, at a few times the cost of one count or sort. A handle that searches again
+    /// and again (a service's reader) gains; one that searches once does not.
+    public init(path: String, access: Access, keepsFieldsInMemory: Bool = false) throws(SearchlightError) {
         self.path = path
-        self.keepsCountedFields = keepsCountedFields
+        self.keepsFieldsInMemory = keepsFieldsInMemory
         let topology = try Topology.read(path)
         self.topology = topology
         switch access {

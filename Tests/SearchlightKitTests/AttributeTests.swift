@@ -211,8 +211,8 @@ struct AttributeTests {
     @Test("a reader keeping counted fields in memory counts what one reading them each time does, after every write")
     func keptColumns() throws {
         let test = try shop()
-        let kept = try SearchableIndex(path: test.path, access: .readOnly, keepsCountedFields: true)
-        let other = try SearchableIndex(path: test.path, access: .readOnly, keepsCountedFields: true)
+        let kept = try SearchableIndex(path: test.path, access: .readOnly, keepsFieldsInMemory: true)
+        let other = try SearchableIndex(path: test.path, access: .readOnly, keepsFieldsInMemory: true)
         let plain = try SearchableIndex(path: test.path, access: .readOnly)
         defer { for index in [kept, other, plain] { try? index.close() } }
         func counts(_ index: SearchableIndex, _ domain: String) throws -> [String] {
@@ -259,7 +259,7 @@ struct AttributeTests {
             return SearchableItem(object: object)
         }
         try test.index.indexSearchableItems(items, now: now)
-        let kept = try SearchableIndex(path: test.path, access: .readOnly, keepsCountedFields: true)
+        let kept = try SearchableIndex(path: test.path, access: .readOnly, keepsFieldsInMemory: true)
         let plain = try SearchableIndex(path: test.path, access: .readOnly)
         defer { for index in [kept, plain] { try? index.close() } }
         for text in ["widget", "cheap", "widget price:<2000"] {

@@ -115,7 +115,7 @@ func attributes(index path: String, manifest manifestPath: String, rounds: Int) 
         let facets = mix["facets"] as? String
     else { throw CocoaError(.coderReadCorrupt) }
     // As a service's readers do: counts read the fields' columns, built by the first count.
-    let index = try SearchableIndex(path: path, access: .readOnly, keepsCountedFields: true)
+    let index = try SearchableIndex(path: path, access: .readOnly, keepsFieldsInMemory: true)
     let clock = ContinuousClock()
     let kinds: [(String, (String) -> SearchQuery)] = [
         ("plain", { SearchQuery($0) }),

@@ -276,13 +276,16 @@ typedef struct cx_search_request {
     /// checks every match.
     const cx_facet_request *_Nullable facets;
     size_t facet_count;
-    /// The handle counts again and again (a service's reader): on a read-only handle on one
-    /// database, counts read each counted attribute from a column kept in memory (4 bytes an item
-    /// for a text, 8 for a number), built from its value stream the first time it is counted at
-    /// a revision and shared with every handle of the process on the same database. Building one
-    /// costs a few times what reading the matches' values once does: a command counting once is
-    /// better without.
-    bool keep_columns;
+    /// The handle searches again and again (a service's reader). On a read-only handle on one
+    /// database, counts then read each counted attribute from a column kept in memory (4 bytes an
+    /// item for a text, 8 for a number), and a page sorted by a number first is sorted from only
+    /// the matches whose value can reach it, by the number's ranks kept in memory (when fewer
+    /// than the page pass, from every match; the count past a thousand beyond the page is then
+    /// estimated from those that passed). Each is built from the attribute's value stream the
+    /// first time it is needed at a revision, and shared with every handle of the process on the
+    /// same database; building costs a few times one count or sort, so a command searching once
+    /// is better without.
+    bool keep_fields_in_memory;
 } cx_search_request;
 
 /// A run of bytes inside a text: `offset` and `length` in bytes.

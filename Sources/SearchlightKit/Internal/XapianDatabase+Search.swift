@@ -24,8 +24,8 @@ extension XapianDatabase {
         var relax = false
         var sort: [cx_sort_key] = []
         var facets: [ItemAttribute] = []
-        /// Counts read kept columns (``SearchableIndex/keepsCountedFields``).
-        var keepColumns = false
+        /// Counts and sorts use what is kept in memory (``SearchableIndex/keepsFieldsInMemory``).
+        var keepFieldsInMemory = false
     }
 
     func search(
@@ -53,7 +53,7 @@ extension XapianDatabase {
                             offset: UInt32(clamping: shape.offset), limit: UInt32(clamping: shape.limit),
                             relax: shape.relax, sort_keys: sortBuffer.baseAddress, sort_key_count: sortBuffer.count,
                             facets: facetBuffer.baseAddress, facet_count: facetBuffer.count,
-                            keep_columns: shape.keepColumns)
+                            keep_fields_in_memory: shape.keepFieldsInMemory)
                         try check { error in cx_search(handle, &request, &results, error) }
                     }
                 }
