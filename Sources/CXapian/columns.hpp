@@ -5,6 +5,13 @@
 
 namespace cx {
 
+/// Whether a search of `request` in `database` counts and sorts from kept fields: asked for, and
+/// on a read-only handle of one database (a writer's revision moves with each change; a shard's
+/// document ids are not its own).
+inline bool keeps_fields(const cx_database &database, const cx_search_request &request) {
+    return request.keep_fields_in_memory && !database.writable && !database.sharded;
+}
+
 /// One counted attribute of every item of one revision, in memory, indexed by document id: what a
 /// handle that counts again and again (a service's reader,
 /// `cx_search_request::keep_fields_in_memory`) counts from instead of reading the slot's value

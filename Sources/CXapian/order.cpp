@@ -160,15 +160,19 @@ bool sort_by_first_key(Xapian::Enquire &enquire, const cx_search_request &reques
 }
 
 bool run_bounded(cx_database &database, const cx_search_request &request, Xapian::Enquire &enquire,
-                 Xapian::MSet &mset, Xapian::doccount &matches) {
-    if (!request.keep_fields_in_memory || database.writable || database.sharded || request.limit == 0) return false;
+                 const Xapian::MSet *counted, Xapian::MSet &mset, Xapian::doccount &matches) {
+    if (!keeps_fields(database, request) || request.limit == 0) return false;
     if (request.sort_key_count == 0 || request.sort_keys[0].slot == CX_SLOT_RELEVANCE) return false;
     const Xapian::Query query = enquire.get_query();
-    Xapian::Enquire counting(database.reader);
-    counting.set_query(query);
-    counting.set_weighting_scheme(Xapian::BoolWeight());
-    const Xapian::MSet counted = counting.get_mset(0, 0, 1000 + request.offset + request.limit);
-    const std::optional<PageBound> bound = page_bound(database, request, counted.get_matches_estimated());
+    Xapian::MSet own_count;
+    if (counted == nullptr) {
+        Xapian::Enquire counting(database.reader);
+        counting.set_query(query);
+        counting.set_weighting_scheme(Xapian::BoolWeight());
+        own_count = counting.get_mset(0, 0, 1000 + request.offset + request.limit);
+        counted = &own_count;
+    }
+    const std::optional<PageBound> bound = page_bound(database, request, counted->get_matches_estimated());
     if (!bound) return false;
     enquire.set_query(Xapian::Query(Xapian::Query::OP_FILTER, query, bound->filter));
     // Sorted by a value, the match checks every item that passes: their count is exact.
@@ -177,11 +181,12 @@ bool run_bounded(cx_database &database, const cx_search_request &request, Xapian
         enquire.set_query(query);
         return false;
     }
-    // Counting stopped a thousand past the page: the matches that passed, scaled by the share of
-    // the items the filter keeps, within what counting knows for certain.
+    // Counting stopped a thousand past the page (or counted every match, for facets): the matches
+    // that passed, scaled by the share of the items the filter keeps, within what counting knows
+    // for certain.
     const double scaled = mset.get_matches_estimated() / bound->kept;
-    matches = std::clamp(Xapian::doccount(std::min(scaled, 4e9)), counted.get_matches_lower_bound(),
-                         counted.get_matches_upper_bound());
+    matches = std::clamp(Xapian::doccount(std::min(scaled, 4e9)), counted->get_matches_lower_bound(),
+                         counted->get_matches_upper_bound());
     return true;
 }
 

@@ -36,9 +36,11 @@ std::optional<PageBound> page_bound(cx_database &database, const cx_search_reque
 /// Runs `enquire`, a page sorted by a number first, over only the matches that `page_bound` keeps,
 /// for a reader that searches again and again (it keeps the key's ranks) when the query matches
 /// far more items than the page: `matches` is then their count, exact up to a thousand past the
-/// page and beyond that estimated from how many passed the filter. False, with `enquire` as it was, when
-/// that does not apply or fewer matches than the page passed the bound.
+/// page and beyond that estimated from how many passed the filter. `counted`, when given, is a
+/// count of the query's matches already made (for its facets): it is used instead of counting
+/// again. False, with `enquire` as it was, when that does not apply or fewer matches than the page
+/// passed the bound.
 bool run_bounded(cx_database &database, const cx_search_request &request, Xapian::Enquire &enquire,
-                 Xapian::MSet &mset, Xapian::doccount &matches);
+                 const Xapian::MSet *counted, Xapian::MSet &mset, Xapian::doccount &matches);
 
 }  // namespace cx

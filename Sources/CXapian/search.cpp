@@ -132,19 +132,20 @@ void run_built(cx_database &database, cx::Snapshot &snapshot, const cx_search_re
     // page checks a thousand matches past itself, and weighs only those. Its query holds the
     // caller's visibility and the expiry: what is counted is what may be seen.
     Xapian::Enquire counting(reader);
-    const bool keeping = request.keep_fields_in_memory && !database.writable && !database.sharded;
     cx::Facets facets(reader, counting, request.facets, request.facet_count, database.sharded,
-                      keeping ? &database : nullptr);
+                      cx::keeps_fields(database, request) ? &database : nullptr);
+    Xapian::MSet counted;
     if (request.facet_count > 0) {
         counting.set_query(enquire.get_query());
         counting.set_weighting_scheme(Xapian::BoolWeight());
         counting.set_time_limit(checking_seconds);
-        results.total = counting.get_mset(0, 0, reader.get_doccount()).get_matches_estimated();
+        counted = counting.get_mset(0, 0, reader.get_doccount());
+        results.total = counted.get_matches_estimated();
         results.facets = facets.collect();
     }
     Xapian::MSet mset;
     Xapian::doccount matches = 0;
-    if (!cx::run_bounded(database, request, enquire, mset, matches)) {
+    if (!cx::run_bounded(database, request, enquire, request.facet_count > 0 ? &counted : nullptr, mset, matches)) {
         mset = run_page(enquire, request, check_at_least);
         matches = mset.get_matches_estimated();
     }

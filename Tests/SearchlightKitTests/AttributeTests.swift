@@ -274,6 +274,11 @@ struct AttributeTests {
                     // Past a thousand matches beyond the page the count is an estimate.
                     #expect(abs(got.total - expected.total) <= expected.total / 4, "\(text) --sort \(sort)")
                 }
+                // Counted for its facets, every match is counted: the total is exact.
+                let counted = try kept.search(
+                    SearchQuery(text, limit: 10, sort: SearchQuery.SortKey.list(sort), facets: ["rating"]), now: now)
+                let every = try plain.search(SearchQuery(text, limit: 0), now: now)
+                #expect(counted.total == every.total, "\(text) --sort \(sort) --facet rating")
             }
         }
     }
