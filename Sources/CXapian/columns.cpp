@@ -58,6 +58,57 @@ std::shared_ptr<Ranks> read_ranks(const Xapian::Database &reader, Xapian::valuen
     return ranks;
 }
 
+/// `column_range`'s posting source: the passing document ids, walked in order from the column.
+class ColumnRange final : public Xapian::PostingSource {
+  public:
+    ColumnRange(std::shared_ptr<const Column> column, double low, double high)
+        : column(std::move(column)), low(low), high(high) {}
+
+    void init(const Xapian::Database &) override {
+        const std::vector<double> &numbers = column->numbers;
+        passing = Xapian::doccount(std::count_if(numbers.begin(), numbers.end(), [&](double x) { return passes(x); }));
+        current = 0;
+        set_maxweight(0);
+    }
+
+    Xapian::doccount get_termfreq_min() const override { return passing; }
+    Xapian::doccount get_termfreq_est() const override { return passing; }
+    Xapian::doccount get_termfreq_max() const override { return passing; }
+
+    void next(double) override {
+        const std::vector<double> &numbers = column->numbers;
+        do ++current;
+        while (current < numbers.size() && !passes(numbers[current]));
+    }
+
+    void skip_to(Xapian::docid id, double min_weight) override {
+        if (id <= current) return;
+        current = id - 1;
+        next(min_weight);
+    }
+
+    bool check(Xapian::docid id, double min_weight) override {
+        if (id <= current) return true;
+        // Left on `id` when it fails: `next` moves on past it.
+        current = id;
+        return current < column->numbers.size() && passes(column->numbers[current]);
+    }
+
+    bool at_end() const override { return current >= column->numbers.size(); }
+    Xapian::docid get_docid() const override { return Xapian::docid(current); }
+    Xapian::PostingSource *clone() const override { return new ColumnRange(column, low, high); }
+    std::string name() const override { return "searchlight.ColumnRange"; }
+
+  private:
+    /// NaN, an item without the number, passes neither comparison.
+    bool passes(double number) const { return number >= low && number <= high; }
+
+    std::shared_ptr<const Column> column;
+    double low, high;
+    Xapian::doccount passing = 0;
+    size_t current = 0;
+};
+
 /// Every revision's kept fields that a handle still reads, by the database's UUID and the revision.
 /// Each column or ranks is built while the lock is held, so two readers of the same revision build
 /// it once.
@@ -96,6 +147,10 @@ std::shared_ptr<const Column> column(cx_database &database, Xapian::valueno slot
     for (const std::string &text : built->texts) entry->bytes += text.size();
     entry->columns.emplace(slot, built);
     return built;
+}
+
+Xapian::Query column_range(std::shared_ptr<const Column> column, double low, double high) {
+    return Xapian::Query((new ColumnRange(std::move(column), low, high))->release());
 }
 
 std::shared_ptr<const Ranks> ranks(cx_database &database, Xapian::valueno slot) {

@@ -30,8 +30,14 @@ struct Column {
 /// would pass `most_column_bytes`, or for a database without a UUID: counts then read the stream.
 std::shared_ptr<const Column> column(cx_database &database, Xapian::valueno slot, bool number);
 
+/// The items whose number in `column` lies from `low` to `high`, both included (either infinite
+/// for no end): Xapian's `OP_VALUE_RANGE`, read from the column instead of the slot's value
+/// stream. Its frequency is exact, so the matcher leads with it when it is the rarest part of a
+/// query, and walking it, or checking an item against it, costs an array's read.
+Xapian::Query column_range(std::shared_ptr<const Column> column, double low, double high);
+
 /// The values of one number attribute over every item holding it, at evenly spaced ranks: what a
-/// page sorted by it first needs to know which values can reach the page (`bounded_order`).
+/// page sorted by it first needs to know which values can reach the page (`page_bound`).
 struct Ranks {
     /// `points[i]` is the value (serialised) at rank `i * (items - 1) / (points.size() - 1)`,
     /// ascending.

@@ -2,61 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <optional>
 
 #include "internal.hpp"
 
 namespace {
-
-/// The items whose value in a slot is at least (or at most) a bound: Xapian's `OP_VALUE_GE` (`LE`)
-/// filter, but one the matcher never walks. Its estimate is every item holding the value, so a
-/// query's own terms lead the match and each of their candidates is checked against the value
-/// (`ValueIterator::check`); walked, a bound that few items pass reads the whole value stream.
-class ValueBound final : public Xapian::ValuePostingSource {
-  public:
-    ValueBound(Xapian::valueno slot, std::string bound, bool at_least)
-        : ValuePostingSource(slot), bound(std::move(bound)), at_least(at_least) {}
-
-    void init(const Xapian::Database &database) override {
-        ValuePostingSource::init(database);
-        set_maxweight(0);
-        set_termfreq_min(0);
-    }
-
-    void next(double min_weight) override {
-        ValuePostingSource::next(min_weight);
-        skip_failing();
-    }
-
-    void skip_to(Xapian::docid id, double min_weight) override {
-        ValuePostingSource::skip_to(id, min_weight);
-        skip_failing();
-    }
-
-    bool check(Xapian::docid id, double min_weight) override {
-        if (!ValuePostingSource::check(id, min_weight)) return false;
-        if (at_end()) return true;
-        // Left on `id` when it fails: `next` moves on past it.
-        if (get_docid() == id) return passes(get_value());
-        skip_failing();
-        return true;
-    }
-
-    Xapian::PostingSource *clone() const override { return new ValueBound(get_slot(), bound, at_least); }
-
-    std::string name() const override { return "searchlight.ValueBound"; }
-
-  private:
-    bool passes(const std::string &value) const { return at_least ? value >= bound : value <= bound; }
-
-    void skip_failing() {
-        while (!at_end() && !passes(get_value())) ValuePostingSource::next(0);
-    }
-
-    std::string bound;
-    bool at_least;
-};
 
 /// How many pages' worth of matches a page bound lets pass, were the matches spread over the
 /// values as every item is: a query's matches seldom lean so far towards the worst values that
@@ -77,6 +29,8 @@ std::optional<PageBound> page_bound(cx_database &database, const cx_search_reque
     if (page == 0 || matches < 20 * page) return std::nullopt;
     const std::shared_ptr<const Ranks> ranks = cx::ranks(database, key.slot);
     if (!ranks) return std::nullopt;
+    std::shared_ptr<const Column> column = cx::column(database, key.slot, true);
+    if (!column) return std::nullopt;
     const double share = pages_passing * page * reader.get_doccount() / (double(matches) * ranks->items);
     if (share >= 0.5) return std::nullopt;
     // The rank at or past which a share of the items lie (descending), or at or before (ascending).
@@ -88,8 +42,10 @@ std::optional<PageBound> page_bound(cx_database &database, const cx_search_reque
     const auto passing = key.descending ? points.end() - std::lower_bound(points.begin(), points.end(), value)
                                         : std::upper_bound(points.begin(), points.end(), value) - points.begin();
     const double kept = double(passing) / points.size() * ranks->items / reader.get_doccount();
-    auto bound = new ValueBound(key.slot, value, key.descending);
-    return PageBound{Xapian::Query(bound->release()), kept};
+    const double number = Xapian::sortable_unserialise(value);
+    const double infinity = std::numeric_limits<double>::infinity();
+    return PageBound{column_range(column, key.descending ? number : -infinity, key.descending ? infinity : number),
+                     kept};
 }
 
 /// Orders `enquire`'s results as `request` asks: by relevance alone, by its keys then relevance,

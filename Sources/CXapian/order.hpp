@@ -21,8 +21,9 @@ bool sort_by_first_key(Xapian::Enquire &enquire, const cx_search_request &reques
 /// A filter that keeps the page `request` asks for when its first key is a number: the items whose
 /// value of it is among the best of those holding it (by the key's kept ranks, `cx::ranks`), so
 /// many that about eight pages of the query's `matches` would pass, were the matches spread over
-/// the values as every item is. Nothing when the first key is relevance or a distance, when
-/// `matches` are fewer than twenty pages, or when the filter would keep half the items or more.
+/// the values as every item is (a `column_range` over the key's kept column). Nothing when the
+/// first key is relevance or a distance, when `matches` are fewer than twenty pages, when the
+/// filter would keep half the items or more, or when the column cannot be kept.
 /// The page is the whole query's only when at least `offset + limit` matches pass: the caller
 /// checks that, and otherwise sorts every match.
 struct PageBound {

@@ -69,8 +69,13 @@ bool is_empty(const Query &query) { return query.empty(); }
 class Builder {
   public:
     Builder(const Xapian::Database &database, Layout layout, const cx_query_node *nodes, size_t count,
-            bool expand_here, bool relaxed)
-        : terms_(database, layout, expand_here), nodes_(nodes), count_(count), layout_(layout), relaxed_(relaxed) {}
+            bool expand_here, bool relaxed, cx_database *keeping)
+        : terms_(database, layout, expand_here),
+          nodes_(nodes),
+          count_(count),
+          layout_(layout),
+          relaxed_(relaxed),
+          keeping_(keeping) {}
 
     BuiltQuery build() {
         BuiltQuery built;
@@ -91,6 +96,8 @@ class Builder {
     /// Whether plain words side by side match when any does (`relaxed`). The query has no
     /// explicit operator then: every AND is words side by side.
     bool relaxed_;
+    /// The handle whose kept columns ranges read, or null.
+    cx_database *keeping_;
     size_t position_ = 0;
     bool uses_attributes_ = false;
     Highlighter highlighter_;
@@ -161,6 +168,10 @@ class Builder {
             case CX_NODE_RANGE:
                 if (std::isnan(leaf.low) || std::isnan(leaf.high) || leaf.low > leaf.high)
                     throw Xapian::InvalidArgumentError("a range needs a low end at most its high end");
+                if (keeping_ != nullptr) {
+                    if (std::shared_ptr<const Column> column = cx::column(*keeping_, leaf.slot, true))
+                        return column_range(std::move(column), leaf.low, leaf.high);
+                }
                 if (std::isinf(leaf.high))
                     return Query(Query::OP_VALUE_GE, leaf.slot, Xapian::sortable_serialise(leaf.low));
                 if (std::isinf(leaf.low))
@@ -249,9 +260,9 @@ class Builder {
 }  // namespace
 
 BuiltQuery build_query(const Xapian::Database &database, Layout layout, const cx_query_node *nodes, size_t count,
-                       bool expand_here, bool relaxed) {
+                       bool expand_here, bool relaxed, cx_database *keeping) {
     if (nodes == nullptr || count == 0) throw Xapian::InvalidArgumentError("the query tree is empty");
-    return Builder(database, layout, nodes, count, expand_here, relaxed).build();
+    return Builder(database, layout, nodes, count, expand_here, relaxed, keeping).build();
 }
 
 bool can_relax(const cx_query_node *nodes, size_t count) {

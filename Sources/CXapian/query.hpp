@@ -33,8 +33,12 @@ struct BuiltQuery {
 /// With `relaxed`, the plain words of the root (the words the query joins without an explicit
 /// operator) match when any of them does, rather than all: the items with more of them score
 /// more. Every other part of the query stays as exact as without.
+///
+/// With `keeping`, the read-only handle of `database` that keeps fields in memory
+/// (`keeps_fields`), a range reads its number from the kept column (`column_range`) rather than
+/// the slot's value stream.
 BuiltQuery build_query(const Xapian::Database &database, Layout layout, const cx_query_node *nodes, size_t count,
-                       bool expand_here = false, bool relaxed = false);
+                       bool expand_here = false, bool relaxed = false, cx_database *keeping = nullptr);
 
 /// Whether `relaxed` changes what the query tree `nodes` matches: its root joins two plain words
 /// or more without an explicit operator.

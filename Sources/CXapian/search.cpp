@@ -165,13 +165,16 @@ void require_attributes(const cx::Snapshot &snapshot, const cx_search_request &r
 void run_search(cx_database &database, const cx_search_request &request, cx_results &results) {
     const Xapian::Database &reader = database.reader;
     const std::shared_ptr<cx::Snapshot> snapshot = cx::snapshot(database);
-    cx::BuiltQuery built = cx::build_query(reader, snapshot->layout, request.nodes, request.node_count, database.sharded);
+    cx_database *keeping = cx::keeps_fields(database, request) ? &database : nullptr;
+    cx::BuiltQuery built =
+        cx::build_query(reader, snapshot->layout, request.nodes, request.node_count, database.sharded, false, keeping);
     require_attributes(*snapshot, request, built);
     run_built(database, *snapshot, request, built, results);
     // No visible item has every plain word: the items with the most of them (docs/reference.md, *Questions, not only keywords*). A count
     // (limit 0) counts the exact query.
     if (results.total == 0 && request.relax && request.limit > 0 && cx::can_relax(request.nodes, request.node_count)) {
-        const cx::BuiltQuery relaxed = cx::build_query(reader, snapshot->layout, request.nodes, request.node_count, database.sharded, true);
+        const cx::BuiltQuery relaxed = cx::build_query(reader, snapshot->layout, request.nodes, request.node_count,
+                                                         database.sharded, true, keeping);
         cx_results found;
         run_built(database, *snapshot, request, relaxed, found);
         if (found.total > 0) {

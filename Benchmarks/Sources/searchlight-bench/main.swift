@@ -114,7 +114,8 @@ func attributes(index path: String, manifest manifestPath: String, rounds: Int) 
         let rangeSort = mix["range_sort"] as? [String: String], let sort = mix["sort"] as? String,
         let facets = mix["facets"] as? String
     else { throw CocoaError(.coderReadCorrupt) }
-    // As a service's readers do: counts read the fields' columns, built by the first count.
+    // As a service's readers do: ranges, counts and sorts read the fields' columns, built by the first
+    // query that needs them.
     let index = try SearchableIndex(path: path, access: .readOnly, keepsFieldsInMemory: true)
     let clock = ContinuousClock()
     let kinds: [(String, (String) -> SearchQuery)] = [
@@ -134,9 +135,8 @@ func attributes(index path: String, manifest manifestPath: String, rounds: Int) 
     func time(_ kind: String, _ query: SearchQuery, round: Int) throws {
         var results: SearchResults?
         let elapsed = try clock.measure { results = try searchOnce(index, query, now: manifest.index_now) }
-        // The first count builds the counted fields' columns, the first sort its key's ranks: each
-        // timed on its own.
-        if round == 0 && ["facets", "sort", "range_sort"].contains(kind) && latencies[kind + "_first"] == nil {
+        // The first range, count or sort builds the columns and ranks it reads: each timed on its own.
+        if round == 0 && ["range", "facets", "sort", "range_sort"].contains(kind) && latencies[kind + "_first"] == nil {
             latencies[kind + "_first"] = [milliseconds(elapsed)]
         }
         guard round > 0 else { return }
