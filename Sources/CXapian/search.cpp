@@ -117,8 +117,9 @@ Xapian::MSet run_page(Xapian::Enquire &enquire, const cx_search_request &request
 }
 
 /// Runs the search of `built`: the page `request` asks for, in its order, and its counts over
-/// every match (for at most `checking_seconds`).
-void run_built(cx_database &database, cx::Snapshot &snapshot, const cx_search_request &request,
+/// every match (for at most `checking_seconds`). `keeping` is `database` when the search keeps
+/// fields in memory (`cx::keeps_fields`), else null.
+void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapshot, const cx_search_request &request,
                const cx::BuiltQuery &built, cx_results &results) {
     const Xapian::Database &reader = database.reader;
     results.highlighter = built.highlighter;
@@ -132,8 +133,7 @@ void run_built(cx_database &database, cx::Snapshot &snapshot, const cx_search_re
     // page checks a thousand matches past itself, and weighs only those. Its query holds the
     // caller's visibility and the expiry: what is counted is what may be seen.
     Xapian::Enquire counting(reader);
-    cx::Facets facets(reader, counting, request.facets, request.facet_count, database.sharded,
-                      cx::keeps_fields(database, request) ? &database : nullptr);
+    cx::Facets facets(reader, counting, request.facets, request.facet_count, database.sharded, keeping);
     Xapian::MSet counted;
     if (request.facet_count > 0) {
         counting.set_query(enquire.get_query());
@@ -169,14 +169,14 @@ void run_search(cx_database &database, const cx_search_request &request, cx_resu
     cx::BuiltQuery built =
         cx::build_query(reader, snapshot->layout, request.nodes, request.node_count, database.sharded, false, keeping);
     require_attributes(*snapshot, request, built);
-    run_built(database, *snapshot, request, built, results);
+    run_built(database, keeping, *snapshot, request, built, results);
     // No visible item has every plain word: the items with the most of them (docs/reference.md, *Questions, not only keywords*). A count
     // (limit 0) counts the exact query.
     if (results.total == 0 && request.relax && request.limit > 0 && cx::can_relax(request.nodes, request.node_count)) {
         const cx::BuiltQuery relaxed = cx::build_query(reader, snapshot->layout, request.nodes, request.node_count,
                                                          database.sharded, true, keeping);
         cx_results found;
-        run_built(database, *snapshot, request, relaxed, found);
+        run_built(database, keeping, *snapshot, request, relaxed, found);
         if (found.total > 0) {
             found.relaxed = true;
             results = std::move(found);
