@@ -62,18 +62,17 @@ Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &
     if (item.expiration_ms > 0)
         document.add_value(cx::slot::expiration, Xapian::sortable_serialise(static_cast<double>(item.expiration_ms)));
     document.add_value(cx::slot::is_public, item.is_public ? "1" : "0");
-    const std::string data = str(item.data);
-    document.add_value(cx::slot::digest, cx::content_digest(data));
+    document.add_value(cx::slot::digest, cx::item_digest(item));
     if (item.line_digest != 0) document.add_boolean_term(cx::line_term(item.line_digest));
     if (item.source.length > 0) document.add_boolean_term(cx::source_term(str(item.source)));
     if (item.views >= 0) cx::set_document_views(document, item.views);
     cx::add_attributes(document, item);
-    document.set_data(data);
+    document.set_data(cx::stored_data(item));
     return document;
 }
 
 Sameness stores_the_same(const Xapian::Document &stored, const cx_item &item) {
-    if (stored.get_value(cx::slot::digest) != cx::content_digest(str(item.data)) ||
+    if (stored.get_value(cx::slot::digest) != cx::item_digest(item) ||
         (item.views >= 0 && item.views != cx::document_views(stored)))
         return Sameness::different;
     const std::string source = item.source.length > 0 ? cx::source_term(str(item.source)) : std::string();

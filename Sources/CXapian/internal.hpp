@@ -18,6 +18,7 @@
 #include "facets.hpp"
 #include "views.hpp"
 #include "document.hpp"
+#include "stored.hpp"
 #include "write.hpp"
 #include "bulk.hpp"
 #include "read.hpp"

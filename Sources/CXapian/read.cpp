@@ -88,7 +88,7 @@ cx_status cx_database_get(cx_database *database, cx_text domain, cx_text identif
         found = posting != reader.postlist_end(unique);
         if (!found) return;
         const Xapian::Document document = reader.get_document(*posting);
-        data = document.get_data();
+        data = cx::item_data(document);
         source = source_of(reader, document);
     });
     if (status != CX_OK) return status;
@@ -222,7 +222,7 @@ cx_status cx_cursor_next(cx_cursor *cursor, cx_text *out_data, int64_t *out_expi
             return CX_OK;
         }
         Xapian::Document document = cursor->reader.get_document(*cursor->position);
-        cursor->data = document.get_data();
+        cursor->data = cx::item_data(document);
         cursor->source = source_of(cursor->reader, document);
         *out_source = {cursor->source.data(), cursor->source.size()};
         double expiration = cx::document_expiration(document);

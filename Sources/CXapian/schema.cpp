@@ -97,7 +97,7 @@ double document_expiration(const Xapian::Document &document) {
 }
 
 Layout layout_of(const std::string &recorded) {
-    if (recorded == format || recorded == "7") return Layout::shared;
+    if (recorded == format || recorded == "8" || recorded == "7") return Layout::shared;
     if (recorded == "6") return Layout::shared_with_description_terms;
     if (recorded == "2" || recorded == "3" || recorded == "4" || recorded == "5") return Layout::per_field;
     return Layout::unknown;

@@ -84,6 +84,9 @@ double view_boost(int64_t views);
 
 /// The index format this shim writes, kept in the database's metadata under `format_key`.
 ///
+/// Format 9 is format 8 with each item's data leaving out the attributes whose values give them
+/// back (`stored_data`): its JSON object less those keys, read back whole (`item_data`).
+///
 /// Format 8 is format 7 with the item's attributes in values (`slot::first_attribute` up) and the
 /// views also sortable (`slot::views_order`).
 ///
@@ -98,13 +101,15 @@ double view_boost(int64_t views);
 /// `XC` term for each (`Layout::shared_with_description_terms`). Formats 2 to 5 kept each field in
 /// a term space of its own (title words unprefixed, `XK`, `XC`), with further terms for their
 /// searches (`Layout::per_field`). Both are still searched through their own terms, and never
-/// written: a writer rebuilds them into format 7 first (`cx_database_upgrade`).
+/// written: a writer rebuilds every earlier format into the current one first
+/// (`cx_database_upgrade`).
 inline const std::string format_key = "searchlight.format";
-inline const std::string format = "8";
+inline const std::string format = "9";
 
-/// Whether an index of `recorded` format holds attributes and sortable views (format 8): what
-/// ranges, attribute filters, sorting and counts read. An older one is rebuilt by its next writer.
-inline bool has_attributes(const std::string &recorded) { return recorded == format; }
+/// Whether an index of `recorded` format holds attributes and sortable views (formats 8 and 9):
+/// what ranges, attribute filters, sorting and counts read. An older one is rebuilt by its next
+/// writer.
+inline bool has_attributes(const std::string &recorded) { return recorded == format || recorded == "8"; }
 
 /// How an index lays out its words.
 enum class Layout {

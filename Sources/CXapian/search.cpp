@@ -79,7 +79,7 @@ Xapian::doccount matches_to_check(const Xapian::Database &reader, const cx_searc
 /// Adds a found document to `results`: its data and its percentage. Its snippet is made from the
 /// description its data holds (`cx_results_make_snippet`): an index keeps the description once.
 void add_result(cx_results &results, const Xapian::Document &document, int32_t percent, const cx::BuiltQuery &built) {
-    results.data.push_back(document.get_data());
+    results.data.push_back(cx::item_data(document));
     results.percents.push_back(built.matches_everything ? 100 : percent);
     results.snippets.emplace_back();
 }

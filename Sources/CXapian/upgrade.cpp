@@ -47,8 +47,8 @@ bool is_per_field_extra(const std::string &term) {
 Xapian::Document upgraded_document(const Xapian::Document &document, Layout from) {
     Xapian::Document fresh;
     if (from == Layout::shared) {
-        // Format 7: the same terms, values and data; the views become sortable too. The
-        // attributes are added from the items' data (`cx_database_add_attributes`).
+        // Formats 7 and 8: the same terms, values and data; the views become sortable too. The
+        // attributes are added from the items' data, and leave it (`cx_database_add_attributes`).
         fresh = document;
         set_document_views(fresh, document_views(document));
         return fresh;
@@ -132,6 +132,10 @@ cx_status cx_database_add_attributes(cx_database *database, const cx_item *items
             if (found == writer.postlist_end(unique)) continue;
             Xapian::Document document = writer.get_document(*found);
             cx::add_attributes(document, items[i]);
+            if (items[i].moved != 0) {
+                document.set_data(cx::stored_data(items[i]));
+                document.add_value(cx::slot::digest, cx::item_digest(items[i]));
+            }
             writer.replace_document(*found, document);
         }
         return CX_OK;

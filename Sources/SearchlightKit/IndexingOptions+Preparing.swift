@@ -1,4 +1,5 @@
 import FoundationEssentials
+internal import CXapian
 
 extension IndexingOptions {
     /// These options, for an index with the custom fields `fields`.
@@ -38,7 +39,7 @@ extension IndexingOptions {
 
 extension StoredItem {
     /// What the shim stores for `item`: its fields, its attributes with those of the index's custom
-    /// `fields`, and its dictionary as JSON.
+    /// `fields`, and its dictionary as JSON, less what the attributes give back.
     ///
     /// - Throws: `FieldError` with ``SearchlightError/Code/itemTooLarge`` for an item over one
     ///   of ``ItemLimits``.
@@ -47,16 +48,8 @@ extension StoredItem {
     {
         let object = item.object
         try object.checkLimits()
-        let data: Data
-        do {
-            // The source is kept as a term, not in the data: a path per item would cost every
-            // item its bytes.
-            var dictionary = item.dictionary
-            dictionary["source"] = nil
-            data = try encoder.encode(dictionary)
-        } catch {
-            throw FieldError(code: .internalError, message: "Cannot encode the item: \(error)")
-        }
+        let values = object.attributeValues(custom: fields)
+        let (data, moved) = try Self.data(of: item, leavingOut: values, encoder: encoder)
         guard data.count <= ItemLimits.itemBytes else {
             throw FieldError(
                 code: .itemTooLarge,
@@ -67,7 +60,39 @@ extension StoredItem {
             description: object.contentDescription ?? "", schema: object.contentMetadata.contentSchema ?? "",
             keywords: object.keywords, data: Array(data), isPublic: item.contentIndexMode == .public,
             expiration: object.expirationDate ?? 0, lineDigest: lineDigest, views: object.viewCount ?? -1,
-            source: item.source ?? "", values: object.attributeValues(custom: fields))
+            source: item.source ?? "", values: values, moved: moved)
+    }
+
+    /// The JSON the index stores for `item`: its dictionary, less the keys whose value one of
+    /// `values` gives back exactly (`cx_stored_key`: the same number or text), which reading puts
+    /// back; `moved` names them as `cx_item.moved` does. The source is kept as a term, not in the
+    /// data: a path per item would cost every item its bytes.
+    static func data(of item: SearchableItem, leavingOut values: [AttributeValue], encoder: JSONEncoder)
+        throws(FieldError) -> (data: Data, moved: UInt32)
+    {
+        var dictionary = item.dictionary
+        dictionary["source"] = nil
+        var moved: UInt32 = 0
+        for value in values {
+            guard let key = ItemAttribute.storedKeys[value.slot] else { continue }
+            let given: JSONValue
+            switch value.content {
+            case .number(let number):
+                given = .number(number)
+                // A whole number of 9e15 or more is read back as an integer, not as this double.
+                if case .double(let double) = given, double.rounded() == double { continue }
+            case .text(let text): given = .string(text)
+            case .point: continue
+            }
+            guard dictionary[key] == given else { continue }
+            dictionary[key] = nil
+            moved |= 1 << (value.slot - CX_SLOT_FIRST_ATTRIBUTE.rawValue)
+        }
+        do {
+            return (try encoder.encode(dictionary), moved)
+        } catch {
+            throw FieldError(code: .internalError, message: "Cannot encode the item: \(error)")
+        }
     }
 }
 

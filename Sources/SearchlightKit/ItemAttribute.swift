@@ -55,6 +55,13 @@ public struct ItemAttribute: Sendable, Hashable {
     public static let country = ItemAttribute(name: "country", kind: .text, slot: 15)
     public static let location = ItemAttribute(name: "location", kind: .point, slot: 16)
 
+    /// The keys of an item's dictionary that the index may leave out of its data, by the slot of
+    /// the attribute whose value gives them back (`cx_stored_key`).
+    static let storedKeys: [UInt32: String] = Dictionary(
+        uniqueKeysWithValues: all.compactMap { attribute in
+            cx_stored_key(attribute.slot).map { (attribute.slot, String(cString: $0)) }
+        })
+
     /// Every attribute an item can carry.
     public static let all: [ItemAttribute] = [
         created, expires, views, price, rating, category, brand, condition, currency, city, country, location,

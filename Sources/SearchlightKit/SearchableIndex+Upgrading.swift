@@ -26,7 +26,8 @@ extension SearchableIndex {
     }
 
     /// Gives every item of the upgraded database at `folder` its attributes (``ItemAttribute``),
-    /// which only the items' data holds: read back, in batches, in one transaction.
+    /// which only the items' data holds, and stores the data less what they give back: read back,
+    /// in batches, in one transaction.
     static func addAttributes(at folder: String) throws(SearchlightError) {
         // The rebuild's writer has just let go of the lock; a process another thread started
         // meanwhile holds a copy of it until it runs its program, so opening waits a while.
@@ -36,7 +37,7 @@ extension SearchableIndex {
         do {
             // With the custom fields its metadata records, if any.
             let fields = try writer.customFields()
-            _ = try writer.addAttributes { item in item.object.attributeValues(custom: fields) }
+            _ = try writer.addAttributes(leavingOut: true) { item in item.object.attributeValues(custom: fields) }
         } catch {
             writer.cancel()
             throw error

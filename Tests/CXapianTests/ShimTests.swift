@@ -36,12 +36,43 @@ private func store(_ database: OpaquePointer, id: String, title: String, public 
                         domain: text(domainBuffer), identifier: text(idBuffer), title: text(titleBuffer),
                         description: cx_text(), schema: cx_text(), data: text(dataBuffer), keywords: nil,
                         keyword_count: 0, is_public: isPublic, expiration_ms: 0, line_digest: 0, views: -1,
-                        source: cx_text(), values: nil, value_count: 0)
+                        source: cx_text(), values: nil, value_count: 0, moved: 0)
                     var documents: OpaquePointer?
                     let built = call { cx_documents_build(&item, 1, &documents, $0) }.status
                     defer { cx_documents_free(documents) }
                     guard built == CX_OK else { return built }
                     return call { cx_database_store_documents(database, documents!, &item, 1, 0, nil, $0) }.status
+                }
+            }
+        }
+    }
+}
+
+/// Calls `body` with an item `id` of domain `app` whose data is `data`, with a price (slot 8) and a
+/// category (slot 10), leaving out of its data the keys `moved` names.
+private func withShopItem<Result>(
+    _ id: String, data: String, price: Double, category: String, moved: UInt32, _ body: (inout cx_item) -> Result
+) -> Result {
+    let texts = ["app", id, data, category].map { Array($0.utf8CString) }
+    return texts[0].withUnsafeBufferPointer { domain in
+        texts[1].withUnsafeBufferPointer { identifier in
+            texts[2].withUnsafeBufferPointer { json in
+                texts[3].withUnsafeBufferPointer { categoryText in
+                    func text(_ buffer: UnsafeBufferPointer<CChar>) -> cx_text {
+                        cx_text(data: buffer.baseAddress, length: buffer.count - 1)
+                    }
+                    let values = [
+                        cx_value(slot: 8, kind: CX_VALUE_NUMBER, number: price, second: 0, text: cx_text()),
+                        cx_value(slot: 10, kind: CX_VALUE_TEXT, number: 0, second: 0, text: text(categoryText)),
+                    ]
+                    return values.withUnsafeBufferPointer { valueBuffer in
+                        var item = cx_item(
+                            domain: text(domain), identifier: text(identifier), title: cx_text(),
+                            description: cx_text(), schema: cx_text(), data: text(json), keywords: nil,
+                            keyword_count: 0, is_public: false, expiration_ms: 0, line_digest: 0, views: -1,
+                            source: cx_text(), values: valueBuffer.baseAddress, value_count: 2, moved: moved)
+                        return body(&item)
+                    }
                 }
             }
         }
@@ -266,6 +297,62 @@ struct ShimTests {
         let stored = call { cx_database_store_documents(writer, built, &items, 1, 0, nil, $0) }
         #expect(stored.status == CX_ERR_INVALID_ARGUMENT)
         #expect(stored.message?.contains("not built from these items") == true)
+    }
+
+    @Test("an item's data may leave out what its values hold: reading puts it back, and a changed value is a change")
+    func leftOutKeys() throws {
+        #expect(cx_stored_key(8).map { String(cString: $0) } == "$price")
+        #expect(cx_stored_key(10).map { String(cString: $0) } == "$product_category")
+        #expect(cx_stored_key(16) == nil && cx_stored_key(32) == nil && cx_stored_key(0) == nil)
+        let (database, _, _) = open(TemporaryFolder.path + "/db", CX_OPEN_WRITE)
+        let writer = try #require(database)
+        defer { cx_database_free(writer) }
+        let moved: UInt32 = 1 << 1 | 1 << 3  // slots 8 and 10
+        let data = "{\"domain\":\"app\",\"title\":\"Kettle\"}"
+        let category = "Kitchen \"&\" Co \\ 台所\u{1}"
+        func unchanged(_ id: String, price: Double, moved: UInt32, data: String = data) -> UInt8 {
+            withShopItem(id, data: data, price: price, category: category, moved: moved) { item in
+                var marks: [UInt8] = [9]
+                let status = call { cx_database_find_unchanged(writer, &item, 1, 0, &marks, $0) }.status
+                return status == CX_OK ? marks[0] : 9
+            }
+        }
+        for (id, price) in [("a", 24.5), ("b", 31.0)] {
+            let status = withShopItem(id, data: data, price: price, category: category, moved: moved) { item in
+                var documents: OpaquePointer?
+                guard call({ cx_documents_build(&item, 1, &documents, $0) }).status == CX_OK else { return CX_ERR_IO }
+                defer { cx_documents_free(documents) }
+                return call { cx_database_store_documents(writer, documents!, &item, 1, 0, nil, $0) }.status
+            }
+            #expect(status == CX_OK)
+        }
+
+        for (id, price) in [("a", "24.5"), ("b", "31")] {
+            var bytes: UnsafeMutablePointer<CChar>?
+            var length = 0
+            let got = call { error in
+                "app".withCString { domain in
+                    id.withCString { identifier in
+                        cx_database_get(
+                            writer, cx_text(data: domain, length: 3), cx_text(data: identifier, length: 1), &bytes,
+                            &length, nil, error)
+                    }
+                }
+            }
+            defer { cx_string_free(bytes) }
+            #expect(got.status == CX_OK)
+            let json = String(decoding: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self)
+            #expect(json.hasPrefix("{\"domain\":\"app\",\"title\":\"Kettle\","), "\(json)")
+            #expect(json.contains("\"$price\":\(price)"), "\(json)")
+            let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+            #expect(object?["$product_category"] as? String == category, "\(json)")
+            #expect(object?["title"] as? String == "Kettle")
+        }
+
+        #expect(unchanged("a", price: 24.5, moved: moved) == 1)
+        #expect(unchanged("a", price: 24.25, moved: moved) == 0)
+        #expect(unchanged("a", price: 24.5, moved: 0) == 0)
+        #expect(unchanged("b", price: 31, moved: moved) == 1)
     }
 
     @Test("a closed handle refuses further calls")

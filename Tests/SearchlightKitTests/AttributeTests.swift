@@ -52,7 +52,7 @@ func shop() throws -> TestIndex {
     return test
 }
 
-@Suite("Ranges, attribute filters, sorting and counts (format 8)", .temporaryFolder)
+@Suite("Ranges, attribute filters, sorting and counts (formats 8 and 9)", .temporaryFolder)
 struct AttributeTests {
     @Test(
         "each range and filter of the query language finds what it should; an item without the field never matches",

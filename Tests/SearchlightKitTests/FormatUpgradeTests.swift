@@ -3,7 +3,7 @@ import SearchlightKit
 import SearchlightTesting
 import Testing
 
-/// An index written by an earlier release (Tests/fixtures/format-N-index, N 5, 6 or 7), copied
+/// An index written by an earlier release (Tests/fixtures/format-N-index, N 5 to 8), copied
 /// into the test's folder.
 func earlierFormatIndex(_ format: String = "5", _ name: String = "old") throws -> String {
     let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -13,7 +13,7 @@ func earlierFormatIndex(_ format: String = "5", _ name: String = "old") throws -
     return copy
 }
 
-@Suite("Index format 8: earlier formats searched, then rebuilt when written", .temporaryFolder)
+@Suite("Index format 9: earlier formats searched, then rebuilt when written", .temporaryFolder)
 struct FormatUpgradeTests {
     /// Queries of every kind, from every domain the fixtures hold.
     static let queries: [(String, String?)] = [
@@ -35,24 +35,35 @@ struct FormatUpgradeTests {
         }
     }
 
+    /// Every item `path` holds, as an export writes it, by domain and identifier.
+    private func items(_ path: String) throws -> [String: [String: JSONValue]] {
+        var items: [String: [String: JSONValue]] = [:]
+        try SearchableIndex(path: path, access: .readOnly).forEachItem(domainIdentifier: nil, now: now) {
+            items[$0.domainIdentifier + " " + $0.uniqueIdentifier] = $0.exportedDictionary
+        }
+        return items
+    }
+
     @Test(
-        "an index of format 5, 6 or 7 is searched as it is, and rebuilt into format 8 when opened for writing",
-        arguments: [("5", 70), ("6", 70), ("7", 133)])
+        "an index of format 5, 6, 7 or 8 is searched as it is, and rebuilt into format 9 when opened for writing",
+        arguments: [("5", 70), ("6", 70), ("7", 133), ("8", 133)])
     func upgrade(format: String, count: Int) throws {
         let old = try earlierFormatIndex(format)
         let before = try answers(old)
+        let given = try items(old)
         #expect(before.allSatisfy { !$0.isEmpty }, "\(before)")
         #expect(try indexFormat(old) == format)
         #expect(try SearchableIndex(path: old, access: .readOnly).formatUpgrades.isEmpty)
 
         let writer = try SearchableIndex(path: old, access: .readWrite(lockTimeout: .seconds(5)))
         #expect(
-            writer.formatUpgrades == [FormatUpgrade(path: old, fromFormat: format, toFormat: "8", items: count)])
+            writer.formatUpgrades == [FormatUpgrade(path: old, fromFormat: format, toFormat: "9", items: count)])
         #expect(writer.generation == 2)
         try writer.close()
-        #expect(try indexFormat(old) == "8")
+        #expect(try indexFormat(old) == "9")
+        #expect(try items(old) == given)
 
-        // The same items (with their views) indexed afresh in format 8: the same answers, and the
+        // The same items (with their views) indexed afresh in format 9: the same answers, and the
         // same items as before the upgrade.
         var items: [SearchableItem] = []
         try SearchableIndex(path: old, access: .readOnly).forEachItem(domainIdentifier: nil, now: now) {

@@ -92,7 +92,7 @@ struct ReliabilityTests {
         try checkWithXapian(workspace.index)
     }
 
-    @Test("killed with SIGKILL while an index is rebuilt into format 8, the old generation stays whole")
+    @Test("killed with SIGKILL while an index is rebuilt into format 9, the old generation stays whole")
     func killedWhileUpgrading() throws {
         let workspace = try Workspace()
         let words = ["alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "theta"]
@@ -135,11 +135,11 @@ struct ReliabilityTests {
             #expect(try exportedItems(workspace).count == 6_000, "run \(run)")
             #expect(try totals() == expected, "run \(run)")
         }
-        #expect(formats.isSubset(of: ["5", "8"]), "\(formats)")
+        #expect(formats.isSubset(of: ["5", "9"]), "\(formats)")
         // A run that is not killed rebuilds it, and says so.
         let upgrade = try workspace.run(["compact"])
         #expect(upgrade.status == 0, "\(upgrade.stderr)")
-        #expect(try indexFormat(workspace.index) == "8")
+        #expect(try indexFormat(workspace.index) == "9")
         #expect(try totals() == expected)
     }
 
@@ -159,9 +159,9 @@ struct ReliabilityTests {
         let write = try workspace.run(["index", file, "--domain", "fr.example.cuisine"])
         #expect(write.status == 0, "\(write.stderr)")
         #expect(
-            write.stderr.contains("Upgraded the index at \(workspace.index) from format 5 to format 8 (70 items)"),
+            write.stderr.contains("Upgraded the index at \(workspace.index) from format 5 to format 9 (70 items)"),
             "\(write.stderr)")
-        #expect(try indexFormat(workspace.index) == "8")
+        #expect(try indexFormat(workspace.index) == "9")
         try checkWithXapian(workspace.index)
         let after = try workspace.run(search).object()
         let ids = (after["results"] as? [[String: Any]] ?? []).compactMap { $0["canonicalIdentifier"] as? String }

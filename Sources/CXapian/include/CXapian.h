@@ -130,7 +130,8 @@ typedef struct cx_item {
     cx_text description;
     /// The content schema, e.g. `COMMERCE_PRODUCT`; may be empty.
     cx_text schema;
-    /// The stored document data, returned verbatim by searches, `cx_database_get` and cursors.
+    /// The item's JSON object, less the keys `moved` names; searches, `cx_database_get` and cursors
+    /// return it with them put back.
     cx_text data;
     const cx_text *_Nullable keywords;
     size_t keyword_count;
@@ -151,7 +152,16 @@ typedef struct cx_item {
     /// The item's attributes, each in a slot of its own (at most one value a slot).
     const cx_value *_Nullable values;
     size_t value_count;
+    /// The attributes whose keys `data` leaves out (format 9), one bit a slot from
+    /// `CX_SLOT_FIRST_ATTRIBUTE` up: each a slot `cx_stored_key` names, with a value in `values`
+    /// that gives the key's value back exactly (a number as `sortable_serialise` keeps it, written
+    /// as an integer when it is one below 9e15; a text as written).
+    uint32_t moved;
 } cx_item;
+
+/// The key of an item's JSON object that the attribute in `slot` holds, when reading can put it
+/// back from the value (`cx_item.moved`); NULL for a slot that cannot (a point, a custom field).
+const char *_Nullable cx_stored_key(uint32_t slot);
 
 /// What happened to one identifier in `cx_database_delete_items`.
 typedef enum cx_removal : int32_t {
@@ -349,7 +359,7 @@ cx_status cx_database_reopen(cx_database *_Nullable database, char *_Nullable *_
 cx_status cx_database_compact(cx_database *_Nullable database, const char *_Nullable destination,
                               char *_Nullable *_Nullable out_error);
 
-/// The index format this version writes: `"8"`.
+/// The index format this version writes: `"9"`.
 const char *cx_current_format(void);
 
 /// The index format the database records (the current one for an empty index), in a `malloc`-ed string for
@@ -357,7 +367,7 @@ const char *cx_current_format(void);
 cx_status cx_database_format(cx_database *_Nullable database, char *_Nullable *_Nonnull out_format,
                              char *_Nullable *_Nullable out_error);
 
-/// Writes the database's last commit, of format 2 to 7, into the folder `destination` (which must
+/// Writes the database's last commit, of format 2 to 8, into the folder `destination` (which must
 /// not exist yet) in the current format: each document's terms laid out as this version writes
 /// them (the same words, frequencies and positions), with its values, data and document id, and
 /// the spelling data and metadata. A writable handle only, outside a transaction; the handle and
@@ -367,8 +377,10 @@ cx_status cx_database_upgrade(cx_database *_Nullable database, const char *_Null
                               uint64_t *out_items, char *_Nullable *_Nullable out_error);
 
 /// Adds each item's attributes (`cx_item.values`) to the document stored for its domain and
-/// identifier, which keeps everything else; an item not stored is skipped. For an upgraded
-/// index, whose documents were written before attributes were (`cx_database_upgrade`).
+/// identifier, which keeps everything else; an item not stored is skipped. An item that leaves
+/// attributes out of its data (`cx_item.moved`) also replaces the stored data with its own. For an
+/// upgraded index, whose documents were written before attributes were (`cx_database_upgrade`),
+/// and for custom fields.
 cx_status cx_database_add_attributes(cx_database *_Nullable database, const cx_item *_Nullable items, size_t count,
                                      char *_Nullable *_Nullable out_error);
 

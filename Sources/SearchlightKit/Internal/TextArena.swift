@@ -31,6 +31,9 @@ struct StoredItem {
     var source = ""
     /// The item's attributes (``ItemAttribute``).
     var values: [AttributeValue] = []
+    /// The attributes `data` leaves out, their keys put back from `values` on reading
+    /// (`cx_item.moved`).
+    var moved: UInt32 = 0
 }
 
 /// Packs many strings into one buffer so that one pointer scope covers all the `cx_text`s of a call.
@@ -50,6 +53,7 @@ struct TextArena {
         var lineDigest: UInt64
         var views: Int64
         var values: [ValueRanges]
+        var moved: UInt32
 
         func item(in texts: Texts) -> cx_item {
             cx_item(
@@ -57,7 +61,7 @@ struct TextArena {
                 description: texts.text(description), schema: texts.text(schema), data: texts.text(data),
                 keywords: texts.keywordPointer(keywords), keyword_count: keywords.count, is_public: isPublic,
                 expiration_ms: expiration, line_digest: lineDigest, views: views, source: texts.text(source),
-                values: texts.valuePointer(values), value_count: values.count)
+                values: texts.valuePointer(values), value_count: values.count, moved: moved)
         }
     }
 
@@ -84,7 +88,7 @@ struct TextArena {
             description: add(item.description), schema: add(item.schema), data: add(bytes: item.data),
             source: add(item.source),
             keywords: item.keywords.map { add($0) }, isPublic: item.isPublic, expiration: item.expiration,
-            lineDigest: item.lineDigest, views: item.views, values: item.values.map { add($0) })
+            lineDigest: item.lineDigest, views: item.views, values: item.values.map { add($0) }, moved: item.moved)
     }
 
     mutating func add(_ value: AttributeValue) -> ValueRanges {

@@ -1,0 +1,149 @@
+// Stored data: an item's JSON object, less the attributes whose values give them back (format 9).
+//
+// An attribute's value holds what the item's JSON holds under its key, exactly, for most of the
+// built-in attributes: a number as `sortable_serialise` keeps it, a text as written. Kept in the
+// data as well, each would be stored twice, and the data is compressed item by item, so that the
+// key's name is paid in full each time. The Kit leaves such a key out of the JSON when its value
+// gives it back (`cx_stored_key`), and says so in `cx_item::moved`; the data then starts with a
+// mark byte and the two bytes of that set, which no JSON object starts with, and reading puts the
+// keys back at the end of the object.
+
+#include <charconv>
+#include <cmath>
+
+#include "internal.hpp"
+
+namespace cx {
+
+namespace {
+
+/// What a left-out attribute is in the item's JSON.
+enum class Form { number, text };
+
+struct StoredKey {
+    Xapian::valueno slot;
+    const char *key;
+    Form form;
+};
+
+/// The attributes an item's JSON may leave out, by slot (`ItemAttribute` in the Kit).
+constexpr StoredKey stored_keys[] = {
+    {slot::first_attribute + 0, "$creation_timestamp", Form::number},
+    {slot::first_attribute + 1, "$price", Form::number},
+    {slot::first_attribute + 2, "$rating_average", Form::number},
+    {slot::first_attribute + 3, "$product_category", Form::text},
+    {slot::first_attribute + 4, "$product_brand", Form::text},
+    {slot::first_attribute + 5, "$condition", Form::text},
+    {slot::first_attribute + 6, "$currency", Form::text},
+    {slot::first_attribute + 7, "$address_city", Form::text},
+    {slot::first_attribute + 8, "$address_country", Form::text},
+};
+
+/// The first byte of data that leaves attributes out; a JSON object starts with `{`.
+constexpr char moved_mark = '\x01';
+/// The mark and the two bytes of `cx_item::moved`, least significant first.
+constexpr size_t moved_header = 3;
+
+const StoredKey *stored_key(Xapian::valueno slot) {
+    for (const StoredKey &entry : stored_keys) {
+        if (entry.slot == slot) return &entry;
+    }
+    return nullptr;
+}
+
+/// Whether `moved` names the attribute in `slot`.
+bool names(uint32_t moved, Xapian::valueno slot) { return (moved >> (slot - slot::first_attribute)) & 1U; }
+
+/// The value `value` keeps in its slot: what `add_attributes` stores.
+std::string slot_value(const cx_value &value) {
+    return value.kind == CX_VALUE_TEXT ? str(value.text) : Xapian::sortable_serialise(value.number);
+}
+
+/// Appends `text` as a JSON string.
+void append_string(std::string &json, const std::string &text) {
+    json += '"';
+    for (const unsigned char byte : text) {
+        if (byte == '"' || byte == '\\') {
+            json += '\\';
+            json += static_cast<char>(byte);
+        } else if (byte < 0x20) {
+            char escaped[8];
+            std::snprintf(escaped, sizeof escaped, "\\u%04x", byte);
+            json += escaped;
+        } else {
+            json += static_cast<char>(byte);
+        }
+    }
+    json += '"';
+}
+
+/// Appends `number` as the Kit writes it: an integer when it is one below 9e15, otherwise the
+/// shortest decimal that reads back as the same double.
+void append_number(std::string &json, double number) {
+    if (std::nearbyint(number) == number && std::fabs(number) < 9.0e15) {
+        json += std::to_string(static_cast<long long>(number));
+        return;
+    }
+    char digits[32];
+    const std::to_chars_result written = std::to_chars(digits, digits + sizeof digits, number);
+    json.append(digits, written.ptr);
+}
+
+}  // namespace
+
+std::string stored_data(const cx_item &item) {
+    std::string data;
+    if (item.moved != 0) {
+        data += moved_mark;
+        data += static_cast<char>(item.moved & 0xFF);
+        data += static_cast<char>((item.moved >> 8) & 0xFF);
+    }
+    data.append(item.data.data != nullptr ? item.data.data : "", item.data.length);
+    return data;
+}
+
+std::string item_digest(const cx_item &item) {
+    std::string digested = stored_data(item);
+    for (size_t i = 0; i < item.value_count && item.moved != 0; ++i) {
+        const cx_value &value = item.values[i];
+        if (value.slot < slot::first_attribute || !names(item.moved, value.slot)) continue;
+        const std::string kept = slot_value(value);
+        digested += std::to_string(value.slot) + ":" + std::to_string(kept.size()) + ":" + kept;
+    }
+    return content_digest(digested);
+}
+
+std::string item_data(const Xapian::Document &document) {
+    std::string data = document.get_data();
+    if (data.size() < moved_header || data[0] != moved_mark) return data;
+    const uint32_t moved = static_cast<unsigned char>(data[1]) | static_cast<unsigned char>(data[2]) << 8;
+    data.erase(0, moved_header);
+    if (data.empty() || data.back() != '}') return data;  // not an object: left for the Kit to refuse
+    data.pop_back();
+    for (const StoredKey &entry : stored_keys) {
+        if (!names(moved, entry.slot)) continue;
+        const std::string value = document.get_value(entry.slot);
+        if (value.empty()) continue;
+        if (data.size() > 1) data += ',';
+        append_string(data, entry.key);
+        data += ':';
+        if (entry.form == Form::text) {
+            append_string(data, value);
+        } else {
+            append_number(data, Xapian::sortable_unserialise(value));
+        }
+    }
+    data += '}';
+    return data;
+}
+
+}  // namespace cx
+
+extern "C" {
+
+const char *cx_stored_key(uint32_t slot) {
+    const cx::StoredKey *entry = cx::stored_key(slot);
+    return entry != nullptr ? entry->key : nullptr;
+}
+
+}  // extern "C"

@@ -1,0 +1,20 @@
+// What stored.cpp offers the other files of the shim.
+#pragma once
+
+#include "schema.hpp"
+
+namespace cx {
+
+/// The data a document stores for `item` (format 9): its JSON as given, or, when the item leaves
+/// attributes out of it (`cx_item::moved`), a mark of which, then the JSON without them.
+std::string stored_data(const cx_item &item);
+
+/// `content_digest` of what `item` stores: its stored data and, when it leaves attributes out of
+/// it, their values; an item with the same digest as its stored version is unchanged.
+std::string item_digest(const cx_item &item);
+
+/// The item's JSON object as given: the document's data with the attributes it leaves out put
+/// back from their values.
+std::string item_data(const Xapian::Document &document);
+
+}  // namespace cx
