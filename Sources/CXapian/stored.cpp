@@ -51,8 +51,22 @@ const StoredKey *stored_key(Xapian::valueno slot) {
     return nullptr;
 }
 
+/// The slots `cx_item::moved` can name: as many as its two stored bytes have bits.
+constexpr Xapian::valueno movable_slots = 16;
+static_assert(
+    [] {
+        for (const StoredKey &entry : stored_keys) {
+            if (entry.slot - slot::first_attribute >= movable_slots) return false;
+        }
+        return true;
+    }(),
+    "cx_item::moved keeps two bytes");
+
 /// Whether `moved` names the attribute in `slot`.
-bool names(uint32_t moved, Xapian::valueno slot) { return (moved >> (slot - slot::first_attribute)) & 1U; }
+bool names(uint32_t moved, Xapian::valueno slot) {
+    const Xapian::valueno bit = slot - slot::first_attribute;
+    return slot >= slot::first_attribute && bit < movable_slots && ((moved >> bit) & 1U) != 0;
+}
 
 /// The value `value` keeps in its slot: what `add_attributes` stores.
 std::string slot_value(const cx_value &value) {
@@ -106,7 +120,7 @@ std::string item_digest(const cx_item &item) {
     std::string digested = stored_data(item);
     for (size_t i = 0; i < item.value_count && item.moved != 0; ++i) {
         const cx_value &value = item.values[i];
-        if (value.slot < slot::first_attribute || !names(item.moved, value.slot)) continue;
+        if (!names(item.moved, value.slot)) continue;
         const std::string kept = slot_value(value);
         digested += std::to_string(value.slot) + ":" + std::to_string(kept.size()) + ":" + kept;
     }
