@@ -62,12 +62,13 @@ Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &
     if (item.expiration_ms > 0)
         document.add_value(cx::slot::expiration, Xapian::sortable_serialise(static_cast<double>(item.expiration_ms)));
     document.add_value(cx::slot::is_public, item.is_public ? "1" : "0");
-    document.add_value(cx::slot::digest, cx::item_digest(item));
+    const std::string stored = cx::stored_data(item);
+    document.add_value(cx::slot::digest, cx::item_digest(stored, item));
     if (item.line_digest != 0) document.add_boolean_term(cx::line_term(item.line_digest));
     if (item.source.length > 0) document.add_boolean_term(cx::source_term(str(item.source)));
     if (item.views >= 0) cx::set_document_views(document, item.views);
     cx::add_attributes(document, item);
-    document.set_data(cx::stored_data(item));
+    document.set_data(stored);
     return document;
 }
 
@@ -106,24 +107,25 @@ std::string attribute_term(Xapian::valueno slot, const std::string &text) {
     return bounded_term(attribute_prefix + std::to_string(slot) + ":", fold_lower(text));
 }
 
+std::string slot_value(const cx_value &value) {
+    switch (value.kind) {
+        case CX_VALUE_NUMBER:
+            return Xapian::sortable_serialise(value.number);
+        case CX_VALUE_TEXT:
+            return str(value.text);
+        case CX_VALUE_POINT:
+            return Xapian::LatLongCoord(value.number, value.second).serialise();
+    }
+    return std::string();
+}
+
 void add_attributes(Xapian::Document &document, const cx_item &item) {
     for (size_t i = 0; i < item.value_count; ++i) {
         const cx_value &value = item.values[i];
         if (value.slot < slot::first_attribute) continue;
-        switch (value.kind) {
-            case CX_VALUE_NUMBER:
-                document.add_value(value.slot, Xapian::sortable_serialise(value.number));
-                break;
-            case CX_VALUE_TEXT: {
-                const std::string text = str(value.text);
-                document.add_value(value.slot, text);
-                document.add_boolean_term(attribute_term(value.slot, text));
-                break;
-            }
-            case CX_VALUE_POINT:
-                document.add_value(value.slot, Xapian::LatLongCoord(value.number, value.second).serialise());
-                break;
-        }
+        const std::string kept = slot_value(value);
+        document.add_value(value.slot, kept);
+        if (value.kind == CX_VALUE_TEXT) document.add_boolean_term(attribute_term(value.slot, kept));
     }
 }
 

@@ -19,6 +19,10 @@ Xapian::TermGenerator make_generator();
 /// Builds the document for one item; `unique` is its unique-id term.
 Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &item, const std::string &unique);
 
+/// What an attribute's value keeps in its slot: a number `sortable_serialise`d, a text as
+/// written, a point as a serialised `LatLongCoord`.
+std::string slot_value(const cx_value &value);
+
 /// Adds an item's attributes to its document: each value in its slot, and each text's filter term
 /// (`attribute_term`).
 void add_attributes(Xapian::Document &document, const cx_item &item);

@@ -68,11 +68,6 @@ bool names(uint32_t moved, Xapian::valueno slot) {
     return slot >= slot::first_attribute && bit < movable_slots && ((moved >> bit) & 1U) != 0;
 }
 
-/// The value `value` keeps in its slot: what `add_attributes` stores.
-std::string slot_value(const cx_value &value) {
-    return value.kind == CX_VALUE_TEXT ? str(value.text) : Xapian::sortable_serialise(value.number);
-}
-
 /// Appends `text` as a JSON string.
 void append_string(std::string &json, const std::string &text) {
     json += '"';
@@ -116,8 +111,10 @@ std::string stored_data(const cx_item &item) {
     return data;
 }
 
-std::string item_digest(const cx_item &item) {
-    std::string digested = stored_data(item);
+std::string item_digest(const cx_item &item) { return item_digest(stored_data(item), item); }
+
+std::string item_digest(const std::string &stored, const cx_item &item) {
+    std::string digested = stored;
     for (size_t i = 0; i < item.value_count && item.moved != 0; ++i) {
         const cx_value &value = item.values[i];
         if (!names(item.moved, value.slot)) continue;

@@ -13,6 +13,9 @@ std::string stored_data(const cx_item &item);
 /// it, their values; an item with the same digest as its stored version is unchanged.
 std::string item_digest(const cx_item &item);
 
+/// `item_digest` of `item`, whose `stored_data` is `stored`.
+std::string item_digest(const std::string &stored, const cx_item &item);
+
 /// The item's JSON object as given: the document's data with the attributes it leaves out put
 /// back from their values.
 std::string item_data(const Xapian::Document &document);

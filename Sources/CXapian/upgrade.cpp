@@ -133,8 +133,9 @@ cx_status cx_database_add_attributes(cx_database *database, const cx_item *items
             Xapian::Document document = writer.get_document(*found);
             cx::add_attributes(document, items[i]);
             if (items[i].moved != 0) {
-                document.set_data(cx::stored_data(items[i]));
-                document.add_value(cx::slot::digest, cx::item_digest(items[i]));
+                const std::string stored = cx::stored_data(items[i]);
+                document.set_data(stored);
+                document.add_value(cx::slot::digest, cx::item_digest(stored, items[i]));
             }
             writer.replace_document(*found, document);
         }
