@@ -191,23 +191,27 @@ public enum BranchUniversalObjectReader {
     // MARK: Objects
 
     static func add(_ object: [String: JSONValue], item: Int, line: Int?, into input: inout DecodedInput) {
-        do {
-            var domain: String?
-            switch object["domain"] {
-            case nil, .null?: domain = nil
-            case .string(let name)?: domain = name
-            case let other?:
-                throw FieldError(
-                    code: .invalidField, message: "\"domain\" must be a string, not \(other.typeDescription)")
-            }
+        do throws(FieldError) {
+            let domain = try envelopeString("domain", of: object)
+            let source = try envelopeString("source", of: object)
             let decoded = try BranchUniversalObject(json: object)
-            input.objects.append(DecodedObject(object: decoded, domain: domain, item: item, line: line))
-        } catch let error as FieldError {
-            input.rejections.append(
-                SearchlightError(error.code, error.message, path: input.path, item: item, line: line))
+            input.objects.append(
+                DecodedObject(
+                    object: decoded, domain: domain, source: source?.isEmpty == false ? source : nil, item: item,
+                    line: line))
         } catch {
             input.rejections.append(
-                SearchlightError(.internalError, "\(error)", path: input.path, item: item, line: line))
+                SearchlightError(error.code, error.message, path: input.path, item: item, line: line))
+        }
+    }
+
+    /// One of ``BranchUniversalObject/envelopeKeys``, which `export` writes: a string, or nil.
+    private static func envelopeString(_ key: String, of object: [String: JSONValue]) throws(FieldError) -> String? {
+        switch object[key] {
+        case nil, .null?: return nil
+        case .string(let text)?: return text
+        case let other?:
+            throw FieldError(code: .invalidField, message: "\"\(key)\" must be a string, not \(other.typeDescription)")
         }
     }
 

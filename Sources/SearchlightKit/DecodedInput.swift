@@ -5,6 +5,9 @@ public struct DecodedObject: Sendable, Hashable {
     public var object: BranchUniversalObject
     /// The item's own `domain` key, as `export` writes it.
     public var domain: String?
+    /// The item's own `source` key, as `export` writes it: the file it was first indexed from,
+    /// which it keeps when indexed again from the export.
+    public var source: String?
     /// The 1-based position of the item in its file.
     public var item: Int
     /// The 1-based line, for JSON Lines.
@@ -12,9 +15,12 @@ public struct DecodedObject: Sendable, Hashable {
     /// The salted digest of the JSON Lines line it came from, when read through a ``LineFilter``.
     var lineDigest: UInt64?
 
-    public init(object: BranchUniversalObject, domain: String? = nil, item: Int, line: Int? = nil) {
+    public init(
+        object: BranchUniversalObject, domain: String? = nil, source: String? = nil, item: Int, line: Int? = nil
+    ) {
         self.object = object
         self.domain = domain
+        self.source = source
         self.item = item
         self.line = line
     }

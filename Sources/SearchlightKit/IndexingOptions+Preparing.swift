@@ -21,7 +21,9 @@ extension IndexingOptions {
         for decoded in input.objects {
             do throws(FieldError) {
                 var (item, clamped, lineDigest) = try prepare(decoded, now: now)
-                item.source = input.source
+                // An item exported with the file it came from keeps it (a restored backup), where
+                // items may name their own envelope (a local run, not a request over HTTP).
+                item.source = (itemsMayChooseDomain ? decoded.source : nil) ?? input.source
                 stored.append(
                     (try StoredItem(item, lineDigest: lineDigest, encoder: encoder, fields: customFields), decoded.item)
                 )

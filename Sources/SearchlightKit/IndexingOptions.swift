@@ -9,8 +9,9 @@ public struct IndexingOptions: Sendable, Hashable {
     public var maximumTimeToLive: Duration?
     /// Items without an expiration expire this long after index time; `nil`: they never expire.
     public var defaultTimeToLive: Duration?
-    /// Whether an item's own `domain` key (as `export` writes it) may choose its domain. When
-    /// false, an item naming another domain is rejected.
+    /// Whether an item's own `domain` and `source` keys (as `export` writes them) may choose its
+    /// domain and the file it is recorded as coming from. When false, an item naming another domain
+    /// is rejected, and every item is recorded as coming from its input.
     public var itemsMayChooseDomain: Bool
     /// The custom fields of the index written (``SearchableIndex/addField(_:type:)``), whose values
     /// each item is stored with: the writer sets them.

@@ -224,6 +224,7 @@ struct DecodingTests {
             (#""contentMetadata":{"price":"x"}"#, "\"contentMetadata.price\" must be a number"),
             (#""$canonical_identifier":7"#, "\"$canonical_identifier\" must be a string"),
             (#""domain":5"#, "\"domain\" must be a string"),
+            (#""source":["a"]"#, "\"source\" must be a string"),
         ])
     func wrongType(field: String, message: String) throws {
         let error = try rejection(#"{"canonicalIdentifier":"x",\#(field)}"#)

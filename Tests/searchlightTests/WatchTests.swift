@@ -137,6 +137,31 @@ struct WatchTests {
         #expect(removed == 4)
     }
 
+    @Test("a backup restored from an export keeps its items' files: --mirror of their folder removes them when they go")
+    func restoredBackup() throws {
+        let workspace = try Workspace()
+        let folder = workspace.path + "/in"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try workspace.write("in/a.json", item("a1", "Alpha one"))
+        try workspace.write("in/b.jsonl", item("b1", "Beta one") + "\n" + item("b2", "Beta two"))
+        #expect(try workspace.run(["index", folder]).status == 0)
+        let backup = try workspace.write("backup.jsonl", try workspace.run(["export"]).stdout)
+        let restored = workspace.path + "/restored"
+        #expect(try workspace.run(["index", backup, "--index", restored]).status == 0)
+        let get = try workspace.run(["get", "b2", "--json", "--index", restored])
+        #expect(try get.object()["source"] as? String == folder + "/b.jsonl")
+
+        let watching = try Watching([folder, "--mirror", "--index", restored])
+        #expect(watching.waitForBatches(1), "\(watching.log)")
+        try FileManager.default.removeItem(atPath: folder + "/b.jsonl")
+        func count() throws -> Int {
+            try workspace.run(["stats", "--json", "--index", restored]).object()["documents"] as? Int ?? -1
+        }
+        #expect(try watching.wait { try count() == 1 }, "\(watching.log)")
+        #expect(try workspace.run(["get", "a1", "--index", restored]).status == 0)
+        #expect(watching.stop(SIGINT) == 0, "\(watching.log)")
+    }
+
     @Test("a file that cannot be read keeps its items until it reads cleanly")
     func brokenFileKeepsItems() throws {
         let workspace = try Workspace()
