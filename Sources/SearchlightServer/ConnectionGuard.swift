@@ -12,8 +12,10 @@ import Synchronization
 /// and how long a client may take to send a request or leave a connection idle (README,
 /// *Security*).
 public struct ConnectionLimits: Sendable, Hashable {
-    /// Connections served at once. A connection past this is answered 503 (code 2018) at once,
-    /// before its request is read, and closed.
+    /// Connections open at once. A connection past this closes the open connection that has waited
+    /// longest for a request's head (a client still sending one, or idle between requests); when
+    /// every open connection is inside a request, it is answered 503 (code 2018) at once, before
+    /// its request is read, and closed.
     public var maximumConnections: Int
     /// How long a client has to send its first request's head, from the connection's start. Past
     /// it the connection is closed.
@@ -23,14 +25,40 @@ public struct ConnectionLimits: Sendable, Hashable {
     /// How long a connection may wait for its next request once its previous response is sent.
     public var idleTimeout: Duration
 
+    /// The default: as many connections as the process's open-files limit allows, less the
+    /// ``reservedFiles`` the index and the logs may need.
     public init(
-        maximumConnections: Int = 1024, headerTimeout: Duration = .seconds(10),
+        maximumConnections: Int = ConnectionLimits.allowedByOpenFiles(), headerTimeout: Duration = .seconds(10),
         requestTimeout: Duration = .seconds(60), idleTimeout: Duration = .seconds(30)
     ) {
         self.maximumConnections = maximumConnections
         self.headerTimeout = headerTimeout
         self.requestTimeout = requestTimeout
         self.idleTimeout = idleTimeout
+    }
+
+    /// Descriptors kept for what is not a connection: the index's files (a few per table, per
+    /// reader and shard), the watched folders, the logs.
+    public static let reservedFiles = 256
+
+    /// The connections the process's open-files limit (`ulimit -n`, as it stands) leaves room
+    /// for: the limit less ``reservedFiles``, and at least 1.
+    public static func allowedByOpenFiles() -> Int {
+        var files = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files) == 0 else { return 1024 }
+        return max(1, Int(clamping: files.rlim_cur) - reservedFiles)
+    }
+
+    /// Raises the process's open-files limit to the most it may have (its hard limit), as servers
+    /// that hold many connections do, and returns the connections it then leaves room for.
+    @discardableResult
+    public static func raiseOpenFilesLimit() -> Int {
+        var files = rlimit()
+        if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files) == 0, files.rlim_cur < files.rlim_max {
+            files.rlim_cur = files.rlim_max
+            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &files)
+        }
+        return allowedByOpenFiles()
     }
 }
 
@@ -51,13 +79,69 @@ extension HTTPServerBuilder {
     }
 }
 
-/// How many connections are open, across the service's event loops.
+/// The service's open connections, across its event loops: how many there are, and which of
+/// them are waiting for a request's head (a client that has not finished sending one, or a
+/// connection idle between requests), oldest first, so that a new connection past the limit can
+/// take the place of the one that has waited longest. A client that opens connections and sends
+/// nothing then only ever displaces its own kind: it cannot lock out a search, which is inside a
+/// request a moment after it connects.
 final class OpenConnections: Sendable {
-    private let count = Atomic<Int>(0)
+    /// What becomes of a new connection.
+    enum Admission {
+        /// Within the limit.
+        case admitted
+        /// Past the limit, in place of this connection, which the caller closes.
+        case replacing(any Channel)
+        /// Past the limit, and every open connection is inside a request.
+        case refused
+    }
 
-    /// Counts a new connection; false when it is one past the limit.
-    func open(limit: Int) -> Bool { count.wrappingAdd(1, ordering: .relaxed).newValue <= limit }
-    func close() { count.wrappingSubtract(1, ordering: .relaxed) }
+    private struct State {
+        var count = 0
+        /// The waiting connections by the number of their wait, which grows with time.
+        var waiting: [UInt64: any Channel] = [:]
+        /// The numbers of waits, in the order they began; those no longer in `waiting` are
+        /// skipped, and dropped when they outnumber the waiting connections.
+        var order = CircularBuffer<UInt64>()
+        var nextWait: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// Counts a new connection and says whether it is served, and in whose place.
+    func open(limit: Int) -> Admission {
+        state.withLock { state in
+            state.count += 1
+            guard state.count > limit else { return .admitted }
+            while let oldest = state.order.popFirst() {
+                if let channel = state.waiting.removeValue(forKey: oldest) { return .replacing(channel) }
+            }
+            return .refused
+        }
+    }
+
+    /// The connection `channel` waits for a request's head from now on; the number it returns
+    /// names this wait for ``stopWaiting(_:)``.
+    func startWaiting(_ channel: any Channel) -> UInt64 {
+        state.withLock { state in
+            let wait = state.nextWait
+            state.nextWait += 1
+            state.waiting[wait] = channel
+            state.order.append(wait)
+            if state.order.count > 2 * state.waiting.count + 1024 {
+                state.order = CircularBuffer(state.order.filter { state.waiting[$0] != nil })
+            }
+            return wait
+        }
+    }
+
+    /// The wait `wait` is over: a request's head came in, or the connection closed.
+    func stopWaiting(_ wait: UInt64) {
+        _ = state.withLock { state in state.waiting.removeValue(forKey: wait) }
+    }
+
+    /// A counted connection has closed.
+    func close() { state.withLock { state in state.count -= 1 } }
 }
 
 /// Hummingbird's HTTP/1 channel with a ``ConnectionGuardHandler`` between the HTTP decoder and
@@ -82,8 +166,9 @@ struct GuardedHTTP1Channel: ServerChildChannel {
     }
 }
 
-/// Counts its connection against ``ConnectionLimits/maximumConnections`` and answers 503 past it;
-/// closes a connection whose client is too slow to send a request (header and request timeouts)
+/// Counts its connection against ``ConnectionLimits/maximumConnections``: past it, closes the
+/// connection that has waited longest for a request's head in its place, or answers 503 when none
+/// is waiting; closes a connection whose client is too slow to send a request (header and request timeouts)
 /// or that stays idle after a response; and closes an HTTP/1.0 connection (or one that asked for
 /// `Connection: close`) once its response is sent. A request being answered is never timed.
 final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
@@ -96,6 +181,10 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     private let open: OpenConnections
     private var counted = false
     private var refused = false
+    /// While the connection waits for a request's head: the number of its wait.
+    private var wait: UInt64?
+    /// The current request's response has ended.
+    private var responded = false
     private var keepAlive = true
     private var deadline: Scheduled<Void>?
     /// The request's body is still coming in (its end not read yet).
@@ -139,15 +228,22 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
         if refused { return }
         switch unwrapInboundIn(data) {
         case .head(let head):
+            stopWaiting()
+            responded = false
             keepAlive = head.isKeepAlive
             readingBody = true
             declaredLength = head.headers.first(name: "content-length").flatMap { Int($0) }
             arm(limits.requestTimeout, context: context)
         case .end:
             readingBody = false
-            deadline?.cancel()
-            deadline = nil
             if drainLeft != nil { return context.close(promise: nil) }
+            if responded {
+                // Answered before its body was all in: from now on it waits for the next request.
+                startWaiting(context: context)
+            } else {
+                deadline?.cancel()
+                deadline = nil
+            }
         case .body(let bytes):
             if let left = drainLeft {
                 // Dropped here, so nothing downstream asks for more: ask for it.
@@ -172,7 +268,9 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
             context.write(data, promise: promise)
         case .end where keepAlive:
             context.write(data, promise: promise)
+            responded = true
             arm(limits.idleTimeout, context: context)
+            if !readingBody { startWaiting(context: context) }
         case .end where readingBody && (declaredLength ?? 0) <= Self.drainLimit:
             // The request's body is not all in: drop the rest (within the request timeout), then close.
             context.writeAndFlush(data, promise: promise)
@@ -191,14 +289,30 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     private func start(context: ChannelHandlerContext) {
         guard !counted else { return }
         counted = true
-        if open.open(limit: limits.maximumConnections) {
-            arm(limits.headerTimeout, context: context)
-        } else {
-            refuse(context: context)
+        switch open.open(limit: limits.maximumConnections) {
+        case .admitted:
+            break
+        case .replacing(let waiting):
+            waiting.close(promise: nil)
+        case .refused:
+            return refuse(context: context)
         }
+        arm(limits.headerTimeout, context: context)
+        startWaiting(context: context)
+    }
+
+    private func startWaiting(context: ChannelHandlerContext) {
+        stopWaiting()
+        wait = open.startWaiting(context.channel)
+    }
+
+    private func stopWaiting() {
+        if let wait { open.stopWaiting(wait) }
+        wait = nil
     }
 
     private func finish() {
+        stopWaiting()
         deadline?.cancel()
         deadline = nil
         if counted {

@@ -51,9 +51,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Connections served at once; more are answered 503 (raised no higher than the open-files limit allows).",
+            """
+            Connections open at once (default: as many as the open-files limit allows, less 256); a new one past it \
+            takes the place of the one that has waited longest for a request, or is answered 503 when all are busy.
+            """,
             valueName: "n"))
-    var maxConnections = ConnectionLimits().maximumConnections
+    var maxConnections: Int?
 
     @Option(help: ArgumentHelp("How long a client has to send its request's head.", valueName: "duration"))
     var headerTimeout = TimeToLiveArgument(ConnectionLimits().headerTimeout)
@@ -70,7 +73,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
-        guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
+        guard (maxConnections ?? 1) >= 1 else { throw ValidationError("--max-connections must be at least 1") }
         guard headerTimeout.duration != nil, idleTimeout.duration != nil else {
             throw ValidationError("--header-timeout and --idle-timeout take a duration such as 10s, not none")
         }
@@ -118,21 +121,13 @@ struct ServeCommand: AsyncParsableCommand {
     /// The limits asked for, with the connections no more than the process may open: its
     /// open-files limit is raised to the most it may have, less what the index and the logs use.
     private func connectionLimits(logger: Logger) -> ConnectionLimits {
-        var files = rlimit()
-        var allowed = maxConnections
-        if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files) == 0 {
-            if files.rlim_cur < files.rlim_max {
-                files.rlim_cur = files.rlim_max
-                _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &files)
-                _ = getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files)
-            }
-            let spare = files.rlim_cur > 256 ? Int(clamping: files.rlim_cur) - 256 : 1
-            if spare < allowed {
-                logger.warning(
-                    "Serving at most \(spare) connections at once, not \(maxConnections): the open-files limit is \(files.rlim_cur) (ulimit -n)"
-                )
-                allowed = spare
-            }
+        let spare = ConnectionLimits.raiseOpenFilesLimit()
+        var allowed = maxConnections ?? spare
+        if allowed > spare {
+            logger.warning(
+                "Serving at most \(spare) connections at once, not \(allowed): the open-files limit is \(spare + ConnectionLimits.reservedFiles) (ulimit -n)"
+            )
+            allowed = spare
         }
         var limits = ConnectionLimits(maximumConnections: allowed)
         if let header = headerTimeout.duration { limits.headerTimeout = header }
