@@ -7,27 +7,10 @@ let upcomingFeatures: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
-// Release builds of the code a `searchlight` process runs put each function in a section of its
-// own, so that the linker can lay the functions a command runs next to each other.
-let startupCode: [SwiftSetting] = [
-    .unsafeFlags(["-Xfrontend", "-function-sections"], .when(platforms: [.linux], configuration: .release))
-]
-
-// Release links of the command-line program, for start-up: LLVM's lld (part of the Swift
-// toolchain) lays out first the functions listed in Linker/searchlight.order, the ones a search, a
-// get or a stats command runs (`scripts/order-symbols` writes it), so that a process touches fewer
-// pages of its code; and it packs the relative relocations (DT_RELR, glibc 2.36), which the loader
-// then reads from 10 KB instead of 960 KB. Names the list no longer matches are skipped.
-let startupLinking: [LinkerSetting] = [
-    .unsafeFlags(
-        [
-            "-use-ld=lld",
-            "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-            "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Linker/searchlight.order",
-            "-Xlinker", "--no-warn-symbol-ordering",
-        ],
-        .when(platforms: [.linux], configuration: .release))
-]
+// `SEARCHLIGHT_LAYERS=kit` declares only the shim, SearchlightKit, their tests and the fuzzers, with
+// the one package they depend on: the sanitizer and fuzzing stages of `scripts/test` build and run
+// only those, without the service's dependency tree.
+let kitOnly = Context.environment["SEARCHLIGHT_LAYERS"] == "kit"
 
 let package = Package(
     name: "Searchlight",
@@ -38,30 +21,33 @@ let package = Package(
         .library(name: "SearchlightKit", targets: ["SearchlightKit"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
-        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        // `swift package generate-documentation --target SearchlightKit`: the Kit's DocC catalog.
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
-    ],
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0")
+    ]
+        + (kitOnly
+            ? []
+            : [
+                .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+                .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+                .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+                .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+                .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+                .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+                .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+                // `swift package generate-documentation --target SearchlightKit`: the Kit's DocC catalog.
+                .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+            ]),
     targets: [
         .target(
             name: "CXapian",
             cxxSettings: [
-                .define("XAPIAN_NO_DEPRECATION_WARNINGS"),
-                .unsafeFlags(["-ffunction-sections"], .when(platforms: [.linux], configuration: .release)),
+                .define("XAPIAN_NO_DEPRECATION_WARNINGS")
             ],
             linkerSettings: [.linkedLibrary("xapian")]
         ),
         .target(
             name: "SearchlightKit",
             dependencies: ["CXapian", .product(name: "CoreMetrics", package: "swift-metrics")],
-            swiftSettings: upcomingFeatures + startupCode
+            swiftSettings: upcomingFeatures
         ),
         .target(
             name: "SearchlightServer",
@@ -87,7 +73,7 @@ let package = Package(
                 "SearchlightKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            swiftSettings: upcomingFeatures + startupCode
+            swiftSettings: upcomingFeatures
         ),
         .executableTarget(
             name: "searchlight",
@@ -96,8 +82,7 @@ let package = Package(
                 "SearchlightCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            swiftSettings: upcomingFeatures + startupCode,
-            linkerSettings: startupLinking
+            swiftSettings: upcomingFeatures
         ),
         .executableTarget(
             name: "searchlight-server",
@@ -133,8 +118,7 @@ let package = Package(
             name: "argument-parser-floor",
             dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Benchmarks/Sources/argument-parser-floor",
-            swiftSettings: upcomingFeatures + startupCode,
-            linkerSettings: startupLinking
+            swiftSettings: upcomingFeatures
         ),
         .executableTarget(
             name: "searchlight-bench",
@@ -174,3 +158,12 @@ let package = Package(
     ],
     cxxLanguageStandard: .cxx17
 )
+
+if kitOnly {
+    let kit: Set = [
+        "CXapian", "SearchlightKit", "FuzzHarness", "fuzz-decoder", "fuzz-query", "SearchlightTesting", "CXapianTests",
+        "SearchlightKitTests",
+    ]
+    package.targets.removeAll { !kit.contains($0.name) }
+    package.products.removeAll { $0.name != "SearchlightKit" }
+}
