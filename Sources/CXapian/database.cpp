@@ -13,15 +13,23 @@ bool is_topology(const char *path) {
 }
 
 /// Refuses an index of another format: it would be searched and written with the wrong terms.
-/// Writing and searching refuse it with CX_ERR_VERSION; export and get read only stored data.
+/// Searching refuses it (`format_status`), while get and export read its stored items. One this
+/// shim can rebuild (`is_rebuildable`) opens for writing, for the Kit to rebuild it into a new
+/// generation; any other does not.
 cx_status check_format(cx_database &database, char **out_error) {
     const std::string format = database.reader.get_metadata(cx::format_key);
-    if (database.reader.get_doccount() > 0 && cx::layout_of(format) == cx::Layout::unknown) {
-        database.format_error = "it was written in index format " + (format.empty() ? std::string("1") : format) +
-                                ", and this version searches formats 2 to " + cx::format + " and writes format " +
-                                cx::format;
-        if (database.writable) return cx::fail(CX_ERR_VERSION, database.format_error, out_error);
+    if (database.reader.get_doccount() == 0 || format == cx::format) return CX_OK;
+    const std::string named = format.empty() ? std::string("1") : format;
+    if (cx::is_rebuildable(format)) {
+        database.format_error = "it is in index format " + named + ", which its next writer rebuilds into format " +
+                                cx::format + " before it is searched";
+        database.format_status = CX_ERR_EARLIER_FORMAT;
+        return CX_OK;
     }
+    database.format_error = "it was written in index format " + named + ", and this version reads formats 2 to " +
+                            cx::format + " and writes format " + cx::format;
+    database.format_status = CX_ERR_VERSION;
+    if (database.writable) return cx::fail(CX_ERR_VERSION, database.format_error, out_error);
     return CX_OK;
 }
 
@@ -135,40 +143,6 @@ cx_status cx_database_format(cx_database *database, char **out_format, char **ou
 
 const char *cx_current_format(void) { return cx::format.c_str(); }
 
-cx_status cx_database_upgrade(cx_database *database, const char *destination, uint64_t *out_items,
-                              char **out_error) {
-    *out_items = 0;
-    if (cx_status status = cx::require_writable(database, out_error)) return status;
-    if (destination == nullptr) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no destination", out_error);
-    if (database->in_transaction)
-        return cx::fail(CX_ERR_INVALID_ARGUMENT, "a transaction is open; commit it first", out_error);
-    try {
-        // What is committed, read while the writer's lock stays held; nobody reads the new
-        // database before it is published, and the caller syncs it first.
-        Xapian::Database committed(database->path);
-        Xapian::WritableDatabase fresh(destination, Xapian::DB_CREATE | Xapian::DB_NO_SYNC);
-        const cx::Layout from = cx::layout_of(committed.get_metadata(cx::format_key));
-        uint64_t items = 0;
-        for (auto it = committed.postlist_begin(""); it != committed.postlist_end(""); ++it) {
-            // The same document ids: equal scores keep their order.
-            fresh.replace_document(*it, cx::upgraded_document(committed.get_document(*it), from));
-            if (++items % 10000 == 0) fresh.commit();
-        }
-        for (auto it = committed.spellings_begin(); it != committed.spellings_end(); ++it)
-            fresh.add_spelling(*it, it.get_termfreq());
-        for (auto key = committed.metadata_keys_begin(); key != committed.metadata_keys_end(); ++key) {
-            if (*key != cx::common_words_key) fresh.set_metadata(*key, committed.get_metadata(*key));
-        }
-        fresh.set_metadata(cx::format_key, cx::format);
-        fresh.commit();
-        fresh.close();
-        *out_items = items;
-        return CX_OK;
-    } catch (...) {
-        return cx::status_from_current_exception(out_error);
-    }
-}
-
 bool cx_database_is_writable(const cx_database *database) { return database != nullptr && database->writable; }
 
 cx_status cx_database_begin(cx_database *database, char **out_error) {
@@ -178,13 +152,12 @@ cx_status cx_database_begin(cx_database *database, char **out_error) {
         database->writer.begin_transaction(true);
         database->in_transaction = true;
         // The first transaction stamps the format, atomically with its items, and so does the
-        // first into an index emptied since. An index of an earlier format with items is upgraded
-        // before it is written (`cx_database_upgrade`).
+        // first into an index emptied since. An index of an earlier format with items is rebuilt
+        // before it is written (the Kit's `SearchableIndex.upgradeIfOlder`).
         Xapian::WritableDatabase &writer = database->writer;
         const std::string recorded = writer.get_metadata(cx::format_key);
         if (writer.get_doccount() == 0) {
             if (recorded != cx::format) writer.set_metadata(cx::format_key, cx::format);
-            if (!writer.get_metadata(cx::common_words_key).empty()) writer.set_metadata(cx::common_words_key, "");
         } else if (recorded != cx::format) {
             database->in_transaction = false;
             database->writer.cancel_transaction();

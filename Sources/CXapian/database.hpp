@@ -34,6 +34,9 @@ struct cx_database {
     bool sharded = false;
     /// Why searching this index is refused (another index format), or empty.
     std::string format_error;
+    /// What searching it is refused with: `CX_ERR_EARLIER_FORMAT` for a format its next writer
+    /// rebuilds, `CX_ERR_VERSION` for one this version does not read.
+    cx_status format_status = CX_OK;
     /// The database every read goes through; for a writable handle it shares `writer`'s internals.
     Xapian::Database reader;
     Xapian::WritableDatabase writer;

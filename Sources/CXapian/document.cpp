@@ -12,7 +12,7 @@ namespace cx {
 /// Builds the document for one item: free text for ranking and field search, boolean terms
 /// for filters and identity, and the values searches need.
 ///
-/// The words of every field go into one term space (format 7), each occurrence adding its field's
+/// The words of every field go into one term space, each occurrence adding its field's
 /// weight to the word's within-item frequency, so that a title word counts three times a
 /// description word before BM25 saturates it. The position gaps keep phrases from matching across
 /// fields. The title's words are also boolean field terms, without positions, for `title:`; the
@@ -24,11 +24,8 @@ Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &
     const auto index = [&](const std::string &text, cx::Field field) {
         const std::string folded = cx::fold_accents(text);
         generator.index_text(folded, cx::field_wdf(field));
-        if (const cx::FieldFilter *filter = cx::field_filter(field)) {
-            if (filter->stems_only) generator.set_stemming_strategy(Xapian::TermGenerator::STEM_ALL);
+        if (const cx::FieldFilter *filter = cx::field_filter(field))
             generator.index_text_without_positions(folded, 0, filter->prefix);
-            generator.set_stemming_strategy(Xapian::TermGenerator::STEM_SOME);
-        }
     };
 
     index(str(item.title), cx::Field::title);

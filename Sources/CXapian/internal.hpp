@@ -5,7 +5,6 @@
 #include "database.hpp"
 #include "errors.hpp"
 #include "schema.hpp"
-#include "upgrade.hpp"
 #include "text.hpp"
 #include "snippet.hpp"
 #include "terms.hpp"

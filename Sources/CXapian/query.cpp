@@ -68,12 +68,11 @@ bool is_empty(const Query &query) { return query.empty(); }
 
 class Builder {
   public:
-    Builder(const Xapian::Database &database, Layout layout, const cx_query_node *nodes, size_t count,
-            bool expand_here, bool relaxed, cx_database *keeping)
-        : terms_(database, layout, expand_here),
+    Builder(const Xapian::Database &database, const cx_query_node *nodes, size_t count, bool expand_here,
+            bool relaxed, cx_database *keeping)
+        : terms_(database, expand_here),
           nodes_(nodes),
           count_(count),
-          layout_(layout),
           relaxed_(relaxed),
           keeping_(keeping) {}
 
@@ -84,7 +83,6 @@ class Builder {
         if (position_ != count_) throw Xapian::InvalidArgumentError("the query tree has nodes past its root");
         built.highlighter = std::move(highlighter_);
         built.spellable = std::move(spellable_);
-        built.uses_attributes = uses_attributes_;
         return built;
     }
 
@@ -92,14 +90,12 @@ class Builder {
     LeafTerms terms_;
     const cx_query_node *nodes_;
     size_t count_;
-    Layout layout_;
     /// Whether plain words side by side match when any does (`relaxed`). The query has no
     /// explicit operator then: every AND is words side by side.
     bool relaxed_;
     /// The handle whose kept columns ranges read, or null.
     cx_database *keeping_;
     size_t position_ = 0;
-    bool uses_attributes_ = false;
     Highlighter highlighter_;
     std::vector<BuiltQuery::Spellable> spellable_;
 
@@ -111,7 +107,7 @@ class Builder {
         if (const FieldFilter *filter = terms_.field_filter(leaf.field); filter != nullptr && !query.empty()) {
             const Query in_field = terms_.in_field(leaf, *filter);
             if (!in_field.empty()) query = Query(Query::OP_FILTER, query, in_field);
-        } else if (layout_ == Layout::shared && leaf.field == CX_FIELD_DESCRIPTION && !query.empty()) {
+        } else if (leaf.field == CX_FIELD_DESCRIPTION && !query.empty()) {
             query = terms_.in_description(leaf, query);
         }
         if (positive) remember(leaf, query);
@@ -124,12 +120,8 @@ class Builder {
             const std::string &term = *it;
             const bool stemmed = !term.empty() && term[0] == 'Z';
             std::string word = stemmed ? term.substr(1) : term;
-            // A description's words in formats 2 to 5; every other prefixed term (a field filter,
-            // a beginning, a keyword's words) is not one to highlight.
-            if (layout_ == Layout::per_field && word.compare(0, prefix::description.size(), prefix::description) == 0)
-                word.erase(0, prefix::description.size());
-            else if (!is_shared_word(word))
-                continue;
+            // A prefixed term (a field filter, a beginning) is not one to highlight.
+            if (!is_shared_word(word)) continue;
             (stemmed ? highlighter_.stems : highlighter_.words).push_back(std::move(word));
         }
         const std::string word = fold_lower(str(leaf.text));
@@ -212,7 +204,6 @@ class Builder {
             case CX_NODE_RANGE:
             case CX_NODE_ATTRIBUTE:
             case CX_NODE_NEAR:
-                uses_attributes_ = true;
                 return Query(Query::OP_SCALE_WEIGHT, attribute(current), 0.0);
             case CX_NODE_AND:
             case CX_NODE_OR:
@@ -259,10 +250,10 @@ class Builder {
 
 }  // namespace
 
-BuiltQuery build_query(const Xapian::Database &database, Layout layout, const cx_query_node *nodes, size_t count,
+BuiltQuery build_query(const Xapian::Database &database, const cx_query_node *nodes, size_t count,
                        bool expand_here, bool relaxed, cx_database *keeping) {
     if (nodes == nullptr || count == 0) throw Xapian::InvalidArgumentError("the query tree is empty");
-    return Builder(database, layout, nodes, count, expand_here, relaxed, keeping).build();
+    return Builder(database, nodes, count, expand_here, relaxed, keeping).build();
 }
 
 bool can_relax(const cx_query_node *nodes, size_t count) {

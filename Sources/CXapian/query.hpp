@@ -20,8 +20,6 @@ struct BuiltQuery {
         Xapian::Query query;
     };
     std::vector<Spellable> spellable;
-    /// The query reads attributes (a range, an attribute's text, a distance): format 8's values.
-    bool uses_attributes = false;
 };
 
 /// Builds the query. Throws Xapian::InvalidArgumentError for a malformed tree.
@@ -37,7 +35,7 @@ struct BuiltQuery {
 /// With `keeping`, the read-only handle of `database` that keeps fields in memory
 /// (`keeps_fields`), a range reads its number from the kept column (`column_range`) rather than
 /// the slot's value stream.
-BuiltQuery build_query(const Xapian::Database &database, Layout layout, const cx_query_node *nodes, size_t count,
+BuiltQuery build_query(const Xapian::Database &database, const cx_query_node *nodes, size_t count,
                        bool expand_here = false, bool relaxed = false, cx_database *keeping = nullptr);
 
 /// Whether `relaxed` changes what the query tree `nodes` matches: its root joins two plain words

@@ -44,10 +44,6 @@ std::shared_ptr<Snapshot> snapshot(cx_database &database) {
     if (keeps && database.snapshot && database.snapshot->revision == revision) return database.snapshot;
     auto fresh = std::make_shared<Snapshot>();
     fresh->revision = revision;
-    // An empty index records no format: it takes the current one with its first items.
-    const std::string recorded = database.reader.get_metadata(format_key);
-    if (const Layout layout = layout_of(recorded); layout != Layout::unknown) fresh->layout = layout;
-    fresh->attributes = recorded.empty() || has_attributes(recorded);
     if (keeps) database.snapshot = fresh;
     return fresh;
 }

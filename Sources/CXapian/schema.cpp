@@ -96,11 +96,8 @@ double document_expiration(const Xapian::Document &document) {
     return value.empty() ? never_ms : Xapian::sortable_unserialise(value);
 }
 
-Layout layout_of(const std::string &recorded) {
-    if (recorded == format || recorded == "8" || recorded == "7") return Layout::shared;
-    if (recorded == "6") return Layout::shared_with_description_terms;
-    if (recorded == "2" || recorded == "3" || recorded == "4" || recorded == "5") return Layout::per_field;
-    return Layout::unknown;
+bool is_rebuildable(const std::string &recorded) {
+    return recorded.size() == 1 && recorded[0] >= '2' && recorded[0] <= '8';
 }
 
 Xapian::termcount field_wdf(Field field) {
@@ -115,21 +112,12 @@ Xapian::termcount field_wdf(Field field) {
     return 1;
 }
 
-const FieldFilter *field_filter(Field field, Layout layout) {
-    static const FieldFilter title{prefix::title, false};
-    static const FieldFilter description{prefix::description, true};
-    switch (field) {
-        case Field::title:
-            return &title;
-        case Field::description:
-            return layout == Layout::shared_with_description_terms ? &description : nullptr;
-        case Field::keyword:
-            return nullptr;
-    }
-    return nullptr;
+const FieldFilter *field_filter(Field field) {
+    static const FieldFilter title{prefix::title};
+    return field == Field::title ? &title : nullptr;
 }
 
-std::string filter_stem(const std::string &word) {
+std::string english_stem(const std::string &word) {
     thread_local Xapian::Stem stemmer("english");
     return stemmer(word);
 }
@@ -203,7 +191,7 @@ bool is_match_term(const std::string &term) {
 }
 
 std::string match_term_of(const std::string &word) {
-    return has_stem(first_character(word, 0)) ? "Z" + filter_stem(word) : word;
+    return has_stem(first_character(word, 0)) ? "Z" + english_stem(word) : word;
 }
 
 std::vector<std::pair<std::string, Xapian::termcount>> match_terms(const Xapian::Document &document) {
@@ -213,6 +201,21 @@ std::vector<std::pair<std::string, Xapian::termcount>> match_terms(const Xapian:
     }
     return terms;
 }
+
+namespace {
+
+/// Adds `prefix::elsewhere` of each of the document's match terms for which `in_description` is
+/// false.
+template <typename InDescription>
+void add_elsewhere_terms_where(Xapian::Document &document, const InDescription &in_description) {
+    std::vector<std::string> elsewhere;
+    for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it) {
+        if (is_match_term(*it) && !in_description(*it, it.get_wdf())) elsewhere.push_back(prefix::elsewhere + *it);
+    }
+    for (const std::string &term : elsewhere) document.add_boolean_term(term);
+}
+
+}  // namespace
 
 void add_elsewhere_terms(Xapian::Document &document,
                          const std::vector<std::pair<std::string, Xapian::termcount>> &before) {

@@ -22,21 +22,15 @@ inline const std::string schema = "XS";
 inline const std::string identifier = "XI";
 /// A whole keyword, folded and lower-cased (boolean).
 inline const std::string keyword = "K";
-/// The words of the title, keywords and description share one unprefixed term space (formats 6
-/// and 7).
+/// The words of the title, keywords and description share one unprefixed term space.
 inline const std::string text = "";
 /// A title word or its stem (boolean, `S` as in omega): what `title:` filters by.
 inline const std::string title = "S";
-/// Format 6: a description word's stem (boolean), what `description:` filtered by. Formats 2 to 5
-/// kept the description's words here with their weights and positions.
-inline const std::string description = "XC";
 /// A term of the item's words, as a plain word's search reads it (`is_match_term`), that is not in
 /// its description (boolean): `description:w` is `w` less the items with `XE` of it. An item's
 /// title and keywords hold few words its description lacks, so this takes a few terms an item
 /// where the description's own words took dozens.
 inline const std::string elsewhere = "XE";
-/// Format 5 and before: keyword words (free text).
-inline const std::string keyword_text = "XK";
 /// The digest of the raw input line an item was read from, with the options it was read under
 /// (boolean): present only while that line still yields exactly the stored item.
 inline const std::string line = "XR";
@@ -53,9 +47,6 @@ namespace slot {
 /// `sortable_serialise` of the expiration in epoch ms; absent for items that never expire, so that
 /// the value stream holds only the items that can expire.
 constexpr Xapian::valueno expiration = 0;
-/// Formats 2 to 5: the original description, for snippets, which formats 6 and 7 make from the
-/// item's data (`cx_results_make_snippet`) instead of keeping the description twice.
-constexpr Xapian::valueno description = 1;
 /// "1" for public items, "0" for private ones.
 constexpr Xapian::valueno is_public = 2;
 /// `content_digest` of the stored data: an item whose new data has the same digest is unchanged.
@@ -65,10 +56,9 @@ constexpr Xapian::valueno views = 4;
 /// `sortable_serialise` of the views' ranking boost, from 0 to 1 (`view_boost`); absent for none,
 /// so that the value stream holds only viewed items.
 constexpr Xapian::valueno view_boost = 5;
-/// Format 8: `sortable_serialise` of the recorded views, what sorting by views reads; absent for
-/// none.
+/// `sortable_serialise` of the recorded views, what sorting by views reads; absent for none.
 constexpr Xapian::valueno views_order = CX_SLOT_VIEWS;
-/// Format 8: the item's attributes (`cx_value`), from here up, in the slots the Kit assigns.
+/// The item's attributes (`cx_value`), from here up, in the slots the Kit assigns.
 constexpr Xapian::valueno first_attribute = CX_SLOT_FIRST_ATTRIBUTE;
 }  // namespace slot
 
@@ -82,63 +72,31 @@ void set_document_views(Xapian::Document &document, int64_t views);
 /// The ranking boost of `views`, from 0 to 1: ln(1 + views) / ln(1 + 1000), at most 1.
 double view_boost(int64_t views);
 
-/// The index format this shim writes, kept in the database's metadata under `format_key`.
+/// The index format this shim writes and searches, kept in the database's metadata under
+/// `format_key`. It indexes the words of every field once, in one unprefixed term space, each
+/// occurrence adding its field's weight to the word's within-item frequency (`field_wdf`), as BM25F
+/// does: every word has one document frequency, and one posting list to read. `S` terms (boolean)
+/// say which words are in the title; `XE` terms which of the item's words are not in its
+/// description (`add_elsewhere_terms`); one set of word beginnings serves as-you-type. The item's
+/// attributes are values (`slot::first_attribute` up), and its data is its JSON object less the
+/// attributes whose values give them back (`stored_data`), read back whole (`item_data`).
 ///
-/// Format 9 is format 8 with each item's data leaving out the attributes whose values give them
-/// back (`stored_data`): its JSON object less those keys, read back whole (`item_data`).
-///
-/// Format 8 is format 7 with the item's attributes in values (`slot::first_attribute` up) and the
-/// views also sortable (`slot::views_order`).
-///
-/// Format 7 indexes the words of every field once, in one unprefixed term space, each occurrence
-/// adding its field's weight to the word's within-item frequency (`field_wdf`), as BM25F does:
-/// every word has one document frequency, and one posting list to read. `S` terms (boolean) say
-/// which words are in the title; `XE` terms which of the item's words are not in its description
-/// (`add_elsewhere_terms`), far fewer than the description's own words; one set of word
-/// beginnings serves as-you-type.
-///
-/// Format 6 had the same term space and said which words are in the description with a boolean
-/// `XC` term for each (`Layout::shared_with_description_terms`). Formats 2 to 5 kept each field in
-/// a term space of its own (title words unprefixed, `XK`, `XC`), with further terms for their
-/// searches (`Layout::per_field`). Both are still searched through their own terms, and never
-/// written: a writer rebuilds every earlier format into the current one first
-/// (`cx_database_upgrade`).
+/// An index of an earlier format (`is_rebuildable`) is not searched: its items are read (get,
+/// export) and rebuilt into a new generation of this format by its next writer, from their stored
+/// data, as indexing stores them (the Kit's `SearchableIndex.upgradeIfOlder`).
 inline const std::string format_key = "searchlight.format";
 inline const std::string format = "9";
 
-/// Whether an index of `recorded` format holds attributes and sortable views (formats 8 and 9):
-/// what ranges, attribute filters, sorting and counts read. An older one is rebuilt by its next
-/// writer.
-inline bool has_attributes(const std::string &recorded) { return recorded == format || recorded == "8"; }
-
-/// How an index lays out its words.
-enum class Layout {
-    /// Formats 7 and 8: one term space for every field, `XE` for the words not in the description.
-    shared,
-    /// Format 6: one term space for every field, `XC` for the description's words.
-    shared_with_description_terms,
-    /// Formats 2 to 5: a term space per field.
-    per_field,
-    /// Format 1, or one this shim does not know.
-    unknown,
-};
-
-/// Whether `layout` keeps every field's words in one term space (formats 6 and 7).
-inline bool is_one_term_space(Layout layout) {
-    return layout == Layout::shared || layout == Layout::shared_with_description_terms;
-}
-
-/// The layout of an index whose metadata records `recorded` (format 1 records nothing; an empty
-/// index takes the current format with its first items).
-Layout layout_of(const std::string &recorded);
+/// Whether an index that records `recorded` is of an earlier format whose items its next writer can
+/// rebuild into this one: formats 2 to 8, each of which stores every item's JSON whole.
+bool is_rebuildable(const std::string &recorded);
 
 struct DocumentBits;
 struct ViewBoosts;
 struct SpellingWords;
 struct KeptFields;
 
-/// One revision of an index as its searches see it: its layout, and what they read once and
-/// reuse, each on first need: the items a domain may see (visibility.cpp), the recorded views'
+/// One revision of an index as its searches see it: what they read once and reuse, each on first need: the items a domain may see (visibility.cpp), the recorded views'
 /// boosts (views.cpp) and the spelling table's words (spelling.cpp).
 ///
 /// A read-only handle of one database keeps the snapshot of the revision it has open until it
@@ -147,9 +105,6 @@ struct KeptFields;
 /// of its own, which nothing keeps.
 struct Snapshot {
     Xapian::rev revision = 0;
-    Layout layout = Layout::shared;
-    /// Whether the index holds attributes (`has_attributes`).
-    bool attributes = true;
     /// The items a search may see, by the domain whose private items it sees ("" for none), for
     /// at most `visible_domains` domains (each is one bit per document).
     std::unordered_map<std::string, std::shared_ptr<const DocumentBits>> visible;
@@ -160,18 +115,12 @@ struct Snapshot {
     std::shared_ptr<KeptFields> fields;
 };
 
-/// The snapshot of the revision `database` reads (see `Snapshot`). An index without items records
-/// no format yet, and is read as the current format.
+/// The snapshot of the revision `database` reads (see `Snapshot`).
 std::shared_ptr<Snapshot> snapshot(cx_database &database);
-
-/// The metadata key under which format 5 recorded its common words; gone after an upgrade.
-inline const std::string common_words_key = "searchlight.common";
 
 /// Whether the Kit may keep a record under `key` (`cx_database_set_metadata`): a `searchlight.`
 /// key other than the shim's own.
-inline bool is_kit_key(const std::string &key) {
-    return key.compare(0, 12, "searchlight.") == 0 && key != format_key && key != common_words_key;
-}
+inline bool is_kit_key(const std::string &key) { return key.compare(0, 12, "searchlight.") == 0 && key != format_key; }
 
 /// The shortest and longest word beginnings indexed, in characters. Two-character beginnings
 /// would add 13 % to the indexing time and 5 % to the index (measured at 200,000 items); a word
@@ -201,7 +150,7 @@ std::string source_key(const std::string &path);
 /// The metadata key of the path of a `source_term`.
 std::string source_key_of_term(const std::string &term);
 
-/// The prefix of the attributes' filter terms (format 8).
+/// The prefix of the attributes' filter terms.
 inline const std::string attribute_prefix = "XV";
 
 /// The filter term of an attribute's text in `slot`: `XV`, the slot, `:`, and the text folded and
@@ -215,23 +164,16 @@ enum class Field { title, keyword, description };
 /// times a description word, a keyword's twice (chosen on CACM, docs/ranking.md).
 Xapian::termcount field_wdf(Field field);
 
-/// The boolean terms that say a word is in a field, for `title:` (formats 6 and 7) and
-/// `description:` (format 6).
+/// The boolean terms that say a word is in a field: each word and its stem (STEM_SOME, as in the
+/// shared space) under the field's prefix, for `title:`.
 struct FieldFilter {
-    /// `prefix::title` or `prefix::description`.
+    /// `prefix::title`.
     const std::string &prefix;
-    /// Whether the terms are the words' stems alone (Xapian's STEM_ALL: every word, digits and
-    /// CJK n-grams included, through the English stemmer, without a `Z`), rather than each word
-    /// and its stem (STEM_SOME, as in the shared space). Format 6's description filter: a
-    /// description's stems, where a title's words stay whole (the spelling data is drawn from
-    /// them).
-    bool stems_only;
 };
 
-/// The filter terms of `field` in an index of `layout`; null for keywords, whose `keyword:` term is
-/// their whole text, and for format 7's descriptions, which `XE` terms serve
-/// (`add_elsewhere_terms`).
-const FieldFilter *field_filter(Field field, Layout layout = Layout::shared);
+/// The filter terms of `field`; null for keywords, whose `keyword:` term is their whole text, and
+/// for descriptions, which `XE` terms serve (`add_elsewhere_terms`).
+const FieldFilter *field_filter(Field field);
 
 /// Whether `term` is what a plain word's search reads for its word in the shared term space: a
 /// stem (`Z`), or a word the term generator leaves unstemmed (one that begins with a digit, a CJK
@@ -251,28 +193,16 @@ std::vector<std::pair<std::string, Xapian::termcount>> match_terms(const Xapian:
 void add_elsewhere_terms(Xapian::Document &document,
                          const std::vector<std::pair<std::string, Xapian::termcount>> &before);
 
-/// The stem a `FieldFilter` with `stems_only` keeps for `word` (lower-cased, as the term
-/// generator made it).
-std::string filter_stem(const std::string &word);
+/// The English stem of `word` (lower-cased, as the term generator made it).
+std::string english_stem(const std::string &word);
 
-/// Whether `term` is a word of the shared term space (formats 6 and 7) as the term generator placed
-/// it, with positions: not a stem, a beginning or a boolean term.
+/// Whether `term` is a word of the shared term space as the term generator placed it, with
+/// positions: not a stem, a beginning or a boolean term.
 bool is_shared_word(const std::string &term);
 
 /// Removes the stems the term generator makes of CJK n-grams (`Z` and `ZS` terms): a query never
 /// stems an n-gram, so they would only repeat the n-grams' postings.
 void drop_cjk_stems(Xapian::Document &document);
-
-/// Adds `prefix::elsewhere` of each of the document's match terms for which `in_description` is
-/// false.
-template <typename InDescription>
-void add_elsewhere_terms_where(Xapian::Document &document, const InDescription &in_description) {
-    std::vector<std::string> elsewhere;
-    for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it) {
-        if (is_match_term(*it) && !in_description(*it, it.get_wdf())) elsewhere.push_back(prefix::elsewhere + *it);
-    }
-    for (const std::string &term : elsewhere) document.add_boolean_term(term);
-}
 
 /// Adds the beginnings of the document's words (`prefix::beginning`). Only word characters
 /// outside the CJK ranges (whose words are n-grams already) begin words.

@@ -153,28 +153,18 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
     for (auto it = mset.begin(); it != mset.end(); ++it) add_result(results, it.get_document(), it.get_percent(), built);
 }
 
-/// Refuses what an index written before attributes cannot answer: it would match nothing.
-void require_attributes(const cx::Snapshot &snapshot, const cx_search_request &request, const cx::BuiltQuery &built) {
-    if (snapshot.attributes || !(built.uses_attributes || request.sort_key_count > 0 || request.facet_count > 0))
-        return;
-    throw Xapian::DatabaseVersionError(
-        "the index was written before ranges, sorting and counts (index format " + cx::format +
-        "); open it for writing once (searchlight compact) to rebuild it");
-}
-
 void run_search(cx_database &database, const cx_search_request &request, cx_results &results) {
     const Xapian::Database &reader = database.reader;
     const std::shared_ptr<cx::Snapshot> snapshot = cx::snapshot(database);
     cx_database *keeping = cx::keeps_fields(database, request) ? &database : nullptr;
     cx::BuiltQuery built =
-        cx::build_query(reader, snapshot->layout, request.nodes, request.node_count, database.sharded, false, keeping);
-    require_attributes(*snapshot, request, built);
+        cx::build_query(reader, request.nodes, request.node_count, database.sharded, false, keeping);
     run_built(database, keeping, *snapshot, request, built, results);
     // No visible item has every plain word: the items with the most of them (docs/reference.md, *Questions, not only keywords*). A count
     // (limit 0) counts the exact query.
     if (results.total == 0 && request.relax && request.limit > 0 && cx::can_relax(request.nodes, request.node_count)) {
-        const cx::BuiltQuery relaxed = cx::build_query(reader, snapshot->layout, request.nodes, request.node_count,
-                                                         database.sharded, true, keeping);
+        const cx::BuiltQuery relaxed =
+            cx::build_query(reader, request.nodes, request.node_count, database.sharded, true, keeping);
         cx_results found;
         run_built(database, keeping, *snapshot, request, relaxed, found);
         if (found.total > 0) {
@@ -216,7 +206,7 @@ cx_status cx_search(cx_database *database, const cx_search_request *request, cx_
     *out = nullptr;
     if (cx_status status = cx::require_open(database, out_error)) return status;
     if (request == nullptr) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no request", out_error);
-    if (!database->format_error.empty()) return cx::fail(CX_ERR_VERSION, database->format_error, out_error);
+    if (!database->format_error.empty()) return cx::fail(database->format_status, database->format_error, out_error);
     std::unique_ptr<cx_results> results;
     cx_status status = cx::with_retries(database, out_error, [&] {
         results = std::make_unique<cx_results>();

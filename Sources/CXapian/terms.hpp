@@ -6,29 +6,27 @@
 
 namespace cx {
 
-/// The terms one word or phrase of a query stands for in an index of `layout`, made the way the
-/// indexer's TermGenerator made them: Xapian's QueryParser is asked about one word or one phrase
+/// The terms one word or phrase of a query stands for, made the way the indexer's TermGenerator
+/// made them: Xapian's QueryParser is asked about one word or one phrase
 /// at a time, with no operator flags. One thread at a time, as its database.
 class LeafTerms {
   public:
     /// With `expand_here`, a prefix is expanded to the words it begins in `database` as a whole
     /// (see `build_query`).
-    LeafTerms(const Xapian::Database &database, Layout layout, bool expand_here)
-        : database_(database), layout_(layout), expand_here_(expand_here) {}
+    LeafTerms(const Xapian::Database &database, bool expand_here) : database_(database), expand_here_(expand_here) {}
 
     /// The words of a leaf, weighed: its word, prefix, as-you-type word or phrase.
     Xapian::Query words(const cx_query_node &leaf);
 
-    /// The boolean terms that say a word is in `field` (for `title:`, and `description:` in
-    /// format 6), in one term space; null for every other field, for format 7's descriptions
-    /// (`in_description`), and in formats 2 to 5.
+    /// The boolean terms that say a word is in `field`, for `title:`; null for every other field
+    /// (descriptions: `in_description`).
     const FieldFilter *field_filter(cx_field field) const;
 
     /// The leaf's words as `filter`'s boolean terms, which weigh nothing; a phrase as its words.
     Xapian::Query in_field(const cx_query_node &leaf, const FieldFilter &filter);
 
     /// `query`, the words of a `description:` leaf, less the items that hold one of them only
-    /// outside their description (format 7's `XE` terms). A beginning keeps the items whose
+    /// outside their description (the `XE` terms). A beginning keeps the items whose
     /// description holds a word of the index that begins so, or, typed as-you-type, the word.
     Xapian::Query in_description(const cx_query_node &leaf, const Xapian::Query &query);
 
@@ -37,29 +35,26 @@ class LeafTerms {
     using Parser = Xapian::QueryParser;
 
     const Xapian::Database &database_;
-    Layout layout_;
     bool expand_here_;
-    std::unique_ptr<Parser> parsers_[3];
-    std::unique_ptr<Parser> filter_parsers_[3];
+    std::unique_ptr<Parser> parser_;
+    std::unique_ptr<Parser> title_parser_;
 
-    static int slot(cx_field field) { return field == CX_FIELD_TITLE ? 1 : field == CX_FIELD_DESCRIPTION ? 2 : 0; }
+    /// A parser that makes terms under `prefix`, as the indexer made them.
+    std::unique_ptr<Parser> make_parser(const std::string &prefix) const;
 
-    /// A parser that makes terms under `prefixes`, as the indexer made them.
-    std::unique_ptr<Parser> make_parser(const std::vector<std::string> &prefixes) const;
+    /// The parser for the words of every free-text field (one term space), made on first use.
+    Parser &parser();
 
-    /// The parser for the words a free-text field searches, made on first use.
-    Parser &parser(cx_field field);
-
-    /// The parser for the boolean terms of a field (`field_filter`), made on first use.
-    Parser &filter_parser(cx_field field);
+    /// The parser for `filter`'s boolean terms (the title's, the one filter there is), made on
+    /// first use.
+    Parser &filter_parser(const FieldFilter &filter);
 
     /// The filter terms of every word that begins with `word` in `filter`'s field, however many:
-    /// a filter weighs none of them. Stems need not begin as their words do (`happiness`,
-    /// `happi`), so a filter of stems takes the stems of the words of the index that begin so.
+    /// a filter weighs none of them.
     Query filter_beginning(const FieldFilter &filter, const std::string &word) const;
 
-    /// An as-you-type or `word*` word as its beginning term, when the index holds one for it
-    /// (formats 6 and 7); an empty query otherwise.
+    /// An as-you-type or `word*` word as its beginning term, when the index holds one for it; an
+    /// empty query otherwise.
     Query beginnings(const cx_query_node &leaf);
 
     /// As Xapian's own as-you-type expansion does, the word typed so far also matches as a whole
@@ -72,8 +67,8 @@ class LeafTerms {
     /// terms, and so short of 100 %.
     Query with_whole_word(const cx_query_node &leaf, const Query &query);
 
-    /// An as-you-type or `word*` word as the most frequent words it begins (in each field of an
-    /// index of formats 2 to 5), counted over the whole database, as Xapian's expansion picks
+    /// An as-you-type or `word*` word as the most frequent words it begins, counted over the whole
+    /// database, as Xapian's expansion picks
     /// them, each weighed as a word of its own (`expand_here`); an empty query when it is not one
     /// plain word.
     Query expansion(const cx_query_node &leaf);

@@ -16,6 +16,9 @@ extension SearchlightError {
             "check that the index's server is running and reachable, or name another index with --index"
         case (_, .corrupt?):
             "recover by moving it aside and re-indexing your files, or by indexing a saved `searchlight export`"
+        case (_, .earlierFormat?):
+            message.contains("searchlight compact")
+                ? nil : "rebuild it by writing it once, for example with searchlight compact"
         case (_, .wrongFormat?):
             "rebuild it: searchlight export --all-domains --include-expired > items.jsonl, then index items.jsonl "
                 + "into a new index"

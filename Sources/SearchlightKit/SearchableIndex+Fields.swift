@@ -135,15 +135,10 @@ extension XapianDatabase {
     }
 
     /// Adds to each stored item the attribute values `values` gives for it (nil for none); returns
-    /// how many items got some, in this write. With `leavingOut`, an item's data is stored again
-    /// less the keys the values give back (``StoredItem/data(of:leavingOut:encoder:)``), as
-    /// indexing stores it. The items are read and written `fillBatch` at a time: a cursor does not
-    /// outlive writes to its database, and the next one goes on from the storage position where
-    /// the last stopped.
-    func addAttributes(leavingOut: Bool = false, _ values: (SearchableItem) -> [AttributeValue]?)
-        throws(SearchlightError) -> Int
-    {
-        let encoder = JSONEncoder.searchlight()
+    /// how many items got some, in this write. The items are read and written `fillBatch` at a
+    /// time: a cursor does not outlive writes to its database, and the next one goes on from the
+    /// storage position where the last stopped.
+    func addAttributes(_ values: (SearchableItem) -> [AttributeValue]?) throws(SearchlightError) -> Int {
         var filled = 0
         var next: UInt32? = 1
         while let first = next {
@@ -159,12 +154,7 @@ extension XapianDatabase {
                     read += 1
                     let item = try SearchableIndex.decodeStored(data, path: path)
                     guard let values = values(item) else { return true }
-                    var carrier = StoredItem(attributes: values, of: item)
-                    if leavingOut {
-                        let (data, moved) = try StoredItem.data(of: item, leavingOut: values, encoder: encoder)
-                        if moved != 0 { (carrier.data, carrier.moved) = (Array(data), moved) }
-                    }
-                    carriers.append(carrier)
+                    carriers.append(StoredItem(attributes: values, of: item))
                     return true
                 }
             } catch let error as SearchlightError {

@@ -49,7 +49,7 @@ extension SearchableIndex {
             .indexUnavailable,
             "Shard \(shard) of the index at \(topology.path) is in index format \(format), and this version writes "
                 + "format \(XapianDatabase.currentFormat): open the shard for writing on its own machine "
-                + "(searchlight compact --index ITS-FOLDER) to rebuild it", failure: .wrongFormat)
+                + "(searchlight compact --index ITS-FOLDER) to rebuild it", failure: .earlierFormat)
     }
 
     /// Opens a writer on a remote shard through its `xapian-tcpsrv --writable`, whose own lock
@@ -138,7 +138,7 @@ extension SearchableIndex {
             "The shards of the index at \(topology.path) are in different index formats: shard \(names[other]) "
                 + "is in format \(formats[other]), shard \(names[0]) in format \(first); open the index for "
                 + "writing (searchlight compact --index \(topology.path)) to rebuild the older shards",
-            failure: .wrongFormat)
+            failure: .earlierFormat)
     }
 
     /// The layouts of a topology's local shards now.

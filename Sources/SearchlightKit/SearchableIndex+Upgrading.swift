@@ -14,34 +14,68 @@ extension SearchableIndex {
                 .indexUnavailable,
                 "The index at \(path) is in index format \(format), and only an index folder can be rebuilt into "
                     + "format \(XapianDatabase.currentFormat): open each of its databases for writing on its own",
-                failure: .wrongFormat)
+                failure: .earlierFormat)
         }
         var items = 0
         let current = writer
         try publishGeneration(at: path, replacing: &writer) { folder throws(SearchlightError) in
-            items = try current.upgrade(to: folder)
-            try addAttributes(at: folder)
+            items = try rebuild(current, into: folder)
         }
         return FormatUpgrade(path: path, fromFormat: format, toFormat: XapianDatabase.currentFormat, items: items)
     }
 
-    /// Gives every item of the upgraded database at `folder` its attributes (``ItemAttribute``),
-    /// which only the items' data holds, and stores the data less what they give back: read back,
-    /// in batches, in one transaction.
-    static func addAttributes(at folder: String) throws(SearchlightError) {
-        // The rebuild's writer has just let go of the lock; a process another thread started
-        // meanwhile holds a copy of it until it runs its program, so opening waits a while.
-        let writer = try LockWait.open(path: folder, layout: .single, until: .now + .seconds(10))
-        defer { try? writer.close() }
-        try writer.begin()
-        do {
-            // With the custom fields its metadata records, if any.
-            let fields = try writer.customFields()
-            _ = try writer.addAttributes(leavingOut: true) { item in item.object.attributeValues(custom: fields) }
-        } catch {
-            writer.cancel()
-            throw error
+    /// Stores every item of `old`, an index of an earlier format, in a new database at `folder`, as
+    /// indexing stores it: each read back from its stored data, with its recorded views and the file
+    /// it came from, and the custom fields `old` records. Every format keeps each item whole, so
+    /// this one rebuild serves them all. Items expired but not yet pruned are kept, as they were;
+    /// ``rebuildBatch`` items are committed at a time, nobody reading the database before it is
+    /// published. Returns the number of items.
+    static func rebuild(_ old: XapianDatabase, into folder: String) throws(SearchlightError) -> Int {
+        let fresh = try XapianDatabase(path: folder, writable: true)
+        let fields = try old.customFields()
+        let encoder = JSONEncoder.searchlight()
+        var batch: [StoredItem] = []
+        var count = 0
+        func store() throws(SearchlightError) {
+            try fresh.begin()
+            do throws(SearchlightError) {
+                if count == 0 { try fresh.setCustomFields(fields) }
+                // No item expires here: the rebuild keeps what is stored, and pruning is its own.
+                _ = try fresh.replace(batch, now: .min)
+            } catch {
+                fresh.cancel()
+                throw error
+            }
+            try fresh.commit()
+            count += batch.count
+            batch.removeAll(keepingCapacity: true)
         }
-        try writer.commit()
+        do {
+            try old.forEachDocument { data, _, views, source in
+                var item = try decodeStored(data, path: old.path)
+                item.source = source
+                if views > 0 { item.object.viewCount = views }
+                do throws(FieldError) {
+                    batch.append(try StoredItem(item, lineDigest: 0, encoder: encoder, fields: fields))
+                } catch {
+                    throw SearchlightError(
+                        error.code, "An item stored in \(old.path) cannot be stored again: \(error.message)",
+                        path: old.path)
+                }
+                if batch.count == rebuildBatch { try store() }
+            }
+            if !batch.isEmpty || count == 0 { try store() }
+        } catch let error as SearchlightError {
+            try? fresh.close()
+            throw error
+        } catch {
+            try? fresh.close()
+            throw SearchlightError(.internalError, "Cannot rebuild the index at \(old.path): \(error)")
+        }
+        try fresh.close()
+        return count
     }
+
+    /// How many items ``rebuild(_:into:)`` commits at a time.
+    static let rebuildBatch = 10_000
 }

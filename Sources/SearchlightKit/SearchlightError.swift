@@ -93,6 +93,9 @@ public struct SearchlightError: Error, Sendable, CustomStringConvertible {
         case corrupt
         /// The index was written in another format.
         case wrongFormat
+        /// The index is of an earlier format, which its next writer rebuilds into the current one
+        /// (any write, or a compaction); until then its items are read, but it is not searched.
+        case earlierFormat
         /// Memory ran out.
         case outOfMemory
         /// A remote part of the index could not be reached.

@@ -52,7 +52,7 @@ extension SearchlightError {
         case .io: return "Reading or writing the index failed; nothing of this request was committed"
         case .outOfMemory: return "Memory ran out while using the index; nothing of this request was committed"
         case .network: return located  // names the shard's host and port (docs/operations.md, *Shards*), not a path
-        case .notFound, .notOpenable, .wrongFormat, .closed, .other:
+        case .notFound, .notOpenable, .wrongFormat, .earlierFormat, .closed, .other:
             return "The index is unavailable (code \(code.rawValue)); its operator's log says why"
         }
     }

@@ -54,6 +54,9 @@ typedef enum cx_status : int32_t {
     CX_ERR_NETWORK = 10,
     /// The database format is not supported (Xapian::DatabaseVersionError).
     CX_ERR_VERSION = 11,
+    /// The index is of an earlier format, which its next writer rebuilds into the current one: its
+    /// items are read (get, export), but it is not searched until then.
+    CX_ERR_EARLIER_FORMAT = 12,
     /// Any other failure, including non-Xapian exceptions.
     CX_ERR_UNKNOWN = 99,
 } cx_status;
@@ -363,24 +366,14 @@ cx_status cx_database_compact(cx_database *_Nullable database, const char *_Null
 const char *cx_current_format(void);
 
 /// The index format the database records (the current one for an empty index), in a `malloc`-ed string for
-/// the caller to free. Formats 2 to 5 are searched as they are and upgraded before a write.
+/// the caller to free. Formats 2 to 8 are read (get, export) but not searched: their next writer
+/// rebuilds them into the current format from their stored items (the Kit's upgrade).
 cx_status cx_database_format(cx_database *_Nullable database, char *_Nullable *_Nonnull out_format,
                              char *_Nullable *_Nullable out_error);
 
-/// Writes the database's last commit, of format 2 to 8, into the folder `destination` (which must
-/// not exist yet) in the current format: each document's terms laid out as this version writes
-/// them (the same words, frequencies and positions), with its values, data and document id, and
-/// the spelling data and metadata. A writable handle only, outside a transaction; the handle and
-/// its lock are left as they are. `*out_items` is the number of items copied. The items'
-/// attributes, which only their data holds, are then added by `cx_database_add_attributes`.
-cx_status cx_database_upgrade(cx_database *_Nullable database, const char *_Nullable destination,
-                              uint64_t *out_items, char *_Nullable *_Nullable out_error);
-
 /// Adds each item's attributes (`cx_item.values`) to the document stored for its domain and
-/// identifier, which keeps everything else; an item not stored is skipped. An item that leaves
-/// attributes out of its data (`cx_item.moved`) also replaces the stored data with its own. For an
-/// upgraded index, whose documents were written before attributes were (`cx_database_upgrade`),
-/// and for custom fields.
+/// identifier, which keeps everything else, its data included; an item not stored is skipped.
+/// For a custom field added to an index whose items are stored already.
 cx_status cx_database_add_attributes(cx_database *_Nullable database, const cx_item *_Nullable items, size_t count,
                                      char *_Nullable *_Nullable out_error);
 
@@ -618,8 +611,9 @@ cx_status cx_database_domain_stats(cx_database *_Nullable database, cx_text doma
                                    cx_stats *out_stats, char *_Nullable *_Nullable out_error);
 
 /// Runs a search. On success `*out` owns the results, freed with `cx_results_free`.
-/// Returns `CX_ERR_INVALID_ARGUMENT` for a malformed tree, or `CX_ERR_VERSION` for an index of
-/// another format.
+/// Returns `CX_ERR_INVALID_ARGUMENT` for a malformed tree, `CX_ERR_EARLIER_FORMAT` for an index
+/// of an earlier format until it is rebuilt, or `CX_ERR_VERSION` for one of a format this version
+/// does not read.
 cx_status cx_search(cx_database *_Nullable database, const cx_search_request *_Nullable request,
                     cx_results *_Nullable *_Nonnull out, char *_Nullable *_Nullable out_error);
 

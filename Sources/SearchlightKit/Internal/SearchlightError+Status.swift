@@ -16,6 +16,10 @@ extension SearchlightError {
             (code, text, failure) = (.indexUnavailable, "Cannot reach the index at \(path)\(detail)", .network)
         case CX_ERR_VERSION:
             (code, text, failure) = (.indexUnavailable, "Cannot use the index at \(path)\(detail)", .wrongFormat)
+        case CX_ERR_EARLIER_FORMAT:
+            (code, text, failure) = (
+                .indexUnavailable, "Cannot search the index at \(path) yet\(detail)", .earlierFormat
+            )
         case CX_ERR_CORRUPT:
             (code, text, failure) = (.indexUnavailable, "The index at \(path) is damaged\(detail)", .corrupt)
         case CX_ERR_MODIFIED:

@@ -119,15 +119,6 @@ final class XapianDatabase: @unchecked Sendable {
         return text.map { String(cString: $0) } ?? ""
     }
 
-    /// Writes the last commit, of an earlier format, into the new folder `destination` in the
-    /// current one; returns the number of items.
-    func upgrade(to destination: String) throws(SearchlightError) -> Int {
-        let handle = try open()
-        var items: UInt64 = 0
-        try check { error in cx_database_upgrade(handle, destination, &items, error) }
-        return Int(items)
-    }
-
     func reopen() throws(SearchlightError) {
         let handle = try open()
         try check { error in cx_database_reopen(handle, error) }
