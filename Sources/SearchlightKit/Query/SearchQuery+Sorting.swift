@@ -1,5 +1,3 @@
-internal import CXapian
-
 extension QueryExpression {
     /// The point of the expression's first `near:`, if it has one.
     var nearPoint: (latitude: Double, longitude: Double)? {
@@ -53,7 +51,7 @@ extension SearchQuery {
     ///   attribute, relevance anywhere but first or last, or `distance` without a `near:` or beside
     ///   another attribute.
     func sortKeys(among attributes: [ItemAttribute] = ItemAttribute.all, expression: QueryExpression? = nil)
-        throws(SearchlightError) -> [cx_sort_key]
+        throws(SearchlightError) -> [IndexSortKey]
     {
         let written = sort.map(\.description).joined(separator: ",")
         if sort.contains(where: { $0.name == SortKey.distanceName }) {
@@ -66,7 +64,7 @@ extension SearchQuery {
                     "Cannot sort by distance without a place: add near:LATITUDE,LONGITUDE,RADIUS to the query")
             }
         }
-        var keys: [cx_sort_key] = []
+        var keys: [IndexSortKey] = []
         for (position, key) in sort.enumerated() {
             if key.name == SortKey.relevanceName {
                 guard position == 0 || position == sort.count - 1 else {
@@ -74,20 +72,15 @@ extension SearchQuery {
                         "Cannot sort by \(sort.map(\.description).joined(separator: ",")): relevance can come "
                             + "only first (its ties broken by the other keys) or last")
                 }
-                if position == 0 {
-                    keys.append(
-                        cx_sort_key(
-                            slot: CX_SLOT_RELEVANCE.rawValue, descending: false, distance: false, latitude: 0,
-                            longitude: 0))
-                }
+                if position == 0 { keys.append(.relevance) }
                 continue
             }
             if key.name == SortKey.distanceName {
                 let point = expression?.nearPoint ?? (0, 0)
                 keys.append(
-                    cx_sort_key(
-                        slot: ItemAttribute.location.slot, descending: key.descending, distance: true,
-                        latitude: point.latitude, longitude: point.longitude))
+                    .distance(
+                        slot: ItemAttribute.location.slot, latitude: point.latitude, longitude: point.longitude,
+                        descending: key.descending))
                 continue
             }
             guard let attribute = ItemAttribute.named(key.name, in: attributes), attribute.isSortable else {
@@ -96,9 +89,7 @@ extension SearchQuery {
                         + ItemAttribute.names(of: [.date, .number], in: attributes)
                         + ", distance (from near:'s point; a leading - for descending)")
             }
-            keys.append(
-                cx_sort_key(
-                    slot: attribute.slot, descending: key.descending, distance: false, latitude: 0, longitude: 0))
+            keys.append(.attribute(slot: attribute.slot, descending: key.descending))
         }
         return keys
     }
@@ -124,4 +115,14 @@ extension SearchQuery {
         }
         return counted
     }
+}
+
+/// One key of a search's order, as the index reads it (``SearchQuery/sortKeys(among:expression:)``).
+enum IndexSortKey: Hashable {
+    /// Relevance, best first.
+    case relevance
+    /// A date or number attribute's value.
+    case attribute(slot: UInt32, descending: Bool)
+    /// The distance of a point attribute's value from a place, nearest first unless descending.
+    case distance(slot: UInt32, latitude: Double, longitude: Double, descending: Bool)
 }

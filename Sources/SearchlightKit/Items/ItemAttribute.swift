@@ -1,5 +1,3 @@
-internal import CXapian
-
 /// What an item carries beside its text that searches filter by, sort by and count: its dates, its
 /// price and rating, its product's category, brand and condition, its address's city and country,
 /// its place on the map (index format 8).
@@ -43,8 +41,8 @@ public struct ItemAttribute: Sendable, Hashable {
     static let firstCustomSlot: UInt32 = 32
 
     public static let created = ItemAttribute(name: "created", kind: .date, slot: 7)
-    public static let expires = ItemAttribute(name: "expires", kind: .date, slot: CX_SLOT_EXPIRATION.rawValue)
-    public static let views = ItemAttribute(name: "views", kind: .number, slot: CX_SLOT_VIEWS.rawValue)
+    public static let expires = ItemAttribute(name: "expires", kind: .date, slot: XapianDatabase.expirationSlot)
+    public static let views = ItemAttribute(name: "views", kind: .number, slot: XapianDatabase.viewsSlot)
     public static let price = ItemAttribute(name: "price", kind: .number, slot: 8)
     public static let rating = ItemAttribute(name: "rating", kind: .number, slot: 9)
     public static let category = ItemAttribute(name: "category", kind: .text, slot: 10)
@@ -59,7 +57,7 @@ public struct ItemAttribute: Sendable, Hashable {
     /// the attribute whose value gives them back (`cx_stored_key`).
     static let storedKeys: [UInt32: String] = Dictionary(
         uniqueKeysWithValues: all.compactMap { attribute in
-            cx_stored_key(attribute.slot).map { (attribute.slot, String(cString: $0)) }
+            XapianDatabase.storedKey(slot: attribute.slot).map { (attribute.slot, $0) }
         })
 
     /// Every attribute an item can carry.

@@ -1,5 +1,3 @@
-internal import CXapian
-
 /// A search: the query text, who is asking, and which page of results.
 ///
 /// The query language (docs/reference.md, *The query language*): words are ANDed, stemmed and folded for case and accents;
@@ -77,7 +75,7 @@ public struct SearchQuery: Sendable, Hashable {
     /// (it joins its words with no explicit operator); its sort keys and the attributes it counts,
     /// as the index reads them.
     func parsed(attributes: [ItemAttribute] = ItemAttribute.all) throws(SearchlightError) -> (
-        expression: QueryExpression, relaxable: Bool, sort: [cx_sort_key], facets: [ItemAttribute]
+        expression: QueryExpression, relaxable: Bool, sort: [IndexSortKey], facets: [ItemAttribute]
     ) {
         guard limit >= 0, limit <= Self.maximumLimit else {
             throw .invalidArgument("The limit must be between 0 and \(Self.maximumLimit), not \(limit)")

@@ -22,7 +22,7 @@ extension XapianDatabase {
         var offset: Int
         var limit: Int
         var relax = false
-        var sort: [cx_sort_key] = []
+        var sort: [IndexSortKey] = []
         var facets: [ItemAttribute] = []
         /// Counts and sorts use what is kept in memory (``SearchableIndex/keepsFieldsInMemory``).
         var keepFieldsInMemory = false
@@ -38,7 +38,7 @@ extension XapianDatabase {
         let domainRange = arena.add(domain ?? "")
         var results: OpaquePointer?
         defer { cx_results_free(results) }
-        let sortKeys = shape.sort
+        let sortKeys = shape.sort.map(\.shimKey)
         let facets = shape.facets.map { attribute in
             cx_facet_request(slot: attribute.slot, kind: attribute.kind == .text ? CX_VALUE_TEXT : CX_VALUE_NUMBER)
         }
@@ -123,5 +123,19 @@ extension XapianDatabase {
             matches.append(utf8.index(utf8.startIndex, offsetBy: start)..<utf8.index(utf8.startIndex, offsetBy: end))
         }
         return Snippet(text: text, matches: matches)
+    }
+}
+
+extension IndexSortKey {
+    /// The key as the shim reads it.
+    var shimKey: cx_sort_key {
+        switch self {
+        case .relevance:
+            cx_sort_key(slot: CX_SLOT_RELEVANCE.rawValue, descending: false, distance: false, latitude: 0, longitude: 0)
+        case .attribute(let slot, let descending):
+            cx_sort_key(slot: slot, descending: descending, distance: false, latitude: 0, longitude: 0)
+        case .distance(let slot, let latitude, let longitude, let descending):
+            cx_sort_key(slot: slot, descending: descending, distance: true, latitude: latitude, longitude: longitude)
+        }
     }
 }

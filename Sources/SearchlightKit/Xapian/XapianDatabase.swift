@@ -1,6 +1,8 @@
 internal import CXapian
 
 /// Owns one `cx_database` handle: the only Swift type that calls the shim's database functions.
+/// The files of the Kit's `Xapian/` folder, this type's and what marshals for it, are the only
+/// ones that import the shim (`scripts/test` checks it).
 ///
 /// Not thread-safe, like Xapian's own objects: ``SearchableIndex`` only touches it inside its mutex,
 /// which is what makes the `@unchecked Sendable` true.

@@ -1,5 +1,4 @@
 import FoundationEssentials
-internal import CXapian
 
 extension IndexingOptions {
     /// These options, for an index with the custom fields `fields`.
@@ -88,7 +87,7 @@ extension StoredItem {
             }
             guard dictionary[key] == given else { continue }
             dictionary[key] = nil
-            moved |= 1 << (value.slot - CX_SLOT_FIRST_ATTRIBUTE.rawValue)
+            moved |= 1 << (value.slot - XapianDatabase.firstAttributeSlot)
         }
         do {
             return (try encoder.encode(dictionary), moved)

@@ -1,0 +1,115 @@
+internal import CXapian
+import FoundationEssentials
+
+// What the index records of its custom fields, and the values it gives stored items.
+
+/// How the index records its custom fields: JSON under this metadata key.
+private struct FieldRecord: Codable {
+    var name: String
+    var type: FieldType
+    var slot: UInt32
+}
+
+extension XapianDatabase {
+    static let fieldsKey = "searchlight.fields"
+
+    /// The custom fields the index records, in the order they were added.
+    func customFields() throws(SearchlightError) -> [ItemAttribute] {
+        let handle = try open()
+        var text: UnsafeMutablePointer<CChar>?
+        try withText(Self.fieldsKey) { key throws(SearchlightError) in
+            try check { error in cx_database_metadata(handle, key, &text, error) }
+        }
+        defer { cx_string_free(text) }
+        guard let text, text.pointee != 0 else { return [] }
+        let records: [FieldRecord]
+        do {
+            records = try JSONDecoder().decode([FieldRecord].self, from: Data(String(cString: text).utf8))
+        } catch {
+            throw SearchlightError(
+                .indexUnavailable, "The index at \(path) records its custom fields unreadably: \(error)",
+                failure: .corrupt)
+        }
+        return records.map { ItemAttribute(custom: $0.name, type: $0.type, slot: $0.slot) }
+    }
+
+    /// Records `fields` as the index's custom fields, in this write.
+    func setCustomFields(_ fields: [ItemAttribute]) throws(SearchlightError) {
+        let records = fields.map { FieldRecord(name: $0.name, type: FieldType($0.kind), slot: $0.slot) }
+        let json: String
+        do {
+            json = records.isEmpty ? "" : String(decoding: try JSONEncoder().encode(records), as: UTF8.self)
+        } catch {
+            throw SearchlightError(.internalError, "Cannot encode the custom fields: \(error)")
+        }
+        let handle = try open()
+        try withText(Self.fieldsKey) { key throws(SearchlightError) in
+            try withText(json) { value throws(SearchlightError) in
+                try check { error in cx_database_set_metadata(handle, key, value, error) }
+            }
+        }
+    }
+
+    /// Removes every item's value of `field`; returns how many items held one.
+    func clearAttribute(_ field: ItemAttribute) throws(SearchlightError) -> Int {
+        let handle = try open()
+        var count: UInt64 = 0
+        try check { error in cx_database_clear_attribute(handle, field.slot, &count, error) }
+        return Int(count)
+    }
+
+    /// Gives each stored item that carries `field` in its custom metadata its value; returns how
+    /// many did, in this write.
+    func fill(_ field: ItemAttribute) throws(SearchlightError) -> Int {
+        try addAttributes { item in item.object.customValue(field).map { [$0] } }
+    }
+
+    /// Adds to each stored item the attribute values `values` gives for it (nil for none); returns
+    /// how many items got some, in this write. The items are read and written `fillBatch` at a
+    /// time: a cursor does not outlive writes to its database, and the next one goes on from the
+    /// storage position where the last stopped.
+    func addAttributes(_ values: (SearchableItem) -> [AttributeValue]?) throws(SearchlightError) -> Int {
+        var filled = 0
+        var next: UInt32? = 1
+        while let first = next {
+            next = nil
+            var carriers: [StoredItem] = []
+            var read = 0
+            do {
+                try forEachDocument(from: first) { data, _, _, _, position in
+                    guard read < Self.fillBatch else {
+                        next = position
+                        return false
+                    }
+                    read += 1
+                    let item = try SearchableIndex.decodeStored(data, path: path)
+                    guard let values = values(item) else { return true }
+                    carriers.append(StoredItem(attributes: values, of: item))
+                    return true
+                }
+            } catch let error as SearchlightError {
+                throw error
+            } catch {
+                throw SearchlightError(.internalError, "Cannot read the items of the index at \(path): \(error)")
+            }
+            for start in stride(from: 0, to: carriers.count, by: 1000) {
+                try addAttributes(Array(carriers[start..<min(start + 1000, carriers.count)]))
+            }
+            filled += carriers.count
+        }
+        return filled
+    }
+
+    /// How many stored items `addAttributes(_:)` reads before writing their values.
+    static let fillBatch = 10_000
+}
+
+extension StoredItem {
+    /// What `cx_database_add_attributes` reads of `item`: its domain and identifier, which find its
+    /// document, and `values` to add to it.
+    init(attributes values: [AttributeValue], of item: SearchableItem) {
+        self.init(
+            domain: item.domainIdentifier, identifier: item.uniqueIdentifier, title: "", description: "", schema: "",
+            keywords: [], data: [], isPublic: true, expiration: 0, values: values)
+    }
+}
