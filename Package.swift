@@ -138,7 +138,8 @@ let package = Package(
         ),
         .testTarget(
             name: "SearchlightKitTests",
-            dependencies: ["SearchlightKit", "SearchlightTesting"],
+            // CXapian for the one table of an item's fields, which ItemFieldTests checks the Kit against.
+            dependencies: ["SearchlightKit", "CXapian", "SearchlightTesting"],
             swiftSettings: upcomingFeatures
         ),
         .testTarget(

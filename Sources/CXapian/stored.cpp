@@ -4,7 +4,7 @@
 // built-in attributes: a number as `sortable_serialise` keeps it, a text as written. Kept in the
 // data as well, each would be stored twice, and the data is compressed item by item, so that the
 // key's name is paid in full each time. The Kit leaves such a key out of the JSON when its value
-// gives it back (`cx_stored_key`), and says so in `cx_item::moved`; the data then starts with a
+// gives it back (a field `given_back` in `cx_item_fields`), and says so in `cx_item::moved`; the data then starts with a
 // mark byte and the two bytes of that set, which no JSON object starts with, and reading puts the
 // keys back at the end of the object.
 
@@ -12,55 +12,19 @@
 #include <cmath>
 
 #include "internal.hpp"
+#include "item_fields.hpp"
 
 namespace cx {
 
 namespace {
-
-/// What a left-out attribute is in the item's JSON.
-enum class Form { number, text };
-
-struct StoredKey {
-    Xapian::valueno slot;
-    const char *key;
-    Form form;
-};
-
-/// The attributes an item's JSON may leave out, by slot (`ItemAttribute` in the Kit).
-constexpr StoredKey stored_keys[] = {
-    {slot::first_attribute + 0, "$creation_timestamp", Form::number},
-    {slot::first_attribute + 1, "$price", Form::number},
-    {slot::first_attribute + 2, "$rating_average", Form::number},
-    {slot::first_attribute + 3, "$product_category", Form::text},
-    {slot::first_attribute + 4, "$product_brand", Form::text},
-    {slot::first_attribute + 5, "$condition", Form::text},
-    {slot::first_attribute + 6, "$currency", Form::text},
-    {slot::first_attribute + 7, "$address_city", Form::text},
-    {slot::first_attribute + 8, "$address_country", Form::text},
-};
 
 /// The first byte of data that leaves attributes out; a JSON object starts with `{`.
 constexpr char moved_mark = '\x01';
 /// The mark and the two bytes of `cx_item::moved`, least significant first.
 constexpr size_t moved_header = 3;
 
-const StoredKey *stored_key(Xapian::valueno slot) {
-    for (const StoredKey &entry : stored_keys) {
-        if (entry.slot == slot) return &entry;
-    }
-    return nullptr;
-}
-
 /// The slots `cx_item::moved` can name: as many as its two stored bytes have bits.
 constexpr Xapian::valueno movable_slots = 16;
-static_assert(
-    [] {
-        for (const StoredKey &entry : stored_keys) {
-            if (entry.slot - slot::first_attribute >= movable_slots) return false;
-        }
-        return true;
-    }(),
-    "cx_item::moved keeps two bytes");
 
 /// Whether `moved` names the attribute in `slot`.
 bool names(uint32_t moved, Xapian::valueno slot) {
@@ -131,14 +95,20 @@ std::string item_data(const Xapian::Document &document) {
     data.erase(0, moved_header);
     if (data.empty() || data.back() != '}') return data;  // not an object: left for the Kit to refuse
     data.pop_back();
-    for (const StoredKey &entry : stored_keys) {
-        if (!names(moved, entry.slot)) continue;
-        const std::string value = document.get_value(entry.slot);
+    for (Xapian::valueno slot = slot::first_attribute; slot < slot::first_attribute + movable_slots; ++slot) {
+        if (!names(moved, slot)) continue;
+        const cx_item_field *given = nullptr;
+        for (const cx_item_field &field : item_fields()) {
+            if (field.given_back && field.slot == slot) given = &field;
+        }
+        if (given == nullptr) continue;
+        const cx_item_field &field = *given;
+        const std::string value = document.get_value(slot);
         if (value.empty()) continue;
         if (data.size() > 1) data += ',';
-        append_string(data, entry.key);
+        append_string(data, field.branch_key);
         data += ':';
-        if (entry.form == Form::text) {
+        if (field.kind == CX_VALUE_TEXT) {
             append_string(data, value);
         } else {
             append_number(data, Xapian::sortable_unserialise(value));
@@ -149,12 +119,3 @@ std::string item_data(const Xapian::Document &document) {
 }
 
 }  // namespace cx
-
-extern "C" {
-
-const char *cx_stored_key(uint32_t slot) {
-    const cx::StoredKey *entry = cx::stored_key(slot);
-    return entry != nullptr ? entry->key : nullptr;
-}
-
-}  // extern "C"

@@ -156,15 +156,76 @@ typedef struct cx_item {
     const cx_value *_Nullable values;
     size_t value_count;
     /// The attributes whose keys `data` leaves out (format 9), one bit a slot from
-    /// `CX_SLOT_FIRST_ATTRIBUTE` up: each a slot `cx_stored_key` names, with a value in `values`
-    /// that gives the key's value back exactly (a number as `sortable_serialise` keeps it, written
-    /// as an integer when it is one below 9e15; a text as written).
+    /// `CX_SLOT_FIRST_ATTRIBUTE` up: each the slot of a field `given_back` (`cx_item_fields`), with
+    /// a value in `values` that gives the key's value back exactly (a number as `sortable_serialise`
+    /// keeps it, written as an integer when it is one below 9e15; a text as written).
     uint32_t moved;
 } cx_item;
 
-/// The key of an item's JSON object that the attribute in `slot` holds, when reading can put it
-/// back from the value (`cx_item.moved`); NULL for a slot that cannot (a point, a custom field).
-const char *_Nullable cx_stored_key(uint32_t slot);
+// MARK: - An item's fields
+
+/// What a field's JSON value is.
+typedef enum cx_json_type : int32_t {
+    /// A string.
+    CX_JSON_TEXT = 0,
+    /// A number, or a string that is one.
+    CX_JSON_NUMBER = 1,
+    /// Epoch milliseconds, a number or a numeric string; 0 or less for none.
+    CX_JSON_DATE = 2,
+    /// `true`/`false`, a number, `"1"`/`"0"`, `"YES"`/`"NO"`.
+    CX_JSON_BOOL = 3,
+    /// An array of strings, or one string.
+    CX_JSON_TEXTS = 4,
+    /// `public`/`private`, or the SDK's `ContentIndexModePublic`/`ContentIndexModePrivate`.
+    CX_JSON_MODE = 5,
+    /// A whole number, 0 or more.
+    CX_JSON_COUNT = 6,
+} cx_json_type;
+
+/// How the index keeps a field beside the item's stored data.
+typedef enum cx_field_use : int32_t {
+    /// Only in the stored data.
+    CX_USE_STORED = 0,
+    /// The item's identity within its domain: the unique-id term, and an identifier term.
+    CX_USE_IDENTITY = 1,
+    /// Free text: its words in the one term space (`cx_item.title`, `cx_item.description`).
+    CX_USE_WORDS = 2,
+    /// Keywords: their words, and each keyword whole as a `keyword:` term (`cx_item.keywords`).
+    CX_USE_KEYWORDS = 3,
+    /// Whether the item is public or private (`cx_item.is_public`).
+    CX_USE_MODE = 4,
+    /// An exact filter term: `schema:` (`cx_item.schema`).
+    CX_USE_FILTER = 5,
+    /// An attribute: a value in `slot` that ranges, sorts and counts read.
+    CX_USE_ATTRIBUTE = 6,
+} cx_field_use;
+
+/// One field an item has. `cx_item_fields` is the one table of them, which the Kit's reader, its
+/// Branch dictionary and its attributes read, and so does this shim's stored data.
+typedef struct cx_item_field {
+    /// The field's name: the SDK's property, and its camelCase key.
+    const char *name;
+    /// Its key in the Branch dictionary dialect (flat `$` keys); NULL where that dialect has none.
+    const char *_Nullable branch_key;
+    /// Its key in the camelCase dialect: top level, or under `contentMetadata` when `nested`.
+    const char *camel_key;
+    /// Another camelCase key the SDKs write for it, or NULL.
+    const char *_Nullable camel_alias;
+    bool nested;
+    cx_json_type json;
+    cx_field_use use;
+    /// For an attribute: its name in the query language, `--sort` and `--facet`; else NULL.
+    const char *_Nullable attribute;
+    /// For an attribute: its value slot and how the value is kept.
+    uint32_t slot;
+    cx_value_kind kind;
+    /// Whether the attribute's value gives the field's JSON value back exactly, so that an item's
+    /// stored data leaves the key out (`cx_item.moved`) and reading puts it back.
+    bool given_back;
+} cx_item_field;
+
+/// The table of every field an item has, `*out_count` rows, static: never freed.
+const cx_item_field *cx_item_fields(size_t *out_count);
 
 /// What happened to one identifier in `cx_database_delete_items`.
 typedef enum cx_removal : int32_t {

@@ -22,8 +22,7 @@ extension BranchUniversalObject {
     ///   ``SearchlightError/Code/invalidField``, naming the field.
     init(json object: [String: JSONValue]) throws(FieldError) {
         var fields = FieldReader(object: object)
-        guard let identifier = try fields.string("$canonical_identifier", "canonicalIdentifier"),
-            !identifier.isEmpty
+        guard let identifier = try fields.string(ItemField.canonicalIdentifier.keys), !identifier.isEmpty
         else {
             throw FieldError(
                 code: .missingIdentifier,
@@ -31,16 +30,16 @@ extension BranchUniversalObject {
                     + "add \"$canonical_identifier\" (or \"canonicalIdentifier\") with a non-empty string")
         }
         self.init(canonicalIdentifier: identifier)
-        canonicalUrl = try fields.string("$canonical_url", "canonicalUrl")
-        title = try fields.string("$og_title", "title")
-        contentDescription = try fields.string("$og_description", "contentDescription")
-        imageUrl = try fields.string("$og_image_url", "imageUrl", "contentImageUrl")
-        keywords = try fields.strings("$keywords", "keywords")
-        expirationDate = try fields.date("$exp_date", "expirationDate")
-        creationDate = try fields.date("$creation_timestamp", "creationDate")
-        locallyIndex = try fields.bool("$locally_indexable", "locallyIndex")
-        publiclyIndex = try fields.bool("$publicly_indexable", "publiclyIndex")
-        contentIndexMode = try fields.indexMode("contentIndexMode")
+        canonicalUrl = try fields.string(ItemField.canonicalUrl.keys)
+        title = try fields.string(ItemField.title.keys)
+        contentDescription = try fields.string(ItemField.contentDescription.keys)
+        imageUrl = try fields.string(ItemField.imageUrl.keys)
+        keywords = try fields.strings(ItemField.keywords.keys)
+        expirationDate = try fields.date(ItemField.expirationDate.keys)
+        creationDate = try fields.date(ItemField.creationDate.keys)
+        locallyIndex = try fields.bool(ItemField.locallyIndex.keys)
+        publiclyIndex = try fields.bool(ItemField.publiclyIndex.keys)
+        contentIndexMode = try fields.indexMode(ItemField.contentIndexMode.keys)
 
         // The camelCase dialect nests metadata; the dictionary dialect spreads it at the top.
         var nested: FieldReader?
@@ -52,20 +51,20 @@ extension BranchUniversalObject {
             }
             nested = FieldReader(object: metadata, path: "contentMetadata.")
         }
-        for field in ContentMetadata.textFields {
-            var value = try fields.string(field.branch)
-            if value == nil, nested != nil { value = try nested!.string(field.camel) }
-            contentMetadata[keyPath: field.keyPath] = value
+        for (field, keyPath) in ContentMetadata.textFields {
+            var value = try fields.string(field.keys)
+            if value == nil, nested != nil { value = try nested!.string(field.nestedKeys) }
+            contentMetadata[keyPath: keyPath] = value
         }
-        for field in ContentMetadata.numberFields {
-            var value = try fields.number(field.branch)
-            if value == nil, nested != nil { value = try nested!.number(field.camel) }
-            contentMetadata[keyPath: field.keyPath] = value
+        for (field, keyPath) in ContentMetadata.numberFields {
+            var value = try fields.number(field.keys)
+            if value == nil, nested != nil { value = try nested!.number(field.nestedKeys) }
+            contentMetadata[keyPath: keyPath] = value
         }
-        let captions = ContentMetadata.captionKeys
-        contentMetadata.imageCaptions = try fields.strings(captions.branch)
+        let captions = ItemField.imageCaptions
+        contentMetadata.imageCaptions = try fields.strings(captions.keys)
         if contentMetadata.imageCaptions.isEmpty, nested != nil {
-            contentMetadata.imageCaptions = try nested!.strings(captions.camel)
+            contentMetadata.imageCaptions = try nested!.strings(captions.nestedKeys)
         }
         if var nested {
             if let custom = nested.take("customMetadata"), custom != .null {
@@ -78,7 +77,7 @@ extension BranchUniversalObject {
             }
             contentMetadata.customMetadata.merge(nested.remaining) { old, _ in old }
         }
-        if let views = fields.take(Self.viewsKey), views != .null {
+        if let views = fields.take(ItemField.views.camelKey), views != .null {
             guard case .integer(let count) = views, count >= 0 else {
                 let given: String
                 switch views {
@@ -100,24 +99,27 @@ extension BranchUniversalObject {
     /// custom metadata at the top level, absent fields left out.
     public var branchDictionary: [String: JSONValue] {
         var dictionary = contentMetadata.customMetadata
-        dictionary["$canonical_identifier"] = .string(canonicalIdentifier)
-        dictionary["$canonical_url"] = canonicalUrl.map(JSONValue.string)
-        dictionary["$og_title"] = title.map(JSONValue.string)
-        dictionary["$og_description"] = contentDescription.map(JSONValue.string)
-        dictionary["$og_image_url"] = imageUrl.map(JSONValue.string)
-        dictionary["$keywords"] = keywords.isEmpty ? nil : .array(keywords.map(JSONValue.string))
-        dictionary["$exp_date"] = expirationDate.map(JSONValue.integer)
-        dictionary["$creation_timestamp"] = creationDate.map(JSONValue.integer)
-        dictionary["$locally_indexable"] = locallyIndex.map(JSONValue.bool)
-        dictionary["$publicly_indexable"] = publiclyIndex.map(JSONValue.bool)
-        for field in ContentMetadata.textFields {
-            dictionary[field.branch] = contentMetadata[keyPath: field.keyPath].map(JSONValue.string)
+        func set(_ field: ItemField, _ value: JSONValue?) {
+            if let key = field.branchKey { dictionary[key] = value }
         }
-        for field in ContentMetadata.numberFields {
-            dictionary[field.branch] = contentMetadata[keyPath: field.keyPath].map(JSONValue.number)
+        set(.canonicalIdentifier, .string(canonicalIdentifier))
+        set(.canonicalUrl, canonicalUrl.map(JSONValue.string))
+        set(.title, title.map(JSONValue.string))
+        set(.contentDescription, contentDescription.map(JSONValue.string))
+        set(.imageUrl, imageUrl.map(JSONValue.string))
+        set(.keywords, keywords.isEmpty ? nil : .array(keywords.map(JSONValue.string)))
+        set(.expirationDate, expirationDate.map(JSONValue.integer))
+        set(.creationDate, creationDate.map(JSONValue.integer))
+        set(.locallyIndex, locallyIndex.map(JSONValue.bool))
+        set(.publiclyIndex, publiclyIndex.map(JSONValue.bool))
+        for (field, keyPath) in ContentMetadata.textFields {
+            set(field, contentMetadata[keyPath: keyPath].map(JSONValue.string))
+        }
+        for (field, keyPath) in ContentMetadata.numberFields {
+            set(field, contentMetadata[keyPath: keyPath].map(JSONValue.number))
         }
         if !contentMetadata.imageCaptions.isEmpty {
-            dictionary[ContentMetadata.captionKeys.branch] = .array(contentMetadata.imageCaptions.map(JSONValue.string))
+            set(.imageCaptions, .array(contentMetadata.imageCaptions.map(JSONValue.string)))
         }
         return dictionary
     }
@@ -146,9 +148,9 @@ struct FieldReader {
     var remaining: [String: JSONValue] { object }
 
     /// Removes and returns the first present key's value, with the key.
-    mutating func take(_ keys: String...) -> JSONValue? { take(keys)?.value }
+    mutating func take(_ keys: String...) -> JSONValue? { entry(keys)?.value }
 
-    private mutating func take(_ keys: [String]) -> (key: String, value: JSONValue)? {
+    private mutating func entry(_ keys: [String]) -> (key: String, value: JSONValue)? {
         var found: (key: String, value: JSONValue)?
         for key in keys {
             if let value = object.removeValue(forKey: key), found == nil { found = (key, value) }
@@ -162,8 +164,8 @@ struct FieldReader {
             message: "\"\(path)\(key)\" must be \(expected), not \(value.typeDescription) (\(value.preview))")
     }
 
-    mutating func string(_ keys: String...) throws(FieldError) -> String? {
-        guard let (key, value) = take(keys) else { return nil }
+    mutating func string(_ keys: [String]) throws(FieldError) -> String? {
+        guard let (key, value) = entry(keys) else { return nil }
         switch value {
         case .null: return nil
         case .string(let text): return text
@@ -171,8 +173,8 @@ struct FieldReader {
         }
     }
 
-    mutating func strings(_ keys: String...) throws(FieldError) -> [String] {
-        guard let (key, value) = take(keys) else { return [] }
+    mutating func strings(_ keys: [String]) throws(FieldError) -> [String] {
+        guard let (key, value) = entry(keys) else { return [] }
         switch value {
         case .null: return []
         case .string(let text): return text.isEmpty ? [] : [text]
@@ -192,8 +194,8 @@ struct FieldReader {
         }
     }
 
-    mutating func number(_ keys: String...) throws(FieldError) -> Double? {
-        guard let (key, value) = take(keys) else { return nil }
+    mutating func number(_ keys: [String]) throws(FieldError) -> Double? {
+        guard let (key, value) = entry(keys) else { return nil }
         switch value {
         case .null: return nil
         case .integer(let number): return Double(number)
@@ -208,8 +210,8 @@ struct FieldReader {
     }
 
     /// Epoch milliseconds; `0` or less means none.
-    mutating func date(_ keys: String...) throws(FieldError) -> Int64? {
-        guard let (key, value) = take(keys) else { return nil }
+    mutating func date(_ keys: [String]) throws(FieldError) -> Int64? {
+        guard let (key, value) = entry(keys) else { return nil }
         let milliseconds: Double
         switch value {
         case .null: return nil
@@ -234,8 +236,8 @@ struct FieldReader {
         return Int64(milliseconds)
     }
 
-    mutating func bool(_ keys: String...) throws(FieldError) -> Bool? {
-        guard let (key, value) = take(keys) else { return nil }
+    mutating func bool(_ keys: [String]) throws(FieldError) -> Bool? {
+        guard let (key, value) = entry(keys) else { return nil }
         switch value {
         case .null: return nil
         case .bool(let flag): return flag
@@ -251,8 +253,8 @@ struct FieldReader {
         }
     }
 
-    mutating func indexMode(_ keys: String...) throws(FieldError) -> ContentIndexMode? {
-        guard let (key, value) = take(keys) else { return nil }
+    mutating func indexMode(_ keys: [String]) throws(FieldError) -> ContentIndexMode? {
+        guard let (key, value) = entry(keys) else { return nil }
         let expected = "\"public\" or \"private\" (or ContentIndexModePublic / ContentIndexModePrivate)"
         switch value {
         case .null: return nil

@@ -33,7 +33,7 @@ public struct BranchUniversalObject: Sendable, Hashable {
     public var viewCount: Int64?
 
     /// The key `export` writes an item's recorded views under, and indexing reads them back from.
-    public static let viewsKey = "searchlight:views"
+    public static let viewsKey = ItemField.views.camelKey
 
     public init(canonicalIdentifier: String) {
         self.canonicalIdentifier = canonicalIdentifier

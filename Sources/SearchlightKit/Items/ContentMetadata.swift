@@ -32,37 +32,33 @@ public struct ContentMetadata: Sendable, Hashable {
 
     public init() {}
 
-    /// The text fields: (Branch dictionary key, camelCase key, property).
-    static let textFields:
-        [(branch: String, camel: String, keyPath: any WritableKeyPath<ContentMetadata, String?> & Sendable)] = [
-            ("$content_schema", "contentSchema", \.contentSchema),
-            ("$currency", "currency", \.currency),
-            ("$sku", "sku", \.sku),
-            ("$product_name", "productName", \.productName),
-            ("$product_brand", "productBrand", \.productBrand),
-            ("$product_category", "productCategory", \.productCategory),
-            ("$product_variant", "productVariant", \.productVariant),
-            ("$condition", "condition", \.condition),
-            ("$address_street", "addressStreet", \.addressStreet),
-            ("$address_city", "addressCity", \.addressCity),
-            ("$address_region", "addressRegion", \.addressRegion),
-            ("$address_country", "addressCountry", \.addressCountry),
-            ("$address_postal_code", "addressPostalCode", \.addressPostalCode),
-        ]
+    /// The text fields of the table of an item's fields (``ItemField``), with their properties.
+    static let textFields: [(field: ItemField, keyPath: any WritableKeyPath<ContentMetadata, String?> & Sendable)] = [
+        (.named("contentSchema"), \.contentSchema),
+        (.named("currency"), \.currency),
+        (.named("sku"), \.sku),
+        (.named("productName"), \.productName),
+        (.named("productBrand"), \.productBrand),
+        (.named("productCategory"), \.productCategory),
+        (.named("productVariant"), \.productVariant),
+        (.named("condition"), \.condition),
+        (.named("addressStreet"), \.addressStreet),
+        (.named("addressCity"), \.addressCity),
+        (.named("addressRegion"), \.addressRegion),
+        (.named("addressCountry"), \.addressCountry),
+        (.named("addressPostalCode"), \.addressPostalCode),
+    ]
 
-    /// The numeric fields: (Branch dictionary key, camelCase key, property).
-    static let numberFields:
-        [(branch: String, camel: String, keyPath: any WritableKeyPath<ContentMetadata, Double?> & Sendable)] = [
-            ("$price", "price", \.price),
-            ("$quantity", "quantity", \.quantity),
-            ("$rating_average", "ratingAverage", \.ratingAverage),
-            ("$rating_count", "ratingCount", \.ratingCount),
-            ("$rating_max", "ratingMax", \.ratingMax),
-            ("$rating", "rating", \.rating),
-            ("$latitude", "latitude", \.latitude),
-            ("$longitude", "longitude", \.longitude),
+    /// The numeric fields of the table of an item's fields (``ItemField``), with their properties.
+    static let numberFields: [(field: ItemField, keyPath: any WritableKeyPath<ContentMetadata, Double?> & Sendable)] =
+        [
+            (.named("price"), \.price),
+            (.named("quantity"), \.quantity),
+            (.named("ratingAverage"), \.ratingAverage),
+            (.named("ratingCount"), \.ratingCount),
+            (.named("ratingMax"), \.ratingMax),
+            (.named("rating"), \.rating),
+            (.named("latitude"), \.latitude),
+            (.named("longitude"), \.longitude),
         ]
-
-    /// The captions field's keys.
-    static let captionKeys = (branch: "$image_captions", camel: "imageCaptions")
 }

@@ -1,9 +1,10 @@
 /// What an item carries beside its text that searches filter by, sort by and count: its dates, its
 /// price and rating, its product's category, brand and condition, its address's city and country,
-/// its place on the map (index format 8).
+/// its place on the map.
 ///
 /// Each is kept in a value slot of its own, filled from the item's fields as the SDK writes them
-/// (docs/reference.md, *Ranges, sorting and counts*):
+/// (docs/reference.md, *Ranges, sorting and counts*); the table of an item's fields (``ItemField``)
+/// names each one's field and slot:
 ///
 /// | name | kind | from |
 /// |---|---|---|
@@ -40,24 +41,33 @@ public struct ItemAttribute: Sendable, Hashable {
     /// The slots custom fields take, from here up.
     static let firstCustomSlot: UInt32 = 32
 
-    public static let created = ItemAttribute(name: "created", kind: .date, slot: 7)
-    public static let expires = ItemAttribute(name: "expires", kind: .date, slot: XapianDatabase.expirationSlot)
-    public static let views = ItemAttribute(name: "views", kind: .number, slot: XapianDatabase.viewsSlot)
-    public static let price = ItemAttribute(name: "price", kind: .number, slot: 8)
-    public static let rating = ItemAttribute(name: "rating", kind: .number, slot: 9)
-    public static let category = ItemAttribute(name: "category", kind: .text, slot: 10)
-    public static let brand = ItemAttribute(name: "brand", kind: .text, slot: 11)
-    public static let condition = ItemAttribute(name: "condition", kind: .text, slot: 12)
-    public static let currency = ItemAttribute(name: "currency", kind: .text, slot: 13)
-    public static let city = ItemAttribute(name: "city", kind: .text, slot: 14)
-    public static let country = ItemAttribute(name: "country", kind: .text, slot: 15)
-    public static let location = ItemAttribute(name: "location", kind: .point, slot: 16)
+    public static let created = builtIn("created")
+    public static let expires = builtIn("expires")
+    public static let views = builtIn("views")
+    public static let price = builtIn("price")
+    public static let rating = builtIn("rating")
+    public static let category = builtIn("category")
+    public static let brand = builtIn("brand")
+    public static let condition = builtIn("condition")
+    public static let currency = builtIn("currency")
+    public static let city = builtIn("city")
+    public static let country = builtIn("country")
+    public static let location = builtIn("location")
+
+    /// The built-in attribute `name`, as the table of an item's fields (``ItemField``) has it.
+    private static func builtIn(_ name: String) -> ItemAttribute {
+        guard let attribute = ItemField.all.lazy.compactMap(\.attribute).first(where: { $0.name == name }) else {
+            preconditionFailure("No attribute \(name) in the table of an item's fields")
+        }
+        return ItemAttribute(name: name, kind: attribute.kind, slot: attribute.slot)
+    }
 
     /// The keys of an item's dictionary that the index may leave out of its data, by the slot of
-    /// the attribute whose value gives them back (`cx_stored_key`).
+    /// the attribute whose value gives them back (the fields ``ItemField/isGivenBack``).
     static let storedKeys: [UInt32: String] = Dictionary(
-        uniqueKeysWithValues: all.compactMap { attribute in
-            XapianDatabase.storedKey(slot: attribute.slot).map { (attribute.slot, $0) }
+        uniqueKeysWithValues: ItemField.all.compactMap { field in
+            guard field.isGivenBack, let attribute = field.attribute, let key = field.branchKey else { return nil }
+            return (attribute.slot, key)
         })
 
     /// Every attribute an item can carry.

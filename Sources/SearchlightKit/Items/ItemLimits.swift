@@ -43,13 +43,16 @@ extension BranchUniversalObject {
                 message: "\"\(key)\" is \(ItemLimits.describe(value.utf8.count)) long; it may be at most "
                     + "\(ItemLimits.describe(limit)): shorten it")
         }
-        try check(title, "$og_title", ItemLimits.titleBytes)
-        try check(contentDescription, "$og_description", ItemLimits.descriptionBytes)
-        try check(canonicalIdentifier, "$canonical_identifier", ItemLimits.fieldBytes)
-        try check(canonicalUrl, "$canonical_url", ItemLimits.fieldBytes)
-        try check(imageUrl, "$og_image_url", ItemLimits.fieldBytes)
-        for field in ContentMetadata.textFields {
-            try check(contentMetadata[keyPath: field.keyPath], field.branch, ItemLimits.fieldBytes)
+        func check(_ value: String?, _ field: ItemField, _ limit: Int) throws(FieldError) {
+            try check(value, field.branchKey ?? field.camelKey, limit)
+        }
+        try check(title, .title, ItemLimits.titleBytes)
+        try check(contentDescription, .contentDescription, ItemLimits.descriptionBytes)
+        try check(canonicalIdentifier, .canonicalIdentifier, ItemLimits.fieldBytes)
+        try check(canonicalUrl, .canonicalUrl, ItemLimits.fieldBytes)
+        try check(imageUrl, .imageUrl, ItemLimits.fieldBytes)
+        for (field, keyPath) in ContentMetadata.textFields {
+            try check(contentMetadata[keyPath: keyPath], field, ItemLimits.fieldBytes)
         }
         if keywords.count > ItemLimits.keywords {
             throw FieldError(

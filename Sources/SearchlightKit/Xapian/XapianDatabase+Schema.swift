@@ -1,7 +1,7 @@
 internal import CXapian
 
 /// What the shim's schema fixes that the Kit's types build on: the value slots it keeps for itself
-/// and for the attributes, and which keys of an item's data an attribute's value gives back.
+/// and for the attributes, and the one table of an item's fields.
 extension XapianDatabase {
     /// The slot of the expiration, which the ``ItemAttribute/expires`` attribute reads.
     static let expirationSlot = CX_SLOT_EXPIRATION.rawValue
@@ -10,7 +10,38 @@ extension XapianDatabase {
     /// The first slot of the attributes the Kit assigns (``ItemAttribute``).
     static let firstAttributeSlot = CX_SLOT_FIRST_ATTRIBUTE.rawValue
 
-    /// The key of an item's data that the value of the attribute in `slot` gives back, and which
-    /// the data may so leave out (`cx_stored_key`); nil for none.
-    static func storedKey(slot: UInt32) -> String? { cx_stored_key(slot).map { String(cString: $0) } }
+    /// The rows of `cx_item_fields`, as the Kit reads them (``ItemField``).
+    static let itemFields: [ItemField] = {
+        var count = 0
+        let rows = cx_item_fields(&count)
+        return UnsafeBufferPointer(start: rows, count: count).map(ItemField.init)
+    }()
+}
+
+extension ItemField {
+    fileprivate init(_ row: cx_item_field) {
+        let types: [cx_json_type: ValueType] = [
+            CX_JSON_TEXT: .text, CX_JSON_NUMBER: .number, CX_JSON_DATE: .date, CX_JSON_BOOL: .bool,
+            CX_JSON_TEXTS: .texts, CX_JSON_MODE: .mode, CX_JSON_COUNT: .count,
+        ]
+        let uses: [cx_field_use: Use] = [
+            CX_USE_STORED: .stored, CX_USE_IDENTITY: .identity, CX_USE_WORDS: .words, CX_USE_KEYWORDS: .keywords,
+            CX_USE_MODE: .mode, CX_USE_FILTER: .filter, CX_USE_ATTRIBUTE: .attribute,
+        ]
+        let kinds: [cx_value_kind: ItemAttribute.Kind] = [
+            CX_VALUE_TEXT: .text, CX_VALUE_NUMBER: .number, CX_VALUE_POINT: .point,
+        ]
+        let type = types[row.json] ?? .text
+        var attribute: (name: String, slot: UInt32, kind: ItemAttribute.Kind)?
+        if let name = row.attribute {
+            // A date is kept as a number of epoch milliseconds.
+            let kind = type == .date ? .date : kinds[row.kind] ?? .number
+            attribute = (String(cString: name), row.slot, kind)
+        }
+        self.init(
+            name: String(cString: row.name), branchKey: row.branch_key.map { String(cString: $0) },
+            camelKey: String(cString: row.camel_key), camelAlias: row.camel_alias.map { String(cString: $0) },
+            isNested: row.nested, type: type, use: uses[row.use] ?? .stored, attribute: attribute,
+            isGivenBack: row.given_back)
+    }
 }
