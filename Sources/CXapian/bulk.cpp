@@ -1,12 +1,18 @@
 // Bulk builds: segments written in parallel, then applied to the current database or merged
 // with it by compaction.
 
+#include "bulk.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <thread>
 
-#include "internal.hpp"
+#include "database.hpp"
+#include "document.hpp"
+#include "errors.hpp"
+#include "schema.hpp"
+#include "write.hpp"
 
 using cx::str;
 using cx::Occurrence;

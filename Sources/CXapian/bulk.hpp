@@ -2,6 +2,7 @@
 // (deciding which occurrence of an identity wins).
 #pragma once
 
+#include <memory>
 #include <mutex>
 
 #include "document.hpp"

@@ -1,13 +1,17 @@
 // Attributes kept in memory for counting (`cx::column`) and sorting (`cx::ranks`), one set per
 // database and revision.
 
+#include "columns.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <mutex>
 #include <unordered_map>
 
-#include "internal.hpp"
+#include "database.hpp"
+#include "read.hpp"
+#include "schema.hpp"
 
 namespace cx {
 

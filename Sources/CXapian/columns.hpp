@@ -1,7 +1,8 @@
 // What columns.cpp offers the other files of the shim.
 #pragma once
 
-#include "errors.hpp"
+#include "database.hpp"
+#include "schema.hpp"
 
 namespace cx {
 

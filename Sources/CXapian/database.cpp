@@ -1,8 +1,13 @@
 // Opening, closing and transactions.
 
+#include "database.hpp"
+
 #include <sys/stat.h>
 
-#include "internal.hpp"
+#include "errors.hpp"
+#include "read.hpp"
+#include "schema.hpp"
+#include "write.hpp"
 
 namespace {
 

@@ -3,18 +3,17 @@
 
 #pragma once
 
-#include <xapian.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <thread>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
+#include <xapian.h>
 
 #include "CXapian.h"
 

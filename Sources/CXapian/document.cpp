@@ -1,9 +1,14 @@
 // Documents: what an item's Xapian document holds, built without a database, so that any thread
 // may build them.
 
+#include "document.hpp"
+
 #include <memory>
 
-#include "internal.hpp"
+#include "errors.hpp"
+#include "schema.hpp"
+#include "stored.hpp"
+#include "text.hpp"
 
 using cx::str;
 
@@ -98,22 +103,6 @@ void SourcePaths::record(Xapian::WritableDatabase &writer, const cx_item &item) 
 
 void keep_views(Xapian::Document &fresh, const Xapian::Document &stored, const cx_item &item) {
     if (item.views < 0) cx::set_document_views(fresh, cx::document_views(stored));
-}
-
-std::string attribute_term(Xapian::valueno slot, const std::string &text) {
-    return bounded_term(attribute_prefix + std::to_string(slot) + ":", fold_lower(text));
-}
-
-std::string slot_value(const cx_value &value) {
-    switch (value.kind) {
-        case CX_VALUE_NUMBER:
-            return Xapian::sortable_serialise(value.number);
-        case CX_VALUE_TEXT:
-            return str(value.text);
-        case CX_VALUE_POINT:
-            return Xapian::LatLongCoord(value.number, value.second).serialise();
-    }
-    return std::string();
 }
 
 void add_attributes(Xapian::Document &document, const cx_item &item) {

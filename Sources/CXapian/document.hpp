@@ -1,7 +1,13 @@
 // What document.cpp offers the other files of the shim.
 #pragma once
 
-#include "schema.hpp"
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+#include <xapian.h>
+
+#include "CXapian.h"
 
 /// Items' documents and their unique-id terms, built by `cx_documents_build`, waiting to be
 /// stored.
@@ -18,10 +24,6 @@ Xapian::TermGenerator make_generator();
 
 /// Builds the document for one item; `unique` is its unique-id term.
 Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &item, const std::string &unique);
-
-/// What an attribute's value keeps in its slot: a number `sortable_serialise`d, a text as
-/// written, a point as a serialised `LatLongCoord`.
-std::string slot_value(const cx_value &value);
 
 /// Adds an item's attributes to its document: each value in its slot, and each text's filter term
 /// (`attribute_term`).

@@ -1,11 +1,12 @@
 // The one place where C++ exceptions become statuses.
 
+#include "errors.hpp"
+
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <stdexcept>
-
-#include "internal.hpp"
+#include <xapian.h>
 
 namespace cx {
 

@@ -1,7 +1,9 @@
 // What errors.cpp offers the other files of the shim.
 #pragma once
 
-#include "database.hpp"
+#include <string>
+
+#include "CXapian.h"
 
 namespace cx {
 

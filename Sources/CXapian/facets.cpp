@@ -1,10 +1,13 @@
 // Counting over every match of a search: a count per text, every number (`cx_facet_request`).
 
+#include "facets.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
 
-#include "internal.hpp"
+#include "columns.hpp"
+#include "database.hpp"
 
 namespace cx {
 

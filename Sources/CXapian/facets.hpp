@@ -1,7 +1,7 @@
 // What facets.cpp offers the other files of the shim.
 #pragma once
 
-#include "errors.hpp"
+#include "database.hpp"
 
 namespace cx {
 

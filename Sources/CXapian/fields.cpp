@@ -1,7 +1,11 @@
 // An index's fields beyond the built-in ones: attributes added to the items stored, and cleared,
+#include "database.hpp"
+#include "document.hpp"
+#include "errors.hpp"
+#include "read.hpp"
+#include "schema.hpp"
+#include "write.hpp"
 // and the Kit's own records in the metadata (its custom fields).
-
-#include "internal.hpp"
 
 namespace {
 
@@ -67,7 +71,6 @@ cx_status cx_database_clear_attribute(cx_database *database, uint32_t slot, uint
         return cx::status_from_current_exception(out_error);
     }
 }
-
 
 cx_status cx_database_metadata(cx_database *database, cx_text key, char **out_value, char **out_error) {
     *out_value = nullptr;

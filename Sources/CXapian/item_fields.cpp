@@ -1,9 +1,8 @@
 // The one table of an item's fields (`cx_item_fields`): their keys in both of the SDKs' dialects,
+#include "item_fields.hpp"
 // how the index keeps each, the value slot of each attribute, and which values give their field
 // back. The Kit reads it for its reader, its Branch dictionary and its attributes; stored.cpp for
 // the keys an item's data leaves out.
-
-#include "item_fields.hpp"
 
 namespace cx {
 

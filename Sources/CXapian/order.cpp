@@ -1,12 +1,16 @@
 // Ordering a search's results: by relevance, or by the item's attributes (`cx_sort_key`).
 
+#include "order.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
 #include <optional>
 
-#include "internal.hpp"
+#include "columns.hpp"
+#include "database.hpp"
+#include "schema.hpp"
 
 namespace {
 

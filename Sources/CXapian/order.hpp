@@ -3,7 +3,7 @@
 
 #include <optional>
 
-#include "errors.hpp"
+#include "database.hpp"
 
 namespace cx {
 

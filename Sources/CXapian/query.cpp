@@ -4,11 +4,19 @@
 // word) once. Here the tree is walked, and each piece of text becomes terms (terms.cpp), so that
 // nothing of the language is parsed twice.
 
+#include "query.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <set>
 
-#include "internal.hpp"
+#include "columns.hpp"
+#include "database.hpp"
+#include "errors.hpp"
+#include "schema.hpp"
+#include "snippet.hpp"
+#include "terms.hpp"
+#include "text.hpp"
 
 namespace cx {
 

@@ -1,6 +1,7 @@
 // What query.cpp offers the other files of the shim.
 #pragma once
 
+#include "database.hpp"
 #include "snippet.hpp"
 
 namespace cx {

@@ -1,8 +1,14 @@
 // Reading without a query: one item, counts, domains, and the cursor over every item.
 
+#include "read.hpp"
+
 #include <algorithm>
 
-#include "internal.hpp"
+#include "database.hpp"
+#include "document.hpp"
+#include "errors.hpp"
+#include "schema.hpp"
+#include "stored.hpp"
 
 using cx::str;
 

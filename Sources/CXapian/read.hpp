@@ -1,9 +1,38 @@
 // What read.cpp offers the other files of the shim: shared by every reading entry point.
 #pragma once
 
-#include "schema.hpp"
+#include "database.hpp"
+#include "errors.hpp"
 
 namespace cx {
+
+struct DocumentBits;
+struct ViewBoosts;
+struct SpellingWords;
+struct KeptFields;
+
+/// One revision of an index as its searches see it: what they read once and reuse, each on first
+/// need: the items a domain may see (visibility.cpp), the recorded views' boosts (views.cpp) and
+/// the spelling table's words (spelling.cpp).
+///
+/// A read-only handle of one database keeps the snapshot of the revision it has open until it
+/// moves to another (`snapshot`). A writer's reader sees its uncommitted changes, and a
+/// topology's shards have no one revision to key it by: each of their searches takes a snapshot
+/// of its own, which nothing keeps.
+struct Snapshot {
+    Xapian::rev revision = 0;
+    /// The items a search may see, by the domain whose private items it sees ("" for none), for
+    /// at most `visible_domains` domains (each is one bit per document).
+    std::unordered_map<std::string, std::shared_ptr<const DocumentBits>> visible;
+    static constexpr size_t visible_domains = 16;
+    std::shared_ptr<const ViewBoosts> views;
+    std::shared_ptr<const SpellingWords> spelling;
+    /// What searches keep in memory of this revision's fields (`cx::column`, `cx::ranks`).
+    std::shared_ptr<KeptFields> fields;
+};
+
+/// The snapshot of the revision `database` reads (see `Snapshot`).
+std::shared_ptr<Snapshot> snapshot(cx_database &database);
 
 /// `CX_ERR_INVALID_ARGUMENT` for a NULL or closed handle, else `CX_OK`.
 cx_status require_open(cx_database *database, char **out_error);

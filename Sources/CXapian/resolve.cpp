@@ -1,6 +1,9 @@
 // Resolving a bulk build: which occurrence of each identity met more than once wins.
 
-#include "internal.hpp"
+#include <algorithm>
+
+#include "bulk.hpp"
+#include "schema.hpp"
 
 namespace cx {
 

@@ -1,11 +1,14 @@
 // Terms and values: how an item is laid out in a Xapian document.
 
+#include "schema.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
-#include "internal.hpp"
+#include "errors.hpp"
+#include "text.hpp"
 
 namespace cx {
 
@@ -180,7 +183,6 @@ unsigned first_character(const std::string &term, size_t skipped) {
     return *Xapian::Utf8Iterator(term.data() + skipped, term.size() - skipped);
 }
 
-
 }  // namespace
 
 bool is_match_term(const std::string &term) {
@@ -276,6 +278,22 @@ void set_document_views(Xapian::Document &document, int64_t views) {
 double view_boost(int64_t views) {
     if (views <= 0) return 0;
     return std::min(1.0, std::log1p(static_cast<double>(views)) / std::log1p(1000.0));
+}
+
+std::string attribute_term(Xapian::valueno slot, const std::string &text) {
+    return bounded_term(attribute_prefix + std::to_string(slot) + ":", fold_lower(text));
+}
+
+std::string slot_value(const cx_value &value) {
+    switch (value.kind) {
+        case CX_VALUE_NUMBER:
+            return Xapian::sortable_serialise(value.number);
+        case CX_VALUE_TEXT:
+            return str(value.text);
+        case CX_VALUE_POINT:
+            return Xapian::LatLongCoord(value.number, value.second).serialise();
+    }
+    return std::string();
 }
 
 }  // namespace cx

@@ -1,7 +1,12 @@
 // What schema.cpp offers the other files of the shim: the one prefix table and the value slots.
 #pragma once
 
-#include "errors.hpp"
+#include <string>
+#include <utility>
+#include <vector>
+#include <xapian.h>
+
+#include "CXapian.h"
 
 namespace cx {
 
@@ -62,7 +67,6 @@ constexpr Xapian::valueno views_order = CX_SLOT_VIEWS;
 constexpr Xapian::valueno first_attribute = CX_SLOT_FIRST_ATTRIBUTE;
 }  // namespace slot
 
-
 /// The views an item's document records (0 for none).
 int64_t document_views(const Xapian::Document &document);
 
@@ -90,33 +94,6 @@ inline const std::string format = "9";
 /// Whether an index that records `recorded` is of an earlier format whose items its next writer can
 /// rebuild into this one: formats 2 to 8, each of which stores every item's JSON whole.
 bool is_rebuildable(const std::string &recorded);
-
-struct DocumentBits;
-struct ViewBoosts;
-struct SpellingWords;
-struct KeptFields;
-
-/// One revision of an index as its searches see it: what they read once and reuse, each on first need: the items a domain may see (visibility.cpp), the recorded views'
-/// boosts (views.cpp) and the spelling table's words (spelling.cpp).
-///
-/// A read-only handle of one database keeps the snapshot of the revision it has open until it
-/// moves to another (`snapshot`). A writer's reader sees its uncommitted changes, and a
-/// topology's shards have no one revision to key it by: each of their searches takes a snapshot
-/// of its own, which nothing keeps.
-struct Snapshot {
-    Xapian::rev revision = 0;
-    /// The items a search may see, by the domain whose private items it sees ("" for none), for
-    /// at most `visible_domains` domains (each is one bit per document).
-    std::unordered_map<std::string, std::shared_ptr<const DocumentBits>> visible;
-    static constexpr size_t visible_domains = 16;
-    std::shared_ptr<const ViewBoosts> views;
-    std::shared_ptr<const SpellingWords> spelling;
-    /// What searches keep in memory of this revision's fields (`cx::column`, `cx::ranks`).
-    std::shared_ptr<KeptFields> fields;
-};
-
-/// The snapshot of the revision `database` reads (see `Snapshot`).
-std::shared_ptr<Snapshot> snapshot(cx_database &database);
 
 /// Whether the Kit may keep a record under `key` (`cx_database_set_metadata`): a `searchlight.`
 /// key other than the shim's own.
@@ -156,6 +133,10 @@ inline const std::string attribute_prefix = "XV";
 /// The filter term of an attribute's text in `slot`: `XV`, the slot, `:`, and the text folded and
 /// lower-cased (bounded).
 std::string attribute_term(Xapian::valueno slot, const std::string &text);
+
+/// What an attribute's value keeps in its slot: a number `sortable_serialise`d, a text as
+/// written, a point as a serialised `LatLongCoord`.
+std::string slot_value(const cx_value &value);
 
 /// A free-text field of an item.
 enum class Field { title, keyword, description };

@@ -1,10 +1,24 @@
 // Searching: a query tree, the caller's visibility, and a page of results with snippets.
 
+#include "search.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <memory>
 
-#include "internal.hpp"
+#include "columns.hpp"
+#include "database.hpp"
+#include "errors.hpp"
+#include "facets.hpp"
+#include "order.hpp"
+#include "query.hpp"
+#include "read.hpp"
+#include "schema.hpp"
+#include "snippet.hpp"
+#include "spelling.hpp"
+#include "stored.hpp"
+#include "views.hpp"
+#include "visibility.hpp"
 
 struct cx_results {
     uint64_t total = 0;

@@ -1,7 +1,7 @@
 // What search.cpp offers the other files of the shim.
 #pragma once
 
-#include "query.hpp"
+#include <xapian.h>
 
 namespace cx {
 

@@ -1,8 +1,11 @@
 // Snippets: the description around the first match, with the matched words as byte ranges.
 
+#include "snippet.hpp"
+
 #include <algorithm>
 
-#include "internal.hpp"
+#include "schema.hpp"
+#include "text.hpp"
 
 namespace cx {
 

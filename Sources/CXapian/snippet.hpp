@@ -1,7 +1,11 @@
 // What snippet.cpp offers the other files of the shim.
 #pragma once
 
-#include "text.hpp"
+#include <string>
+#include <vector>
+#include <xapian.h>
+
+#include "CXapian.h"
 
 namespace cx {
 

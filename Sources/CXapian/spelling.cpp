@@ -13,10 +13,14 @@
 // one the caller may see is taken; the table's words, by length, are kept in the index's snapshot
 // (`Snapshot`).
 
+#include "spelling.hpp"
+
 #include <algorithm>
 #include <cstdint>
 
-#include "internal.hpp"
+#include "database.hpp"
+#include "read.hpp"
+#include "visibility.hpp"
 
 namespace cx {
 

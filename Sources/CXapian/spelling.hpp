@@ -1,7 +1,8 @@
 // What spelling.cpp offers the other files of the shim.
 #pragma once
 
-#include "schema.hpp"
+#include "database.hpp"
+#include "read.hpp"
 
 namespace cx {
 

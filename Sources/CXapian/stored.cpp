@@ -8,11 +8,13 @@
 // mark byte and the two bytes of that set, which no JSON object starts with, and reading puts the
 // keys back at the end of the object.
 
+#include "stored.hpp"
+
 #include <charconv>
 #include <cmath>
 
-#include "internal.hpp"
 #include "item_fields.hpp"
+#include "schema.hpp"
 
 namespace cx {
 

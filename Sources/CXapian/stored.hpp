@@ -1,7 +1,10 @@
 // What stored.cpp offers the other files of the shim.
 #pragma once
 
-#include "schema.hpp"
+#include <string>
+#include <xapian.h>
+
+#include "CXapian.h"
 
 namespace cx {
 

@@ -1,9 +1,13 @@
 // The terms one word or phrase of a query stands for, as the indexer made them.
 
+#include "terms.hpp"
+
 #include <algorithm>
 #include <set>
 
-#include "internal.hpp"
+#include "errors.hpp"
+#include "schema.hpp"
+#include "text.hpp"
 
 namespace cx {
 

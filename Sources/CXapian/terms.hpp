@@ -2,6 +2,8 @@
 // stands for.
 #pragma once
 
+#include <memory>
+
 #include "schema.hpp"
 
 namespace cx {

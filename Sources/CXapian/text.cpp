@@ -1,8 +1,11 @@
 // Accent folding.
 
-#include <algorithm>
+#include "text.hpp"
 
-#include "internal.hpp"
+#include <algorithm>
+#include <xapian.h>
+
+#include "errors.hpp"
 
 namespace cx {
 

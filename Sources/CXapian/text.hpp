@@ -1,7 +1,7 @@
 // What text.cpp offers the other files of the shim.
 #pragma once
 
-#include "schema.hpp"
+#include <string>
 
 namespace cx {
 

@@ -5,9 +5,13 @@
 // are read once into a sorted list, kept in the index's snapshot (`Snapshot`), and the matcher
 // moves through it in memory.
 
+#include "views.hpp"
+
 #include <algorithm>
 
-#include "internal.hpp"
+#include "database.hpp"
+#include "read.hpp"
+#include "schema.hpp"
 
 namespace cx {
 

@@ -1,7 +1,8 @@
 // What views.cpp offers the other files of the shim.
 #pragma once
 
-#include "schema.hpp"
+#include "database.hpp"
+#include "read.hpp"
 
 namespace cx {
 

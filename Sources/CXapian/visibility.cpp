@@ -1,4 +1,10 @@
 // Who may see what: the items a search may return, as a set of document ids held in memory.
+#include "visibility.hpp"
+
+#include "database.hpp"
+#include "errors.hpp"
+#include "read.hpp"
+#include "schema.hpp"
 //
 // A search from a domain sees every public item and the domain's own private ones. As boolean
 // terms that is a filter on `XMpublic OR XP<domain>`, which Xapian must advance alongside every
@@ -8,8 +14,6 @@
 // candidate with one bit test (`PostingSource::check`). The bitmaps are kept in the index's
 // snapshot (`Snapshot`); most indexes need none, since they hold no private item of another
 // domain.
-
-#include "internal.hpp"
 
 namespace cx {
 

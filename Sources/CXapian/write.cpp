@@ -1,9 +1,15 @@
 // Writes: items' documents stored, replaced and deleted, and views recorded.
 
+#include "write.hpp"
+
 #include <algorithm>
 #include <unordered_set>
 
-#include "internal.hpp"
+#include "database.hpp"
+#include "document.hpp"
+#include "errors.hpp"
+#include "read.hpp"
+#include "schema.hpp"
 
 using cx::str;
 
@@ -112,7 +118,6 @@ cx_status cx_database_store_documents(cx_database *database, cx_documents *docum
         return cx::status_from_current_exception(out_error);
     }
 }
-
 
 cx_status cx_database_find_lines(cx_database *database, const uint64_t *digests, size_t count, int64_t now_ms,
                                  uint32_t *out_documents, char **out_error) {
