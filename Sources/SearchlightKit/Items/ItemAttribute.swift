@@ -3,8 +3,8 @@
 /// its place on the map.
 ///
 /// Each is kept in a value slot of its own, filled from the item's fields as the SDK writes them
-/// (docs/reference.md, *Ranges, sorting and counts*); the table of an item's fields (``ItemField``)
-/// names each one's field and slot:
+/// (docs/reference.md, *Ranges, sorting and counts*); the table of an item's fields
+/// names each one's field and slot (`ItemField`, `cx_item_fields`):
 ///
 /// | name | kind | from |
 /// |---|---|---|
