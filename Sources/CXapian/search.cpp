@@ -24,9 +24,7 @@ struct cx_results {
     uint64_t total = 0;
     std::vector<std::string> data;
     std::vector<int32_t> percents;
-    /// What the snippets highlight (`cx_results_make_snippet`).
-    cx::Highlighter highlighter;
-    /// Each result's snippet, once made.
+    /// Each result's snippet.
     std::vector<cx::Snippet> snippets;
     std::vector<std::pair<uint32_t, std::string>> corrections;
     /// The plain words matched when any of them did (`cx_search_request::relax`).
@@ -90,12 +88,12 @@ Xapian::doccount matches_to_check(const Xapian::Database &reader, const cx_searc
     return request.limit == 0 ? reader.get_doccount() : 1000 + request.offset + request.limit;
 }
 
-/// Adds a found document to `results`: its data and its percentage. Its snippet is made from the
-/// description its data holds (`cx_results_make_snippet`): an index keeps the description once.
+/// Adds a found document to `results`: its data, its percentage, and its snippet, made from the
+/// description its data holds (`cx::item_description`): an index keeps the description once.
 void add_result(cx_results &results, const Xapian::Document &document, int32_t percent, const cx::BuiltQuery &built) {
     results.data.push_back(cx::item_data(document));
     results.percents.push_back(built.matches_everything ? 100 : percent);
-    results.snippets.emplace_back();
+    results.snippets.push_back(cx::make_snippet(cx::item_description(results.data.back()), built.highlighter));
 }
 
 /// The seconds a search may spend checking matches beyond its page (for the count): past them the
@@ -136,7 +134,6 @@ Xapian::MSet run_page(Xapian::Enquire &enquire, const cx_search_request &request
 void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapshot, const cx_search_request &request,
                const cx::BuiltQuery &built, cx_results &results) {
     const Xapian::Database &reader = database.reader;
-    results.highlighter = built.highlighter;
     Xapian::Enquire enquire(reader);
     enquire.set_query(full_query(database, snapshot, request, built));
     const Xapian::doccount check_at_least = matches_to_check(reader, request);
@@ -240,16 +237,6 @@ cx_text cx_results_data(const cx_results *results, size_t index) {
 
 int32_t cx_results_percent(const cx_results *results, size_t index) {
     return index < results->percents.size() ? results->percents[index] : 0;
-}
-
-void cx_results_make_snippet(cx_results *results, size_t index, cx_text description) {
-    if (index >= results->snippets.size()) return;
-    try {
-        results->snippets[index] = cx::make_snippet(cx::str(description), results->highlighter);
-    } catch (...) {
-        // Out of memory: the result goes without a snippet.
-        results->snippets[index] = cx::Snippet();
-    }
 }
 
 cx_text cx_results_snippet(const cx_results *results, size_t index) {

@@ -23,4 +23,9 @@ std::string item_digest(const std::string &stored, const cx_item &item);
 /// back from their values.
 std::string item_data(const Xapian::Document &document);
 
+/// The description an item's JSON object `data` holds (the field `contentDescription` of
+/// `cx_item_fields`, under its Branch key), as text: what its snippet is made from, since the index
+/// keeps the description once. Empty when the object has none, or it is not a string.
+std::string item_description(const std::string &data);
+
 }  // namespace cx

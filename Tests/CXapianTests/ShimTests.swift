@@ -20,11 +20,13 @@ private func open(_ path: String, _ mode: cx_open_mode) -> (OpaquePointer?, cx_s
 }
 
 /// Stores one item through the C API with borrowed strings.
-private func store(_ database: OpaquePointer, id: String, title: String, public isPublic: Bool = false) -> cx_status {
+private func store(
+    _ database: OpaquePointer, id: String, title: String, public isPublic: Bool = false, data json: String? = nil
+) -> cx_status {
     let domain = Array("app".utf8CString)
     let idBytes = Array(id.utf8CString)
     let titleBytes = Array(title.utf8CString)
-    let data = Array("{\"id\":\"\(id)\"}".utf8CString)
+    let data = Array((json ?? "{\"id\":\"\(id)\"}").utf8CString)
     return domain.withUnsafeBufferPointer { domainBuffer in
         idBytes.withUnsafeBufferPointer { idBuffer in
             titleBytes.withUnsafeBufferPointer { titleBuffer in
@@ -186,7 +188,9 @@ struct ShimTests {
         let (database, _, _) = open(TemporaryFolder.path + "/db", CX_OPEN_WRITE)
         let writer = try #require(database)
         defer { cx_database_free(writer) }
-        #expect(store(writer, id: "one", title: "Crème brûlée") == CX_OK)
+        let description = "Une crème brûlée"
+        let data = #"{"$canonical_identifier":"one","$og_description":"\#(description)"}"#
+        #expect(store(writer, id: "one", title: "Crème brûlée", data: data) == CX_OK)
         var checked = false
         let result = search(writer, [(CX_NODE_PARTIAL, CX_FIELD_ANY, "creme", 0)]) { results in
             #expect(cx_results_count(results) == 1)
@@ -194,12 +198,6 @@ struct ShimTests {
             #expect(cx_results_data(results, 5).length == 0)
             #expect(cx_results_data(results, 5).data == nil)
             #expect(cx_results_percent(results, 5) == 0)
-            #expect(cx_results_snippet(results, 0).length == 0)
-            let description = "Une crème brûlée"
-            description.withCString { text in
-                cx_results_make_snippet(results, 0, cx_text(data: text, length: description.utf8.count))
-                cx_results_make_snippet(results, 5, cx_text(data: text, length: description.utf8.count))
-            }
             let snippet = cx_results_snippet(results, 0)
             #expect(
                 String(decoding: UnsafeRawBufferPointer(start: snippet.data, count: snippet.length), as: UTF8.self)
@@ -215,6 +213,41 @@ struct ShimTests {
             checked = true
         }
         #expect(result.status == CX_OK && checked)
+    }
+
+    @Test(
+        "a result's snippet is its item's description as its JSON holds it: escapes undone, nested members passed over"
+    )
+    func snippetFromData() throws {
+        let (database, _, _) = open(TemporaryFolder.path + "/db", CX_OPEN_WRITE)
+        let writer = try #require(database)
+        defer { cx_database_free(writer) }
+        let cases: [(json: String, description: String)] = [
+            (#"{"a":{"$og_description":"no","b":["}",{"c":"]"}]},"$og_description":"plain kettle"}"#, "plain kettle"),
+            (
+                #"{"$og_description":"say \"hi\" \\ a\/b\ttab\nline \u00e9t\u00E9 \ud83d\ude00 台所 \u0001"}"#,
+                "say \"hi\" \\ a/b\ttab\nline été 😀 台所 \u{1}"
+            ),
+            (#"{"n":-1.5e3,"t":true,"x":null,"$og_description":"after scalars"}"#, "after scalars"),
+            (#"{"$og_description":42}"#, ""),
+            (#"{"$og_description":"lone \udc00 half"}"#, "lone \u{FFFD} half"),
+            (#"{"$og_description":"cut"#, ""),
+        ]
+        for (number, (json, _)) in cases.enumerated() {
+            #expect(store(writer, id: "item-\(number)", title: "Kettle \(number)", data: json) == CX_OK)
+        }
+        var snippets: [String: String] = [:]
+        let result = search(writer, [(CX_NODE_WORD, CX_FIELD_TITLE, "kettle", 0)]) { results in
+            for index in 0..<cx_results_count(results) {
+                let data = cx_results_data(results, index)
+                let json = String(decoding: UnsafeRawBufferPointer(start: data.data, count: data.length), as: UTF8.self)
+                let snippet = cx_results_snippet(results, index)
+                snippets[json] = String(
+                    decoding: UnsafeRawBufferPointer(start: snippet.data, count: snippet.length), as: UTF8.self)
+            }
+        }
+        #expect(result.status == CX_OK)
+        for (json, description) in cases { #expect(snippets[json] == description, "\(json)") }
     }
 
     @Test("domains come back as a list of names and counts")

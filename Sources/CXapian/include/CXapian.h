@@ -692,11 +692,9 @@ uint64_t cx_results_total(const cx_results *results);
 cx_text cx_results_data(const cx_results *results, size_t index);
 /// The relevance of result `index`, 0–100.
 int32_t cx_results_percent(const cx_results *results, size_t index);
-/// Makes result `index`'s snippet from its item's description, which its data holds: the text
-/// around the matches of the query's words.
-void cx_results_make_snippet(cx_results *results, size_t index, cx_text description);
-/// The plain description text around the matches of result `index` (an ellipsis marks a cut),
-/// once `cx_results_make_snippet` made it; borrowed from `results`.
+/// The snippet of result `index`: the plain text of its item's description (which its data
+/// holds) around the matches of the query's words, an ellipsis marking a cut; borrowed from
+/// `results`.
 cx_text cx_results_snippet(const cx_results *results, size_t index);
 /// The matched runs inside that snippet, in order and not overlapping; `*out_count` receives
 /// their number. Borrowed from `results`; NULL when there are none.

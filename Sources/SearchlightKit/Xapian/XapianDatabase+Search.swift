@@ -65,13 +65,6 @@ extension XapianDatabase {
             facets: shape.facets.enumerated().map { index, attribute in Self.facet(attribute, results, index) })
         for index in 0..<cx_results_count(results) {
             let item = try decode(cx_results_data(results, index).bytes)
-            // The snippet comes from the description the item holds: the index keeps it once.
-            var description = item.object.contentDescription ?? ""
-            description.withUTF8 { bytes in
-                bytes.withMemoryRebound(to: CChar.self) { text in
-                    cx_results_make_snippet(results, index, cx_text(data: text.baseAddress, length: text.count))
-                }
-            }
             raw.hits.append(
                 RawResults.Hit(
                     item: item, percent: Int(cx_results_percent(results, index)), snippet: Self.snippet(results, index))
