@@ -13,6 +13,7 @@
 
 #include "stored.hpp"
 
+#include <array>
 #include <charconv>
 #include <cmath>
 
@@ -30,6 +31,18 @@ constexpr size_t moved_header = 3;
 
 /// The slots `cx_item::moved` can name: as many as its two stored bytes have bits.
 constexpr Xapian::valueno movable_slots = 16;
+
+/// The field each slot `cx_item::moved` can name gives back (`cx_item_fields`), or null: found once.
+const std::array<const cx_item_field *, movable_slots> &given_back() {
+    static const std::array<const cx_item_field *, movable_slots> fields = [] {
+        std::array<const cx_item_field *, movable_slots> found{};
+        for (const cx_item_field &field : item_fields()) {
+            if (field.given_back) found[field.slot - slot::first_attribute] = &field;
+        }
+        return found;
+    }();
+    return fields;
+}
 
 /// Whether `moved` names the attribute in `slot`.
 bool names(uint32_t moved, Xapian::valueno slot) {
@@ -256,12 +269,8 @@ std::string item_data(const Xapian::Document &document) {
     if (data.empty() || data.back() != '}') return data;  // not an object: left for the Kit to refuse
     data.pop_back();
     for (Xapian::valueno slot = slot::first_attribute; slot < slot::first_attribute + movable_slots; ++slot) {
-        if (!names(moved, slot)) continue;
-        const cx_item_field *given = nullptr;
-        for (const cx_item_field &field : item_fields()) {
-            if (field.given_back && field.slot == slot) given = &field;
-        }
-        if (given == nullptr) continue;
+        const cx_item_field *given = given_back()[slot - slot::first_attribute];
+        if (!names(moved, slot) || given == nullptr) continue;
         const cx_item_field &field = *given;
         const std::string value = document.get_value(slot);
         if (value.empty()) continue;

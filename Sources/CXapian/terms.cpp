@@ -21,7 +21,7 @@ using Parser = Xapian::QueryParser;
 /// same documents and lets Xapian skip documents that cannot reach the page. A synonym of
 /// as-you-type expansions stays one (weighing each of hundreds of expansions costs more than it
 /// saves), and operators with parameters (phrases, wildcards, value ranges) are kept as they are.
-Query score_fields_separately(const Query &query) {
+Query score_forms_separately(const Query &query) {
     const Query::op type = query.get_type();
     switch (type) {
         case Query::OP_SYNONYM:
@@ -38,7 +38,7 @@ Query score_fields_separately(const Query &query) {
     std::vector<Query> subqueries;
     bool only_terms = true;
     for (size_t i = 0; i < query.get_num_subqueries(); ++i) {
-        subqueries.push_back(score_fields_separately(query.get_subquery(i)));
+        subqueries.push_back(score_forms_separately(query.get_subquery(i)));
         only_terms = only_terms && subqueries.back().get_type() == Query::LEAF_TERM;
     }
     return Query(type == Query::OP_SYNONYM && only_terms ? Query::OP_OR : type, subqueries.begin(), subqueries.end());
@@ -86,10 +86,10 @@ Query LeafTerms::words(const cx_query_node &leaf) {
         // The words it begins, expanded by the matcher, or the word itself (Xapian's own
         // partial word would weigh both).
         const unsigned flags = flags_for(CX_NODE_PREFIX, folded);
-        return with_whole_word(leaf, score_fields_separately(parser().parse_query(folded, flags)));
+        return with_whole_word(leaf, score_forms_separately(parser().parse_query(folded, flags)));
     }
     const unsigned flags = flags_for(leaf.kind, folded);
-    return score_fields_separately(parser().parse_query(folded, flags));
+    return score_forms_separately(parser().parse_query(folded, flags));
 }
 
 const FieldFilter *LeafTerms::field_filter(cx_field field) const {
@@ -168,7 +168,7 @@ Query LeafTerms::with_whole_word(const cx_query_node &leaf, const Query &query) 
     if (leaf.kind != CX_NODE_PARTIAL) return query;
     const std::string folded = fold_lower(str(leaf.text));
     const Query whole =
-        score_fields_separately(parser().parse_query(folded, Parser::FLAG_CJK_NGRAM));
+        score_forms_separately(parser().parse_query(folded, Parser::FLAG_CJK_NGRAM));
     const bool short_word = is_short_partial(leaf, folded);
     if (whole.empty()) return short_word ? Query(Query::OP_SCALE_WEIGHT, query, 0.0) : query;
     return Query(Query::OP_OR, whole, Query(Query::OP_SCALE_WEIGHT, query, short_word ? 0.0 : beginning_weight));

@@ -168,9 +168,10 @@ struct GuardedHTTP1Channel: ServerChildChannel {
 
 /// Counts its connection against ``ConnectionLimits/maximumConnections``: past it, closes the
 /// connection that has waited longest for a request's head in its place, or answers 503 when none
-/// is waiting; closes a connection whose client is too slow to send a request (header and request timeouts)
-/// or that stays idle after a response; and closes an HTTP/1.0 connection (or one that asked for
-/// `Connection: close`) once its response is sent. A request being answered is never timed.
+/// is waiting; closes a connection whose client is too slow to send a request (header and request
+/// timeouts) or that stays idle after a response; and closes an HTTP/1.0 connection (or one that
+/// asked for `Connection: close`) once its response is sent. A request being answered is never
+/// timed.
 final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart

@@ -147,9 +147,7 @@ extension SearchableIndex {
             try refresh(&database)
             try database.forEachDocument { data, expiration, views, source in
                 if !includeExpired, expiration > 0, expiration <= now { return }
-                var item = try decodeStored(data)
-                item.source = source
-                if views > 0 { item.object.viewCount = views }
+                let item = try Self.storedItem(data, views: views, source: source, path: path)
                 if let domainIdentifier, item.domainIdentifier != domainIdentifier { return }
                 try body(item)
             }
@@ -161,6 +159,17 @@ extension SearchableIndex {
     }
 
     /// An item as the index at `path` stores it.
+    /// A stored item as a cursor gives it (``XapianDatabase/forEachDocument(_:)``): its data, with
+    /// its recorded views and the file it came from.
+    static func storedItem(_ data: [UInt8], views: Int64, source: String?, path: String) throws(SearchlightError)
+        -> SearchableItem
+    {
+        var item = try decodeStored(data, path: path)
+        item.source = source
+        if views > 0 { item.object.viewCount = views }
+        return item
+    }
+
     static func decodeStored(_ data: [UInt8], path: String) throws(SearchlightError) -> SearchableItem {
         do {
             let dictionary = try JSONDecoder().decode([String: JSONValue].self, from: Data(data))

@@ -52,9 +52,7 @@ extension SearchableIndex {
         }
         do {
             try old.forEachDocument { data, _, views, source in
-                var item = try decodeStored(data, path: old.path)
-                item.source = source
-                if views > 0 { item.object.viewCount = views }
+                let item = try storedItem(data, views: views, source: source, path: old.path)
                 do throws(FieldError) {
                     batch.append(try StoredItem(item, lineDigest: 0, encoder: encoder, fields: fields))
                 } catch {
