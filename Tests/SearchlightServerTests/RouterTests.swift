@@ -45,7 +45,7 @@ struct Fixture {
             Self.item("blog/public", "Lantern history", .public, "com.example.blog"),
             Self.item("blog/private", "Draft about lanterns", .private, "com.example.blog"),
         ]
-        let writer = try SearchableIndex(path: directory + "/index", access: .readWrite(lockTimeout: .seconds(5)))
+        let writer = try SearchableIndex(path: directory + "/index", access: .readWrite(lockTimeout: .seconds(30)))
         try writer.indexSearchableItems(seed)
         try writer.close()
         service =
