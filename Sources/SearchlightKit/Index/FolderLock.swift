@@ -9,7 +9,7 @@ import Synchronization
 /// publish a generation while this one waits, so the generation it then opens is current. It also
 /// lets a writer wait in the kernel rather than poll: `flock` blocks until the holder lets go or
 /// exits. The file is never deleted, since another process may hold it.
-final class FolderLock: @unchecked Sendable {
+final class FolderLock: Sendable {
     static let fileName = "writer.lock"
 
     // Guarded by `released`: set once, by whoever releases first.

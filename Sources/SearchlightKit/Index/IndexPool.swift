@@ -21,8 +21,8 @@ public final class IndexPool: Sendable {
     public let path: String
     private let writer: SearchableIndex?
     private let readers: [SearchableIndex]
-    private let readJobs = JobQueue<ReadJob>()
-    private let writeJobs = JobQueue<WriteJob>()
+    private let readJobs = WorkQueue<ReadJob>()
+    private let writeJobs = WorkQueue<WriteJob>()
     private let counts = WriteCounts()
     private let callers: CallerGate
 
@@ -73,16 +73,15 @@ public final class IndexPool: Sendable {
                 pool.append(try SearchableIndex(path: path, access: .readOnly, keepsFieldsInMemory: true))
             }
             self.readers = pool
-            try readJobs.start(threads: pool.count, name: "index-reader") { [pool] thread, jobs in
+            try readJobs.serve(threads: pool.count, name: "index-reader") { [pool] thread, jobs in
                 for job in jobs { job(pool[thread]) }
             }
             if let writer {
-                try writeJobs.start(
-                    threads: 1, name: "index-writer",
-                    take: { jobs in
-                        jobs.first?.inBatch == nil ? 1 : (jobs.firstIndex { $0.inBatch == nil } ?? jobs.count)
-                    },
-                    serve: { [counts] _, jobs in Self.run(jobs, on: writer, counts: counts) })
+                // A batch is the writes waiting in a row; work that runs alone goes by itself.
+                let batch: @Sendable (ArraySlice<WriteJob>) -> Int = { $0.prefix { $0.inBatch != nil }.count }
+                try writeJobs.serve(threads: 1, name: "index-writer", taking: batch) { [counts] _, jobs in
+                    Self.run(jobs, on: writer, counts: counts)
+                }
             }
         } catch {
             readJobs.close()

@@ -91,8 +91,10 @@ extension SearchableIndex {
             // between this one's two locks. Its lock may be busy for a moment: a process this one
             // spawned while the generation was open for the merge holds a copy of the lock until
             // it runs its program.
-            writer = try LockWait.open(
-                path: folder, layout: .generation(next), until: .now.advanced(by: .seconds(10)))
+            writer = try Self.retryingWhileLocked(until: .now.advanced(by: .seconds(10))) {
+                () throws(SearchlightError) in
+                try XapianDatabase(path: folder, writable: true, layout: .generation(next))
+            }
             do throws(SearchlightError) {
                 try IndexLayout.publish(next, at: path, from: current)
             } catch {

@@ -58,13 +58,31 @@ extension SearchableIndex {
         _ shard: Topology.Shard, lockTimeout: Duration, until deadline: ContinuousClock.Instant
     ) throws(SearchlightError) -> XapianDatabase {
         guard case .remote(let host, let port) = shard else { preconditionFailure("not a remote shard") }
+        do throws(SearchlightError) {
+            return try retryingWhileLocked(until: deadline) { () throws(SearchlightError) in
+                try XapianDatabase(host: host, port: port, writable: true, timeout: remoteTimeout)
+            }
+        } catch SearchlightError.indexLocked {
+            throw locked(shard.name, waited: lockTimeout)
+        }
+    }
+
+    /// Opens a writer with `open`, trying again every 50 ms until `deadline` while Xapian's lock
+    /// is held. Local writers wait for each other in the kernel on the folder's lock
+    /// (``FolderLock``), so Xapian's is free at once unless a process that does not take the
+    /// folder's lock holds it (`xapian-compact`, a writer of a stub file of the user's); a remote
+    /// shard's server gives no way to wait but asking again.
+    ///
+    /// - Throws: ``SearchlightError/Code/indexLocked`` past the deadline, or whatever opening
+    ///   fails with.
+    static func retryingWhileLocked(
+        until deadline: ContinuousClock.Instant, _ open: () throws(SearchlightError) -> XapianDatabase
+    ) throws(SearchlightError) -> XapianDatabase {
         while true {
             do throws(SearchlightError) {
-                return try XapianDatabase(host: host, port: port, writable: true, timeout: remoteTimeout)
+                return try open()
             } catch SearchlightError.indexLocked where ContinuousClock.now < deadline {
                 OSThread.sleep(for: .milliseconds(50))
-            } catch SearchlightError.indexLocked {
-                throw locked(shard.name, waited: lockTimeout)
             }
         }
     }
@@ -165,7 +183,7 @@ extension SearchableIndex {
 
     /// Opens the writer, waiting for another writer up to `lockTimeout` in the kernel, on the
     /// index folder's lock (``FolderLock``), then takes Xapian's lock on the current generation
-    /// (``LockWait``).
+    /// (``retryingWhileLocked(until:_:)``).
     ///
     /// While it holds the folder's lock no other Searchlight writer can publish a generation, so
     /// the one it opens stays current. Xapian's lock is checked all the same: a writer that does
@@ -180,7 +198,9 @@ extension SearchableIndex {
             let layout = IndexLayout.read(path)
             let writer: XapianDatabase
             do throws(SearchlightError) {
-                writer = try LockWait.open(path: layout.databasePath(in: path), layout: layout, until: deadline)
+                writer = try retryingWhileLocked(until: deadline) { () throws(SearchlightError) in
+                    try XapianDatabase(path: layout.databasePath(in: path), writable: true, layout: layout)
+                }
             } catch SearchlightError.indexLocked {
                 throw locked(path, waited: lockTimeout)
             } catch  where IndexLayout.read(path) != layout {

@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 import Synchronization
 
@@ -86,30 +85,25 @@ extension Indexer {
             // Unit k goes to segment k mod jobs, whichever builder is free first: the same inputs
             // always make the same segments, so the items get the same document ids, equal scores
             // come in the same order, and the index is the same, byte for byte, run after run.
-            let queues = (0..<jobs).map { _ in BoundedQueue<Unit>(capacity: 2) }
+            let queues = (0..<jobs).map { _ in WorkQueue<Unit>(capacity: 2) }
             let cancelAll: @Sendable () -> Void = { for queue in queues { queue.cancel() } }
-            let done = DispatchGroup()
-            for segment in 0..<jobs {
-                done.enter()
-                let queue = queues[segment]
-                let builder: @Sendable () -> Void = { [self] in
-                    defer { done.leave() }
-                    while let unit = queue.take() {
-                        do throws(SearchlightError) {
-                            var unitReport = IndexingReport()
-                            try store(unit, segment: segment, in: build, options: options, report: &unitReport)
-                            processed.add(unitReport.indexed + unitReport.rejected, ordering: .relaxed)
-                            state.withLock { $0.reports.append((unit.order, unitReport)) }
-                        } catch {
-                            state.withLock { $0.failure = $0.failure ?? error }
-                            cancelAll()
+            for (segment, queue) in queues.enumerated() {
+                do throws(SearchlightError) {
+                    try queue.serve(threads: 1, name: "bulk-build-\(segment + 1)", stackSize: 4 << 20) {
+                        [self] _, units in
+                        for unit in units {
+                            do throws(SearchlightError) {
+                                var unitReport = IndexingReport()
+                                try store(unit, segment: segment, in: build, options: options, report: &unitReport)
+                                processed.add(unitReport.indexed + unitReport.rejected, ordering: .relaxed)
+                                state.withLock { $0.reports.append((unit.order, unitReport)) }
+                            } catch {
+                                state.withLock { $0.failure = $0.failure ?? error }
+                                cancelAll()
+                            }
                         }
                     }
-                }
-                do throws(SearchlightError) {
-                    try OSThread.start(name: "bulk-build-\(segment + 1)", stackSize: 4 << 20, builder)
                 } catch {
-                    done.leave()
                     state.withLock { $0.failure = $0.failure ?? error }
                     cancelAll()
                     break
@@ -141,8 +135,7 @@ extension Indexer {
                         phase: .reading, files: inputs.count, filesRead: file + 1,
                         items: processed.load(ordering: .relaxed)))
             }
-            for queue in queues { queue.finish() }
-            done.wait()
+            for queue in queues { queue.close() }
 
             let (reports, failure) = state.withLock { ($0.reports, $0.failure) }
             if let failure { throw failure }

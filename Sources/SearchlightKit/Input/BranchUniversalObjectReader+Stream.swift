@@ -19,7 +19,7 @@ extension BranchUniversalObjectReader {
         path: String, piece: Int = 2_000, recognizing filter: LineFilter? = nil,
         _ body: (DecodedInput) throws(E) -> Void
     ) throws(E) {
-        let pieces = BoundedQueue<DecodedInput>(capacity: 2)
+        let pieces = WorkQueue<DecodedInput>(capacity: 2)
         do throws(SearchlightError) {
             try OSThread.start(name: "index-reader") {
                 decodeLines(path: path, piece: piece, filter: filter) { pieces.put($0) }

@@ -19,8 +19,8 @@ import FoundationEssentials
 ///     }
 /// }
 /// ```
-public struct LineFilter: @unchecked Sendable {
-    // The snapshot is used by the reading thread only, one call at a time.
+public struct LineFilter: Sendable {
+    // The snapshot is used by the reading thread only, one call at a time (a handle's rule).
     private let snapshot: XapianDatabase
     private let salt: [UInt8]
     private let now: Int64

@@ -1,5 +1,4 @@
 internal import CXapian
-import Dispatch
 
 /// Writes through the one handle: items stored, removed and viewed.
 extension XapianDatabase {
@@ -68,19 +67,16 @@ extension XapianDatabase {
             for range in steps { try storeStep(BuiltDocuments(items, range, path: path)) }
             return outcomes
         }
-        let handoff = BoundedQueue<BuiltDocuments>(capacity: 1)
-        let builderDone = DispatchGroup()
-        builderDone.enter()
-        defer {
-            handoff.cancel()
-            builderDone.wait()
-        }
+        let handoff = WorkQueue<BuiltDocuments>(capacity: 1)
         try OSThread.start(name: "write-builder") { [path] in
-            defer { builderDone.leave() }
+            defer { handoff.finish() }
             for range in steps {
                 guard handoff.put(BuiltDocuments(items, range, path: path)) else { return }
             }
-            handoff.finish()
+        }
+        defer {
+            handoff.cancel()
+            handoff.waitUntilFinished()
         }
         while let documents = handoff.take() { try storeStep(documents) }
         return outcomes
