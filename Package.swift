@@ -45,8 +45,12 @@ let package = Package(
             linkerSettings: [.linkedLibrary("xapian")]
         ),
         .target(
+            name: "CEncoder",
+            linkerSettings: [.linkedLibrary("openblas"), .linkedLibrary("crypto")]
+        ),
+        .target(
             name: "SearchlightKit",
-            dependencies: ["CXapian", .product(name: "CoreMetrics", package: "swift-metrics")],
+            dependencies: ["CXapian", "CEncoder", .product(name: "CoreMetrics", package: "swift-metrics")],
             swiftSettings: upcomingFeatures
         ),
         .target(

@@ -7,6 +7,7 @@
 #include "database.hpp"
 #include "document.hpp"
 #include "errors.hpp"
+#include "meaning.hpp"
 #include "schema.hpp"
 #include "stored.hpp"
 
@@ -25,6 +26,19 @@ struct cx_cursor {
     std::string data;
     /// The current item's source path, as `cx_cursor_next` gave it.
     std::string source;
+    /// The current item's content digest (`cx::document_digest`).
+    uint64_t digest = 0;
+    /// Only items without a vector of meaning: the vectors' value stream, read alongside.
+    bool without_meaning = false;
+    Xapian::ValueIterator meaning;
+    Xapian::ValueIterator meaning_end;
+
+    /// Whether the item at `position` has a vector of meaning.
+    bool has_meaning() {
+        if (meaning == meaning_end) return false;
+        if (meaning.get_docid() < *position) meaning.skip_to(*position);
+        return meaning != meaning_end && meaning.get_docid() == *position;
+    }
 };
 
 namespace {
@@ -192,7 +206,8 @@ cx_name_count cx_name_list_entry(const cx_name_list *list, size_t index) {
 
 void cx_name_list_free(cx_name_list *list) { delete list; }
 
-cx_status cx_cursor_open(cx_database *database, uint32_t first_position, cx_cursor **out, char **out_error) {
+cx_status cx_cursor_open(cx_database *database, uint32_t first_position, bool without_meaning, cx_cursor **out,
+                         char **out_error) {
     *out = nullptr;
     if (cx_status status = cx::require_open(database, out_error)) return status;
     try {
@@ -202,6 +217,11 @@ cx_status cx_cursor_open(cx_database *database, uint32_t first_position, cx_curs
         cursor->position = cursor->reader.postlist_begin("");
         cursor->end = cursor->reader.postlist_end("");
         if (first_position > 1) cursor->position.skip_to(first_position);
+        cursor->without_meaning = without_meaning;
+        if (without_meaning) {
+            cursor->meaning = cursor->reader.valuestream_begin(CX_SLOT_MEANING);
+            cursor->meaning_end = cursor->reader.valuestream_end(CX_SLOT_MEANING);
+        }
         *out = cursor.release();
         return CX_OK;
     } catch (...) {
@@ -215,6 +235,7 @@ cx_status cx_cursor_next(cx_cursor *cursor, cx_text *out_data, int64_t *out_expi
     try {
         if (cursor->started && cursor->position != cursor->end) ++cursor->position;
         cursor->started = true;
+        while (cursor->without_meaning && cursor->position != cursor->end && cursor->has_meaning()) ++cursor->position;
         *out_done = cursor->position == cursor->end;
         if (*out_done) {
             *out_data = {nullptr, 0};
@@ -230,6 +251,7 @@ cx_status cx_cursor_next(cx_cursor *cursor, cx_text *out_data, int64_t *out_expi
         double expiration = cx::document_expiration(document);
         *out_expiration_ms = expiration >= cx::never_ms ? 0 : static_cast<int64_t>(expiration);
         *out_views = cx::document_views(document);
+        cursor->digest = cx::document_digest(document);
         *out_data = {cursor->data.data(), cursor->data.size()};
         return CX_OK;
     } catch (...) {
@@ -241,6 +263,8 @@ uint32_t cx_cursor_position(const cx_cursor *cursor) {
     if (cursor == nullptr || !cursor->started || cursor->position == cursor->end) return 0;
     return *cursor->position;
 }
+
+uint64_t cx_cursor_digest(const cx_cursor *cursor) { return cursor == nullptr ? 0 : cursor->digest; }
 
 void cx_cursor_free(cx_cursor *cursor) { delete cursor; }
 

@@ -61,6 +61,12 @@ public struct SearchlightError: Error, Sendable, CustomStringConvertible {
         public static let fieldNotFound = Code(rawValue: 2020)
         /// 2021: a custom field cannot be added: the index has it already, or has the most it can.
         public static let fieldConflict = Code(rawValue: 2021)
+        /// 2022: meaning was asked for, and the meaning model is not installed, or a file of it is
+        /// not the pinned one (``MeaningModel``). The message says how to install it.
+        public static let meaningUnavailable = Code(rawValue: 2022)
+        /// 2023: the index's vectors of meaning were made by another model than the one installed.
+        /// `searchlight embed --rebuild` (``SearchableIndex/clearMeaning()``) makes them anew.
+        public static let meaningModelMismatch = Code(rawValue: 2023)
 
         public var description: String { String(rawValue) }
     }

@@ -49,6 +49,12 @@ struct IndexCommand: ParsableCommand {
                 + "thread.", valueName: "n"))
     var jobs = CoreBudget.machine.builders
 
+    @Flag(
+        help: ArgumentHelp(
+            "Index words only: leave the items added or changed without a vector of meaning (searchlight "
+                + "embed gives them theirs)."))
+    var noMeaning = false
+
     @Flag(help: "Report progress on stderr even when it is not a terminal (a line a second).")
     var progress = false
 
@@ -102,14 +108,23 @@ struct IndexCommand: ParsableCommand {
                 }
             }
             display.finish()
+            let meaning = try completeMeaning(index)
             try index.close()
-            try printReport(report, files: files)
+            try printReport(report, meaning: meaning, files: files)
             if report.rejected > 0 { throw ExitStatus.failure }
         }
     }
 
-    private func printReport(_ report: IndexingReport, files: Int) throws {
-        if global.json { return try global.output.printJSON(report) }
+    /// Gives the items added or changed their vectors of meaning, when the model is installed.
+    private func completeMeaning(_ index: SearchableIndex) throws -> MeaningReport? {
+        guard !noMeaning, let model = try MeaningModel.installedIfAny() else { return nil }
+        let display = Progress(forced: progress, quiet: quiet)
+        defer { display.finish() }
+        return try index.completeMeaning(using: model, progress: display.meaning)
+    }
+
+    private func printReport(_ report: IndexingReport, meaning: MeaningReport?, files: Int) throws {
+        if global.json { return try global.output.printJSON(IndexOutput(report: report, embedded: meaning?.embedded)) }
         if quiet {
             for error in report.errors { Output.warn("\(error)") }
             return
@@ -123,7 +138,25 @@ struct IndexCommand: ParsableCommand {
         if report.rejected > 0 { notes.append("\(report.rejected) rejected") }
         if !notes.isEmpty { summary += "; " + notes.joined(separator: ", ") }
         if strict, report.rejected > 0 { summary += "; --strict: nothing was written" }
+        if let meaning, meaning.embedded > 0 {
+            summary += "; \(meaning.embedded) given a vector of meaning"
+        }
         print(summary)
         for error in report.errors { Output.warn("  \(error)") }
+    }
+}
+
+/// `index --json`'s document: the indexing report, and how many items were given a vector of
+/// meaning (when the model is installed).
+private struct IndexOutput: Encodable {
+    let report: IndexingReport
+    let embedded: Int?
+
+    enum CodingKeys: String, CodingKey { case embedded }
+
+    func encode(to encoder: any Encoder) throws {
+        try report.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(embedded, forKey: .embedded)
     }
 }

@@ -286,7 +286,7 @@ struct ShimTests {
         var results: OpaquePointer?
         #expect(call { cx_search(nil, nil, &results, $0) }.status == CX_ERR_INVALID_ARGUMENT)
         var cursor: OpaquePointer?
-        #expect(call { cx_cursor_open(nil, 1, &cursor, $0) }.status == CX_ERR_INVALID_ARGUMENT)
+        #expect(call { cx_cursor_open(nil, 1, false, &cursor, $0) }.status == CX_ERR_INVALID_ARGUMENT)
         #expect(call { cx_database_reopen(nil, $0) }.status == CX_ERR_INVALID_ARGUMENT)
         #expect(!cx_database_is_writable(nil))
         // A NULL out_error is allowed: the status still says what happened.

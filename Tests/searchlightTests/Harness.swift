@@ -71,6 +71,9 @@ func runBinary(
 ) throws -> Run {
     var env = ProcessInfo.processInfo.environment
     env["NO_COLOR"] = "1"
+    // By words alone, unless a test of meaning names the model: embedding the thousands of items
+    // other tests write would take minutes (MeaningTests).
+    env["SEARCHLIGHT_MODEL"] = "none"
     for (key, value) in environment { env[key] = value }
     return try runProgram(binaryPath, arguments, stdin: stdin, environment: env, timeout: timeout)
 }
@@ -162,10 +165,15 @@ final class BackgroundRun {
 }
 
 /// Starts the binary in the background, its standard input read from the file `stdin` if given.
-func startBinary(_ arguments: [String], stdin: String? = nil) throws -> BackgroundRun {
+func startBinary(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws
+    -> BackgroundRun
+{
     let process = Process()
     process.executableURL = URL(fileURLWithPath: binaryPath)
     process.arguments = arguments
+    // By words alone, unless a test of meaning names the model (as `runBinary`).
+    process.environment = ProcessInfo.processInfo.environment.merging(
+        ["SEARCHLIGHT_MODEL": "none"].merging(environment) { $1 }) { $1 }
     if let stdin { process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: stdin)) }
     let errorPath = TemporaryFolder.path + "/background-" + UUID().uuidString + ".err"
     _ = FileManager.default.createFile(atPath: errorPath, contents: nil)

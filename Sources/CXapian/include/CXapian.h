@@ -97,6 +97,8 @@ typedef enum cx_open_mode : int32_t {
 typedef enum cx_slot : uint32_t {
     /// The expiration (sortable), absent for items that never expire.
     CX_SLOT_EXPIRATION = 0,
+    /// The item's vector of meaning (`cx_database_set_meaning`); absent until one is stored.
+    CX_SLOT_MEANING = 1,
     /// The recorded views (sortable), absent for none.
     CX_SLOT_VIEWS = 6,
     CX_SLOT_FIRST_ATTRIBUTE = 7,
@@ -724,9 +726,10 @@ void cx_results_facet_value(const cx_results *results, size_t facet, size_t inde
 void cx_results_free(cx_results *_Nullable results);
 
 /// Opens a cursor over the stored items, in storage order, from the one at `first_position` on
-/// (1 for every item; see `cx_cursor_position`). `*out` is freed with `cx_cursor_free`; the
+/// (1 for every item; see `cx_cursor_position`), or only over those without a vector of meaning
+/// (`CX_SLOT_MEANING`) when `without_meaning`. `*out` is freed with `cx_cursor_free`; the
 /// database must outlive it.
-cx_status cx_cursor_open(cx_database *_Nullable database, uint32_t first_position,
+cx_status cx_cursor_open(cx_database *_Nullable database, uint32_t first_position, bool without_meaning,
                          cx_cursor *_Nullable *_Nonnull out, char *_Nullable *_Nullable out_error);
 
 /// The storage position of the item the cursor is at (0 before the first and after the last).
@@ -742,8 +745,30 @@ cx_status cx_cursor_next(cx_cursor *_Nullable cursor, cx_text *out_data, int64_t
                          int64_t *out_views, cx_text *out_source, bool *out_done,
                          char *_Nullable *_Nullable out_error);
 
+/// The content digest of the item the cursor is at: what `cx_database_set_meaning` checks, so
+/// that a vector made of an item's text is not stored on an item rewritten since.
+uint64_t cx_cursor_digest(const cx_cursor *_Nullable cursor);
+
 /// Frees a cursor. Accepts NULL.
 void cx_cursor_free(cx_cursor *_Nullable cursor);
+
+// MARK: - Meaning
+
+/// How many items the index holds, and how many of them have a vector of meaning.
+cx_status cx_database_meaning_counts(cx_database *_Nullable database, uint64_t *out_items, uint64_t *out_with_meaning,
+                                     char *_Nullable *_Nullable out_error);
+
+/// Stores vectors of meaning, in the writer's transaction: for each of `count` items, by storage
+/// position, its vector of `dimensions` floats (`vectors`, one after another), kept as 8-bit
+/// multiples of a scale (`4 + dimensions` bytes). An item that is gone, or whose content digest is
+/// no longer `digests[i]` (`cx_cursor_digest`: rewritten since it was read), is left alone.
+/// `*out_stored` counts the vectors stored.
+cx_status cx_database_set_meaning(cx_database *_Nullable database, const uint32_t *_Nullable positions,
+                                  const uint64_t *_Nullable digests, const float *_Nullable vectors, size_t count,
+                                  uint32_t dimensions, size_t *out_stored, char *_Nullable *_Nullable out_error);
+
+/// Removes every item's vector of meaning, in the writer's transaction (a different model's).
+cx_status cx_database_clear_meaning(cx_database *_Nullable database, char *_Nullable *_Nullable out_error);
 
 // MARK: - Text
 

@@ -15,16 +15,11 @@ extension XapianDatabase {
 
     /// The custom fields the index records, in the order they were added.
     func customFields() throws(SearchlightError) -> [ItemAttribute] {
-        let handle = try open()
-        var text: UnsafeMutablePointer<CChar>?
-        try withText(Self.fieldsKey) { key throws(SearchlightError) in
-            try check { error in cx_database_metadata(handle, key, &text, error) }
-        }
-        defer { cx_string_free(text) }
-        guard let text, text.pointee != 0 else { return [] }
+        let text = try metadata(Self.fieldsKey)
+        guard !text.isEmpty else { return [] }
         let records: [FieldRecord]
         do {
-            records = try JSONDecoder().decode([FieldRecord].self, from: Data(String(cString: text).utf8))
+            records = try JSONDecoder().decode([FieldRecord].self, from: Data(text.utf8))
         } catch {
             throw SearchlightError(
                 .indexUnavailable, "The index at \(path) records its custom fields unreadably: \(error)",
@@ -42,9 +37,26 @@ extension XapianDatabase {
         } catch {
             throw SearchlightError(.internalError, "Cannot encode the custom fields: \(error)")
         }
+        try setMetadata(Self.fieldsKey, json)
+    }
+
+    /// The Kit's record under `key` (a `searchlight.` key), empty for none.
+    func metadata(_ key: String) throws(SearchlightError) -> String {
         let handle = try open()
-        try withText(Self.fieldsKey) { key throws(SearchlightError) in
-            try withText(json) { value throws(SearchlightError) in
+        var text: UnsafeMutablePointer<CChar>?
+        try withText(key) { key throws(SearchlightError) in
+            try check { error in cx_database_metadata(handle, key, &text, error) }
+        }
+        defer { cx_string_free(text) }
+        return text.map { String(cString: $0) } ?? ""
+    }
+
+    /// Records `value` under `key` (a `searchlight.` key; empty removes it), in the writer's
+    /// transaction.
+    func setMetadata(_ key: String, _ value: String) throws(SearchlightError) {
+        let handle = try open()
+        try withText(key) { key throws(SearchlightError) in
+            try withText(value) { value throws(SearchlightError) in
                 try check { error in cx_database_set_metadata(handle, key, value, error) }
             }
         }
@@ -76,13 +88,13 @@ extension XapianDatabase {
             var carriers: [StoredItem] = []
             var read = 0
             do {
-                try forEachDocument(from: first) { data, _, _, _, position in
+                try forEachDocument(from: first) { document in
                     guard read < Self.fillBatch else {
-                        next = position
+                        next = document.position
                         return false
                     }
                     read += 1
-                    let item = try SearchableIndex.decodeStored(data, path: path)
+                    let item = try SearchableIndex.decodeStored(document.data, path: path)
                     guard let values = values(item) else { return true }
                     carriers.append(StoredItem(attributes: values, of: item))
                     return true

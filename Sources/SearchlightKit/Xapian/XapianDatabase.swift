@@ -219,28 +219,41 @@ final class XapianDatabase: @unchecked Sendable {
         }
     }
 
+    /// One stored item as a cursor reads it.
+    struct StoredDocument {
+        var data: [UInt8]
+        /// Its expiration in epoch ms, 0 for never.
+        var expiration: Int64
+        var views: Int64
+        /// The file it was read from.
+        var source: String?
+        /// Its storage position: it stays the item's when the item is replaced.
+        var position: UInt32
+        /// Its content digest: what storing its vector of meaning checks (``setMeaning(_:)``).
+        var digest: UInt64
+    }
+
     /// Calls `body` with each stored item's data, expiration (0 for never) and recorded views, in
     /// storage order.
     func forEachDocument(
         _ body: (_ data: [UInt8], _ expiration: Int64, _ views: Int64, _ source: String?) throws -> Void
     ) throws {
-        try forEachDocument(from: 1) { data, expiration, views, source, _ in
-            try body(data, expiration, views, source)
+        try forEachDocument(from: 1) { document in
+            try body(document.data, document.expiration, document.views, document.source)
             return true
         }
     }
 
-    /// Calls `body` with each stored item from the one at storage position `first` on, and the
-    /// item's position, until it returns false. A position stays an item's when the item is
-    /// replaced, so that a later call can go on from where one stopped, after writes.
+    /// Calls `body` with each stored item from the one at storage position `first` on (only those
+    /// without a vector of meaning, when `withoutMeaning`), until it returns false. A position
+    /// stays an item's when the item is replaced, so that a later call can go on from where one
+    /// stopped, after writes.
     func forEachDocument(
-        from first: UInt32,
-        _ body: (_ data: [UInt8], _ expiration: Int64, _ views: Int64, _ source: String?, _ position: UInt32) throws
-            -> Bool
+        from first: UInt32, withoutMeaning: Bool = false, _ body: (StoredDocument) throws -> Bool
     ) throws {
         let handle = try open()
         var cursor: OpaquePointer?
-        try check { error in cx_cursor_open(handle, first, &cursor, error) }
+        try check { error in cx_cursor_open(handle, first, withoutMeaning, &cursor, error) }
         defer { cx_cursor_free(cursor) }
         while true {
             var data = cx_text()
@@ -250,10 +263,11 @@ final class XapianDatabase: @unchecked Sendable {
             var done = false
             try check { error in cx_cursor_next(cursor!, &data, &expiration, &views, &source, &done, error) }
             if done { return }
-            let position = cx_cursor_position(cursor)
-            guard try body(data.bytes, expiration, views, source.length == 0 ? nil : source.string, position) else {
-                return
-            }
+            let document = StoredDocument(
+                data: data.bytes, expiration: expiration, views: views,
+                source: source.length == 0 ? nil : source.string, position: cx_cursor_position(cursor),
+                digest: cx_cursor_digest(cursor))
+            guard try body(document) else { return }
         }
     }
 

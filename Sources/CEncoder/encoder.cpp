@@ -1,0 +1,276 @@
+// BERT's forward pass, for sentence vectors.
+//
+// The texts of one call share every dense layer: their tokens are stacked, without padding, into
+// one matrix, so each of a layer's four matrix products is one large product over every token of
+// the call. Only attention is per text (and per head), over that text's own tokens; no mask is
+// needed, since no text sees another's tokens or any padding.
+
+#include "CEncoder.h"
+
+#include <cblas.h>
+#include <openssl/evp.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Layer {
+    std::vector<float> qkv_weight;  // query, key and value weights stacked: [3 × hidden, hidden]
+    std::vector<float> qkv_bias;
+    const float *attention_weight, *attention_bias;
+    const float *attention_norm_weight, *attention_norm_bias;
+    const float *intermediate_weight, *intermediate_bias;
+    const float *output_weight, *output_bias;
+    const float *output_norm_weight, *output_norm_bias;
+};
+
+struct invalid_argument : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+char *copy_message(const std::string &message) {
+    char *copy = static_cast<char *>(std::malloc(message.size() + 1));
+    if (copy) std::memcpy(copy, message.c_str(), message.size() + 1);
+    return copy;
+}
+
+ce_status fail(ce_status status, const std::string &message, char **out_error) {
+    if (out_error) *out_error = copy_message(message);
+    return status;
+}
+
+/// Each row of `rows` × `width` values normalized to mean 0 and variance 1, then scaled and shifted.
+void layer_norm(float *values, size_t rows, size_t width, const float *weight, const float *bias, float epsilon) {
+    for (size_t row = 0; row < rows; ++row) {
+        float *x = values + row * width;
+        double sum = 0;
+        for (size_t i = 0; i < width; ++i) sum += x[i];
+        const float mean = float(sum / double(width));
+        double squares = 0;
+        for (size_t i = 0; i < width; ++i) squares += double(x[i] - mean) * double(x[i] - mean);
+        const float scale = 1.0f / std::sqrt(float(squares / double(width)) + epsilon);
+        for (size_t i = 0; i < width; ++i) x[i] = (x[i] - mean) * scale * weight[i] + bias[i];
+    }
+}
+
+void add_bias(float *values, size_t rows, size_t width, const float *bias) {
+    for (size_t row = 0; row < rows; ++row) {
+        float *x = values + row * width;
+        for (size_t i = 0; i < width; ++i) x[i] += bias[i];
+    }
+}
+
+/// out = in · weightᵀ (+ out when `accumulate`): `weight` is [columns, depth], as PyTorch's Linear keeps it.
+void linear(const float *in, size_t rows, size_t depth, const float *weight, size_t columns, float *out, bool accumulate) {
+    cblas_sgemm(
+        CblasRowMajor, CblasNoTrans, CblasTrans, int(rows), int(columns), int(depth), 1.0f, in, int(depth), weight,
+        int(depth), accumulate ? 1.0f : 0.0f, out, int(columns));
+}
+
+/// BERT's GELU, with the error function (not the tanh approximation).
+void gelu(float *values, size_t count) {
+    for (size_t i = 0; i < count; ++i) values[i] = 0.5f * values[i] * (1.0f + std::erf(values[i] * float(M_SQRT1_2)));
+}
+
+void softmax_rows(float *values, size_t rows, size_t width) {
+    for (size_t row = 0; row < rows; ++row) {
+        float *x = values + row * width;
+        float largest = x[0];
+        for (size_t i = 1; i < width; ++i) largest = std::max(largest, x[i]);
+        float sum = 0;
+        for (size_t i = 0; i < width; ++i) sum += (x[i] = std::exp(x[i] - largest));
+        for (size_t i = 0; i < width; ++i) x[i] /= sum;
+    }
+}
+
+}  // namespace
+
+struct ce_encoder {
+    ce_shape shape;
+    const float *word, *position, *token_type, *norm_weight, *norm_bias;
+    std::vector<Layer> layers;
+    // Scratch space, grown to the largest call.
+    std::vector<float> hidden, qkv, context, intermediate, scores;
+
+    const float *weight(ce_weight_lookup lookup, void *context_, const std::string &name, size_t count) {
+        size_t found = 0;
+        const float *values = lookup(context_, name.c_str(), &found);
+        if (!values) throw invalid_argument("The model has no weight " + name);
+        if (found != count)
+            throw invalid_argument(
+                "The model's weight " + name + " has " + std::to_string(found) + " values, not " +
+                std::to_string(count));
+        return values;
+    }
+
+    void load(ce_weight_lookup lookup, void *context_) {
+        const size_t h = size_t(shape.hidden), m = size_t(shape.intermediate);
+        word = weight(lookup, context_, "embeddings.word_embeddings.weight", size_t(shape.vocabulary) * h);
+        position = weight(lookup, context_, "embeddings.position_embeddings.weight", size_t(shape.positions) * h);
+        token_type = weight(lookup, context_, "embeddings.token_type_embeddings.weight", 2 * h);
+        norm_weight = weight(lookup, context_, "embeddings.LayerNorm.weight", h);
+        norm_bias = weight(lookup, context_, "embeddings.LayerNorm.bias", h);
+        layers.resize(size_t(shape.layers));
+        for (size_t index = 0; index < layers.size(); ++index) {
+            const std::string prefix = "encoder.layer." + std::to_string(index) + ".";
+            Layer &layer = layers[index];
+            layer.qkv_weight.resize(3 * h * h);
+            layer.qkv_bias.resize(3 * h);
+            const char *parts[] = {"query", "key", "value"};
+            for (size_t part = 0; part < 3; ++part) {
+                const std::string name = prefix + "attention.self." + parts[part];
+                std::memcpy(&layer.qkv_weight[part * h * h], weight(lookup, context_, name + ".weight", h * h),
+                            h * h * sizeof(float));
+                std::memcpy(&layer.qkv_bias[part * h], weight(lookup, context_, name + ".bias", h), h * sizeof(float));
+            }
+            layer.attention_weight = weight(lookup, context_, prefix + "attention.output.dense.weight", h * h);
+            layer.attention_bias = weight(lookup, context_, prefix + "attention.output.dense.bias", h);
+            layer.attention_norm_weight = weight(lookup, context_, prefix + "attention.output.LayerNorm.weight", h);
+            layer.attention_norm_bias = weight(lookup, context_, prefix + "attention.output.LayerNorm.bias", h);
+            layer.intermediate_weight = weight(lookup, context_, prefix + "intermediate.dense.weight", m * h);
+            layer.intermediate_bias = weight(lookup, context_, prefix + "intermediate.dense.bias", m);
+            layer.output_weight = weight(lookup, context_, prefix + "output.dense.weight", h * m);
+            layer.output_bias = weight(lookup, context_, prefix + "output.dense.bias", h);
+            layer.output_norm_weight = weight(lookup, context_, prefix + "output.LayerNorm.weight", h);
+            layer.output_norm_bias = weight(lookup, context_, prefix + "output.LayerNorm.bias", h);
+        }
+    }
+
+    void encode(const int32_t *ids, const int32_t *lengths, size_t count, float *out) {
+        const size_t h = size_t(shape.hidden), m = size_t(shape.intermediate);
+        const size_t heads = size_t(shape.heads), head = h / heads;
+        size_t tokens = 0, longest = 0;
+        for (size_t text = 0; text < count; ++text) {
+            if (lengths[text] < 1 || lengths[text] > shape.positions)
+                throw invalid_argument(
+                    "Text " + std::to_string(text) + " has " + std::to_string(lengths[text]) +
+                    " tokens; the model takes 1 to " + std::to_string(shape.positions));
+            tokens += size_t(lengths[text]);
+            longest = std::max(longest, size_t(lengths[text]));
+        }
+        for (size_t i = 0; i < tokens; ++i)
+            if (ids[i] < 0 || ids[i] >= shape.vocabulary)
+                throw invalid_argument("Token id " + std::to_string(ids[i]) + " is not in the model's vocabulary");
+        hidden.resize(tokens * h);
+        qkv.resize(tokens * 3 * h);
+        context.resize(tokens * h);
+        intermediate.resize(tokens * m);
+        scores.resize(longest * longest);
+
+        // Embeddings: word, position within its text, and token type 0.
+        for (size_t text = 0, token = 0; text < count; ++text) {
+            for (size_t position = 0; position < size_t(lengths[text]); ++position, ++token) {
+                float *x = &hidden[token * h];
+                const float *w = word + size_t(ids[token]) * h, *p = this->position + position * h;
+                for (size_t i = 0; i < h; ++i) x[i] = w[i] + p[i] + token_type[i];
+            }
+        }
+        layer_norm(hidden.data(), tokens, h, norm_weight, norm_bias, shape.layer_norm_epsilon);
+
+        const float scale = 1.0f / std::sqrt(float(head));
+        for (const Layer &layer : layers) {
+            linear(hidden.data(), tokens, h, layer.qkv_weight.data(), 3 * h, qkv.data(), false);
+            add_bias(qkv.data(), tokens, 3 * h, layer.qkv_bias.data());
+            for (size_t text = 0, first = 0; text < count; first += size_t(lengths[text]), ++text) {
+                const int length = lengths[text];
+                for (size_t part = 0; part < heads; ++part) {
+                    const float *query = &qkv[first * 3 * h + part * head];
+                    const float *key = query + h, *value = query + 2 * h;
+                    cblas_sgemm(
+                        CblasRowMajor, CblasNoTrans, CblasTrans, length, length, int(head), scale, query, int(3 * h),
+                        key, int(3 * h), 0.0f, scores.data(), length);
+                    softmax_rows(scores.data(), size_t(length), size_t(length));
+                    cblas_sgemm(
+                        CblasRowMajor, CblasNoTrans, CblasNoTrans, length, int(head), length, 1.0f, scores.data(),
+                        length, value, int(3 * h), 0.0f, &context[first * h + part * head], int(h));
+                }
+            }
+            // Attention's output, added to its input, then normalized.
+            add_bias(hidden.data(), tokens, h, layer.attention_bias);
+            linear(context.data(), tokens, h, layer.attention_weight, h, hidden.data(), true);
+            layer_norm(hidden.data(), tokens, h, layer.attention_norm_weight, layer.attention_norm_bias,
+                       shape.layer_norm_epsilon);
+            // The feed-forward block, likewise.
+            linear(hidden.data(), tokens, h, layer.intermediate_weight, m, intermediate.data(), false);
+            add_bias(intermediate.data(), tokens, m, layer.intermediate_bias);
+            gelu(intermediate.data(), tokens * m);
+            add_bias(hidden.data(), tokens, h, layer.output_bias);
+            linear(intermediate.data(), tokens, m, layer.output_weight, h, hidden.data(), true);
+            layer_norm(hidden.data(), tokens, h, layer.output_norm_weight, layer.output_norm_bias,
+                       shape.layer_norm_epsilon);
+        }
+
+        // Each text's vector: the mean of its tokens' states, normalized.
+        for (size_t text = 0, first = 0; text < count; first += size_t(lengths[text]), ++text) {
+            float *vector = out + text * h;
+            std::fill(vector, vector + h, 0.0f);
+            for (size_t token = first; token < first + size_t(lengths[text]); ++token)
+                for (size_t i = 0; i < h; ++i) vector[i] += hidden[token * h + i];
+            double norm = 0;
+            for (size_t i = 0; i < h; ++i) norm += double(vector[i]) * double(vector[i]);
+            const float inverse = norm > 0 ? float(1.0 / std::sqrt(norm)) : 0.0f;
+            for (size_t i = 0; i < h; ++i) vector[i] *= inverse;
+        }
+    }
+};
+
+extern "C" ce_status ce_encoder_create(
+    ce_shape shape, ce_weight_lookup lookup, void *context, ce_encoder **out, char **out_error) {
+    *out = nullptr;
+    if (shape.layers < 1 || shape.hidden < 1 || shape.heads < 1 || shape.hidden % shape.heads != 0 ||
+        shape.intermediate < 1 || shape.vocabulary < 1 || shape.positions < 1)
+        return fail(CE_ERR_INVALID_ARGUMENT, "The model's shape is not a BERT encoder's", out_error);
+    try {
+        auto encoder = new ce_encoder();
+        encoder->shape = shape;
+        try {
+            encoder->load(lookup, context);
+        } catch (...) {
+            delete encoder;
+            throw;
+        }
+        *out = encoder;
+        return CE_OK;
+    } catch (const invalid_argument &error) {
+        return fail(CE_ERR_INVALID_ARGUMENT, error.what(), out_error);
+    } catch (const std::bad_alloc &) {
+        return fail(CE_ERR_NO_MEMORY, "Out of memory loading the model", out_error);
+    } catch (const std::exception &error) {
+        return fail(CE_ERR_INTERNAL, error.what(), out_error);
+    } catch (...) {
+        return fail(CE_ERR_INTERNAL, "Unknown failure loading the model", out_error);
+    }
+}
+
+extern "C" void ce_encoder_free(ce_encoder *encoder) { delete encoder; }
+
+extern "C" int32_t ce_encoder_dimensions(const ce_encoder *encoder) { return encoder->shape.hidden; }
+
+extern "C" ce_status ce_encode(
+    ce_encoder *encoder, const int32_t *ids, const int32_t *lengths, size_t count, float *out, char **out_error) {
+    try {
+        encoder->encode(ids, lengths, count, out);
+        return CE_OK;
+    } catch (const invalid_argument &error) {
+        return fail(CE_ERR_INVALID_ARGUMENT, error.what(), out_error);
+    } catch (const std::bad_alloc &) {
+        return fail(CE_ERR_NO_MEMORY, "Out of memory encoding texts", out_error);
+    } catch (const std::exception &error) {
+        return fail(CE_ERR_INTERNAL, error.what(), out_error);
+    } catch (...) {
+        return fail(CE_ERR_INTERNAL, "Unknown failure encoding texts", out_error);
+    }
+}
+
+extern "C" void ce_sha256(const void *bytes, size_t length, uint8_t out[32]) {
+    unsigned int size = 32;
+    EVP_Digest(bytes ? bytes : "", length, out, &size, EVP_sha256(), nullptr);
+}
+
+extern "C" void ce_string_free(char *string) { std::free(string); }

@@ -1,0 +1,86 @@
+// CEncoder.h — a C API over a BERT sentence encoder (all-MiniLM-L6-v2's shape) for Searchlight.
+//
+// The encoder turns token ids (the Kit's WordPiece tokenizer makes them) into unit vectors of
+// meaning: BERT's forward pass over OpenBLAS's matrix products, the last hidden states averaged
+// over each text's tokens and normalized, as sentence-transformers pools this model. It reads
+// its weights where the caller maps them (a safetensors file, checked against its SHA-256 first)
+// and copies only what it lays out anew. C++ stays inside: no exception crosses these functions;
+// each failure is a status with a `malloc`-ed message the caller frees with `ce_string_free`.
+//
+// An encoder is used by one thread at a time; encoders apart may run in parallel.
+
+#ifndef CENCODER_H
+#define CENCODER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if !__has_feature(nullability)
+#define _Nonnull
+#define _Nullable
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#pragma clang assume_nonnull begin
+
+typedef enum ce_status : int32_t {
+    CE_OK = 0,
+    /// A weight is missing or has the wrong shape, or an argument is out of range.
+    CE_ERR_INVALID_ARGUMENT = 1,
+    /// Memory ran out.
+    CE_ERR_NO_MEMORY = 2,
+    /// Any other failure.
+    CE_ERR_INTERNAL = 3,
+} ce_status;
+
+/// The model's shape.
+typedef struct ce_shape {
+    int32_t layers;        // 6
+    int32_t hidden;        // 384
+    int32_t heads;         // 12
+    int32_t intermediate;  // 1536
+    int32_t vocabulary;    // 30522
+    int32_t positions;     // 512
+    float layer_norm_epsilon;  // 1e-12
+} ce_shape;
+
+/// Finds a weight by its name in the model's file (`encoder.layer.0.attention.self.query.weight`):
+/// its float32 values, row-major, and how many there are; NULL when the file has none by that name.
+typedef const float *_Nullable (*ce_weight_lookup)(void *_Nullable context, const char *name, size_t *count);
+
+typedef struct ce_encoder ce_encoder;
+
+/// Makes an encoder of `shape` from the weights `lookup` finds. The weights it reads in place
+/// must outlive the encoder.
+ce_status ce_encoder_create(
+    ce_shape shape, ce_weight_lookup lookup, void *_Nullable context, ce_encoder *_Nullable *_Nonnull out,
+    char *_Nullable *_Nullable out_error);
+
+void ce_encoder_free(ce_encoder *_Nullable encoder);
+
+/// The length of the encoder's vectors.
+int32_t ce_encoder_dimensions(const ce_encoder *encoder);
+
+/// Encodes `count` texts, given as their token ids one after another (`ids`, each text's ids
+/// starting with [CLS] and ending with [SEP], `lengths[i]` of them, at most the model's positions),
+/// into `count` unit vectors of `ce_encoder_dimensions` floats each, written to `out`.
+ce_status ce_encode(
+    ce_encoder *encoder, const int32_t *ids, const int32_t *lengths, size_t count, float *out,
+    char *_Nullable *_Nullable out_error);
+
+/// The SHA-256 digest of `length` bytes (OpenSSL's libcrypto).
+void ce_sha256(const void *_Nullable bytes, size_t length, uint8_t out[_Nonnull 32]);
+
+/// Frees a message returned by a failing call.
+void ce_string_free(char *_Nullable string);
+
+#pragma clang assume_nonnull end
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,97 @@
+// Items' vectors of meaning: which items lack one, storing them, and removing them all.
+//
+// A vector is a value (`CX_SLOT_MEANING`), so it is as atomic as the rest of a document: written
+// in the writer's transaction, carried by generations, compaction and replication. The items
+// that lack one are those a write added or changed since vectors were last completed: a document
+// is made without one, and the Kit completes them after its words are committed.
+
+#include "meaning.hpp"
+
+#include <cmath>
+#include <cstring>
+
+#include "database.hpp"
+#include "errors.hpp"
+#include "read.hpp"
+#include "schema.hpp"
+#include "write.hpp"
+
+namespace cx {
+
+std::string meaning_value(const float *vector, uint32_t dimensions) {
+    float largest = 0;
+    for (uint32_t i = 0; i < dimensions; ++i) largest = std::max(largest, std::fabs(vector[i]));
+    const float scale = largest > 0 ? largest / 127.0f : 1.0f;
+    std::string value(sizeof(float) + dimensions, '\0');
+    std::memcpy(value.data(), &scale, sizeof(float));
+    for (uint32_t i = 0; i < dimensions; ++i)
+        value[sizeof(float) + i] = static_cast<char>(static_cast<int8_t>(std::lrint(vector[i] / scale)));
+    return value;
+}
+
+uint64_t document_digest(const Xapian::Document &document) {
+    const std::string value = document.get_value(slot::digest);
+    uint64_t digest = 0;
+    for (unsigned char byte : value) digest = (digest << 8) | byte;
+    return digest;
+}
+
+}  // namespace cx
+
+extern "C" {
+
+cx_status cx_database_meaning_counts(cx_database *database, uint64_t *out_items, uint64_t *out_with_meaning,
+                                     char **out_error) {
+    if (cx_status status = cx::require_open(database, out_error)) return status;
+    return cx::with_retries(database, out_error, [&] {
+        *out_items = database->reader.get_doccount();
+        *out_with_meaning = database->reader.get_value_freq(CX_SLOT_MEANING);
+    });
+}
+
+cx_status cx_database_set_meaning(cx_database *database, const uint32_t *positions, const uint64_t *digests,
+                                  const float *vectors, size_t count, uint32_t dimensions, size_t *out_stored,
+                                  char **out_error) {
+    *out_stored = 0;
+    if (cx_status status = cx::require_writable(database, out_error)) return status;
+    if (count > 0 && (positions == nullptr || digests == nullptr || vectors == nullptr || dimensions == 0))
+        return cx::fail(CX_ERR_INVALID_ARGUMENT, "no vectors", out_error);
+    try {
+        Xapian::WritableDatabase &writer = database->writer;
+        for (size_t i = 0; i < count; ++i) {
+            Xapian::Document document;
+            try {
+                document = writer.get_document(positions[i]);
+            } catch (const Xapian::DocNotFoundError &) {
+                continue;  // removed since it was read
+            }
+            if (cx::document_digest(document) != digests[i]) continue;  // rewritten since it was read
+            document.add_value(CX_SLOT_MEANING, cx::meaning_value(vectors + i * dimensions, dimensions));
+            writer.replace_document(positions[i], document);
+            ++*out_stored;
+        }
+        return CX_OK;
+    } catch (...) {
+        return cx::status_from_current_exception(out_error);
+    }
+}
+
+cx_status cx_database_clear_meaning(cx_database *database, char **out_error) {
+    if (cx_status status = cx::require_writable(database, out_error)) return status;
+    try {
+        Xapian::WritableDatabase &writer = database->writer;
+        std::vector<Xapian::docid> ids;
+        for (auto it = writer.valuestream_begin(CX_SLOT_MEANING); it != writer.valuestream_end(CX_SLOT_MEANING); ++it)
+            ids.push_back(it.get_docid());
+        for (Xapian::docid id : ids) {
+            Xapian::Document document = writer.get_document(id);
+            document.remove_value(CX_SLOT_MEANING);
+            writer.replace_document(id, document);
+        }
+        return CX_OK;
+    } catch (...) {
+        return cx::status_from_current_exception(out_error);
+    }
+}
+
+}  // extern "C"

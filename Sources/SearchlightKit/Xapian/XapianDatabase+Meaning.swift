@@ -1,0 +1,57 @@
+internal import CXapian
+
+// Items' vectors of meaning, kept as values (CX_SLOT_MEANING).
+
+extension XapianDatabase {
+    /// The metadata key naming the model that made the index's vectors (``MeaningModel/name``).
+    static let meaningModelKey = "searchlight.meaning.model"
+
+    /// How many items the index holds, and how many have a vector of meaning.
+    func meaningCounts() throws(SearchlightError) -> (items: Int, withMeaning: Int) {
+        let handle = try open()
+        var items: UInt64 = 0
+        var withMeaning: UInt64 = 0
+        try check { error in cx_database_meaning_counts(handle, &items, &withMeaning, error) }
+        return (Int(items), Int(withMeaning))
+    }
+
+    /// The model the index records for its vectors, or nil when it records none.
+    func meaningModel() throws(SearchlightError) -> String? {
+        let recorded = try metadata(Self.meaningModelKey)
+        return recorded.isEmpty ? nil : recorded
+    }
+
+    /// Records `name` as the model of the index's vectors (nil: none), in the writer's transaction.
+    func setMeaningModel(_ name: String?) throws(SearchlightError) {
+        try setMetadata(Self.meaningModelKey, name ?? "")
+    }
+
+    /// One item's vector, for ``setMeaning(_:)``.
+    struct Meaning {
+        /// The item's storage position and content digest when its text was read: the vector is
+        /// not stored on an item rewritten since.
+        var position: UInt32
+        var digest: UInt64
+        var vector: [Float]
+    }
+
+    /// Stores vectors, in the writer's transaction; returns how many were stored.
+    func setMeaning(_ meanings: [Meaning]) throws(SearchlightError) -> Int {
+        guard let dimensions = meanings.first?.vector.count else { return 0 }
+        let handle = try open()
+        var stored = 0
+        let vectors = meanings.flatMap(\.vector)
+        try check { error in
+            cx_database_set_meaning(
+                handle, meanings.map(\.position), meanings.map(\.digest), vectors, meanings.count, UInt32(dimensions),
+                &stored, error)
+        }
+        return stored
+    }
+
+    /// Removes every vector, in the writer's transaction.
+    func clearMeaning() throws(SearchlightError) {
+        let handle = try open()
+        try check { error in cx_database_clear_meaning(handle, error) }
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import SearchlightKit
+import Testing
+
+/// The reference runtime's figures for the same texts (Benchmarks/reference_embedding.py fixtures):
+/// Hugging Face's tokenizers for the ids, ONNX Runtime on the model's int8 export for the vectors.
+private struct Reference: Decodable {
+    struct Case: Decodable {
+        let text: String
+        let ids: [Int]
+        let vector: [Float]
+    }
+    let cases: [Case]
+
+    static func load() throws -> Reference {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("fixtures/embedding/reference.json")
+        return try JSONDecoder().decode(Reference.self, from: Data(contentsOf: file))
+    }
+}
+
+private func cosine(_ a: [Float], _ b: [Float]) -> Float {
+    zip(a, b).reduce(0) { $0 + $1.0 * $1.1 }
+        / ((a.reduce(0) { $0 + $1 * $1 }).squareRoot() * (b.reduce(0) { $0 + $1 * $1 }).squareRoot())
+}
+
+@Suite("The meaning model: installed, checked, and equal to its reference runtime")
+struct MeaningModelTests {
+    @Test("the tokenizer gives the reference tokenizer's ids: accents, CJK, punctuation, unknown words, truncation")
+    func tokenizerMatchesReference() throws {
+        let model = try MeaningModel.installed()
+        for reference in try Reference.load().cases {
+            #expect(model.tokens(reference.text) == reference.ids, "\(reference.text.prefix(40))")
+        }
+    }
+
+    @Test("the encoder's vectors point where the reference runtime's do")
+    func vectorsMatchReference() throws {
+        let model = try MeaningModel.installed()
+        let cases = try Reference.load().cases
+        let vectors = try model.vectors(cases.map(\.text))
+        for (reference, vector) in zip(cases, vectors) {
+            #expect(vector.count == MeaningModel.dimensions)
+            #expect(abs(cosine(vector, vector) - 1) < 1e-4)
+            // The reference runs the model's int8 export, this encoder its float32 weights: they
+            // agree to 0.999 on every text.
+            #expect(cosine(vector, reference.vector) > 0.998, "\(reference.text.prefix(40))")
+        }
+        // One text alone gives the vector it gets among others.
+        let alone = try model.vectors([cases[1].text])[0]
+        #expect(cosine(alone, vectors[1]) > 0.99999)
+    }
+
+    @Test("meaning ranks a paraphrase above an unrelated text")
+    func meaningRanks() throws {
+        let model = try MeaningModel.installed()
+        let vectors = try model.vectors([
+            "a pot to boil water for tea", "Copper kettle, 1.7 litres", "Mountain bike with 21 gears",
+        ])
+        #expect(cosine(vectors[0], vectors[1]) > cosine(vectors[0], vectors[2]) + 0.2)
+    }
+
+    @Test("a model file that is not the pinned one is refused, naming the file and how to install the model")
+    func wrongFileRefused() throws {
+        let installed = try MeaningModel.installed()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("model-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.copyItem(atPath: installed.folder + "/vocab.txt", toPath: folder + "/vocab.txt")
+        try Data("not the model".utf8).write(to: URL(fileURLWithPath: folder + "/model.safetensors"))
+        let error = #expect(throws: SearchlightError.self) { try MeaningModel(folder: folder) }
+        #expect(error?.code == .meaningUnavailable)
+        #expect(error?.message.contains("\(folder)/model.safetensors is not the pinned file") == true)
+        #expect(error?.message.contains("scripts/install-dependencies") == true)
+    }
+
+    @Test("without the model, asking for it says where it was looked for and how to install it")
+    func missingModel() throws {
+        let error = #expect(throws: SearchlightError.self) { try MeaningModel(folder: "/nonexistent/model") }
+        #expect(error?.code == .meaningUnavailable)
+        #expect(error?.message.contains("/nonexistent/model/model.safetensors") == true)
+    }
+}
