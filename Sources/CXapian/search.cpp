@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <unordered_map>
 
 #include "columns.hpp"
 #include "database.hpp"
 #include "errors.hpp"
 #include "facets.hpp"
+#include "hybrid.hpp"
 #include "order.hpp"
 #include "query.hpp"
 #include "read.hpp"
@@ -31,6 +33,8 @@ struct cx_results {
     bool relaxed = false;
     /// Each requested facet's counts.
     std::vector<cx::FacetCounts> facets;
+    /// `cx_search_similar`'s item has no vector of meaning.
+    bool unembedded = false;
 };
 
 namespace {
@@ -128,6 +132,23 @@ Xapian::MSet run_page(Xapian::Enquire &enquire, const cx_search_request &request
     }
 }
 
+/// Counts `request`'s facets over every match of `query` with `counting`, and the matches in
+/// `results.total`. Counts are made by a match of their own, unweighted and unranked, over every
+/// match: a ranked page checks a thousand matches past itself, and weighs only those. Its query
+/// holds the caller's visibility and the expiry: what is counted is what may be seen.
+Xapian::MSet count_facets(cx_database &database, cx_database *keeping, const cx_search_request &request,
+                          const Query &query, Xapian::Enquire &counting, cx_results &results) {
+    const Xapian::Database &reader = database.reader;
+    cx::Facets facets(reader, counting, request.facets, request.facet_count, database.sharded, keeping);
+    counting.set_query(query);
+    counting.set_weighting_scheme(Xapian::BoolWeight());
+    counting.set_time_limit(checking_seconds);
+    Xapian::MSet counted = counting.get_mset(0, 0, reader.get_doccount());
+    results.total = counted.get_matches_estimated();
+    results.facets = facets.collect();
+    return counted;
+}
+
 /// Runs the search of `built`: the page `request` asks for, in its order, and its counts over
 /// every match (for at most `checking_seconds`). `keeping` is `database` when the search keeps
 /// fields in memory (`cx::keeps_fields`), else null.
@@ -140,20 +161,9 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
     limit_checking(enquire, check_at_least);
     enquire.set_weighting_scheme(cx::weighting());
     cx::set_order(enquire, request, database.sharded);
-    // Counts are made by a match of their own, unweighted and unranked, over every match: a ranked
-    // page checks a thousand matches past itself, and weighs only those. Its query holds the
-    // caller's visibility and the expiry: what is counted is what may be seen.
     Xapian::Enquire counting(reader);
-    cx::Facets facets(reader, counting, request.facets, request.facet_count, database.sharded, keeping);
     Xapian::MSet counted;
-    if (request.facet_count > 0) {
-        counting.set_query(enquire.get_query());
-        counting.set_weighting_scheme(Xapian::BoolWeight());
-        counting.set_time_limit(checking_seconds);
-        counted = counting.get_mset(0, 0, reader.get_doccount());
-        results.total = counted.get_matches_estimated();
-        results.facets = facets.collect();
-    }
+    if (request.facet_count > 0) counted = count_facets(database, keeping, request, enquire.get_query(), counting, results);
     Xapian::MSet mset;
     Xapian::doccount matches = 0;
     if (!cx::run_bounded(database, request, enquire, request.facet_count > 0 ? &counted : nullptr, mset, matches)) {
@@ -164,26 +174,96 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
     for (auto it = mset.begin(); it != mset.end(); ++it) add_result(results, it.get_document(), it.get_percent(), built);
 }
 
+/// How deep a hybrid search reads each ranking: its page, and a hundred more, so that an item just
+/// past the page in one ranking and high in the other still takes its place.
+Xapian::doccount hybrid_depth(const cx_search_request &request) { return request.offset + request.limit + 100; }
+
+/// Runs the search of `built` by words and meaning together (`cx::searches_by_meaning`): the
+/// items its words match, ranked as `run_built` ranks them, and the items its selection holds
+/// (`cx::selection_nodes`: the query less its plain words), visibility and expiry applied, ranked
+/// by the cosine of their vectors with the query's, fused by reciprocal rank fusion weighed by
+/// the semantic ratio. An item found by meaning alone is counted in the total; the counts
+/// (`facets`) are of the words' matches. Returns how many items the words matched.
+Xapian::doccount run_hybrid(cx_database &database, cx_database *keeping, cx::Snapshot &snapshot,
+                            const cx_search_request &request, const cx::BuiltQuery &built, cx_results &results) {
+    const Xapian::Database &reader = database.reader;
+    const double ratio = std::min(1.0, request.semantic_ratio);
+    const Xapian::doccount depth = hybrid_depth(request);
+
+    Xapian::Enquire enquire(reader);
+    const Query words = full_query(database, snapshot, request, built);
+    enquire.set_query(words);
+    enquire.set_weighting_scheme(cx::weighting());
+    const Xapian::doccount check_at_least = std::max(depth, matches_to_check(reader, request));
+    limit_checking(enquire, check_at_least);
+    Xapian::Enquire counting(reader);
+    if (request.facet_count > 0) count_facets(database, keeping, request, words, counting, results);
+    const Xapian::MSet by_words = enquire.get_mset(0, depth, check_at_least);
+    const Xapian::doccount word_matches = by_words.get_matches_estimated();
+
+    const std::vector<cx_query_node> selection_nodes = cx::selection_nodes(request.nodes, request.node_count);
+    const cx::BuiltQuery selection =
+        cx::build_query(reader, selection_nodes.data(), selection_nodes.size(), false, false, keeping);
+    const auto by_meaning = cx::nearest(reader, cx::visible_now(database, snapshot, request, selection.query),
+                                        request.meaning, request.meaning_dimensions, depth,
+                                        cx::least_meaning_similarity);
+
+    std::unordered_map<Xapian::docid, double> scores;
+    Xapian::doccount rank = 0;
+    for (auto it = by_words.begin(); it != by_words.end(); ++it) scores[*it] += (1 - ratio) / (cx::fusion_k + ++rank);
+    rank = 0;
+    std::vector<Xapian::docid> found_by_meaning;
+    for (const auto &[id, similarity] : by_meaning) {
+        scores[id] += ratio / (cx::fusion_k + ++rank);
+        found_by_meaning.push_back(id);
+    }
+    std::sort(found_by_meaning.begin(), found_by_meaning.end());
+    const Xapian::doccount also_by_words = cx::count_matching(reader, words, found_by_meaning);
+    const uint64_t total = uint64_t(word_matches) + (found_by_meaning.size() - also_by_words);
+    if (request.facet_count == 0) results.total = total;
+
+    std::vector<std::pair<Xapian::docid, double>> ranked(scores.begin(), scores.end());
+    std::sort(ranked.begin(), ranked.end(), [](const auto &a, const auto &b) {
+        return a.second != b.second ? a.second > b.second : a.first < b.first;
+    });
+    const double best = ranked.empty() ? 1 : ranked.front().second;
+    for (size_t i = request.offset; i < ranked.size() && i < size_t(request.offset) + request.limit; ++i) {
+        const int32_t percent = int32_t(std::lround(100 * ranked[i].second / best));
+        add_result(results, reader.get_document(ranked[i].first), std::max(1, percent), built);
+    }
+    return word_matches;
+}
+
 void run_search(cx_database &database, const cx_search_request &request, cx_results &results) {
     const Xapian::Database &reader = database.reader;
     const std::shared_ptr<cx::Snapshot> snapshot = cx::snapshot(database);
     cx_database *keeping = cx::keeps_fields(database, request) ? &database : nullptr;
     cx::BuiltQuery built =
         cx::build_query(reader, request.nodes, request.node_count, database.sharded, false, keeping);
-    run_built(database, keeping, *snapshot, request, built, results);
+    const bool hybrid = request.limit > 0 && cx::searches_by_meaning(database, request);
+    uint64_t word_matches = 0;
+    if (hybrid) {
+        word_matches = run_hybrid(database, keeping, *snapshot, request, built, results);
+    } else {
+        run_built(database, keeping, *snapshot, request, built, results);
+        word_matches = results.total;
+    }
     // No visible item has every plain word: the items with the most of them (docs/reference.md, *Questions, not only keywords*). A count
     // (limit 0) counts the exact query.
-    if (results.total == 0 && request.relax && request.limit > 0 && cx::can_relax(request.nodes, request.node_count)) {
+    if (word_matches == 0 && request.relax && request.limit > 0 && cx::can_relax(request.nodes, request.node_count)) {
         const cx::BuiltQuery relaxed =
             cx::build_query(reader, request.nodes, request.node_count, database.sharded, true, keeping);
         cx_results found;
-        run_built(database, keeping, *snapshot, request, relaxed, found);
-        if (found.total > 0) {
+        const uint64_t relaxed_matches = hybrid ? run_hybrid(database, keeping, *snapshot, request, relaxed, found)
+                                                : (run_built(database, keeping, *snapshot, request, relaxed, found),
+                                                   found.total);
+        if (relaxed_matches > 0) {
             found.relaxed = true;
             results = std::move(found);
+            word_matches = relaxed_matches;
         }
     }
-    if (results.total == 0 || results.relaxed) {
+    if (word_matches == 0 || results.relaxed) {
         // A word that matches an item the caller may see is never replaced.
         for (const cx::BuiltQuery::Spellable &spellable : built.spellable) {
             if (cx::matches_visible_item(database, *snapshot, request, spellable.query)) continue;
@@ -226,6 +306,54 @@ cx_status cx_search(cx_database *database, const cx_search_request *request, cx_
     if (status == CX_OK) *out = results.release();
     return status;
 }
+
+cx_status cx_search_similar(cx_database *database, const cx_search_request *request, cx_text domain,
+                            cx_text identifier, cx_results **out, char **out_error) {
+    *out = nullptr;
+    if (cx_status status = cx::require_open(database, out_error)) return status;
+    if (request == nullptr) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no request", out_error);
+    if (!database->format_error.empty()) return cx::fail(database->format_status, database->format_error, out_error);
+    if (database->sharded)
+        return cx::fail(CX_ERR_INVALID_ARGUMENT, "an index made of shards is not searched by meaning", out_error);
+    std::unique_ptr<cx_results> results;
+    bool found = false;
+    cx_status status = cx::with_retries(database, out_error, [&] {
+        results = std::make_unique<cx_results>();
+        const Xapian::Database &reader = database->reader;
+        const std::shared_ptr<cx::Snapshot> snapshot = cx::snapshot(*database);
+        // The item, if the caller may see it now.
+        const std::string unique = cx::unique_term(cx::str(domain), cx::str(identifier));
+        Xapian::Enquire finding(reader);
+        finding.set_query(cx::visible_now(*database, *snapshot, *request, Query(unique)));
+        const Xapian::MSet item = finding.get_mset(0, 1);
+        found = !item.empty();
+        if (!found) return;
+        const Xapian::docid id = *item.begin();
+        const std::vector<float> vector = cx::stored_vector(reader, id);
+        if (vector.empty()) {
+            results->unembedded = true;
+            return;
+        }
+        // Every other item the caller may see that the request's query selects.
+        const cx::BuiltQuery built = cx::build_query(reader, request->nodes, request->node_count);
+        const Query selection =
+            Query(Query::OP_AND_NOT, cx::visible_now(*database, *snapshot, *request, built.query), Query(unique));
+        const Xapian::doccount depth = request->offset + request->limit;
+        const auto nearest = cx::nearest(reader, selection, vector.data(), uint32_t(vector.size()), depth,
+                                         cx::least_meaning_similarity);
+        results->total = nearest.size();
+        for (size_t i = request->offset; i < nearest.size(); ++i) {
+            const int32_t percent = int32_t(std::lround(100 * nearest[i].second));
+            add_result(*results, reader.get_document(nearest[i].first), std::max(1, percent), built);
+        }
+    });
+    if (status != CX_OK) return status;
+    if (!found) return cx::fail(CX_ERR_NOT_FOUND, "no such item", out_error);
+    *out = results.release();
+    return CX_OK;
+}
+
+bool cx_results_unembedded(const cx_results *results) { return results->unembedded; }
 
 size_t cx_results_count(const cx_results *results) { return results->data.size(); }
 uint64_t cx_results_total(const cx_results *results) { return results->total; }

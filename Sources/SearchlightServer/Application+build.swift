@@ -106,6 +106,18 @@ public func buildApplication(
     if let interval = configuration.pruneInterval, configuration.readOnly == nil {
         services.append(PruneService(index: service, interval: interval, logger: logger))
     }
+    if configuration.readOnly == nil {
+        // The items written get their vectors of meaning when the model is installed.
+        do {
+            if let model = try MeaningModel.installedIfAny() {
+                services.append(MeaningService(index: service, model: model, logger: logger))
+            } else {
+                logger.info("The meaning model is not installed: searches rank by words alone")
+            }
+        } catch {
+            logger.error("The meaning model cannot be used, searches rank by words alone: \(error)")
+        }
+    }
     if let watcher {
         // Last, so that it stops first: its batch in flight is committed before the index closes.
         services.append(WatchService(index: service, watcher: watcher, mirror: configuration.mirror, logger: logger))

@@ -62,6 +62,57 @@ struct PruneService: Service {
     }
 }
 
+/// Gives the items without a vector of meaning theirs: the ones the service's writes add or
+/// change, and those an earlier run left. A reader thread reads a batch and runs the model; the
+/// writer only stores the vectors, between batches of requests' writes. Until then an item is
+/// found by its words.
+struct MeaningService: Service {
+    let index: IndexPool
+    let model: MeaningModel
+    let logger: Logger
+
+    /// Items embedded at a time: about a quarter of a second of the model on two cores.
+    static let batch = 32
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            var next: UInt32 = 1
+            var embedded = 0
+            while !Task.isCancelled {
+                do {
+                    let first = next
+                    let batch = try await index.read { reader throws(SearchlightError) in
+                        try reader.embedItemsWithoutMeaning(using: model, from: first, limit: Self.batch)
+                    }
+                    if batch.count > 0 {
+                        embedded += try await index.write { writer throws(SearchlightError) in
+                            try writer.storeMeaning(batch)
+                        }
+                    }
+                    next = batch.next == 0 ? 1 : batch.next
+                    // At the end of the items, wait for writes before looking again.
+                    guard batch.next == 0 else { continue }
+                    if embedded > 0 {
+                        logger.info("Gave items vectors of meaning", metadata: ["items": "\(embedded)"])
+                        embedded = 0
+                    }
+                    try await Task.sleep(for: .seconds(1))
+                } catch is CancellationError {
+                    return
+                } catch let error as SearchlightError
+                    where error.code == .meaningModelMismatch || error.code == .meaningUnavailable
+                {
+                    logger.error("\(error.message); searches rank by words alone")
+                    return
+                } catch {
+                    logger.error("Giving items vectors of meaning failed: \(error)")
+                    try? await Task.sleep(for: .seconds(10))
+                }
+            }
+        }
+    }
+}
+
 /// Indexes the watched files at start, then each batch of changes as it comes, through the writer
 /// queue (bulk builds run alone there, between batches of requests' writes).
 struct WatchService: Service {

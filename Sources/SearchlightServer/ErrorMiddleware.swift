@@ -32,7 +32,8 @@ extension SearchlightError {
         case .publicContentNotRemovable, .fieldConflict: .conflict
         case .readOnly, .methodNotAllowed: .methodNotAllowed
         case .bodyTooLarge: .contentTooLarge
-        case .indexLocked, .indexUnavailable, .tooManyConnections: .serviceUnavailable
+        case .indexLocked, .indexUnavailable, .tooManyConnections, .meaningUnavailable: .serviceUnavailable
+        case .meaningModelMismatch: .conflict
         case .writeFailed, .internalError: .internalServerError
         default: .badRequest
         }
@@ -44,6 +45,18 @@ extension SearchlightError {
     /// (whose messages name its folder) are worded here from what failed; the log keeps the whole
     /// message. A shard that cannot be reached is named by its address.
     var messageForCallers: String {
+        switch code {
+        case .meaningUnavailable where message.hasPrefix("The item "):
+            return message  // an item without a vector yet names the item, not a path
+        case .meaningUnavailable:
+            return "Searching by meaning is not available here (code 2022); the service's operator's log says why, "
+                + "and docs/operations.md how to install the meaning model. Search with semanticRatio=0."
+        case .meaningModelMismatch:
+            return "The index's vectors of meaning were made by another model than this service's; its operator "
+                + "must run `searchlight embed --rebuild`. Search with semanticRatio=0 meanwhile."
+        default:
+            break
+        }
         guard let failure else { return located }
         switch failure {
         case .locked: return "The index is locked by another writer; try again later"

@@ -62,6 +62,15 @@ extension Request {
     }
 
     /// An integer query parameter, or 400 naming it.
+    /// The number in query parameter `name`, or nil when it is absent.
+    func number(_ name: String) throws -> Double? {
+        guard let text = parameter(name) else { return nil }
+        guard let number = Double(text), number.isFinite else {
+            throw SearchlightError(.invalidArgument, "The parameter \(name) must be a number, not \(text)")
+        }
+        return number
+    }
+
     func integer(_ name: String, default value: Int) throws -> Int {
         guard let text = parameter(name) else { return value }
         guard let number = Int(text) else {

@@ -92,7 +92,7 @@ enum SearchPage {
             }
           }).catch(() => {});
         token.value = localStorage.getItem("searchlight.token") || "";
-        let timer = null, generation = 0;
+        let timer = null, meaningTimer = null, generation = 0;
 
         function headers() {
           const value = token.value.trim();
@@ -113,13 +113,15 @@ enum SearchPage {
           if (!response.ok) throw new Error(body.error ? body.error.message : response.statusText);
           return body;
         }
-        async function search() {
+        // While typing, results follow the words at once (semanticRatio=0); meaning joins after a pause.
+        async function search(byWordsOnly) {
           const mine = ++generation;
           const query = q.value;
           await fieldsRead;
           history.replaceState(null, "", query ? "?q=" + encodeURIComponent(query) : location.pathname);
           try {
-            const page = await fetchJSON("/v1/search?limit=20&facets=" + counted.join(",") + "&q=" + encodeURIComponent(query));
+            const page = await fetchJSON("/v1/search?limit=20&facets=" + counted.join(",") + "&q=" + encodeURIComponent(query)
+              + (byWordsOnly ? "&semanticRatio=0" : ""));
             if (mine !== generation) return;
             render(page);
           } catch (error) {
@@ -220,7 +222,13 @@ enum SearchPage {
             status.textContent = error.message;
           }
         }
-        q.addEventListener("input", () => { detail.hidden = true; clearTimeout(timer); timer = setTimeout(search, 150); });
+        q.addEventListener("input", () => {
+          detail.hidden = true;
+          clearTimeout(timer);
+          clearTimeout(meaningTimer);
+          timer = setTimeout(() => search(true), 150);
+          meaningTimer = setTimeout(() => search(false), 700);
+        });
         token.addEventListener("change", () => { localStorage.setItem("searchlight.token", token.value.trim()); search(); });
         q.value = new URLSearchParams(location.search).get("q") || "";
         search();

@@ -29,6 +29,8 @@ extension IndexCommand {
                     let index = try SearchableIndex.openForWriting(global, writer)
                     let report = try indexer.apply(
                         changes, to: index, mirror: mirror, roots: changes.overflowed ? paths : roots)
+                    // The batch's words are committed and searchable; then its vectors of meaning.
+                    _ = try completeMeaning(index)
                     try index.close()
                     try printChange(report)
                     pending = nil

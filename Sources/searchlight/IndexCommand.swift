@@ -116,7 +116,7 @@ struct IndexCommand: ParsableCommand {
     }
 
     /// Gives the items added or changed their vectors of meaning, when the model is installed.
-    private func completeMeaning(_ index: SearchableIndex) throws -> MeaningReport? {
+    func completeMeaning(_ index: SearchableIndex) throws -> MeaningReport? {
         guard !noMeaning, let model = try MeaningModel.installedIfAny() else { return nil }
         let display = Progress(forced: progress, quiet: quiet)
         defer { display.finish() }

@@ -109,15 +109,20 @@ final class InteractiveSearch {
         }
     }
 
-    /// Starts searching for the query as it is now (after the search running, if one is).
+    /// How long typing must pause before meaning joins the words' results.
+    static let meaningPause = DispatchTimeInterval.milliseconds(500)
+
+    /// Starts searching for the query as it is now (after the search running, if one is): by its
+    /// words at once, then, when it is still the query after a pause, by words and meaning.
     private func search() {
         var template = self.template
         template.text = query
         state.submit(query)
-        let (request, query, index, now, state, wake) = (
-            template, self.query, self.index, self.now, self.state, self.wake[1]
-        )
-        searches.async {
+        let byMeaning = template.semanticRatio != 0
+        var byWords = template
+        if byMeaning { byWords.semanticRatio = 0 }
+        let (query, index, now, state, wake) = (self.query, self.index, self.now, self.state, self.wake[1])
+        let run: @Sendable (SearchQuery) -> Void = { request in
             // Only the latest query waiting runs; the others were typed over.
             guard state.isLatest(query) else { return }
             let outcome = Result { () throws(SearchlightError) in
@@ -128,6 +133,9 @@ final class InteractiveSearch {
             var one: UInt8 = 1
             _ = write(wake, &one, 1)
         }
+        let (first, later) = (byWords, template)
+        searches.async { run(first) }
+        if byMeaning { searches.asyncAfter(deadline: .now() + Self.meaningPause) { run(later) } }
     }
 
     private func output(for result: SearchResult) -> String {

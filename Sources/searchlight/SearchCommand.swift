@@ -67,6 +67,14 @@ struct SearchCommand: ParsableCommand {
             valueName: "attribute"))
     var facets: [String] = []
 
+    @Option(
+        name: .customLong("semantic-ratio"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "How much meaning weighs against words, from 0 (words only) to 1 (meaning only); default "
+                + "\(SearchQuery.defaultSemanticRatio) when the index has vectors of meaning and the model is installed.",
+            valueName: "ratio"))
+    var semanticRatio: Double?
+
     @Option(help: "Text output: the results as text, or their identifiers, one a line (ids), for scripts.")
     var format = Format.text
 
@@ -98,6 +106,9 @@ struct SearchCommand: ParsableCommand {
         if offset < 0 || offset > SearchQuery.maximumOffset {
             throw ValidationError("--offset must be between 0 and \(SearchQuery.maximumOffset)")
         }
+        if let semanticRatio, !(0...1).contains(semanticRatio) {
+            throw ValidationError("--semantic-ratio must be between 0 (words only) and 1 (meaning only)")
+        }
     }
 
     func run() throws {
@@ -107,7 +118,7 @@ struct SearchCommand: ParsableCommand {
                 domainIdentifier: allDomains ? nil : (domain ?? SearchableItem.defaultDomain),
                 scope: scope.scope, limit: limit, offset: offset,
                 sort: sortKeys.flatMap { SearchQuery.SortKey.list($0) },
-                facets: facets.flatMap { SearchQuery.facetNames($0) })
+                facets: facets.flatMap { SearchQuery.facetNames($0) }, semanticRatio: semanticRatio)
             let index = try SearchableIndex.openForReading(global)
             if interactive { return try runInteractive(search, in: index) }
             let results = try index.search(search, now: commandTime(now))
@@ -117,7 +128,7 @@ struct SearchCommand: ParsableCommand {
                 for result in results.results { print(Output.shown(result.canonicalIdentifier)) }
                 return
             }
-            printText(results)
+            Self.printText(results)
         }
     }
 
@@ -136,7 +147,9 @@ struct SearchCommand: ParsableCommand {
         if status != 0 { throw ExitCode(status) }
     }
 
-    private func printText(_ page: SearchResults) {
+    /// Prints a page of results as text; each result's score when `scores` (by default for a
+    /// query with text).
+    static func printText(_ page: SearchResults, scores: Bool? = nil) {
         defer { printFacets(page.facets) }
         guard !page.results.isEmpty else {
             let scopeText = page.total > 0 ? "No more results (\(page.total) in all)" : "No results"
@@ -162,7 +175,7 @@ struct SearchCommand: ParsableCommand {
             let indent = String(repeating: " ", count: width + 2)
             var facts = [result.canonicalIdentifier, result.domain, result.contentIndexMode.rawValue]
             if let expiration = result.expirationDate { facts.append("expires \(Output.date(expiration))") }
-            if !page.query.isEmpty { facts.append("\(result.score)%") }
+            if scores ?? !page.query.isEmpty { facts.append("\(result.score)%") }
             print(indent + Output.dim(facts.joined(separator: " · ")))
             if !result.snippet.text.isEmpty { print(indent + Output.snippet(result.snippet)) }
             if !result.keywords.isEmpty {
@@ -180,7 +193,7 @@ struct SearchCommand: ParsableCommand {
 extension SearchCommand {
     /// The counts: a line per attribute, its values and counts (the first ten), or its least and
     /// greatest and how many fall in each range.
-    fileprivate func printFacets(_ facets: [Facet]) {
+    fileprivate static func printFacets(_ facets: [Facet]) {
         guard !facets.isEmpty else { return }
         print(Output.bold("Counts over every match"))
         let width = facets.map(\.name.count).max() ?? 0

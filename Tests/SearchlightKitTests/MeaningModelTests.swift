@@ -39,13 +39,16 @@ struct MeaningModelTests {
         let model = try MeaningModel.installed()
         let cases = try Reference.load().cases
         let vectors = try model.vectors(cases.map(\.text))
+        // The reference runs the model's int8 export, this encoder its float32 weights: they agree
+        // to a cosine of 0.999 on average, 0.998 on every text with words, 0.996 on the empty one.
+        var agreement: [Float] = []
         for (reference, vector) in zip(cases, vectors) {
             #expect(vector.count == MeaningModel.dimensions)
             #expect(abs(cosine(vector, vector) - 1) < 1e-4)
-            // The reference runs the model's int8 export, this encoder its float32 weights: they
-            // agree to 0.999 on every text.
-            #expect(cosine(vector, reference.vector) > 0.998, "\(reference.text.prefix(40))")
+            agreement.append(cosine(vector, reference.vector))
+            #expect(agreement.last! > (reference.text.isEmpty ? 0.995 : 0.998), "text: \(reference.text.prefix(40))")
         }
+        #expect(agreement.reduce(0, +) / Float(agreement.count) > 0.999)
         // One text alone gives the vector it gets among others.
         let alone = try model.vectors([cases[1].text])[0]
         #expect(cosine(alone, vectors[1]) > 0.99999)

@@ -53,6 +53,12 @@ public func setIndexFormat(_ index: String, _ format: String) throws {
     try xapianMetadata("set '\(currentDatabase(index))' searchlight.format '\(format)'")
 }
 
+/// Records `value` under `key` in the index's current database (`xapian-metadata set`; no writer
+/// may hold the index).
+public func setIndexMetadata(_ index: String, _ key: String, _ value: String) throws {
+    try xapianMetadata("set '\(currentDatabase(index))' '\(key)' '\(value)'")
+}
+
 /// Runs `xapian-metadata` through the shell: Foundation's `Process` leaks a weak reference on
 /// every run, which LeakSanitizer reports in the Kit's tests.
 private func xapianMetadata(_ arguments: String) throws {

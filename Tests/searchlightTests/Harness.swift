@@ -173,7 +173,8 @@ func startBinary(_ arguments: [String], stdin: String? = nil, environment: [Stri
     process.arguments = arguments
     // By words alone, unless a test of meaning names the model (as `runBinary`).
     process.environment = ProcessInfo.processInfo.environment.merging(
-        ["SEARCHLIGHT_MODEL": "none"].merging(environment) { $1 }) { $1 }
+        ["SEARCHLIGHT_MODEL": "none"].merging(environment) { $1 }
+    ) { $1 }
     if let stdin { process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: stdin)) }
     let errorPath = TemporaryFolder.path + "/background-" + UUID().uuidString + ".err"
     _ = FileManager.default.createFile(atPath: errorPath, contents: nil)

@@ -13,17 +13,24 @@ final class RunningServer {
     let stderrPath: String
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    convenience init(index: String, tokens: String? = nil, extra: [String] = []) throws {
+    convenience init(
+        index: String, tokens: String? = nil, extra: [String] = [], environment: [String: String] = [:]
+    ) throws {
         try self.init(
-            arguments: ["serve", "--index", index, "--port", "0"] + (tokens.map { ["--tokens", $0] } ?? []) + extra)
+            arguments: ["serve", "--index", index, "--port", "0"] + (tokens.map { ["--tokens", $0] } ?? []) + extra,
+            environment: environment)
     }
 
     /// Runs `executable` (the built `searchlight` unless named) with `arguments`, which make it serve.
-    init(executable: String = binaryPath, arguments: [String]) throws {
+    init(executable: String = binaryPath, arguments: [String], environment: [String: String] = [:]) throws {
         stderrPath = TemporaryFolder.path + "/serve-" + UUID().uuidString + ".log"
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        // By words alone, unless a test of meaning names the model (as `runBinary`).
+        process.environment = ProcessInfo.processInfo.environment.merging(
+            ["SEARCHLIGHT_MODEL": "none"].merging(environment) { $1 }
+        ) { $1 }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = try #require(FileHandle(forWritingAtPath: stderrPath))

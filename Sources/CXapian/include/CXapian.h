@@ -362,6 +362,18 @@ typedef struct cx_search_request {
     /// same database; building costs a few times one count or sort, so a command searching once
     /// is better without.
     bool keep_fields_in_memory;
+    /// The query's vector of meaning (`meaning_dimensions` floats of unit length), or NULL. With
+    /// one, a ratio above 0, an order by relevance, and an index of one database holding vectors
+    /// (`CX_SLOT_MEANING`), the results are ranked by words and meaning together: the items the
+    /// query matches ranked by words, and the items its selection holds (the query less the
+    /// plain words of its root: phrases, filters, ranges, exclusions and operators stay) ranked
+    /// by the cosine of their vectors with this one, fused by reciprocal rank fusion (k = 60)
+    /// weighing meaning by `semantic_ratio` and words by the rest. Items found by meaning alone
+    /// (at least 0.25 near) are counted in the total; counts (`facets`) are of the words' matches.
+    const float *_Nullable meaning;
+    uint32_t meaning_dimensions;
+    /// From 0 (words only) to 1 (meaning only).
+    double semantic_ratio;
 } cx_search_request;
 
 /// A run of bytes inside a text: `offset` and `length` in bytes.
@@ -722,6 +734,18 @@ const double *_Nullable cx_results_facet_numbers(const cx_results *results, size
 /// `results`.
 void cx_results_facet_value(const cx_results *results, size_t facet, size_t index, cx_text *out_text,
                             double *out_number, uint64_t *out_count);
+/// The items nearest in meaning to the item (`domain`, `identifier`), best first, among those
+/// `request` may see (its domain, scope and time) and its query selects (`nodes`: `CX_NODE_ALL`
+/// for every item): its page (`offset`, `limit`), each at least 0.25 near (cosine), the item
+/// itself left out. A result's percent is its similarity. `CX_ERR_NOT_FOUND` when the request may
+/// not see the item; empty results with `cx_results_unembedded` when it has no vector yet.
+cx_status cx_search_similar(cx_database *_Nullable database, const cx_search_request *_Nullable request,
+                            cx_text domain, cx_text identifier, cx_results *_Nullable *_Nonnull out,
+                            char *_Nullable *_Nullable out_error);
+
+/// Whether `cx_search_similar`'s item has no vector of meaning.
+bool cx_results_unembedded(const cx_results *results);
+
 /// Frees results. Accepts NULL.
 void cx_results_free(cx_results *_Nullable results);
 

@@ -11,9 +11,12 @@ extension SearchableIndex {
             // The index's custom fields are fields of the query language, sort keys and counts.
             let attributes = ItemAttribute.all + (try database.customFields())
             let (expression, relaxable, sort, facets) = try query.parsed(attributes: attributes)
-            let shape = XapianDatabase.SearchShape(
+            var shape = XapianDatabase.SearchShape(
                 offset: query.offset, limit: query.limit, relax: relaxable, sort: sort, facets: facets,
                 keepFieldsInMemory: keepsFieldsInMemory)
+            if let meaning = try Self.meaning(of: query, expression, sort: sort, database) {
+                (shape.meaning, shape.semanticRatio) = meaning
+            }
             return try database.search(
                 expression, domain: query.domainIdentifier, scope: query.scope, now: now, shape: shape,
                 decode: decodeStored)
@@ -154,7 +157,7 @@ extension SearchableIndex {
         }
     }
 
-    private func decodeStored(_ data: [UInt8]) throws(SearchlightError) -> SearchableItem {
+    func decodeStored(_ data: [UInt8]) throws(SearchlightError) -> SearchableItem {
         try Self.decodeStored(data, path: path)
     }
 

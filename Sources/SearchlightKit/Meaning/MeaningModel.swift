@@ -131,7 +131,8 @@ public final class MeaningModel: Sendable {
             let reason = message.map { String(cString: $0) } ?? "status \(status.rawValue)"
             ce_string_free(message)
             throw SearchlightError(
-                .meaningUnavailable, "The meaning model in \(folder) cannot be loaded: \(reason): \(Self.installAdvice)")
+                .meaningUnavailable, "The meaning model in \(folder) cannot be loaded: \(reason): \(Self.installAdvice)"
+            )
         }
         encoder = EncoderHandle(handle)
     }

@@ -1,6 +1,29 @@
 import FoundationEssentials
 import Synchronization
 
+/// Vectors of meaning made for items of an index, to be stored in a write
+/// (``IndexTransaction/storeMeaning(_:)``).
+public struct MeaningBatch: Sendable {
+    let meanings: [XapianDatabase.Meaning]
+    /// How many items it holds a vector for.
+    public var count: Int { meanings.count }
+    /// The storage position the next batch starts from; 0 when this one reached the last item.
+    public let next: UInt32
+}
+
+extension IndexTransaction {
+    /// Stores vectors made by ``SearchableIndex/embedItemsWithoutMeaning(using:from:limit:)``, and
+    /// records the model that made them. A vector of an item changed or removed since it was read
+    /// is not stored. Returns how many were.
+    public func storeMeaning(_ batch: MeaningBatch) throws(SearchlightError) -> Int {
+        guard !batch.meanings.isEmpty else { return 0 }
+        guard topology == nil else { throw SearchableIndex.shardsHaveNoMeaning }
+        try SearchableIndex.requireModel(recorded: try database.meaningModel())
+        if try database.meaningModel() == nil { try database.setMeaningModel(MeaningModel.name) }
+        return try database.setMeaning(batch.meanings)
+    }
+}
+
 /// What completing an index's vectors of meaning did, and where the index stands.
 public struct MeaningReport: Sendable, Hashable, Codable {
     /// The items given a vector by this call.
@@ -44,51 +67,65 @@ extension SearchableIndex {
     /// stored.
     ///
     /// - Throws: ``SearchlightError/Code/meaningModelMismatch`` when the index's vectors were made
-    ///   by another model (``clearMeaning()`` removes them).
+    ///   by another model (``clearMeaning()`` removes them), ``SearchlightError/Code/meaningUnavailable``
+    ///   for an index made of shards, which is searched by words alone.
     @discardableResult
     public func completeMeaning(
         using model: MeaningModel, chunk: Int = 128, progress: (MeaningReport) -> Void = { _ in }
     ) throws(SearchlightError) -> MeaningReport {
+        guard topology == nil else { throw Self.shardsHaveNoMeaning }
         var report = try meaningStatus()
-        if let recorded = report.model, recorded != MeaningModel.name {
-            throw SearchlightError(
-                .meaningModelMismatch,
-                "The vectors of meaning in \(path) were made by \(recorded), not by the installed model "
-                    + "\(MeaningModel.name): run `searchlight embed --rebuild` to make them anew")
-        }
+        try Self.requireModel(recorded: report.model)
         guard report.withMeaning < report.items else { return report }
-        var next: [UInt32]? = nil
-        while true {
-            let embedded = try performBatch { batch throws(SearchlightError) in
-                var positions = next ?? [UInt32](repeating: 1, count: batch.shards.count)
-                var embedded = 0
-                for (index, shard) in batch.shards.enumerated() where positions[index] != 0 {
-                    let (stored, following) = try Self.embed(
-                        shard, from: positions[index], limit: chunk, model: model, path: path)
-                    embedded += stored
-                    positions[index] = following
-                }
-                next = positions
-                return embedded
+        var next: UInt32 = 1
+        while next != 0 {
+            let stored = try performBatch { batch throws(SearchlightError) in
+                let embedded = try Self.embed(batch.database, from: next, limit: chunk, model: model, path: path)
+                next = embedded.next
+                return try batch.storeMeaning(embedded)
             }
-            report.embedded += embedded
-            report.withMeaning += embedded
+            report.embedded += stored
+            report.withMeaning += stored
             report.model = MeaningModel.name
             progress(report)
-            if next?.allSatisfy({ $0 == 0 }) ?? true { return report }
+        }
+        return report
+    }
+
+    /// Reads up to `limit` items without a vector of meaning, from storage position `first` on,
+    /// and makes their vectors with `model`, on the calling thread: for a service, which stores
+    /// them through its writer (``IndexTransaction/storeMeaning(_:)``) without holding it while
+    /// the model runs.
+    public func embedItemsWithoutMeaning(using model: MeaningModel, from first: UInt32 = 1, limit: Int)
+        throws(SearchlightError) -> MeaningBatch
+    {
+        guard topology == nil else { throw Self.shardsHaveNoMeaning }
+        return try read { database throws(SearchlightError) in
+            try Self.requireModel(recorded: try database.meaningModel())
+            return try Self.embed(database, from: first, limit: limit, model: model, path: path)
         }
     }
 
-    /// Embeds up to `limit` items of `shard` without a vector, from storage position `first` on,
-    /// in the writer's transaction. Returns how many were stored, and the position to go on from
-    /// (0: none is left).
+    static let shardsHaveNoMeaning = SearchlightError(
+        .meaningUnavailable, "An index made of shards is searched by words alone: it holds no vectors of meaning")
+
+    /// Refuses vectors of the installed model for an index whose vectors another model made.
+    static func requireModel(recorded: String?) throws(SearchlightError) {
+        guard let recorded, recorded != MeaningModel.name else { return }
+        throw SearchlightError(
+            .meaningModelMismatch,
+            "The index's vectors of meaning were made by \(recorded), not by the installed model "
+                + "\(MeaningModel.name): run `searchlight embed --rebuild` to make them anew")
+    }
+
+    /// Embeds up to `limit` items of `database` without a vector, from storage position `first` on.
     private static func embed(
-        _ shard: XapianDatabase, from first: UInt32, limit: Int, model: MeaningModel, path: String
-    ) throws(SearchlightError) -> (stored: Int, next: UInt32) {
+        _ database: XapianDatabase, from first: UInt32, limit: Int, model: MeaningModel, path: String
+    ) throws(SearchlightError) -> MeaningBatch {
         var pending: [(position: UInt32, digest: UInt64, text: String)] = []
         var next: UInt32 = 0
         do {
-            try shard.forEachDocument(from: first, withoutMeaning: true) { document in
+            try database.forEachDocument(from: first, withoutMeaning: true) { document in
                 guard pending.count < limit else {
                     next = document.position
                     return false
@@ -102,12 +139,10 @@ extension SearchableIndex {
         } catch {
             throw SearchlightError(.internalError, "Cannot read the items of the index at \(path): \(error)")
         }
-        guard !pending.isEmpty else { return (0, 0) }
         let vectors = try model.vectors(pending.map(\.text))
-        if try shard.meaningModel() == nil { try shard.setMeaningModel(MeaningModel.name) }
-        let stored = try shard.setMeaning(
-            zip(pending, vectors).map { .init(position: $0.position, digest: $0.digest, vector: $1) })
-        return (stored, next)
+        return MeaningBatch(
+            meanings: zip(pending, vectors).map { .init(position: $0.position, digest: $0.digest, vector: $1) },
+            next: next)
     }
 
     /// Removes every vector of meaning and the model the index records, in one transaction: the
@@ -118,6 +153,108 @@ extension SearchableIndex {
                 try shard.clearMeaning()
                 try shard.setMeaningModel(nil)
             }
+        }
+    }
+}
+
+extension SearchableIndex {
+    /// The vector of meaning a search of `query` ranks by, and the ratio it weighs it by; nil for
+    /// a search by words alone: a ratio of 0, no free text, an order other than relevance, an
+    /// index of shards or without vectors, or, for a query that names no ratio, no model.
+    ///
+    /// - Throws: for a query that names a ratio above 0,
+    ///   ``SearchlightError/Code/meaningUnavailable`` when the model is not installed or the index
+    ///   holds items but no vectors, ``SearchlightError/Code/meaningModelMismatch`` when another
+    ///   model made them.
+    static func meaning(
+        of query: SearchQuery, _ expression: QueryExpression, sort: [IndexSortKey], _ database: XapianDatabase
+    ) throws(SearchlightError) -> (vector: [Float], ratio: Double)? {
+        let asked = query.semanticRatio != nil
+        let ratio = query.semanticRatio ?? SearchQuery.defaultSemanticRatio
+        let text = expression.meaningText
+        guard ratio > 0, !text.isEmpty, sort.first.map({ $0 == .relevance }) ?? true, query.limit > 0 else {
+            return nil
+        }
+        let counts = try database.meaningCounts()
+        guard counts.withMeaning > 0 else {
+            guard asked, counts.items > 0 else { return nil }
+            throw SearchlightError(
+                .meaningUnavailable,
+                "The index has no vectors of meaning: run `searchlight embed` to give its items theirs")
+        }
+        if let recorded = try database.meaningModel(), recorded != MeaningModel.name {
+            guard asked else { return nil }
+            try requireModel(recorded: recorded)
+        }
+        let model: MeaningModel
+        do throws(SearchlightError) {
+            guard let shared = try MeaningModel.shared() else {
+                guard asked else { return nil }
+                _ = try MeaningModel.installed()
+                return nil
+            }
+            model = shared
+        } catch {
+            guard asked else { return nil }
+            throw error
+        }
+        return (try model.vectors([text])[0], ratio)
+    }
+
+    /// The items nearest in meaning to the item with this identifier (as ``item(withIdentifier:domainIdentifier:now:)``
+    /// finds it from the query's domain), among those `query` may see (its domain and scope) and
+    /// selects (its text: every item for an empty one), best first, the item itself left out. A
+    /// result's score is its similarity in percent (cosine × 100), at least 25.
+    ///
+    /// - Throws: ``SearchlightError/Code/itemNotFound`` when the query's caller may not see the
+    ///   item, ``SearchlightError/Code/meaningUnavailable`` when it has no vector of meaning or the
+    ///   index is made of shards.
+    public func similar(
+        to identifier: String, query: SearchQuery, now: Int64 = currentTime()
+    ) throws(SearchlightError) -> SearchResults {
+        let canonical = try BranchLink.canonicalIdentifier(in: identifier)
+        guard topology == nil else { throw Self.shardsHaveNoMeaning }
+        // The item as `item(withIdentifier:)` finds it: the caller's own, or a public one; for
+        // every domain, the first the scope sees.
+        let found =
+            if let domain = query.domainIdentifier {
+                try item(withIdentifier: canonical, domainIdentifier: domain, now: now)
+            } else {
+                try item(withIdentifier: canonical, visibleTo: nil, scope: query.scope, now: now)
+            }
+        guard let owner = found?.domainIdentifier else {
+            throw SearchlightError(.itemNotFound, "No item with the identifier \(canonical) is visible here")
+        }
+        let raw = try read { database throws(SearchlightError) in
+            let attributes = ItemAttribute.all + (try database.customFields())
+            let (expression, _, _, _) = try query.parsed(attributes: attributes)
+            let shape = XapianDatabase.SearchShape(offset: query.offset, limit: query.limit)
+            return try database.similar(
+                to: canonical, in: owner, among: expression, domain: query.domainIdentifier, scope: query.scope,
+                now: now, shape: shape, decode: decodeStored)
+        }
+        return SearchResults(
+            query: query.text, total: raw.total, offset: query.offset, limit: query.limit, suggestion: nil,
+            results: raw.hits.map { SearchResult(item: $0.item, score: $0.percent, snippet: $0.snippet) },
+            relaxed: false, facets: [])
+    }
+}
+
+extension MeaningModel {
+    private static let loaded = Mutex<Result<MeaningModel?, SearchlightError>?>(nil)
+
+    /// The installed model, loaded once a process (checking its files costs about 60 ms); nil
+    /// when none is installed.
+    static func shared() throws(SearchlightError) -> MeaningModel? {
+        try loaded.withLock { loaded throws(SearchlightError) in
+            if loaded == nil {
+                do throws(SearchlightError) {
+                    loaded = .success(try installedIfAny())
+                } catch {
+                    loaded = .failure(error)
+                }
+            }
+            return try loaded!.get()
         }
     }
 }

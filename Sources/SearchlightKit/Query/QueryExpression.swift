@@ -71,6 +71,19 @@ indirect enum QueryExpression: Sendable, Hashable {
 }
 
 extension QueryExpression {
+    /// The free text the expression looks for, in its order: its words and phrases, less what
+    /// it excludes. What a search's vector of meaning is made of; empty when it has none.
+    var meaningText: String {
+        switch self {
+        case .word(let word): word.text
+        case .phrase(let text, _): text
+        case .everything, .filter, .range, .attribute, .near: ""
+        case .and(let operands), .or(let operands), .xor(let operands):
+            operands.map(\.meaningText).filter { !$0.isEmpty }.joined(separator: " ")
+        case .exclude(let kept, _): kept.meaningText
+        }
+    }
+
     /// How many words, phrases and filters the expression holds: what a search's cost grows with.
     var termCount: Int {
         switch self {

@@ -30,6 +30,15 @@ public struct SearchQuery: Sendable, Hashable {
     public var sort: [SortKey]
     /// The attributes counted over every match the caller may see (``Facet``), by name.
     public var facets: [String]
+    /// How much meaning weighs against words in the ranking, from 0 (words only) to 1 (meaning
+    /// only), when the index has vectors of meaning and the model is installed (``MeaningModel``).
+    /// `nil`: ``defaultSemanticRatio``, and words alone, silently, where meaning cannot be had; a
+    /// ratio given asks for meaning, and a search that cannot have it fails saying why.
+    public var semanticRatio: Double?
+
+    /// The balance of meaning and words when a search names none, chosen on judged relevance
+    /// (docs/ranking.md).
+    public static let defaultSemanticRatio = 0.5
 
     /// The most results one search returns.
     public static let maximumLimit = 1000
@@ -45,8 +54,9 @@ public struct SearchQuery: Sendable, Hashable {
 
     public init(
         _ text: String, domainIdentifier: String? = SearchableItem.defaultDomain, scope: Scope = .all,
-        limit: Int = 20, offset: Int = 0, sort: [SortKey] = [], facets: [String] = []
+        limit: Int = 20, offset: Int = 0, sort: [SortKey] = [], facets: [String] = [], semanticRatio: Double? = nil
     ) {
+        self.semanticRatio = semanticRatio
         self.text = text
         self.domainIdentifier = domainIdentifier
         self.scope = scope
@@ -84,6 +94,10 @@ public struct SearchQuery: Sendable, Hashable {
             throw .invalidArgument("The offset must be between 0 and \(Self.maximumOffset), not \(offset)")
         }
         if let domainIdentifier { try SearchableItem.validateDomain(domainIdentifier) }
+        if let semanticRatio, !(0...1).contains(semanticRatio) {
+            throw .invalidArgument(
+                "The semantic ratio must be between 0 (words only) and 1 (meaning only), not \(semanticRatio)")
+        }
         // The keys' and counts' names first: a bad one is named before the query is read.
         _ = try sortKeys(among: attributes)
         let facets = try facetAttributes(among: attributes)

@@ -27,7 +27,7 @@ extension XapianDatabase {
     }
 
     /// One item's vector, for ``setMeaning(_:)``.
-    struct Meaning {
+    struct Meaning: Sendable {
         /// The item's storage position and content digest when its text was read: the vector is
         /// not stored on an item rewritten since.
         var position: UInt32

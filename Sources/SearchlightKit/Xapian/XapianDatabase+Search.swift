@@ -26,11 +26,62 @@ extension XapianDatabase {
         var facets: [ItemAttribute] = []
         /// Counts and sorts use what is kept in memory (``SearchableIndex/keepsFieldsInMemory``).
         var keepFieldsInMemory = false
+        /// The query's vector of meaning, and how much meaning weighs against words (0 to 1).
+        var meaning: [Float]? = nil
+        var semanticRatio = 0.0
     }
 
     func search(
         _ expression: QueryExpression, domain: String?, scope: SearchQuery.Scope, now: Int64, shape: SearchShape,
         decode: ([UInt8]) throws(SearchlightError) -> SearchableItem
+    ) throws(SearchlightError) -> RawResults {
+        try run(expression, domain: domain, scope: scope, now: now, shape: shape, decode: decode) {
+            handle, request, results, error in cx_search(handle, request, results, error)
+        }
+    }
+
+    /// The items nearest in meaning to the item (`itemDomain`, `identifier`) among those the
+    /// caller (`domain`, `scope`) may see and `expression` selects, the item left out.
+    ///
+    /// - Throws: ``SearchlightError/Code/itemNotFound`` when the caller may not see the item,
+    ///   ``SearchlightError/Code/meaningUnavailable`` when it has no vector of meaning yet.
+    func similar(
+        to identifier: String, in itemDomain: String, among expression: QueryExpression, domain: String?,
+        scope: SearchQuery.Scope, now: Int64, shape: SearchShape,
+        decode: ([UInt8]) throws(SearchlightError) -> SearchableItem
+    ) throws(SearchlightError) -> RawResults {
+        var arena = TextArena()
+        let item = (arena.add(itemDomain), arena.add(identifier))
+        var unembedded = false
+        do throws(SearchlightError) {
+            let raw = try arena.withTexts { texts throws(SearchlightError) in
+                try run(expression, domain: domain, scope: scope, now: now, shape: shape, decode: decode) {
+                    handle, request, results, error in
+                    let status = cx_search_similar(
+                        handle, request, texts.text(item.0), texts.text(item.1), results, error)
+                    if status == CX_OK, let found = results.pointee { unembedded = cx_results_unembedded(found) }
+                    return status
+                }
+            }
+            guard !unembedded else {
+                throw SearchlightError(
+                    .meaningUnavailable,
+                    "The item \(identifier) has no vector of meaning yet: run `searchlight embed` to give it one")
+            }
+            return raw
+        } catch  where error.cause == "no such item" {
+            throw SearchlightError(.itemNotFound, "No item with the identifier \(identifier) is visible here")
+        }
+    }
+
+    /// Builds the shim's request for a search and calls `call` with it.
+    private func run(
+        _ expression: QueryExpression, domain: String?, scope: SearchQuery.Scope, now: Int64, shape: SearchShape,
+        decode: ([UInt8]) throws(SearchlightError) -> SearchableItem,
+        _ call: (
+            OpaquePointer, UnsafePointer<cx_search_request>, UnsafeMutablePointer<OpaquePointer?>,
+            UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+        ) -> cx_status
     ) throws(SearchlightError) -> RawResults {
         let handle = try open()
         var arena = TextArena()
@@ -47,14 +98,18 @@ extension XapianDatabase {
             try nodes.withUnsafeBufferPointer { buffer throws(SearchlightError) in
                 try sortKeys.withUnsafeBufferPointer { sortBuffer throws(SearchlightError) in
                     try facets.withUnsafeBufferPointer { facetBuffer throws(SearchlightError) in
-                        var request = cx_search_request(
-                            nodes: buffer.baseAddress, node_count: buffer.count, domain: texts.text(domainRange),
-                            all_domains: domain == nil, scope: scope.cScope, now_ms: now,
-                            offset: UInt32(clamping: shape.offset), limit: UInt32(clamping: shape.limit),
-                            relax: shape.relax, sort_keys: sortBuffer.baseAddress, sort_key_count: sortBuffer.count,
-                            facets: facetBuffer.baseAddress, facet_count: facetBuffer.count,
-                            keep_fields_in_memory: shape.keepFieldsInMemory)
-                        try check { error in cx_search(handle, &request, &results, error) }
+                        try (shape.meaning ?? []).withUnsafeBufferPointer { meaning throws(SearchlightError) in
+                            var request = cx_search_request(
+                                nodes: buffer.baseAddress, node_count: buffer.count, domain: texts.text(domainRange),
+                                all_domains: domain == nil, scope: scope.cScope, now_ms: now,
+                                offset: UInt32(clamping: shape.offset), limit: UInt32(clamping: shape.limit),
+                                relax: shape.relax, sort_keys: sortBuffer.baseAddress,
+                                sort_key_count: sortBuffer.count, facets: facetBuffer.baseAddress,
+                                facet_count: facetBuffer.count, keep_fields_in_memory: shape.keepFieldsInMemory,
+                                meaning: meaning.isEmpty ? nil : meaning.baseAddress,
+                                meaning_dimensions: UInt32(meaning.count), semantic_ratio: shape.semanticRatio)
+                            try check { error in call(handle, &request, &results, error) }
+                        }
                     }
                 }
             }

@@ -1,0 +1,196 @@
+// Ranking by meaning: the items nearest a vector among those a query selects, and what a hybrid
+// search needs around it.
+//
+// Every item's vector is a value (`CX_SLOT_MEANING`, meaning.cpp). A search by meaning is a match
+// of its own over the selection, visibility and expiry included, weighted by a posting source
+// that reads each candidate's vector and weighs it by its cosine with the query's: an item the
+// caller may not see is never read, scored or counted.
+
+#include "hybrid.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "database.hpp"
+#include "query.hpp"
+
+namespace {
+
+/// Weighs each item with a vector by its cosine similarity with the query's vector (at least 0).
+class MeaningSource : public Xapian::ValuePostingSource {
+  public:
+    MeaningSource(std::vector<float> vector) : Xapian::ValuePostingSource(CX_SLOT_MEANING), vector_(std::move(vector)) {}
+
+    MeaningSource *clone() const override { return new MeaningSource(vector_); }
+
+    void init(const Xapian::Database &database) override {
+        Xapian::ValuePostingSource::init(database);
+        set_maxweight(1.0);
+    }
+
+    double get_weight() const override {
+        const std::string value = get_value();
+        if (value.size() != sizeof(float) + vector_.size()) return 0;
+        float scale;
+        std::memcpy(&scale, value.data(), sizeof(float));
+        const auto *components = reinterpret_cast<const int8_t *>(value.data() + sizeof(float));
+        float dot = 0;
+        for (size_t i = 0; i < vector_.size(); ++i) dot += vector_[i] * float(components[i]);
+        return std::clamp(double(dot * scale), 0.0, 1.0);
+    }
+
+    std::string get_description() const override { return "MeaningSource()"; }
+
+  private:
+    std::vector<float> vector_;
+};
+
+/// Lists given document ids, each weighing nothing: `count_matching`'s filter.
+class IdSource : public Xapian::PostingSource {
+  public:
+    explicit IdSource(std::vector<Xapian::docid> ids) : ids_(std::move(ids)) {}
+    IdSource *clone() const override { return new IdSource(ids_); }
+    void init(const Xapian::Database &) override {
+        position_ = 0;
+        started_ = false;
+        set_maxweight(0);
+    }
+    Xapian::doccount get_termfreq_min() const override { return 0; }
+    Xapian::doccount get_termfreq_est() const override { return Xapian::doccount(ids_.size()); }
+    Xapian::doccount get_termfreq_max() const override { return Xapian::doccount(ids_.size()); }
+    void next(double) override {
+        if (started_) ++position_;
+        started_ = true;
+    }
+    void skip_to(Xapian::docid id, double) override {
+        started_ = true;
+        while (position_ < ids_.size() && ids_[position_] < id) ++position_;
+    }
+    bool at_end() const override { return started_ && position_ >= ids_.size(); }
+    Xapian::docid get_docid() const override { return ids_[position_]; }
+    std::string get_description() const override { return "IdSource()"; }
+
+  private:
+    std::vector<Xapian::docid> ids_;
+    size_t position_ = 0;
+    bool started_ = false;
+};
+
+/// The index of the child after the subtree at `index`.
+size_t past(const cx_query_node *nodes, size_t count, size_t index) {
+    size_t position = index;
+    for (size_t pending = 1; pending > 0 && position < count; ++position) pending = pending + nodes[position].child_count - 1;
+    return position;
+}
+
+bool is_plain_word(const cx_query_node &node) {
+    return (node.kind == CX_NODE_WORD || node.kind == CX_NODE_PARTIAL) && node.field == CX_FIELD_ANY;
+}
+
+/// Whether the subtree at `index` is a plain word or words side by side.
+bool is_plain(const cx_query_node *nodes, size_t count, size_t index) {
+    if (is_plain_word(nodes[index])) return true;
+    if (nodes[index].kind != CX_NODE_AND) return false;
+    for (size_t child = index + 1, end = past(nodes, count, index); child < end; child = past(nodes, count, child))
+        if (!is_plain_word(nodes[child])) return false;
+    return true;
+}
+
+/// Appends the subtree at `index` to `out`, less the plain words of its top AND.
+void append_selection(const cx_query_node *nodes, size_t count, size_t index, std::vector<cx_query_node> &out) {
+    const size_t end = past(nodes, count, index);
+    if (is_plain(nodes, count, index)) {
+        out.push_back(cx_query_node{});
+        out.back().kind = CX_NODE_ALL;
+        return;
+    }
+    if (nodes[index].kind != CX_NODE_AND) {
+        out.insert(out.end(), nodes + index, nodes + end);
+        return;
+    }
+    const size_t group = out.size();
+    out.push_back(nodes[index]);
+    out[group].child_count = 0;
+    for (size_t child = index + 1; child < end; child = past(nodes, count, child)) {
+        if (is_plain(nodes, count, child)) continue;
+        const size_t child_end = past(nodes, count, child);
+        out.insert(out.end(), nodes + child, nodes + child_end);
+        ++out[group].child_count;
+    }
+    if (out[group].child_count == 0) {
+        out.resize(group);
+        out.push_back(cx_query_node{});
+        out.back().kind = CX_NODE_ALL;
+    }
+}
+
+}  // namespace
+
+namespace cx {
+
+bool searches_by_meaning(const cx_database &database, const cx_search_request &request) {
+    if (request.meaning == nullptr || request.meaning_dimensions == 0 || !(request.semantic_ratio > 0)) return false;
+    if (database.sharded) return false;
+    if (request.sort_key_count > 0 && request.sort_keys[0].slot != CX_SLOT_RELEVANCE) return false;
+    return database.reader.get_value_freq(CX_SLOT_MEANING) > 0;
+}
+
+std::vector<cx_query_node> selection_nodes(const cx_query_node *nodes, size_t count) {
+    std::vector<cx_query_node> out;
+    if (nodes == nullptr || count == 0) return out;
+    // A root exclusion keeps its first child less its plain words, and excludes the rest as before.
+    if (nodes[0].kind == CX_NODE_AND_NOT && nodes[0].child_count > 0) {
+        out.push_back(nodes[0]);
+        append_selection(nodes, count, 1, out);
+        const size_t rest = past(nodes, count, 1);
+        out.insert(out.end(), nodes + rest, nodes + count);
+        return out;
+    }
+    append_selection(nodes, count, 0, out);
+    return out;
+}
+
+std::vector<std::pair<Xapian::docid, double>> nearest(const Xapian::Database &reader, const Xapian::Query &selection,
+                                                      const float *vector, uint32_t dimensions, Xapian::doccount count,
+                                                      double least_similarity) {
+    std::vector<std::pair<Xapian::docid, double>> found;
+    if (count == 0) return found;
+    Xapian::Enquire enquire(reader);
+    Xapian::Query meaning((new MeaningSource(std::vector<float>(vector, vector + dimensions)))->release());
+    // The selection filters and weighs nothing; the weights are the source's. (Under BoolWeight
+    // the matcher takes every weight for 0, and the cutoff then drops every match.)
+    enquire.set_query(Xapian::Query(Xapian::Query::OP_FILTER, meaning, selection));
+    enquire.set_docid_order(Xapian::Enquire::ASCENDING);
+    enquire.set_cutoff(0, least_similarity);
+    const Xapian::MSet mset = enquire.get_mset(0, count);
+    for (auto it = mset.begin(); it != mset.end(); ++it) found.emplace_back(*it, it.get_weight());
+    return found;
+}
+
+Xapian::doccount count_matching(const Xapian::Database &reader, const Xapian::Query &query,
+                                const std::vector<Xapian::docid> &ids) {
+    if (ids.empty()) return 0;
+    Xapian::Enquire enquire(reader);
+    enquire.set_query(Xapian::Query(Xapian::Query::OP_FILTER, query, Xapian::Query((new IdSource(ids))->release())));
+    enquire.set_weighting_scheme(Xapian::BoolWeight());
+    return enquire.get_mset(0, 0, Xapian::doccount(ids.size())).get_matches_estimated();
+}
+
+std::vector<float> stored_vector(const Xapian::Database &reader, Xapian::docid id) {
+    const std::string value = reader.get_document(id).get_value(CX_SLOT_MEANING);
+    if (value.size() <= sizeof(float)) return {};
+    float scale;
+    std::memcpy(&scale, value.data(), sizeof(float));
+    std::vector<float> vector(value.size() - sizeof(float));
+    double norm = 0;
+    for (size_t i = 0; i < vector.size(); ++i) {
+        vector[i] = scale * float(static_cast<int8_t>(value[sizeof(float) + i]));
+        norm += double(vector[i]) * double(vector[i]);
+    }
+    if (norm > 0)
+        for (float &component : vector) component = float(component / std::sqrt(norm));
+    return vector;
+}
+
+}  // namespace cx

@@ -1,0 +1,42 @@
+// What hybrid.cpp offers search.cpp: ranking by meaning, and its fusion with ranking by words.
+#pragma once
+
+#include <vector>
+#include <xapian.h>
+
+#include "CXapian.h"
+#include "read.hpp"
+
+namespace cx {
+
+/// Whether a search of `request` on `database` ranks by meaning too: it carries a vector and a
+/// ratio above 0, is ordered by relevance, and the index is one database (not shards) holding
+/// vectors.
+bool searches_by_meaning(const cx_database &database, const cx_search_request &request);
+
+/// The query tree `nodes` less the plain words of its root: what selects the items a search may
+/// find by meaning alone. Phrases, filters, ranges, exclusions and explicit operators stay; with
+/// nothing left, every item.
+std::vector<cx_query_node> selection_nodes(const cx_query_node *nodes, size_t count);
+
+/// The items of `selection` (visibility and expiry already applied) nearest in meaning to
+/// `vector`, best first: at most `count`, each at least `least_similarity` (cosine) near.
+std::vector<std::pair<Xapian::docid, double>> nearest(const Xapian::Database &reader, const Xapian::Query &selection,
+                                                      const float *vector, uint32_t dimensions, Xapian::doccount count,
+                                                      double least_similarity);
+
+/// How many of `ids` (ascending) `query` matches.
+Xapian::doccount count_matching(const Xapian::Database &reader, const Xapian::Query &query,
+                                const std::vector<Xapian::docid> &ids);
+
+/// The stored vector of meaning of document `id`, as floats; empty when it has none.
+std::vector<float> stored_vector(const Xapian::Database &reader, Xapian::docid id);
+
+/// Reciprocal rank fusion's constant: an item's score from a ranking is its weight / (k + rank).
+constexpr double fusion_k = 60;
+
+/// The cosine similarity an item found by meaning alone must reach (all-MiniLM-L6-v2's vectors of
+/// unrelated texts are about 0 to 0.15 apart).
+constexpr double least_meaning_similarity = 0.25;
+
+}  // namespace cx

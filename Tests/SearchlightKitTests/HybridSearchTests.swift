@@ -1,0 +1,164 @@
+import Foundation
+import SearchlightKit
+import SearchlightTesting
+import Testing
+
+/// A small catalogue whose words and meanings part ways: the kettle and the teapot share no word
+/// with "a pot to heat water", the bicycle shares none with anything.
+private func kitchenCatalogue() throws -> TestIndex {
+    let test = try TestIndex()
+    try test.index.indexSearchableItems(
+        [
+            item(
+                "kettle", title: "Copper kettle", description: "Boils water on the stove for tea in three minutes.",
+                keywords: ["kitchen"], mode: .public),
+            item(
+                "teapot", title: "Porcelain teapot", description: "Brews loose leaves; keeps the infusion hot.",
+                keywords: ["kitchen"], mode: .public),
+            item(
+                "bike", title: "Mountain bicycle", description: "Twenty-one gears, front suspension, disc brakes.",
+                keywords: ["sport"], mode: .public),
+            item(
+                "water-book", title: "Water: a history", description: "A book about rivers, rain and the sea.",
+                keywords: ["books"], mode: .public),
+            // Near the kettle in meaning, but another domain's private item, and an expired one.
+            item(
+                "secret-kettle", title: "Electric kettle", description: "Heats water for tea fast.",
+                keywords: ["kitchen"], mode: .private, domain: "com.other"),
+            item(
+                "old-kettle", title: "Cast iron kettle", description: "Heats water on a wood stove.",
+                keywords: ["kitchen"], mode: .public, expiration: now - day),
+        ], now: now - 2 * day)
+    try test.index.completeMeaning(using: try MeaningModel.installed())
+    return test
+}
+
+extension SearchableIndex {
+    /// The identifiers a search returns with this semantic ratio, in rank order.
+    fileprivate func ids(_ text: String, ratio: Double?, domain: String? = "default") throws -> [String] {
+        try search(SearchQuery(text, domainIdentifier: domain, limit: 100, semanticRatio: ratio), now: now).results
+            .map(\.canonicalIdentifier)
+    }
+}
+
+@Suite("Search by meaning: hybrid ranking, similar items, visibility first", .temporaryFolder)
+struct HybridSearchTests {
+    @Test("meaning finds what words miss, and ranks it by what the words mean")
+    func findsByMeaning() throws {
+        let index = try kitchenCatalogue().index
+        let words = try index.ids("kettle for boiling", ratio: 0)
+        let hybrid = try index.ids("kettle for boiling", ratio: 0.5)
+        #expect(words == ["kettle"])
+        #expect(hybrid.first == "kettle" && hybrid.contains("teapot") && !hybrid.contains("bike"), "\(hybrid)")
+        let meaning = try index.ids("a pot to heat water", ratio: 1)
+        #expect(meaning.first == "kettle" || meaning.first == "teapot", "\(meaning)")
+        #expect(!meaning.prefix(2).contains("bike"))
+        // The default ratio ranks by meaning too.
+        #expect(try index.ids("kettle for boiling", ratio: nil) == hybrid)
+    }
+
+    @Test("an item the caller may not see, or that has expired, never appears, is never counted")
+    func visibilityFirst() throws {
+        let index = try kitchenCatalogue().index
+        for ratio in [0.5, 1.0] {
+            let page = try index.search(
+                SearchQuery("electric kettle to heat water", limit: 100, semanticRatio: ratio), now: now)
+            let ids = page.results.map(\.canonicalIdentifier)
+            #expect(!ids.contains("secret-kettle") && !ids.contains("old-kettle"), "\(ids)")
+            #expect(page.total == ids.count, "\(page.total) counted, \(ids.count) shown")
+        }
+        // Its own domain sees the private one.
+        #expect(try index.ids("electric kettle", ratio: 0.5, domain: "com.other").first == "secret-kettle")
+    }
+
+    @Test("filters, phrases and exclusions select; meaning only ranks within them")
+    func filtersKeepTheirMeaning() throws {
+        let index = try kitchenCatalogue().index
+        let kitchen = try index.ids("heat water keyword:kitchen", ratio: 1)
+        #expect(Set(kitchen).isSubset(of: ["kettle", "teapot"]) && kitchen.contains("kettle"), "\(kitchen)")
+        let excluded = try index.ids("heat water -kettle", ratio: 1)
+        #expect(!excluded.contains("kettle"), "\(excluded)")
+        let phrase = try index.ids("\"copper kettle\" tea", ratio: 1)
+        #expect(phrase == ["kettle"], "\(phrase)")
+        // A sort keeps its exact meaning: the items the words match, in its order.
+        func sorted(_ ratio: Double) throws -> [String] {
+            try index.search(
+                SearchQuery("water", limit: 10, sort: SearchQuery.SortKey.list("-created"), semanticRatio: ratio),
+                now: now
+            )
+            .results.map(\.canonicalIdentifier)
+        }
+        #expect(try sorted(0.5) == sorted(0))
+    }
+
+    @Test("similar: the nearest visible items, the item itself left out")
+    func similarItems() throws {
+        let index = try kitchenCatalogue().index
+        let page = try index.similar(to: "kettle", query: SearchQuery("", limit: 10), now: now)
+        let ids = page.results.map(\.canonicalIdentifier)
+        #expect(ids.first == "teapot", "\(ids)")
+        #expect(!ids.contains("kettle") && !ids.contains("secret-kettle") && !ids.contains("old-kettle"))
+        #expect(page.results.allSatisfy { $0.score >= 25 && $0.score <= 100 })
+        // A selection narrows them.
+        let books = try index.similar(to: "kettle", query: SearchQuery("keyword:books", limit: 10), now: now)
+        #expect(books.results.allSatisfy { $0.canonicalIdentifier == "water-book" })
+        // Another domain's private item is not there to be asked about.
+        #expect(throws: SearchlightError.self) {
+            try index.similar(to: "secret-kettle", query: SearchQuery("", limit: 10), now: now)
+        }
+        let own = try index.similar(
+            to: "secret-kettle", query: SearchQuery("", domainIdentifier: "com.other", limit: 10), now: now)
+        #expect(own.results.first?.canonicalIdentifier == "kettle", "\(own.results.map(\.canonicalIdentifier))")
+    }
+
+    @Test("only new and changed items are embedded; a changed item's vector is made anew")
+    func onlyChangedItemsEmbedded() throws {
+        let test = try kitchenCatalogue()
+        let model = try MeaningModel.installed()
+        #expect(try test.index.completeMeaning(using: model).embedded == 0)
+        try test.index.indexSearchableItems(
+            [item("bike", title: "Road bicycle", description: "Light frame, twenty-two gears.", mode: .public)],
+            now: now)
+        let report = try test.index.completeMeaning(using: model)
+        #expect(report.embedded == 1)
+        #expect(report.withMeaning == report.items)
+        #expect(report.model == MeaningModel.name)
+    }
+
+    @Test("vectors another model made are refused when meaning is asked for, and made anew by a rebuild")
+    func anotherModelRefused() throws {
+        let test = try kitchenCatalogue()
+        let path = test.path
+        try test.index.close()
+        try setIndexMetadata(path, "searchlight.meaning.model", "another-model@0")
+        let index = try SearchableIndex(path: path, access: .readWrite(lockTimeout: .seconds(5)))
+        // Without a ratio: words alone. With one: refused, saying what to run.
+        #expect(try index.ids("kettle for boiling", ratio: nil) == index.ids("kettle for boiling", ratio: 0))
+        let error = #expect(throws: SearchlightError.self) { try index.ids("kettle", ratio: 0.5) }
+        #expect(error?.code == .meaningModelMismatch)
+        #expect(error?.message.contains("another-model@0") == true)
+        #expect(error?.message.contains("searchlight embed --rebuild") == true)
+        let model = try MeaningModel.installed()
+        #expect(throws: SearchlightError.self) { try index.completeMeaning(using: model) }
+        try index.clearMeaning()
+        #expect(try index.meaningStatus().withMeaning == 0)
+        let report = try index.completeMeaning(using: model)
+        #expect(report.embedded == report.items && report.model == MeaningModel.name)
+        #expect(try index.ids("kettle for boiling", ratio: 0.5).contains("teapot"))
+        try index.close()
+    }
+
+    @Test("a ratio out of range is refused; without vectors a ratio asked for says how to make them")
+    func badRatios() throws {
+        let index = try kitchenCatalogue().index
+        for ratio in [-0.1, 1.5, Double.nan] {
+            #expect(throws: SearchlightError.self) { try index.ids("kettle", ratio: ratio) }
+        }
+        let bare = try TestIndex()
+        try bare.index.indexSearchableItems([item("a", title: "Copper kettle", mode: .public)], now: now)
+        #expect(try bare.index.ids("kettle", ratio: nil) == ["a"])
+        let error = #expect(throws: SearchlightError.self) { try bare.index.ids("kettle", ratio: 0.5) }
+        #expect(error?.code == .meaningUnavailable)
+        #expect(error?.message.contains("searchlight embed") == true)
+    }
+}

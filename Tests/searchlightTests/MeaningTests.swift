@@ -1,0 +1,108 @@
+import Foundation
+import SearchlightTesting
+import Testing
+
+/// The environment of a run that uses the installed meaning model (other tests run without it).
+let withMeaning = ["SEARCHLIGHT_MODEL": ""]
+
+/// Items whose words and meanings part ways (the kettle and the teapot share no word with "a pot
+/// to heat water"), one of them another domain's private item.
+private func writeKitchen(_ workspace: Workspace) throws -> String {
+    let lines = [
+        #"{"$canonical_identifier":"kettle","$og_title":"Copper kettle","$og_description":"Boils water on the stove for tea in three minutes.","$keywords":["kitchen"],"$publicly_indexable":true}"#,
+        #"{"$canonical_identifier":"teapot","$og_title":"Porcelain teapot","$og_description":"Brews loose leaves; keeps the infusion hot.","$keywords":["kitchen"],"$publicly_indexable":true}"#,
+        #"{"$canonical_identifier":"bike","$og_title":"Mountain bicycle","$og_description":"Twenty-one gears, front suspension, disc brakes.","$keywords":["sport"],"$publicly_indexable":true}"#,
+        #"{"$canonical_identifier":"secret-kettle","$og_title":"Electric kettle","$og_description":"Heats water for tea fast.","domain":"com.other","$publicly_indexable":false}"#,
+    ]
+    return try workspace.write("kitchen.jsonl", lines.joined(separator: "\n") + "\n")
+}
+
+@Suite("Meaning through the command line: embed, hybrid search, similar, kill -9", .temporaryFolder)
+struct MeaningTests {
+    @Test("index gives items vectors; search ranks by meaning; similar finds neighbours; visibility first")
+    func indexSearchSimilar() throws {
+        let workspace = try Workspace()
+        let file = try writeKitchen(workspace)
+        let indexed = try workspace.run(["index", file, "--json"], environment: withMeaning)
+        #expect(indexed.status == 0, "\(indexed.stderr)")
+        #expect(try indexed.object()["embedded"] as? Int == 4)
+
+        let found = try workspace.run(
+            ["search", "--json", "--semantic-ratio", "1", "--", "a pot to heat water"], environment: withMeaning)
+        #expect(found.status == 0, "\(found.stderr)")
+        let ids = (try found.object()["results"] as? [[String: Any]] ?? []).compactMap {
+            $0["canonicalIdentifier"] as? String
+        }
+        #expect(ids.first == "kettle" || ids.first == "teapot", "\(ids)")
+        #expect(!ids.contains("secret-kettle"), "another domain's private item: \(ids)")
+
+        let words = try workspace.run(
+            ["search", "--format", "ids", "--semantic-ratio", "0", "--", "a pot to heat water"],
+            environment: withMeaning)
+        #expect(!words.stdout.contains("teapot"))
+
+        let near = try workspace.run(["similar", "kettle", "--json"], environment: withMeaning)
+        #expect(near.status == 0, "\(near.stderr)")
+        let neighbours = (try near.object()["results"] as? [[String: Any]] ?? []).compactMap {
+            $0["canonicalIdentifier"] as? String
+        }
+        #expect(neighbours.first == "teapot" && !neighbours.contains("kettle") && !neighbours.contains("secret-kettle"))
+        let hidden = try workspace.run(["similar", "secret-kettle"], environment: withMeaning)
+        #expect(hidden.status == 1 && hidden.stderr.contains("No item"), "\(hidden.stderr)")
+    }
+
+    @Test("words first, meaning later: --no-meaning, then embed; a ratio asked of an index without vectors says so")
+    func embedLater() throws {
+        let workspace = try Workspace()
+        let file = try writeKitchen(workspace)
+        let indexed = try workspace.run(["index", file, "--no-meaning", "--json"], environment: withMeaning)
+        #expect(indexed.status == 0)
+        #expect(try indexed.object()["embedded"] == nil)
+        let refused = try workspace.run(["search", "--semantic-ratio", "0.5", "kettle"], environment: withMeaning)
+        #expect(refused.status == 1, "\(refused.stdout)")
+        #expect(refused.stderr.contains("searchlight embed"), "\(refused.stderr)")
+        // Without a ratio, words alone.
+        #expect(try workspace.run(["search", "kettle", "--format", "ids"], environment: withMeaning).status == 0)
+        let embedded = try workspace.run(["embed", "--json"], environment: withMeaning)
+        #expect(embedded.status == 0, "\(embedded.stderr)")
+        let report = try embedded.object()
+        #expect(report["embedded"] as? Int == 4 && report["withMeaning"] as? Int == 4 && report["items"] as? Int == 4)
+        #expect(
+            try workspace.run(["search", "--semantic-ratio", "0.5", "kettle"], environment: withMeaning).status == 0)
+    }
+
+    @Test("without the model, everything works by words, and asking for meaning says how to install it")
+    func withoutModel() throws {
+        let workspace = try Workspace()
+        let file = try writeKitchen(workspace)
+        let indexed = try workspace.run(["index", file], environment: ["SEARCHLIGHT_MODEL": "none"])
+        #expect(indexed.status == 0)
+        #expect(try workspace.run(["search", "kettle", "--format", "ids"]).stdout.contains("kettle"))
+        let embed = try workspace.run(["embed"], environment: ["SEARCHLIGHT_MODEL": "none"])
+        #expect(embed.status == 1 && embed.stderr.contains("SEARCHLIGHT_MODEL"), "\(embed.stderr)")
+        let similar = try workspace.run(["similar", "kettle"], environment: ["SEARCHLIGHT_MODEL": "none"])
+        #expect(similar.status == 1 && similar.stderr.contains("embed"), "\(similar.stderr)")
+    }
+
+    @Test("killed with SIGKILL while embedding, the index stays whole and searchable by words; embed completes it")
+    func killedWhileEmbedding() throws {
+        let workspace = try Workspace()
+        try writeBatch(workspace, folder: "in", files: 4, items: 150)
+        #expect(try workspace.run(["index", workspace.path + "/in", "--no-meaning"]).status == 0)
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<4 {
+            let process = try startBinary(["embed", "--index", workspace.index], environment: withMeaning)
+            Thread.sleep(forTimeInterval: Double.random(in: 0.3...2.5, using: &random))
+            kill(process.processIdentifier, SIGKILL)
+            process.finish()
+            try checkWithXapian(workspace.index)
+            let words = try workspace.run(["search", "title", "--json", "--limit", "0"])
+            #expect(try words.object()["total"] as? Int == 600)
+        }
+        let finished = try workspace.run(["embed", "--json"], environment: withMeaning)
+        #expect(finished.status == 0, "\(finished.stderr)")
+        let report = try finished.object()
+        #expect(report["withMeaning"] as? Int == 600 && report["items"] as? Int == 600, "\(report)")
+        try checkWithXapian(workspace.index)
+    }
+}
