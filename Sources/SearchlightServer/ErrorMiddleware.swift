@@ -32,8 +32,10 @@ extension SearchlightError {
         case .publicContentNotRemovable, .fieldConflict: .conflict
         case .readOnly, .methodNotAllowed: .methodNotAllowed
         case .bodyTooLarge: .contentTooLarge
-        case .indexLocked, .indexUnavailable, .tooManyConnections, .meaningUnavailable: .serviceUnavailable
-        case .meaningModelMismatch: .conflict
+        case .indexLocked, .indexUnavailable, .tooManyConnections: .serviceUnavailable
+        // What the index holds now (no vectors, another model's) or the service lacks (the model):
+        // a state a caller can wait out, or search without meaning meanwhile.
+        case .meaningUnavailable, .meaningModelMismatch: .conflict
         case .writeFailed, .internalError: .internalServerError
         default: .badRequest
         }

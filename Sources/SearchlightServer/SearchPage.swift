@@ -92,7 +92,7 @@ enum SearchPage {
             }
           }).catch(() => {});
         token.value = localStorage.getItem("searchlight.token") || "";
-        let timer = null, meaningTimer = null, generation = 0;
+        let timer = null, meaningTimer = null, generation = 0, shown = "";
 
         function headers() {
           const value = token.value.trim();
@@ -123,9 +123,14 @@ enum SearchPage {
             const page = await fetchJSON("/v1/search?limit=20&facets=" + counted.join(",") + "&q=" + encodeURIComponent(query)
               + (byWordsOnly ? "&semanticRatio=0" : ""));
             if (mine !== generation) return;
+            // The same page again (meaning changed nothing) leaves what is shown, and its buttons, alone.
+            const key = JSON.stringify(page);
+            if (key === shown) return;
+            shown = key;
             render(page);
           } catch (error) {
             if (mine !== generation) return;
+            shown = "";
             results.replaceChildren();
             status.textContent = error.message;
           }

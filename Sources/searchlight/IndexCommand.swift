@@ -117,7 +117,7 @@ struct IndexCommand: ParsableCommand {
 
     /// Gives the items added or changed their vectors of meaning, when the model is installed.
     func completeMeaning(_ index: SearchableIndex) throws -> MeaningReport? {
-        guard !noMeaning, let model = try MeaningModel.installedIfAny() else { return nil }
+        guard !noMeaning, !index.isMadeOfShards, let model = try MeaningModel.installedIfAny() else { return nil }
         let display = Progress(forced: progress, quiet: quiet)
         defer { display.finish() }
         return try index.completeMeaning(using: model, progress: display.meaning)

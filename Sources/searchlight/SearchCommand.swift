@@ -162,10 +162,9 @@ struct SearchCommand: ParsableCommand {
         let matching = page.total == 1 ? "1 result" : "\(page.total) results"
         let subject = page.query.isEmpty ? "" : " for \(page.query.quotedForDisplay)"
         print("\(matching)\(subject), showing \(first)–\(last)")
-        if page.relaxed {
-            print("No item has every word; these have the most of them.")
-            if let suggestion = page.suggestion { print("Did you mean: \(Output.bold(suggestion))?") }
-        }
+        if page.relaxed { print("No item has every word; these have the most of them.") }
+        // A suggestion comes with results when the words matched nothing and meaning found these.
+        if let suggestion = page.suggestion { print("Did you mean: \(Output.bold(suggestion))?") }
         print()
         let width = String(last).count
         for (position, result) in page.results.enumerated() {

@@ -107,6 +107,29 @@ struct RelevanceTests {
     }
 
     /// Three items titled with both words and one with them in its description alone.
+    /// Pins the hybrid figures of the quality benchmark from below (docs/ranking.md, *Meaning*):
+    /// the same questions, the items given vectors of meaning, the default semantic ratio.
+    @Test("with meaning, nDCG@10 on CACM stays at least HYBRID_ORED for OR-joined questions and HYBRID_TYPED as typed")
+    func cacmWithMeaning() throws {
+        let collection = try Collection()
+        let test = try TestIndex()
+        try test.index.indexSearchableItems(
+            collection.documents.map { item($0.id, title: $0.title, description: $0.text.isEmpty ? nil : $0.text) },
+            now: now)
+        try test.index.completeMeaning(using: try MeaningModel.installed(), chunk: 512)
+        func search(_ text: String) throws -> [String] {
+            do {
+                return try test.index.ids(text)
+            } catch let error as SearchlightError where error.code == .invalidQuery {
+                return []  // an unclosed quote or parenthesis, as written
+            }
+        }
+        let ored = try collection.nDCG(search, query: collection.orJoined)
+        let typed = try collection.nDCG(search) { $0 }
+        #expect(ored >= 0, "OR-joined: \(ored)")
+        #expect(typed >= 0, "as typed: \(typed)")
+    }
+
     private func kettles(_ index: SearchableIndex) throws {
         try index.indexSearchableItems(
             [

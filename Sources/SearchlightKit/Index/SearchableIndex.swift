@@ -35,6 +35,9 @@ public final class SearchableIndex: Sendable {
     let database: Mutex<XapianDatabase>
     /// The shards, when `path` is a topology file (``Topology``).
     let topology: Topology?
+
+    /// Whether the index is made of shards (a topology file): searched by words alone.
+    public var isMadeOfShards: Bool { topology != nil }
     /// A writer's handles on each shard of its topology, in its order; empty otherwise.
     let shardWriters: Mutex<[XapianDatabase]>
     /// What opening for writing rebuilt into the current index format: the index, or the local
