@@ -11,7 +11,7 @@ struct SimilarCommand: ParsableCommand {
             The item is found as get finds it: --domain's own item of that identifier, or a public \
             item of another domain. Its neighbours are the items a search would see (--domain's \
             private items and every domain's public ones, or --all-domains), and that --query \
-            selects, nearest first, each at least 25 % similar; the item itself is left out. Needs \
+            selects, nearest first, each at least 30 % similar; the item itself is left out. Needs \
             the vectors of meaning that index (or embed) gives items when the model is installed.
 
             Examples:

@@ -98,7 +98,7 @@ struct HybridSearchTests {
         let ids = page.results.map(\.canonicalIdentifier)
         #expect(ids.first == "teapot", "\(ids)")
         #expect(!ids.contains("kettle") && !ids.contains("secret-kettle") && !ids.contains("old-kettle"))
-        #expect(page.results.allSatisfy { $0.score >= 25 && $0.score <= 100 })
+        #expect(page.results.allSatisfy { $0.score >= 30 && $0.score <= 100 })
         // A selection narrows them.
         let books = try index.similar(to: "kettle", query: SearchQuery("keyword:books", limit: 10), now: now)
         #expect(books.results.allSatisfy { $0.canonicalIdentifier == "water-book" })

@@ -108,8 +108,9 @@ struct RelevanceTests {
 
     /// Three items titled with both words and one with them in its description alone.
     /// Pins the hybrid figures of the quality benchmark from below (docs/ranking.md, *Meaning*):
-    /// the same questions, the items given vectors of meaning, the default semantic ratio.
-    @Test("with meaning, nDCG@10 on CACM stays at least HYBRID_ORED for OR-joined questions and HYBRID_TYPED as typed")
+    /// the same questions, the items given vectors of meaning, the default semantic ratio: OR-joined
+    /// questions 0.533, as typed 0.489.
+    @Test("with meaning, nDCG@10 on CACM stays at least 0.52 for OR-joined questions and 0.47 as typed")
     func cacmWithMeaning() throws {
         let collection = try Collection()
         let test = try TestIndex()
@@ -126,8 +127,8 @@ struct RelevanceTests {
         }
         let ored = try collection.nDCG(search, query: collection.orJoined)
         let typed = try collection.nDCG(search) { $0 }
-        #expect(ored >= 0, "OR-joined: \(ored)")
-        #expect(typed >= 0, "as typed: \(typed)")
+        #expect(ored >= 0.52, "OR-joined: \(ored)")
+        #expect(typed >= 0.47, "as typed: \(typed)")
     }
 
     private func kettles(_ index: SearchableIndex) throws {

@@ -367,9 +367,10 @@ typedef struct cx_search_request {
     /// (`CX_SLOT_MEANING`), the results are ranked by words and meaning together: the items the
     /// query matches ranked by words, and the items its selection holds (the query less the
     /// plain words of its root: phrases, filters, ranges, exclusions and operators stay) ranked
-    /// by the cosine of their vectors with this one, fused by reciprocal rank fusion (k = 60)
-    /// weighing meaning by `semantic_ratio` and words by the rest. Items found by meaning alone
-    /// (at least 0.25 near) are counted in the total; counts (`facets`) are of the words' matches.
+    /// by the cosine of their vectors with this one, each scored (1 - r) × its words' percent / 100
+    /// + r × its similarity scaled from 0.15 (0) to the nearest candidate's (1), r being
+    /// `semantic_ratio`. Items found by meaning alone (at least 0.3 near) are counted in the
+    /// total; counts (`facets`) are of the words' matches.
     const float *_Nullable meaning;
     uint32_t meaning_dimensions;
     /// From 0 (words only) to 1 (meaning only).
@@ -736,7 +737,7 @@ void cx_results_facet_value(const cx_results *results, size_t facet, size_t inde
                             double *out_number, uint64_t *out_count);
 /// The items nearest in meaning to the item (`domain`, `identifier`), best first, among those
 /// `request` may see (its domain, scope and time) and its query selects (`nodes`: `CX_NODE_ALL`
-/// for every item): its page (`offset`, `limit`), each at least 0.25 near (cosine), the item
+/// for every item): its page (`offset`, `limit`), each at least 0.3 near (cosine), the item
 /// itself left out. A result's percent is its similarity. `CX_ERR_NOT_FOUND` when the request may
 /// not see the item; empty results with `cx_results_unembedded` when it has no vector yet.
 cx_status cx_search_similar(cx_database *_Nullable database, const cx_search_request *_Nullable request,

@@ -171,7 +171,8 @@ extension SearchableIndex {
     ) throws(SearchlightError) -> (vector: [Float], ratio: Double)? {
         let asked = query.semanticRatio != nil
         let ratio = query.semanticRatio ?? SearchQuery.defaultSemanticRatio
-        let text = expression.meaningText
+        // Meaning reads a question as a question: free text as typed, else the words it looks for.
+        let text = expression.isFreeText ? query.text : expression.meaningText
         guard ratio > 0, !text.isEmpty, sort.first.map({ $0 == .relevance }) ?? true, query.limit > 0 else {
             return nil
         }
@@ -204,7 +205,7 @@ extension SearchableIndex {
     /// The items nearest in meaning to the item with this identifier (as ``item(withIdentifier:domainIdentifier:now:)``
     /// finds it from the query's domain), among those `query` may see (its domain and scope) and
     /// selects (its text: every item for an empty one), best first, the item itself left out. A
-    /// result's score is its similarity in percent (cosine × 100), at least 25.
+    /// result's score is its similarity in percent (cosine × 100), at least 30.
     ///
     /// - Throws: ``SearchlightError/Code/itemNotFound`` when the query's caller may not see the
     ///   item, ``SearchlightError/Code/meaningUnavailable`` when it has no vector of meaning or the

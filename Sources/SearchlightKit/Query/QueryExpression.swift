@@ -84,6 +84,17 @@ extension QueryExpression {
         }
     }
 
+    /// Whether the expression is free text alone: words and phrases side by side, without an
+    /// operator, an exclusion, a field or a filter. A search embeds such a query as it was typed.
+    var isFreeText: Bool {
+        switch self {
+        case .word(let word): word.field == .any
+        case .phrase(_, let field): field == .any
+        case .and(let operands): operands.allSatisfy(\.isFreeText)
+        default: false
+        }
+    }
+
     /// How many words, phrases and filters the expression holds: what a search's cost grows with.
     var termCount: Int {
         switch self {

@@ -38,7 +38,7 @@ public struct SearchQuery: Sendable, Hashable {
 
     /// The balance of meaning and words when a search names none, chosen on judged relevance
     /// (docs/ranking.md).
-    public static let defaultSemanticRatio = 0.5
+    public static let defaultSemanticRatio = 0.3
 
     /// The most results one search returns.
     public static let maximumLimit = 1000
