@@ -153,9 +153,10 @@ std::vector<cx_query_node> selection_nodes(const cx_query_node *nodes, size_t co
 
 std::vector<std::pair<Xapian::docid, double>> nearest(const Xapian::Database &reader, const Xapian::Query &selection,
                                                       const float *vector, uint32_t dimensions, Xapian::doccount count,
-                                                      double least_similarity) {
+                                                      double least_similarity, Xapian::doccount *matches) {
     std::vector<std::pair<Xapian::docid, double>> found;
-    if (count == 0) return found;
+    if (matches != nullptr) *matches = 0;
+    if (count == 0 && matches == nullptr) return found;
     Xapian::Enquire enquire(reader);
     Xapian::Query meaning((new MeaningSource(std::vector<float>(vector, vector + dimensions)))->release());
     // The selection filters and weighs nothing; the weights are the source's. (Under BoolWeight
@@ -163,8 +164,9 @@ std::vector<std::pair<Xapian::docid, double>> nearest(const Xapian::Database &re
     enquire.set_query(Xapian::Query(Xapian::Query::OP_FILTER, meaning, selection));
     enquire.set_docid_order(Xapian::Enquire::ASCENDING);
     enquire.set_cutoff(0, least_similarity);
-    const Xapian::MSet mset = enquire.get_mset(0, count);
+    const Xapian::MSet mset = enquire.get_mset(0, count, matches != nullptr ? reader.get_doccount() : 0);
     for (auto it = mset.begin(); it != mset.end(); ++it) found.emplace_back(*it, it.get_weight());
+    if (matches != nullptr) *matches = mset.get_matches_estimated();
     return found;
 }
 

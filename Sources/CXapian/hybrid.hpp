@@ -20,10 +20,11 @@ bool searches_by_meaning(const cx_database &database, const cx_search_request &r
 std::vector<cx_query_node> selection_nodes(const cx_query_node *nodes, size_t count);
 
 /// The items of `selection` (visibility and expiry already applied) nearest in meaning to
-/// `vector`, best first: at most `count`, each at least `least_similarity` (cosine) near.
+/// `vector`, best first: at most `count`, each at least `least_similarity` (cosine) near. With
+/// `matches`, also how many items are that near, of which every one is checked.
 std::vector<std::pair<Xapian::docid, double>> nearest(const Xapian::Database &reader, const Xapian::Query &selection,
                                                       const float *vector, uint32_t dimensions, Xapian::doccount count,
-                                                      double least_similarity);
+                                                      double least_similarity, Xapian::doccount *matches = nullptr);
 
 /// How many of `ids` (ascending) `query` matches.
 Xapian::doccount count_matching(const Xapian::Database &reader, const Xapian::Query &query,

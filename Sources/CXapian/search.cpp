@@ -92,11 +92,13 @@ Xapian::doccount matches_to_check(const Xapian::Database &reader, const cx_searc
     return request.limit == 0 ? reader.get_doccount() : 1000 + request.offset + request.limit;
 }
 
-/// Adds a found document to `results`: its data, its percentage, and its snippet, made from the
-/// description its data holds (`cx::item_description`): an index keeps the description once.
-void add_result(cx_results &results, const Xapian::Document &document, int32_t percent, const cx::BuiltQuery &built) {
+/// Adds a found document to `results`: its data, its percentage (100 for every match of the empty
+/// query, unless `scored`: a similarity), and its snippet, made from the description its data
+/// holds (`cx::item_description`): an index keeps the description once.
+void add_result(cx_results &results, const Xapian::Document &document, int32_t percent, const cx::BuiltQuery &built,
+                bool scored = false) {
     results.data.push_back(cx::item_data(document));
-    results.percents.push_back(built.matches_everything ? 100 : percent);
+    results.percents.push_back(built.matches_everything && !scored ? 100 : percent);
     results.snippets.push_back(cx::make_snippet(cx::item_description(results.data.back()), built.highlighter));
 }
 
@@ -342,12 +344,13 @@ cx_status cx_search_similar(cx_database *database, const cx_search_request *requ
         const Query selection =
             Query(Query::OP_AND_NOT, cx::visible_now(*database, *snapshot, *request, built.query), Query(unique));
         const Xapian::doccount depth = request->offset + request->limit;
+        Xapian::doccount near = 0;
         const auto nearest = cx::nearest(reader, selection, vector.data(), uint32_t(vector.size()), depth,
-                                         cx::least_meaning_similarity);
-        results->total = nearest.size();
+                                         cx::least_meaning_similarity, &near);
+        results->total = near;
         for (size_t i = request->offset; i < nearest.size(); ++i) {
             const int32_t percent = int32_t(std::lround(100 * nearest[i].second));
-            add_result(*results, reader.get_document(nearest[i].first), std::max(1, percent), built);
+            add_result(*results, reader.get_document(nearest[i].first), std::max(1, percent), built, true);
         }
     });
     if (status != CX_OK) return status;

@@ -102,7 +102,9 @@ struct MeaningService: Service {
                 } catch let error as SearchlightError
                     where error.code == .meaningModelMismatch || error.code == .meaningUnavailable
                 {
+                    // Said once; the service goes on by words (a service that returns stops them all).
                     logger.error("\(error.message); searches rank by words alone")
+                    while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
                     return
                 } catch {
                     logger.error("Giving items vectors of meaning failed: \(error)")

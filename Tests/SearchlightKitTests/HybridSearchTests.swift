@@ -98,7 +98,12 @@ struct HybridSearchTests {
         let ids = page.results.map(\.canonicalIdentifier)
         #expect(ids.first == "teapot", "\(ids)")
         #expect(!ids.contains("kettle") && !ids.contains("secret-kettle") && !ids.contains("old-kettle"))
-        #expect(page.results.allSatisfy { $0.score >= 30 && $0.score <= 100 })
+        // Each score is the item's similarity, nearest first; the total counts every near item.
+        let scores = page.results.map(\.score)
+        #expect(scores.allSatisfy { $0 >= 30 && $0 < 100 } && scores == scores.sorted(by: >), "\(scores)")
+        #expect(page.total >= page.results.count)
+        let first = try index.similar(to: "kettle", query: SearchQuery("", limit: 1), now: now)
+        #expect(first.total == page.total && first.results.count == 1)
         // A selection narrows them.
         let books = try index.similar(to: "kettle", query: SearchQuery("keyword:books", limit: 10), now: now)
         #expect(books.results.allSatisfy { $0.canonicalIdentifier == "water-book" })

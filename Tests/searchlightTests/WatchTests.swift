@@ -15,6 +15,8 @@ private final class Watching {
         for path in [outputPath, errorPath] { _ = FileManager.default.createFile(atPath: path, contents: nil) }
         process.executableURL = URL(fileURLWithPath: binaryPath)
         process.arguments = ["index", "--watch", "--json"] + arguments
+        // By words alone (as `runBinary`): a batch's vectors would hold the watcher meanwhile.
+        process.environment = ProcessInfo.processInfo.environment.merging(["SEARCHLIGHT_MODEL": "none"]) { $1 }
         process.standardOutput = try #require(FileHandle(forWritingAtPath: outputPath))
         process.standardError = try #require(FileHandle(forWritingAtPath: errorPath))
         try process.run()
