@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -220,32 +221,39 @@ struct ce_encoder {
     }
 };
 
+namespace {
+
+/// Runs `body`, turning what it throws into a status and a message: the one place exceptions stop.
+template <typename Body>
+ce_status guarded(const char *doing, char **out_error, Body body) {
+    try {
+        body();
+        return CE_OK;
+    } catch (const invalid_argument &error) {
+        return fail(CE_ERR_INVALID_ARGUMENT, error.what(), out_error);
+    } catch (const std::bad_alloc &) {
+        return fail(CE_ERR_NO_MEMORY, std::string("Out of memory ") + doing, out_error);
+    } catch (const std::exception &error) {
+        return fail(CE_ERR_INTERNAL, error.what(), out_error);
+    } catch (...) {
+        return fail(CE_ERR_INTERNAL, std::string("Unknown failure ") + doing, out_error);
+    }
+}
+
+}  // namespace
+
 extern "C" ce_status ce_encoder_create(
     ce_shape shape, ce_weight_lookup lookup, void *context, ce_encoder **out, char **out_error) {
     *out = nullptr;
     if (shape.layers < 1 || shape.hidden < 1 || shape.heads < 1 || shape.hidden % shape.heads != 0 ||
         shape.intermediate < 1 || shape.vocabulary < 1 || shape.positions < 1)
         return fail(CE_ERR_INVALID_ARGUMENT, "The model's shape is not a BERT encoder's", out_error);
-    try {
-        auto encoder = new ce_encoder();
+    return guarded("loading the model", out_error, [&] {
+        auto encoder = std::make_unique<ce_encoder>();
         encoder->shape = shape;
-        try {
-            encoder->load(lookup, context);
-        } catch (...) {
-            delete encoder;
-            throw;
-        }
-        *out = encoder;
-        return CE_OK;
-    } catch (const invalid_argument &error) {
-        return fail(CE_ERR_INVALID_ARGUMENT, error.what(), out_error);
-    } catch (const std::bad_alloc &) {
-        return fail(CE_ERR_NO_MEMORY, "Out of memory loading the model", out_error);
-    } catch (const std::exception &error) {
-        return fail(CE_ERR_INTERNAL, error.what(), out_error);
-    } catch (...) {
-        return fail(CE_ERR_INTERNAL, "Unknown failure loading the model", out_error);
-    }
+        encoder->load(lookup, context);
+        *out = encoder.release();
+    });
 }
 
 extern "C" void ce_encoder_free(ce_encoder *encoder) { delete encoder; }
@@ -254,18 +262,7 @@ extern "C" int32_t ce_encoder_dimensions(const ce_encoder *encoder) { return enc
 
 extern "C" ce_status ce_encode(
     ce_encoder *encoder, const int32_t *ids, const int32_t *lengths, size_t count, float *out, char **out_error) {
-    try {
-        encoder->encode(ids, lengths, count, out);
-        return CE_OK;
-    } catch (const invalid_argument &error) {
-        return fail(CE_ERR_INVALID_ARGUMENT, error.what(), out_error);
-    } catch (const std::bad_alloc &) {
-        return fail(CE_ERR_NO_MEMORY, "Out of memory encoding texts", out_error);
-    } catch (const std::exception &error) {
-        return fail(CE_ERR_INTERNAL, error.what(), out_error);
-    } catch (...) {
-        return fail(CE_ERR_INTERNAL, "Unknown failure encoding texts", out_error);
-    }
+    return guarded("encoding texts", out_error, [&] { encoder->encode(ids, lengths, count, out); });
 }
 
 extern "C" void ce_sha256(const void *bytes, size_t length, uint8_t out[32]) {

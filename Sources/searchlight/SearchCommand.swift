@@ -34,14 +34,7 @@ struct SearchCommand: ParsableCommand {
                 + "(searchlight search -- android -firebase).", valueName: "query"))
     var query: [String] = []
 
-    @Option(help: ArgumentHelp("Search as this domain (sees its private items).", valueName: "domain"))
-    var domain: String?
-
-    @Flag(help: "See every domain's items (the index owner's view).")
-    var allDomains = false
-
-    @Option(help: "Only public items, only private items, or all.")
-    var scope: ScopeOption = .all
+    @OptionGroup var visibility: SearchVisibility
 
     @Option(parsing: .unconditional, help: "How many results to show (at most \(SearchQuery.maximumLimit)).")
     var limit = 20
@@ -99,7 +92,6 @@ struct SearchCommand: ParsableCommand {
 
     func validate() throws {
         if format == .ids, global.json { throw ValidationError("Use either --json or --format ids, not both") }
-        if domain != nil, allDomains { throw ValidationError("Use either --domain or --all-domains, not both") }
         if limit < 0 || limit > SearchQuery.maximumLimit {
             throw ValidationError("--limit must be between 0 and \(SearchQuery.maximumLimit)")
         }
@@ -115,8 +107,8 @@ struct SearchCommand: ParsableCommand {
         try reportingErrors(global) {
             let search = SearchQuery(
                 query.joined(separator: " "),
-                domainIdentifier: allDomains ? nil : (domain ?? SearchableItem.defaultDomain),
-                scope: scope.scope, limit: limit, offset: offset,
+                domainIdentifier: visibility.domainIdentifier, scope: visibility.scope.scope, limit: limit,
+                offset: offset,
                 sort: sortKeys.flatMap { SearchQuery.SortKey.list($0) },
                 facets: facets.flatMap { SearchQuery.facetNames($0) }, semanticRatio: semanticRatio)
             let index = try SearchableIndex.openForReading(global)
@@ -234,5 +226,24 @@ extension String {
 
     func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+}
+
+/// Who a search (or `similar`) sees: `--domain`, `--all-domains` and `--scope`.
+struct SearchVisibility: ParsableArguments {
+    @Option(help: ArgumentHelp("Search as this domain (sees its private items).", valueName: "domain"))
+    var domain: String?
+
+    @Flag(help: "See every domain's items (the index owner's view).")
+    var allDomains = false
+
+    @Option(help: "Only public items, only private items, or all.")
+    var scope: ScopeOption = .all
+
+    /// The domain the search is made for; nil for every domain.
+    var domainIdentifier: String? { allDomains ? nil : (domain ?? SearchableItem.defaultDomain) }
+
+    func validate() throws {
+        if domain != nil, allDomains { throw ValidationError("Use either --domain or --all-domains, not both") }
     }
 }

@@ -26,14 +26,7 @@ struct SimilarCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The item's canonical identifier, or a Branch link to it.", valueName: "id"))
     var identifier: String
 
-    @Option(help: ArgumentHelp("Search as this domain (sees its private items).", valueName: "domain"))
-    var domain: String?
-
-    @Flag(help: "See every domain's items (the index owner's view).")
-    var allDomains = false
-
-    @Option(help: "Only public items, only private items, or all.")
-    var scope: ScopeOption = .all
+    @OptionGroup var visibility: SearchVisibility
 
     @Option(
         help: ArgumentHelp(
@@ -47,7 +40,6 @@ struct SimilarCommand: ParsableCommand {
     var offset = 0
 
     func validate() throws {
-        if domain != nil, allDomains { throw ValidationError("Use either --domain or --all-domains, not both") }
         if limit < 0 || limit > SearchQuery.maximumLimit {
             throw ValidationError("--limit must be between 0 and \(SearchQuery.maximumLimit)")
         }
@@ -59,8 +51,8 @@ struct SimilarCommand: ParsableCommand {
     func run() throws {
         try reportingErrors(global) {
             let selection = SearchQuery(
-                query, domainIdentifier: allDomains ? nil : (domain ?? SearchableItem.defaultDomain),
-                scope: scope.scope, limit: limit, offset: offset)
+                query, domainIdentifier: visibility.domainIdentifier, scope: visibility.scope.scope, limit: limit,
+                offset: offset)
             let index = try SearchableIndex.openForReading(global)
             let results = try index.similar(to: identifier, query: selection, now: commandTime(now))
             try index.close()

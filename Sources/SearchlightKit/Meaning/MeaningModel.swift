@@ -1,5 +1,5 @@
 internal import CEncoder
-public import FoundationEssentials
+import FoundationEssentials
 import Glibc
 import Synchronization
 
@@ -143,7 +143,7 @@ public final class MeaningModel: Sendable {
 
     /// The unit vectors of `texts`, in their order, each text read up to ``maximumTokens`` tokens.
     ///
-    /// Texts are encoded together, about ``tokensPerCall`` tokens a call: one call's texts share
+    /// Texts are encoded together, about 4,096 tokens a call: one call's texts share
     /// each matrix product, and its scratch memory stays about 40 MB.
     public func vectors(_ texts: [String]) throws(SearchlightError) -> [[Float]] {
         var vectors: [[Float]] = []
