@@ -166,7 +166,8 @@ let package = Package(
 
 if kitOnly {
     let kit: Set = [
-        "CXapian", "SearchlightKit", "FuzzHarness", "fuzz-decoder", "fuzz-query", "SearchlightTesting", "CXapianTests",
+        "CXapian", "CEncoder", "SearchlightKit", "FuzzHarness", "fuzz-decoder", "fuzz-query", "SearchlightTesting",
+        "CXapianTests",
         "SearchlightKitTests",
     ]
     package.targets.removeAll { !kit.contains($0.name) }
