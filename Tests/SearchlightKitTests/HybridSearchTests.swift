@@ -153,6 +153,56 @@ struct HybridSearchTests {
         try index.close()
     }
 
+    @Test("leak probe: no search, total or similar item by meaning reveals what the caller may not see")
+    func leakProbe() throws {
+        let vocabulary = [
+            "kettle", "teapot", "espresso", "bicycle", "helmet", "marathon", "violin", "concert", "guitar", "hotel",
+            "airport", "passport", "garden", "tomato", "harvest", "laptop", "keyboard", "database", "river", "mountain",
+            "glacier", "recipe", "oven", "bread", "painting", "museum", "sculpture", "football", "stadium", "tennis",
+        ]
+        let random = PseudoRandom(seed: 52)
+        let test = try pseudoRandomCatalogue(perBatch: 60, viewedEvery: 2, random: random) {
+            vocabulary[random.next(vocabulary.count)]
+        }
+        try test.index.completeMeaning(using: try MeaningModel.installed())
+        func visible(_ result: SearchResult, to domain: String, _ scope: SearchQuery.Scope) -> Bool {
+            let mode = result.contentIndexMode
+            let seen = mode == .public || result.domain == domain
+            let scoped = scope == .all || (scope == .public) == (mode == .public)
+            return seen && scoped && (result.expirationDate.map { $0 > now } ?? true)
+        }
+        for domain in ["default", "com.other", "com.third"] {
+            for scope in SearchQuery.Scope.allCases {
+                for _ in 0..<10 {
+                    let text =
+                        "\(vocabulary[random.next(vocabulary.count)]) \(vocabulary[random.next(vocabulary.count)])"
+                    for ratio in [0.3, 1.0] {
+                        let page = try test.index.search(
+                            SearchQuery(text, domainIdentifier: domain, scope: scope, limit: 200, semanticRatio: ratio),
+                            now: now)
+                        let leaked = page.results.filter { !visible($0, to: domain, scope) }.map(\.canonicalIdentifier)
+                        #expect(leaked.isEmpty, "\(domain) \(scope) \(text) \(ratio): \(leaked)")
+                        #expect(page.total == page.results.count, "\(domain) \(scope) \(text) \(ratio)")
+                    }
+                }
+                // Every visible item's neighbours are visible, and never the item itself.
+                let everything = try test.index.search(
+                    SearchQuery("", domainIdentifier: domain, scope: scope, limit: 200), now: now)
+                for item in everything.results.prefix(8) {
+                    let near = try test.index.similar(
+                        to: item.canonicalIdentifier,
+                        query: SearchQuery("", domainIdentifier: domain, scope: scope, limit: 200), now: now)
+                    let leaked = near.results.filter { !visible($0, to: domain, scope) }.map(\.canonicalIdentifier)
+                    #expect(leaked.isEmpty, "similar to \(item.canonicalIdentifier) for \(domain) \(scope): \(leaked)")
+                    #expect(
+                        !near.results.contains {
+                            $0.canonicalIdentifier == item.canonicalIdentifier && $0.domain == item.domain
+                        })
+                }
+            }
+        }
+    }
+
     @Test("a ratio out of range is refused; without vectors a ratio asked for says how to make them")
     func badRatios() throws {
         let index = try kitchenCatalogue().index
