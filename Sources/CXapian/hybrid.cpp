@@ -77,34 +77,15 @@ class IdSource : public Xapian::PostingSource {
     bool started_ = false;
 };
 
-/// The index of the child after the subtree at `index`.
-size_t past(const cx_query_node *nodes, size_t count, size_t index) {
-    size_t position = index;
-    for (size_t pending = 1; pending > 0 && position < count; ++position) pending = pending + nodes[position].child_count - 1;
-    return position;
-}
-
-bool is_plain_word(const cx_query_node &node) {
-    return (node.kind == CX_NODE_WORD || node.kind == CX_NODE_PARTIAL) && node.field == CX_FIELD_ANY;
-}
-
-/// Whether the subtree at `index` is a plain word or words side by side.
-bool is_plain(const cx_query_node *nodes, size_t count, size_t index) {
-    if (is_plain_word(nodes[index])) return true;
-    if (nodes[index].kind != CX_NODE_AND) return false;
-    for (size_t child = index + 1, end = past(nodes, count, index); child < end; child = past(nodes, count, child))
-        if (!is_plain_word(nodes[child])) return false;
-    return true;
-}
-
 /// Appends the subtree at `index` to `out`, less the plain words of its top AND.
 void append_selection(const cx_query_node *nodes, size_t count, size_t index, std::vector<cx_query_node> &out) {
-    const size_t end = past(nodes, count, index);
-    if (is_plain(nodes, count, index)) {
-        out.push_back(cx_query_node{});
-        out.back().kind = CX_NODE_ALL;
+    cx_query_node all{};
+    all.kind = CX_NODE_ALL;
+    if (cx::is_relaxable(nodes, count, index)) {
+        out.push_back(all);
         return;
     }
+    const size_t end = cx::subtree_end(nodes, count, index);
     if (nodes[index].kind != CX_NODE_AND) {
         out.insert(out.end(), nodes + index, nodes + end);
         return;
@@ -112,17 +93,12 @@ void append_selection(const cx_query_node *nodes, size_t count, size_t index, st
     const size_t group = out.size();
     out.push_back(nodes[index]);
     out[group].child_count = 0;
-    for (size_t child = index + 1; child < end; child = past(nodes, count, child)) {
-        if (is_plain(nodes, count, child)) continue;
-        const size_t child_end = past(nodes, count, child);
-        out.insert(out.end(), nodes + child, nodes + child_end);
+    for (size_t child : cx::children_of(nodes, count, index)) {
+        if (cx::is_relaxable(nodes, count, child)) continue;
+        out.insert(out.end(), nodes + child, nodes + cx::subtree_end(nodes, count, child));
         ++out[group].child_count;
     }
-    if (out[group].child_count == 0) {
-        out.resize(group);
-        out.push_back(cx_query_node{});
-        out.back().kind = CX_NODE_ALL;
-    }
+    if (out[group].child_count == 0) out.back() = all;
 }
 
 }  // namespace
@@ -143,7 +119,7 @@ std::vector<cx_query_node> selection_nodes(const cx_query_node *nodes, size_t co
     if (nodes[0].kind == CX_NODE_AND_NOT && nodes[0].child_count > 0) {
         out.push_back(nodes[0]);
         append_selection(nodes, count, 1, out);
-        const size_t rest = past(nodes, count, 1);
+        const size_t rest = cx::subtree_end(nodes, count, 1);
         out.insert(out.end(), nodes + rest, nodes + count);
         return out;
     }

@@ -29,28 +29,6 @@ bool is_relaxable_word(const cx_query_node &node) {
     return (node.kind == CX_NODE_WORD || node.kind == CX_NODE_PARTIAL) && node.field == CX_FIELD_ANY;
 }
 
-/// The child nodes of the group at `index`, by their indices (the nodes follow in pre-order).
-std::vector<size_t> children_of(const cx_query_node *nodes, size_t count, size_t index) {
-    std::vector<size_t> children;
-    size_t position = index + 1;
-    for (uint32_t child = 0; child < nodes[index].child_count && position < count; ++child) {
-        children.push_back(position);
-        // Past the child's subtree.
-        for (size_t pending = 1; pending > 0 && position < count; ++position)
-            pending = pending + nodes[position].child_count - 1;
-    }
-    return children;
-}
-
-/// Whether the node at `index` is a plain word, or a group of plain words side by side (words in
-/// parentheses): what a relaxed query lets match alone.
-bool is_relaxable(const cx_query_node *nodes, size_t count, size_t index) {
-    if (is_relaxable_word(nodes[index])) return true;
-    if (nodes[index].kind != CX_NODE_AND) return false;
-    const std::vector<size_t> children = children_of(nodes, count, index);
-    return std::all_of(children.begin(), children.end(), [&](size_t child) { return is_relaxable_word(nodes[child]); });
-}
-
 bool is_text_field(cx_field field) {
     return field == CX_FIELD_ANY || field == CX_FIELD_TITLE || field == CX_FIELD_DESCRIPTION;
 }
@@ -257,6 +235,29 @@ class Builder {
 };
 
 }  // namespace
+
+size_t subtree_end(const cx_query_node *nodes, size_t count, size_t index) {
+    size_t position = index;
+    for (size_t pending = 1; pending > 0 && position < count; ++position) pending = pending + nodes[position].child_count - 1;
+    return position;
+}
+
+std::vector<size_t> children_of(const cx_query_node *nodes, size_t count, size_t index) {
+    std::vector<size_t> children;
+    size_t position = index + 1;
+    for (uint32_t child = 0; child < nodes[index].child_count && position < count; ++child) {
+        children.push_back(position);
+        position = subtree_end(nodes, count, position);
+    }
+    return children;
+}
+
+bool is_relaxable(const cx_query_node *nodes, size_t count, size_t index) {
+    if (is_relaxable_word(nodes[index])) return true;
+    if (nodes[index].kind != CX_NODE_AND) return false;
+    const std::vector<size_t> children = children_of(nodes, count, index);
+    return std::all_of(children.begin(), children.end(), [&](size_t child) { return is_relaxable_word(nodes[child]); });
+}
 
 BuiltQuery build_query(const Xapian::Database &database, const cx_query_node *nodes, size_t count,
                        bool expand_here, bool relaxed, cx_database *keeping) {

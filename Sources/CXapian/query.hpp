@@ -1,6 +1,8 @@
 // What query.cpp offers the other files of the shim.
 #pragma once
 
+#include <vector>
+
 #include "database.hpp"
 #include "snippet.hpp"
 
@@ -38,6 +40,17 @@ struct BuiltQuery {
 /// the slot's value stream.
 BuiltQuery build_query(const Xapian::Database &database, const cx_query_node *nodes, size_t count,
                        bool expand_here = false, bool relaxed = false, cx_database *keeping = nullptr);
+
+/// The index of the node after the subtree at `index` (the nodes follow in pre-order).
+size_t subtree_end(const cx_query_node *nodes, size_t count, size_t index);
+
+/// The child nodes of the group at `index`, by their indices.
+std::vector<size_t> children_of(const cx_query_node *nodes, size_t count, size_t index);
+
+/// Whether the node at `index` is a plain word, or a group of plain words side by side (words in
+/// parentheses): what a relaxed query lets match alone, and what a search by meaning drops to
+/// select its candidates.
+bool is_relaxable(const cx_query_node *nodes, size_t count, size_t index);
 
 /// Whether `relaxed` changes what the query tree `nodes` matches: its root joins two plain words
 /// or more without an explicit operator.

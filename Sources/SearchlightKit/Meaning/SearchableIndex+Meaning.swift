@@ -18,8 +18,9 @@ extension IndexTransaction {
     public func storeMeaning(_ batch: MeaningBatch) throws(SearchlightError) -> Int {
         guard !batch.meanings.isEmpty else { return 0 }
         guard topology == nil else { throw SearchableIndex.shardsHaveNoMeaning }
-        try SearchableIndex.requireModel(recorded: try database.meaningModel())
-        if try database.meaningModel() == nil { try database.setMeaningModel(MeaningModel.name) }
+        let recorded = try database.meaningModel()
+        try SearchableIndex.requireModel(recorded: recorded)
+        if recorded == nil { try database.setMeaningModel(MeaningModel.name) }
         return try database.setMeaning(batch.meanings)
     }
 }
@@ -80,7 +81,7 @@ extension SearchableIndex {
         var next: UInt32 = 1
         while next != 0 {
             let stored = try performBatch { batch throws(SearchlightError) in
-                let embedded = try Self.embed(batch.database, from: next, limit: chunk, model: model, path: path)
+                let embedded = try Self.embed(batch.database, from: next, limit: chunk, model: model)
                 next = embedded.next
                 return try batch.storeMeaning(embedded)
             }
@@ -102,7 +103,7 @@ extension SearchableIndex {
         guard topology == nil else { throw Self.shardsHaveNoMeaning }
         return try read { database throws(SearchlightError) in
             try Self.requireModel(recorded: try database.meaningModel())
-            return try Self.embed(database, from: first, limit: limit, model: model, path: path)
+            return try Self.embed(database, from: first, limit: limit, model: model)
         }
     }
 
@@ -119,30 +120,15 @@ extension SearchableIndex {
     }
 
     /// Embeds up to `limit` items of `database` without a vector, from storage position `first` on.
-    private static func embed(
-        _ database: XapianDatabase, from first: UInt32, limit: Int, model: MeaningModel, path: String
-    ) throws(SearchlightError) -> MeaningBatch {
-        var pending: [(position: UInt32, digest: UInt64, text: String)] = []
-        var next: UInt32 = 0
-        do {
-            try database.forEachDocument(from: first, withoutMeaning: true) { document in
-                guard pending.count < limit else {
-                    next = document.position
-                    return false
-                }
-                let item = try decodeStored(document.data, path: path)
-                pending.append((document.position, document.digest, meaningText(of: item.object)))
-                return true
-            }
-        } catch let error as SearchlightError {
-            throw error
-        } catch {
-            throw SearchlightError(.internalError, "Cannot read the items of the index at \(path): \(error)")
-        }
-        let vectors = try model.vectors(pending.map(\.text))
+    private static func embed(_ database: XapianDatabase, from first: UInt32, limit: Int, model: MeaningModel)
+        throws(SearchlightError) -> MeaningBatch
+    {
+        let (pending, next) = try database.storedItems(from: first, limit: limit, withoutMeaning: true)
+        let vectors = try model.vectors(pending.map { meaningText(of: $0.item.object) })
         return MeaningBatch(
-            meanings: zip(pending, vectors).map { .init(position: $0.position, digest: $0.digest, vector: $1) },
-            next: next)
+            meanings: zip(pending, vectors).map {
+                .init(position: $0.document.position, digest: $0.document.digest, vector: $1)
+            }, next: next)
     }
 
     /// Removes every vector of meaning and the model the index records, in one transaction: the

@@ -82,34 +82,42 @@ extension XapianDatabase {
     /// storage position where the last stopped.
     func addAttributes(_ values: (SearchableItem) -> [AttributeValue]?) throws(SearchlightError) -> Int {
         var filled = 0
-        var next: UInt32? = 1
-        while let first = next {
-            next = nil
-            var carriers: [StoredItem] = []
-            var read = 0
-            do {
-                try forEachDocument(from: first) { document in
-                    guard read < Self.fillBatch else {
-                        next = document.position
-                        return false
-                    }
-                    read += 1
-                    let item = try SearchableIndex.decodeStored(document.data, path: path)
-                    guard let values = values(item) else { return true }
-                    carriers.append(StoredItem(attributes: values, of: item))
-                    return true
-                }
-            } catch let error as SearchlightError {
-                throw error
-            } catch {
-                throw SearchlightError(.internalError, "Cannot read the items of the index at \(path): \(error)")
-            }
+        var next: UInt32 = 1
+        while next != 0 {
+            let (read, following) = try storedItems(from: next, limit: Self.fillBatch)
+            next = following
+            let carriers = read.compactMap { _, item in values(item).map { StoredItem(attributes: $0, of: item) } }
             for start in stride(from: 0, to: carriers.count, by: 1000) {
                 try addAttributes(Array(carriers[start..<min(start + 1000, carriers.count)]))
             }
             filled += carriers.count
         }
         return filled
+    }
+
+    /// Up to `limit` stored items, decoded, from storage position `first` on (only those without a
+    /// vector of meaning when `withoutMeaning`), and the position the next call starts from: 0 when
+    /// these reached the last item.
+    func storedItems(from first: UInt32, limit: Int, withoutMeaning: Bool = false) throws(SearchlightError)
+        -> (items: [(document: StoredDocument, item: SearchableItem)], next: UInt32)
+    {
+        var items: [(document: StoredDocument, item: SearchableItem)] = []
+        var next: UInt32 = 0
+        do {
+            try forEachDocument(from: first, withoutMeaning: withoutMeaning) { document in
+                guard items.count < limit else {
+                    next = document.position
+                    return false
+                }
+                items.append((document, try SearchableIndex.decodeStored(document.data, path: path)))
+                return true
+            }
+        } catch let error as SearchlightError {
+            throw error
+        } catch {
+            throw SearchlightError(.internalError, "Cannot read the items of the index at \(path): \(error)")
+        }
+        return (items, next)
     }
 
     /// How many stored items `addAttributes(_:)` reads before writing their values.

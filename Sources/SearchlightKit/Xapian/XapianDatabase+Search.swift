@@ -53,12 +53,14 @@ extension XapianDatabase {
         var arena = TextArena()
         let item = (arena.add(itemDomain), arena.add(identifier))
         var unembedded = false
+        var notFound = false
         do throws(SearchlightError) {
             let raw = try arena.withTexts { texts throws(SearchlightError) in
                 try run(expression, domain: domain, scope: scope, now: now, shape: shape, decode: decode) {
                     handle, request, results, error in
                     let status = cx_search_similar(
                         handle, request, texts.text(item.0), texts.text(item.1), results, error)
+                    notFound = status == CX_ERR_NOT_FOUND
                     if status == CX_OK, let found = results.pointee { unembedded = cx_results_unembedded(found) }
                     return status
                 }
@@ -69,7 +71,7 @@ extension XapianDatabase {
                     "The item \(identifier) has no vector of meaning yet: run `searchlight embed` to give it one")
             }
             return raw
-        } catch  where error.cause == "no such item" {
+        } catch  where notFound {
             throw SearchlightError(.itemNotFound, "No item with the identifier \(identifier) is visible here")
         }
     }
