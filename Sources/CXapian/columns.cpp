@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <unordered_map>
@@ -20,6 +21,7 @@ struct KeptFields {
     size_t bytes = 0;
     std::unordered_map<Xapian::valueno, std::shared_ptr<const Column>> columns;
     std::unordered_map<Xapian::valueno, std::shared_ptr<const Ranks>> ranks;
+    std::shared_ptr<const Vectors> vectors;
 };
 
 namespace {
@@ -42,6 +44,24 @@ std::shared_ptr<Column> read_column(const Xapian::Database &reader, Xapian::valu
         column->codes[value.get_docid()] = code->second;
     }
     return column;
+}
+
+/// Reads every vector of meaning of `dimensions` into `Vectors`.
+std::shared_ptr<Vectors> read_vectors(const Xapian::Database &reader, uint32_t dimensions) {
+    auto vectors = std::make_shared<Vectors>();
+    const size_t size = size_t(reader.get_lastdocid()) + 1;
+    vectors->dimensions = dimensions;
+    vectors->scales.assign(size, 0);
+    vectors->components.assign(size * dimensions, 0);
+    for (auto value = reader.valuestream_begin(CX_SLOT_MEANING); value != reader.valuestream_end(CX_SLOT_MEANING);
+         ++value) {
+        const std::string &stored = *value;
+        if (stored.size() != sizeof(float) + dimensions) continue;
+        const Xapian::docid id = value.get_docid();
+        std::memcpy(&vectors->scales[id], stored.data(), sizeof(float));
+        std::memcpy(vectors->components.data() + size_t(id) * dimensions, stored.data() + sizeof(float), dimensions);
+    }
+    return vectors;
 }
 
 /// How many ranks `Ranks` keeps past the first: enough to tell apart the top 0.025 % of the items.
@@ -151,6 +171,26 @@ std::shared_ptr<const Column> column(cx_database &database, Xapian::valueno slot
     for (const std::string &text : built->texts) entry->bytes += text.size();
     entry->columns.emplace(slot, built);
     return built;
+}
+
+std::shared_ptr<const Column> column_or_read(cx_database &database, const cx_search_request &request,
+                                             Xapian::valueno slot, bool number) {
+    if (keeps_fields(database, request))
+        if (std::shared_ptr<const Column> kept_column = column(database, slot, number)) return kept_column;
+    return read_column(database.reader, slot, number);
+}
+
+std::shared_ptr<const Vectors> vectors(cx_database &database, uint32_t dimensions) {
+    const Xapian::Database &reader = database.reader;
+    const size_t bytes = (size_t(reader.get_lastdocid()) + 1) * (sizeof(float) + dimensions);
+    std::lock_guard<std::mutex> guard(kept_lock);
+    KeptFields *entry = kept_of(database);
+    if (entry == nullptr) return nullptr;
+    if (entry->vectors && entry->vectors->dimensions == dimensions) return entry->vectors;
+    if (entry->vectors || entry->bytes + bytes > most_column_bytes) return nullptr;
+    entry->vectors = read_vectors(reader, dimensions);
+    entry->bytes += bytes;
+    return entry->vectors;
 }
 
 Xapian::Query column_range(std::shared_ptr<const Column> column, double low, double high) {

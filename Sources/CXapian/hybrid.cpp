@@ -12,39 +12,104 @@
 #include <cmath>
 #include <cstring>
 
+#include "columns.hpp"
 #include "database.hpp"
+#include "meaning.hpp"
 #include "query.hpp"
+#include "schema.hpp"
+#include "visibility.hpp"
 
 namespace {
 
 /// Weighs each item with a vector by its cosine similarity with the query's vector (at least 0).
 class MeaningSource : public Xapian::ValuePostingSource {
   public:
-    MeaningSource(std::vector<float> vector) : Xapian::ValuePostingSource(CX_SLOT_MEANING), vector_(std::move(vector)) {}
+    explicit MeaningSource(std::shared_ptr<const cx::MeaningQuery> query)
+        : Xapian::ValuePostingSource(CX_SLOT_MEANING), query_(std::move(query)) {}
 
-    MeaningSource *clone() const override { return new MeaningSource(vector_); }
+    MeaningSource *clone() const override { return new MeaningSource(query_); }
 
     void init(const Xapian::Database &database) override {
         Xapian::ValuePostingSource::init(database);
         set_maxweight(1.0);
     }
 
-    double get_weight() const override {
-        const std::string value = get_value();
-        if (value.size() != sizeof(float) + vector_.size()) return 0;
-        float scale;
-        std::memcpy(&scale, value.data(), sizeof(float));
-        const auto *components = reinterpret_cast<const int8_t *>(value.data() + sizeof(float));
-        float dot = 0;
-        for (size_t i = 0; i < vector_.size(); ++i) dot += vector_[i] * float(components[i]);
-        return std::clamp(double(dot * scale), 0.0, 1.0);
-    }
+    double get_weight() const override { return std::clamp(query_->similarity(get_value()), 0.0, 1.0); }
 
     std::string get_description() const override { return "MeaningSource()"; }
 
   private:
-    std::vector<float> vector_;
+    std::shared_ptr<const cx::MeaningQuery> query_;
 };
+
+/// The `count` best of the candidates offered: the most similar, and of equal ones the first
+/// document, as the matcher orders them.
+class Best {
+  public:
+    explicit Best(size_t count) : count_(count) {}
+
+    void offer(Xapian::docid id, double similarity) {
+        if (count_ == 0) return;
+        const std::pair<Xapian::docid, double> candidate{id, similarity};
+        if (heap_.size() == count_) {
+            if (!better(candidate, heap_.front())) return;
+            std::pop_heap(heap_.begin(), heap_.end(), better);
+            heap_.back() = candidate;
+        } else {
+            heap_.push_back(candidate);
+        }
+        std::push_heap(heap_.begin(), heap_.end(), better);
+    }
+
+    std::vector<std::pair<Xapian::docid, double>> best_first() && {
+        std::sort_heap(heap_.begin(), heap_.end(), better);
+        return std::move(heap_);
+    }
+
+  private:
+    static bool better(const std::pair<Xapian::docid, double> &a, const std::pair<Xapian::docid, double> &b) {
+        return a.second != b.second ? a.second > b.second : a.first < b.first;
+    }
+
+    size_t count_;
+    /// A heap whose front is the worst kept.
+    std::vector<std::pair<Xapian::docid, double>> heap_;
+};
+
+/// `nearest` over every item without the matcher: each vector (kept, or read from the value
+/// stream) compared in turn, the items the search may not see (`visible`, null for none hidden),
+/// the expired ones (`expiry`'s numbers up to `now`) and `excluded` skipped.
+std::vector<std::pair<Xapian::docid, double>> scan(const Xapian::Database &reader, const cx::Vectors *kept,
+                                                   const cx::DocumentBits *visible, const cx::Column &expiry,
+                                                   double now, Xapian::docid excluded, const cx::MeaningQuery &query,
+                                                   Xapian::doccount count, double least_similarity,
+                                                   Xapian::doccount *matches) {
+    Best best(count);
+    Xapian::doccount near = 0;
+    const std::vector<double> &expirations = expiry.numbers;
+    const auto consider = [&](Xapian::docid id, double similarity) {
+        if (similarity < least_similarity || id == excluded) return;
+        if (id < expirations.size() && expirations[id] <= now) return;
+        ++near;
+        best.offer(id, std::min(similarity, 1.0));
+    };
+    if (kept != nullptr) {
+        const std::vector<float> &scales = kept->scales;
+        for (Xapian::docid id = 1; id < scales.size(); ++id) {
+            if (scales[id] == 0 || (visible != nullptr && !visible->contains(id))) continue;
+            consider(id, query.similarity(scales[id], kept->of(id)));
+        }
+    } else {
+        for (auto value = reader.valuestream_begin(CX_SLOT_MEANING); value != reader.valuestream_end(CX_SLOT_MEANING);
+             ++value) {
+            const Xapian::docid id = value.get_docid();
+            if (visible != nullptr && !visible->contains(id)) continue;
+            consider(id, query.similarity(*value));
+        }
+    }
+    if (matches != nullptr) *matches = near;
+    return std::move(best).best_first();
+}
 
 /// Lists given document ids, each weighing nothing: `count_matching`'s filter.
 class IdSource : public Xapian::PostingSource {
@@ -127,20 +192,40 @@ std::vector<cx_query_node> selection_nodes(const cx_query_node *nodes, size_t co
     return out;
 }
 
-std::vector<std::pair<Xapian::docid, double>> nearest(const Xapian::Database &reader, const Xapian::Query &selection,
-                                                      const float *vector, uint32_t dimensions, Xapian::doccount count,
+std::vector<std::pair<Xapian::docid, double>> nearest(cx_database &database, Snapshot &snapshot,
+                                                      const cx_search_request &request, const Xapian::Query *selection,
+                                                      const std::string &excluded, const float *vector,
+                                                      uint32_t dimensions, Xapian::doccount count,
                                                       double least_similarity, Xapian::doccount *matches) {
-    std::vector<std::pair<Xapian::docid, double>> found;
+    const Xapian::Database &reader = database.reader;
+    const auto query = std::make_shared<const MeaningQuery>(vector, dimensions);
     if (matches != nullptr) *matches = 0;
-    if (count == 0 && matches == nullptr) return found;
+    if (count == 0 && matches == nullptr) return {};
+    std::shared_ptr<const DocumentBits> visible;
+    if (selection == nullptr && visible_set(database, snapshot, request, visible)) {
+        const std::shared_ptr<const Vectors> kept =
+            keeps_fields(database, request) ? cx::vectors(database, dimensions) : nullptr;
+        const std::shared_ptr<const Column> expiry = column_or_read(database, request, slot::expiration, true);
+        Xapian::docid excluded_id = 0;
+        if (!excluded.empty()) {
+            Xapian::PostingIterator posting = reader.postlist_begin(excluded);
+            if (posting != reader.postlist_end(excluded)) excluded_id = *posting;
+        }
+        return scan(reader, kept.get(), visible.get(), *expiry, double(request.now_ms), excluded_id, *query, count,
+                    least_similarity, matches);
+    }
+    Xapian::Query selected = selection != nullptr ? *selection : Xapian::Query::MatchAll;
+    if (!excluded.empty()) selected = Xapian::Query(Xapian::Query::OP_AND_NOT, selected, Xapian::Query(excluded));
     Xapian::Enquire enquire(reader);
-    Xapian::Query meaning((new MeaningSource(std::vector<float>(vector, vector + dimensions)))->release());
+    Xapian::Query meaning((new MeaningSource(query))->release());
     // The selection filters and weighs nothing; the weights are the source's. (Under BoolWeight
     // the matcher takes every weight for 0, and the cutoff then drops every match.)
-    enquire.set_query(Xapian::Query(Xapian::Query::OP_FILTER, meaning, selection));
+    enquire.set_query(
+        Xapian::Query(Xapian::Query::OP_FILTER, meaning, visible_now(database, snapshot, request, selected)));
     enquire.set_docid_order(Xapian::Enquire::ASCENDING);
     enquire.set_cutoff(0, least_similarity);
     const Xapian::MSet mset = enquire.get_mset(0, count, matches != nullptr ? reader.get_doccount() : 0);
+    std::vector<std::pair<Xapian::docid, double>> found;
     for (auto it = mset.begin(); it != mset.end(); ++it) found.emplace_back(*it, it.get_weight());
     if (matches != nullptr) *matches = mset.get_matches_estimated();
     return found;

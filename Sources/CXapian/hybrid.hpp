@@ -19,11 +19,16 @@ bool searches_by_meaning(const cx_database &database, const cx_search_request &r
 /// nothing left, every item.
 std::vector<cx_query_node> selection_nodes(const cx_query_node *nodes, size_t count);
 
-/// The items of `selection` (visibility and expiry already applied) nearest in meaning to
-/// `vector`, best first: at most `count`, each at least `least_similarity` (cosine) near. With
-/// `matches`, also how many items are that near, of which every one is checked.
-std::vector<std::pair<Xapian::docid, double>> nearest(const Xapian::Database &reader, const Xapian::Query &selection,
-                                                      const float *vector, uint32_t dimensions, Xapian::doccount count,
+/// The items nearest in meaning to `vector` that a search of `request` may see now (visibility and
+/// expiry applied) among those `selection` selects (null: every item), less the item of unique
+/// term `excluded` (empty: none), best first: at most `count`, each at least `least_similarity`
+/// (cosine) near. With `matches`, also how many items are that near, of which every one is checked.
+/// Every item is compared without the matcher, from the kept vectors when the search keeps fields;
+/// a selection, or scope private, goes through the matcher.
+std::vector<std::pair<Xapian::docid, double>> nearest(cx_database &database, Snapshot &snapshot,
+                                                      const cx_search_request &request, const Xapian::Query *selection,
+                                                      const std::string &excluded, const float *vector,
+                                                      uint32_t dimensions, Xapian::doccount count,
                                                       double least_similarity, Xapian::doccount *matches = nullptr);
 
 /// How many of `ids` (ascending) `query` matches.

@@ -7,7 +7,9 @@
 
 #include "meaning.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <climits>
 #include <cstring>
 
 #include "database.hpp"
@@ -27,6 +29,21 @@ std::string meaning_value(const float *vector, uint32_t dimensions) {
     for (uint32_t i = 0; i < dimensions; ++i)
         value[sizeof(float) + i] = static_cast<char>(static_cast<int8_t>(std::lrint(vector[i] / scale)));
     return value;
+}
+
+CX_WIDEST_VECTORS int32_t meaning_product(const int16_t *query, const int8_t *stored, uint32_t dimensions) {
+    int32_t sum = 0;
+    for (uint32_t i = 0; i < dimensions; ++i) sum += int32_t(query[i]) * int32_t(stored[i]);
+    return sum;
+}
+
+MeaningQuery::MeaningQuery(const float *vector, uint32_t dimensions) : components(dimensions) {
+    float largest = 0;
+    for (uint32_t i = 0; i < dimensions; ++i) largest = std::max(largest, std::fabs(vector[i]));
+    // At most 32,767 steps, and fewer past 512 dimensions, so that no sum overflows.
+    const double steps = std::min(32767.0, double(INT32_MAX) / (128.0 * std::max(dimensions, 1u)));
+    scale = largest > 0 ? float(largest / steps) : 1.0f;
+    for (uint32_t i = 0; i < dimensions; ++i) components[i] = static_cast<int16_t>(std::lrint(vector[i] / scale));
 }
 
 uint64_t document_digest(const Xapian::Document &document) {

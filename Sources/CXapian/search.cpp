@@ -209,7 +209,8 @@ Xapian::doccount run_hybrid(cx_database &database, cx_database *keeping, cx::Sna
     const std::vector<cx_query_node> selection_nodes = cx::selection_nodes(request.nodes, request.node_count);
     const cx::BuiltQuery selection =
         cx::build_query(reader, selection_nodes.data(), selection_nodes.size(), false, false, keeping);
-    const auto by_meaning = cx::nearest(reader, cx::visible_now(database, snapshot, request, selection.query),
+    const auto by_meaning = cx::nearest(database, snapshot, request,
+                                        selection.matches_everything ? nullptr : &selection.query, {},
                                         request.meaning, request.meaning_dimensions, depth,
                                         cx::least_meaning_similarity);
 
@@ -341,11 +342,10 @@ cx_status cx_search_similar(cx_database *database, const cx_search_request *requ
         }
         // Every other item the caller may see that the request's query selects.
         const cx::BuiltQuery built = cx::build_query(reader, request->nodes, request->node_count);
-        const Query selection =
-            Query(Query::OP_AND_NOT, cx::visible_now(*database, *snapshot, *request, built.query), Query(unique));
         const Xapian::doccount depth = request->offset + request->limit;
         Xapian::doccount near = 0;
-        const auto nearest = cx::nearest(reader, selection, vector.data(), uint32_t(vector.size()), depth,
+        const auto nearest = cx::nearest(*database, *snapshot, *request, built.matches_everything ? nullptr : &built.query,
+                                         unique, vector.data(), uint32_t(vector.size()), depth,
                                          cx::least_meaning_similarity, &near);
         results->total = near;
         for (size_t i = request->offset; i < nearest.size(); ++i) {

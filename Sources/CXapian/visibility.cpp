@@ -17,39 +17,6 @@
 
 namespace cx {
 
-/// A set of document ids: bit `did` of `words` is set for each member.
-struct DocumentBits {
-    std::vector<uint64_t> words;
-    Xapian::doccount count = 0;
-
-    /// Every document id from 1 to `last`.
-    explicit DocumentBits(Xapian::docid last) : words(last / 64 + 1, ~uint64_t(0)) {
-        erase(0);
-        const size_t tail = (last + 1) % 64;
-        if (tail != 0) words.back() &= (uint64_t(1) << tail) - 1;
-    }
-
-    void insert(Xapian::docid did) { words[did / 64] |= uint64_t(1) << (did % 64); }
-    void erase(Xapian::docid did) { words[did / 64] &= ~(uint64_t(1) << (did % 64)); }
-
-    bool contains(Xapian::docid did) const {
-        const size_t word = did / 64;
-        return word < words.size() && (words[word] >> (did % 64) & 1) != 0;
-    }
-
-    /// The first member at or after `did`, or 0 when there is none.
-    Xapian::docid first_from(Xapian::docid did) const {
-        size_t word = did / 64;
-        if (word >= words.size()) return 0;
-        uint64_t bits = words[word] & (~uint64_t(0) << (did % 64));
-        while (bits == 0) {
-            if (++word == words.size()) return 0;
-            bits = words[word];
-        }
-        return static_cast<Xapian::docid>(word * 64 + __builtin_ctzll(bits));
-    }
-};
-
 namespace {
 
 /// The matcher's view of a `DocumentBits`: a posting list without weights.
@@ -118,6 +85,27 @@ struct Visibility {
     Xapian::Query hidden;
 };
 
+/// The private items of other domains a search of `request` may not see, as `snapshot` keeps them
+/// (`visible_set`'s set), when it sees every item of one database but those: null when it sees
+/// every item.
+std::shared_ptr<const DocumentBits> visible_bits(cx_database &database, Snapshot &snapshot,
+                                                 const cx_search_request &request) {
+    const Xapian::Database &reader = database.reader;
+    if (request.all_domains && request.scope != CX_SCOPE_PUBLIC) return nullptr;
+    // The domain whose private items stay visible: none in scope public.
+    const std::string searched = request.scope == CX_SCOPE_PUBLIC ? std::string() : str(request.domain);
+    const std::string own_term = searched.empty() ? std::string() : bounded_term(prefix::private_domain, searched);
+    const Xapian::doccount private_items = reader.get_termfreq(private_term);
+    const Xapian::doccount own_items = own_term.empty() ? 0 : reader.get_termfreq(own_term);
+    if (private_items == own_items) return nullptr;  // nothing to hide
+    if (auto found = snapshot.visible.find(searched); found != snapshot.visible.end()) return found->second;
+    const Xapian::doccount visible = reader.get_doccount() - private_items + own_items;
+    std::shared_ptr<const DocumentBits> bits = visible_documents(reader, own_term, visible);
+    if (snapshot.visible.size() >= Snapshot::visible_domains) snapshot.visible.clear();
+    snapshot.visible.emplace(searched, bits);
+    return bits;
+}
+
 Visibility visibility(cx_database &database, Snapshot &snapshot, const cx_search_request &request) {
     const Xapian::Database &reader = database.reader;
     if (request.scope == CX_SCOPE_PRIVATE) {
@@ -126,33 +114,31 @@ Visibility visibility(cx_database &database, Snapshot &snapshot, const cx_search
                                     : Xapian::Query(bounded_term(prefix::private_domain, str(request.domain))),
                 {}};
     }
-    if (request.all_domains && request.scope != CX_SCOPE_PUBLIC) return {};
-    // The domain whose private items stay visible: none in scope public.
-    const std::string searched = request.scope == CX_SCOPE_PUBLIC ? std::string() : str(request.domain);
-    const std::string own_term = searched.empty() ? std::string() : bounded_term(prefix::private_domain, searched);
-    const Xapian::doccount private_items = reader.get_termfreq(private_term);
-    const Xapian::doccount own_items = own_term.empty() ? 0 : reader.get_termfreq(own_term);
-    if (private_items == own_items) return {};  // nothing to hide
     if (database.sharded) {
         // A posting source sees each shard with its own document ids, and a shard server knows
         // none of ours: the private items to leave out, as boolean terms.
-        if (own_term.empty()) return {{}, Xapian::Query(private_term)};
+        if (request.all_domains && request.scope != CX_SCOPE_PUBLIC) return {};
+        const std::string searched = request.scope == CX_SCOPE_PUBLIC ? std::string() : str(request.domain);
+        if (reader.get_termfreq(private_term) == 0) return {};
+        if (searched.empty()) return {{}, Xapian::Query(private_term)};
+        const std::string own_term = bounded_term(prefix::private_domain, searched);
+        if (reader.get_termfreq(private_term) == reader.get_termfreq(own_term)) return {};
         return {{}, Xapian::Query(Xapian::Query::OP_AND_NOT, Xapian::Query(private_term), Xapian::Query(own_term))};
     }
-    const Xapian::doccount visible = reader.get_doccount() - private_items + own_items;
-
-    std::shared_ptr<const DocumentBits> bits;
-    if (auto found = snapshot.visible.find(searched); found != snapshot.visible.end()) {
-        bits = found->second;
-    } else {
-        bits = visible_documents(reader, own_term, visible);
-        if (snapshot.visible.size() >= Snapshot::visible_domains) snapshot.visible.clear();
-        snapshot.visible.emplace(searched, bits);
-    }
+    std::shared_ptr<const DocumentBits> bits = visible_bits(database, snapshot, request);
+    if (!bits) return {};
     return {Xapian::Query((new DocumentSetSource(std::move(bits)))->release()), {}};
 }
 
 }  // namespace
+
+bool visible_set(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
+                 std::shared_ptr<const DocumentBits> &out) {
+    out = nullptr;
+    if (request.scope == CX_SCOPE_PRIVATE || database.sharded) return false;
+    out = visible_bits(database, snapshot, request);
+    return true;
+}
 
 Xapian::Query visible_only(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
                            const Xapian::Query &query) {

@@ -41,6 +41,21 @@ extension SearchableIndex {
     }
 }
 
+private let vocabulary = [
+    "kettle", "teapot", "espresso", "bicycle", "helmet", "marathon", "violin", "concert", "guitar", "hotel",
+    "airport", "passport", "garden", "tomato", "harvest", "laptop", "keyboard", "database", "river", "mountain",
+    "glacier", "recipe", "oven", "bread", "painting", "museum", "sculpture", "football", "stadium", "tennis",
+]
+
+/// Items of three domains, public and private, some expired, made of `vocabulary`, with vectors.
+private func probeCatalogue(_ random: PseudoRandom) throws -> TestIndex {
+    let test = try pseudoRandomCatalogue(perBatch: 60, viewedEvery: 2, random: random) {
+        vocabulary[random.next(vocabulary.count)]
+    }
+    try test.index.completeMeaning(using: try MeaningModel.installed())
+    return test
+}
+
 @Suite("Search by meaning: hybrid ranking, similar items, visibility first", .temporaryFolder)
 struct HybridSearchTests {
     @Test("meaning finds what words miss, and ranks it by what the words mean")
@@ -155,16 +170,8 @@ struct HybridSearchTests {
 
     @Test("leak probe: no search, total or similar item by meaning reveals what the caller may not see")
     func leakProbe() throws {
-        let vocabulary = [
-            "kettle", "teapot", "espresso", "bicycle", "helmet", "marathon", "violin", "concert", "guitar", "hotel",
-            "airport", "passport", "garden", "tomato", "harvest", "laptop", "keyboard", "database", "river", "mountain",
-            "glacier", "recipe", "oven", "bread", "painting", "museum", "sculpture", "football", "stadium", "tennis",
-        ]
         let random = PseudoRandom(seed: 52)
-        let test = try pseudoRandomCatalogue(perBatch: 60, viewedEvery: 2, random: random) {
-            vocabulary[random.next(vocabulary.count)]
-        }
-        try test.index.completeMeaning(using: try MeaningModel.installed())
+        let test = try probeCatalogue(random)
         func visible(_ result: SearchResult, to domain: String, _ scope: SearchQuery.Scope) -> Bool {
             let mode = result.contentIndexMode
             let seen = mode == .public || result.domain == domain
@@ -201,6 +208,62 @@ struct HybridSearchTests {
                 }
             }
         }
+    }
+
+    @Test(
+        "every way of ranking by meaning gives the same page: vectors kept in memory, read from the index, or through the matcher"
+    )
+    func sameResultsEveryWay() throws {
+        let random = PseudoRandom(seed: 53)
+        let test = try probeCatalogue(random)
+        let reading = try SearchableIndex(path: test.path, access: .readOnly)
+        let keeping = try SearchableIndex(path: test.path, access: .readOnly, keepsFieldsInMemory: true)
+        func page(_ index: SearchableIndex, _ query: SearchQuery) throws -> [String] {
+            let page = try index.search(query, now: now)
+            return page.results.map { "\($0.domain)/\($0.canonicalIdentifier) \($0.score)" } + ["total \(page.total)"]
+        }
+        func near(_ index: SearchableIndex, _ id: String, _ query: SearchQuery) throws -> [String] {
+            let page = try index.similar(to: id, query: query, now: now)
+            return page.results.map { "\($0.domain)/\($0.canonicalIdentifier) \($0.score)" } + ["total \(page.total)"]
+        }
+        var compared = 0
+        for domain in ["default", "com.other"] {
+            for scope in [SearchQuery.Scope.all, .public] {
+                for _ in 0..<8 {
+                    let text =
+                        "\(vocabulary[random.next(vocabulary.count)]) \(vocabulary[random.next(vocabulary.count)])"
+                    for ratio in [0.3, 1.0] {
+                        func query(_ text: String) -> SearchQuery {
+                            SearchQuery(text, domainIdentifier: domain, scope: scope, limit: 30, semanticRatio: ratio)
+                        }
+                        let kept = try page(keeping, query(text))
+                        #expect(kept.count > 1)
+                        #expect(try page(reading, query(text)) == kept, "\(domain) \(scope) \(text) \(ratio)")
+                        #expect(try page(test.index, query(text)) == kept, "\(domain) \(scope) \(text) \(ratio)")
+                        // Leaving out a word no item holds selects every item, through the matcher. (It
+                        // changes the words' percentages: Xapian counts the word left out as a part of the
+                        // query. Meaning alone compares.)
+                        if ratio == 1 {
+                            let excluding = try page(keeping, query(text + " -zqxjv"))
+                            #expect(excluding == kept, "\(domain) \(scope) \(text)")
+                        }
+                        compared += 1
+                    }
+                }
+                let everything = try keeping.search(
+                    SearchQuery("", domainIdentifier: domain, scope: scope, limit: 5), now: now)
+                for item in everything.results {
+                    let query = SearchQuery("", domainIdentifier: domain, scope: scope, limit: 20)
+                    let kept = try near(keeping, item.canonicalIdentifier, query)
+                    #expect(try near(reading, item.canonicalIdentifier, query) == kept)
+                    #expect(
+                        try near(
+                            keeping, item.canonicalIdentifier,
+                            SearchQuery("-zqxjv", domainIdentifier: domain, scope: scope, limit: 20)) == kept)
+                }
+            }
+        }
+        #expect(compared == 64)
     }
 
     @Test("a ratio out of range is refused; without vectors a ratio asked for says how to make them")
