@@ -60,6 +60,7 @@ std::shared_ptr<Vectors> read_vectors(const Xapian::Database &reader, uint32_t d
         const Xapian::docid id = value.get_docid();
         std::memcpy(&vectors->scales[id], stored.data(), sizeof(float));
         std::memcpy(vectors->components.data() + size_t(id) * dimensions, stored.data() + sizeof(float), dimensions);
+        if (vectors->scales[id] != 0) ++vectors->count;
     }
     return vectors;
 }

@@ -59,6 +59,8 @@ struct Vectors {
     std::vector<float> scales;
     /// `dimensions` components an item, every item's place included.
     std::vector<int8_t> components;
+    /// How many items have a vector.
+    Xapian::doccount count = 0;
 
     const int8_t *of(Xapian::docid id) const { return components.data() + size_t(id) * dimensions; }
 };

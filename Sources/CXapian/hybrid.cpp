@@ -42,6 +42,59 @@ class MeaningSource : public Xapian::ValuePostingSource {
     std::shared_ptr<const cx::MeaningQuery> query_;
 };
 
+/// `MeaningSource` over vectors kept in memory: the items with a vector walked in order from the
+/// array, each weighed by its cosine similarity with the query's vector (at least 0).
+class KeptMeaningSource : public Xapian::PostingSource {
+  public:
+    KeptMeaningSource(std::shared_ptr<const cx::Vectors> vectors, std::shared_ptr<const cx::MeaningQuery> query)
+        : vectors_(std::move(vectors)), query_(std::move(query)) {}
+
+    KeptMeaningSource *clone() const override { return new KeptMeaningSource(vectors_, query_); }
+
+    void init(const Xapian::Database &) override {
+        current_ = 0;
+        set_maxweight(1.0);
+    }
+
+    Xapian::doccount get_termfreq_min() const override { return vectors_->count; }
+    Xapian::doccount get_termfreq_est() const override { return vectors_->count; }
+    Xapian::doccount get_termfreq_max() const override { return vectors_->count; }
+
+    void next(double) override {
+        const std::vector<float> &scales = vectors_->scales;
+        do ++current_;
+        while (current_ < scales.size() && scales[current_] == 0);
+    }
+
+    void skip_to(Xapian::docid id, double min_weight) override {
+        if (id <= current_) return;
+        current_ = id - 1;
+        next(min_weight);
+    }
+
+    bool check(Xapian::docid id, double) override {
+        if (id <= current_) return true;
+        // Left on `id` when it fails: `next` moves on past it.
+        current_ = id;
+        return current_ < vectors_->scales.size() && vectors_->scales[current_] != 0;
+    }
+
+    bool at_end() const override { return current_ >= vectors_->scales.size(); }
+    Xapian::docid get_docid() const override { return Xapian::docid(current_); }
+
+    double get_weight() const override {
+        return std::clamp(query_->similarity(vectors_->scales[current_], vectors_->of(Xapian::docid(current_))), 0.0,
+                          1.0);
+    }
+
+    std::string get_description() const override { return "KeptMeaningSource()"; }
+
+  private:
+    std::shared_ptr<const cx::Vectors> vectors_;
+    std::shared_ptr<const cx::MeaningQuery> query_;
+    size_t current_ = 0;
+};
+
 /// The `count` best of the candidates offered: the most similar, and of equal ones the first
 /// document, as the matcher orders them.
 class Best {
@@ -202,9 +255,9 @@ std::vector<std::pair<Xapian::docid, double>> nearest(cx_database &database, Sna
     if (matches != nullptr) *matches = 0;
     if (count == 0 && matches == nullptr) return {};
     std::shared_ptr<const DocumentBits> visible;
+    const std::shared_ptr<const Vectors> kept =
+        keeps_fields(database, request) ? cx::vectors(database, dimensions) : nullptr;
     if (selection == nullptr && visible_set(database, snapshot, request, visible)) {
-        const std::shared_ptr<const Vectors> kept =
-            keeps_fields(database, request) ? cx::vectors(database, dimensions) : nullptr;
         const std::shared_ptr<const Column> expiry = column_or_read(database, request, slot::expiration, true);
         Xapian::docid excluded_id = 0;
         if (!excluded.empty()) {
@@ -217,7 +270,8 @@ std::vector<std::pair<Xapian::docid, double>> nearest(cx_database &database, Sna
     Xapian::Query selected = selection != nullptr ? *selection : Xapian::Query::MatchAll;
     if (!excluded.empty()) selected = Xapian::Query(Xapian::Query::OP_AND_NOT, selected, Xapian::Query(excluded));
     Xapian::Enquire enquire(reader);
-    Xapian::Query meaning((new MeaningSource(query))->release());
+    Xapian::Query meaning(kept ? (new KeptMeaningSource(kept, query))->release()
+                               : (new MeaningSource(query))->release());
     // The selection filters and weighs nothing; the weights are the source's. (Under BoolWeight
     // the matcher takes every weight for 0, and the cutoff then drops every match.)
     enquire.set_query(

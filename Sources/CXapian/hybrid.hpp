@@ -23,8 +23,9 @@ std::vector<cx_query_node> selection_nodes(const cx_query_node *nodes, size_t co
 /// expiry applied) among those `selection` selects (null: every item), less the item of unique
 /// term `excluded` (empty: none), best first: at most `count`, each at least `least_similarity`
 /// (cosine) near. With `matches`, also how many items are that near, of which every one is checked.
-/// Every item is compared without the matcher, from the kept vectors when the search keeps fields;
-/// a selection, or scope private, goes through the matcher.
+/// Every item is compared without the matcher; a selection, or scope private, goes through the
+/// matcher. Either reads the kept vectors when the search keeps fields (`cx::vectors`), else the
+/// value stream.
 std::vector<std::pair<Xapian::docid, double>> nearest(cx_database &database, Snapshot &snapshot,
                                                       const cx_search_request &request, const Xapian::Query *selection,
                                                       const std::string &excluded, const float *vector,
