@@ -4,19 +4,28 @@
 // one matrix, so each of a layer's four matrix products is one large product over every token of
 // the call. Only attention is per text (and per head), over that text's own tokens; no mask is
 // needed, since no text sees another's tokens or any padding.
+//
+// A call's texts are split into as many groups of about as many tokens as the machine has cores
+// (at most `most_workers`), each encoded on a thread of its own with its own scratch space, and
+// OpenBLAS runs single-threaded inside each: so the steps between the products (attention's small
+// products, softmax, GELU, layer norms) run in parallel too, and no BLAS thread spins waiting for
+// the next product.
 
 #include "CEncoder.h"
 
 #include <cblas.h>
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -92,12 +101,20 @@ void softmax_rows(float *values, size_t rows, size_t width) {
 
 }  // namespace
 
+/// One worker's scratch space, grown to the largest group it has encoded.
+struct Scratch {
+    std::vector<float> hidden, qkv, context, intermediate, scores;
+};
+
+/// The most threads one call encodes on.
+constexpr size_t most_workers = 8;
+
 struct ce_encoder {
     ce_shape shape;
     const float *word, *position, *token_type, *norm_weight, *norm_bias;
     std::vector<Layer> layers;
-    // Scratch space, grown to the largest call.
-    std::vector<float> hidden, qkv, context, intermediate, scores;
+    std::vector<Scratch> scratch =
+        std::vector<Scratch>(std::clamp<size_t>(std::thread::hardware_concurrency(), 1, most_workers));
 
     const float *weight(ce_weight_lookup lookup, void *context_, const std::string &name, size_t count) {
         size_t found = 0;
@@ -144,20 +161,71 @@ struct ce_encoder {
     }
 
     void encode(const int32_t *ids, const int32_t *lengths, size_t count, float *out) {
-        const size_t h = size_t(shape.hidden), m = size_t(shape.intermediate);
-        const size_t heads = size_t(shape.heads), head = h / heads;
-        size_t tokens = 0, longest = 0;
+        size_t tokens = 0;
         for (size_t text = 0; text < count; ++text) {
             if (lengths[text] < 1 || lengths[text] > shape.positions)
                 throw invalid_argument(
                     "Text " + std::to_string(text) + " has " + std::to_string(lengths[text]) +
                     " tokens; the model takes 1 to " + std::to_string(shape.positions));
             tokens += size_t(lengths[text]);
-            longest = std::max(longest, size_t(lengths[text]));
         }
         for (size_t i = 0; i < tokens; ++i)
             if (ids[i] < 0 || ids[i] >= shape.vocabulary)
                 throw invalid_argument("Token id " + std::to_string(ids[i]) + " is not in the model's vocabulary");
+
+        // Contiguous groups of texts of about `tokens / workers` tokens each.
+        const size_t workers = std::min(count, scratch.size());
+        std::vector<size_t> starts{0};
+        std::vector<size_t> firsts{0};
+        for (size_t text = 0, seen = 0; text < count && starts.size() < workers; ++text) {
+            seen += size_t(lengths[text]);
+            if (seen * workers >= tokens * starts.size() && text + 1 < count) {
+                starts.push_back(text + 1);
+                firsts.push_back(seen);
+            }
+        }
+        starts.push_back(count);
+        const size_t groups = starts.size() - 1;
+        const size_t h = size_t(shape.hidden);
+        const auto run = [&](size_t group) {
+            encode_group(ids + firsts[group], lengths + starts[group], starts[group + 1] - starts[group],
+                         out + starts[group] * h, scratch[group]);
+        };
+        if (groups == 1) {
+            run(0);
+            return;
+        }
+        std::vector<std::exception_ptr> failures(groups);
+        std::vector<std::thread> threads;
+        for (size_t group = 1; group < groups; ++group)
+            threads.emplace_back([&, group] {
+                try {
+                    run(group);
+                } catch (...) {
+                    failures[group] = std::current_exception();
+                }
+            });
+        try {
+            run(0);
+        } catch (...) {
+            failures[0] = std::current_exception();
+        }
+        for (std::thread &thread : threads) thread.join();
+        for (const std::exception_ptr &failure : failures)
+            if (failure) std::rethrow_exception(failure);
+    }
+
+    /// Encodes `count` checked texts, whose tokens start at `ids`, into `out`, in `space`.
+    void encode_group(const int32_t *ids, const int32_t *lengths, size_t count, float *out, Scratch &space) {
+        const size_t h = size_t(shape.hidden), m = size_t(shape.intermediate);
+        const size_t heads = size_t(shape.heads), head = h / heads;
+        size_t tokens = 0, longest = 0;
+        for (size_t text = 0; text < count; ++text) {
+            tokens += size_t(lengths[text]);
+            longest = std::max(longest, size_t(lengths[text]));
+        }
+        std::vector<float> &hidden = space.hidden, &qkv = space.qkv, &context = space.context,
+                           &intermediate = space.intermediate, &scores = space.scores;
         hidden.resize(tokens * h);
         qkv.resize(tokens * 3 * h);
         context.resize(tokens * h);
@@ -249,6 +317,8 @@ extern "C" ce_status ce_encoder_create(
         shape.intermediate < 1 || shape.vocabulary < 1 || shape.positions < 1)
         return fail(CE_ERR_INVALID_ARGUMENT, "The model's shape is not a BERT encoder's", out_error);
     return guarded("loading the model", out_error, [&] {
+        // One thread per group of texts, each running OpenBLAS on itself (see the top of the file).
+        openblas_set_num_threads(1);
         auto encoder = std::make_unique<ce_encoder>();
         encoder->shape = shape;
         encoder->load(lookup, context);

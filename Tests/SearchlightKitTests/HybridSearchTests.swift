@@ -135,12 +135,18 @@ struct HybridSearchTests {
     func onlyChangedItemsEmbedded() throws {
         let test = try kitchenCatalogue()
         let model = try MeaningModel.installed()
+        // Storing every item's vector rewrote their documents; the index was compacted after it
+        // (which moved it from its first layout, without generations, to generations).
+        let generation = try #require(test.index.generation)
         #expect(try test.index.completeMeaning(using: model).embedded == 0)
+        #expect(test.index.generation == generation)
         try test.index.indexSearchableItems(
             [item("bike", title: "Road bicycle", description: "Light frame, twenty-two gears.", mode: .public)],
             now: now)
         let report = try test.index.completeMeaning(using: model)
         #expect(report.embedded == 1)
+        // One item of six is worth compacting for (1 % or more).
+        #expect(test.index.generation == generation + 1)
         #expect(report.withMeaning == report.items)
         #expect(report.model == MeaningModel.name)
     }

@@ -34,6 +34,18 @@ extension SearchableIndex {
         return try compact()
     }
 
+    /// Compacts after `rewritten` of the index's `items` were written anew (given vectors of
+    /// meaning), when they were at least ``compactionThreshold`` of them and the index is a folder.
+    @discardableResult
+    func compactIfWorthwhile(afterRewriting rewritten: Int, of items: Int) throws(SearchlightError)
+        -> CompactionReport?
+    {
+        guard rewritten > 0, Double(rewritten) >= Self.compactionThreshold * Double(items),
+            FileSystem.kind(atPath: path) == .directory
+        else { return nil }
+        return try compact()
+    }
+
     /// Rewrites the index compactly as a new generation, reclaiming the space of deleted and
     /// replaced items, and publishes it atomically: readers see the old generation or the new
     /// one, and are never interrupted (those that have the old one open read on from its open

@@ -65,7 +65,8 @@ extension SearchableIndex {
     /// Vectors are committed `chunk` items at a time, after the items' words: an interrupted call
     /// leaves every item searchable by words, keeps the vectors it committed, and the next call
     /// goes on with the rest. A vector made of an item that a write changed meanwhile is not
-    /// stored.
+    /// stored. When the call stored vectors for at least ``compactionThreshold`` of the items,
+    /// the index is then compacted (storing them leaves Xapian's blocks part empty).
     ///
     /// - Throws: ``SearchlightError/Code/meaningModelMismatch`` when the index's vectors were made
     ///   by another model (``clearMeaning()`` removes them), ``SearchlightError/Code/meaningUnavailable``
@@ -90,6 +91,9 @@ extension SearchableIndex {
             report.model = MeaningModel.name
             progress(report)
         }
+        // Vectors rewrite their items' documents, which leaves Xapian's blocks part empty: 610
+        // bytes an item on disk, 381 once compacted (388-byte values; docs/performance.md).
+        try compactIfWorthwhile(afterRewriting: report.embedded, of: report.items)
         return report
     }
 
