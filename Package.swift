@@ -46,7 +46,8 @@ let package = Package(
         ),
         .target(
             name: "CEncoder",
-            linkerSettings: [.linkedLibrary("openblas"), .linkedLibrary("crypto")]
+            // OpenBLAS and libcrypto are loaded when a model is (encoder.cpp); dlopen is glibc's.
+            linkerSettings: [.linkedLibrary("dl")]
         ),
         .target(
             name: "SearchlightKit",

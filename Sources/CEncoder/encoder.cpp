@@ -10,10 +10,15 @@
 // OpenBLAS runs single-threaded inside each: so the steps between the products (attention's small
 // products, softmax, GELU, layer norms) run in parallel too, and no BLAS thread spins waiting for
 // the next product.
+//
+// OpenBLAS and OpenSSL's libcrypto are loaded when a model is first loaded (`libraries`), not
+// when the program starts: loading OpenBLAS starts its threads and takes about 3 ms, which every
+// command would pay (`searchlight --version`, a search by words) for a model most never use.
 
 #include "CEncoder.h"
 
 #include <cblas.h>
+#include <dlfcn.h>
 #include <openssl/evp.h>
 
 #include <algorithm>
@@ -29,6 +34,47 @@
 #include <vector>
 
 namespace {
+
+/// What the encoder uses of OpenBLAS and libcrypto, loaded on first use; `error` says why not.
+struct Libraries {
+    decltype(&cblas_sgemm) sgemm = nullptr;
+    decltype(&openblas_set_num_threads) set_threads = nullptr;
+    decltype(&EVP_Digest) digest = nullptr;
+    decltype(&EVP_sha256) sha256 = nullptr;
+    std::string error;
+};
+
+template <typename Function>
+void find(void *library, const char *name, Function &out, std::string &error) {
+    out = reinterpret_cast<Function>(library ? dlsym(library, name) : nullptr);
+    if (!out && error.empty()) error = std::string("no ") + name + " in it";
+}
+
+Libraries load_libraries() {
+    Libraries loaded;
+    // The names Debian's libopenblas0 and libssl3 install.
+    void *blas = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+    void *crypto = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL);
+    std::string blas_error, crypto_error;
+    if (!blas) blas_error = dlerror();
+    find(blas, "cblas_sgemm", loaded.sgemm, blas_error);
+    find(blas, "openblas_set_num_threads", loaded.set_threads, blas_error);
+    if (!crypto) crypto_error = dlerror();
+    find(crypto, "EVP_Digest", loaded.digest, crypto_error);
+    find(crypto, "EVP_sha256", loaded.sha256, crypto_error);
+    if (!blas_error.empty()) loaded.error = "OpenBLAS (libopenblas.so.0, Debian's libopenblas0) cannot be loaded: " + blas_error;
+    else if (!crypto_error.empty())
+        loaded.error = "OpenSSL's libcrypto (libcrypto.so.3, Debian's libssl3) cannot be loaded: " + crypto_error;
+    else
+        // One thread per group of texts, each running OpenBLAS on itself (see the top of the file).
+        loaded.set_threads(1);
+    return loaded;
+}
+
+const Libraries &libraries() {
+    static const Libraries loaded = load_libraries();
+    return loaded;
+}
 
 struct Layer {
     std::vector<float> qkv_weight;  // query, key and value weights stacked: [3 × hidden, hidden]
@@ -78,7 +124,7 @@ void add_bias(float *values, size_t rows, size_t width, const float *bias) {
 
 /// out = in · weightᵀ (+ out when `accumulate`): `weight` is [columns, depth], as PyTorch's Linear keeps it.
 void linear(const float *in, size_t rows, size_t depth, const float *weight, size_t columns, float *out, bool accumulate) {
-    cblas_sgemm(
+    libraries().sgemm(
         CblasRowMajor, CblasNoTrans, CblasTrans, int(rows), int(columns), int(depth), 1.0f, in, int(depth), weight,
         int(depth), accumulate ? 1.0f : 0.0f, out, int(columns));
 }
@@ -251,11 +297,11 @@ struct ce_encoder {
                 for (size_t part = 0; part < heads; ++part) {
                     const float *query = &qkv[first * 3 * h + part * head];
                     const float *key = query + h, *value = query + 2 * h;
-                    cblas_sgemm(
+                    libraries().sgemm(
                         CblasRowMajor, CblasNoTrans, CblasTrans, length, length, int(head), scale, query, int(3 * h),
                         key, int(3 * h), 0.0f, scores.data(), length);
                     softmax_rows(scores.data(), size_t(length), size_t(length));
-                    cblas_sgemm(
+                    libraries().sgemm(
                         CblasRowMajor, CblasNoTrans, CblasNoTrans, length, int(head), length, 1.0f, scores.data(),
                         length, value, int(3 * h), 0.0f, &context[first * h + part * head], int(h));
                 }
@@ -317,8 +363,7 @@ extern "C" ce_status ce_encoder_create(
         shape.intermediate < 1 || shape.vocabulary < 1 || shape.positions < 1)
         return fail(CE_ERR_INVALID_ARGUMENT, "The model's shape is not a BERT encoder's", out_error);
     return guarded("loading the model", out_error, [&] {
-        // One thread per group of texts, each running OpenBLAS on itself (see the top of the file).
-        openblas_set_num_threads(1);
+        if (!libraries().error.empty()) throw invalid_argument(libraries().error);
         auto encoder = std::make_unique<ce_encoder>();
         encoder->shape = shape;
         encoder->load(lookup, context);
@@ -335,9 +380,11 @@ extern "C" ce_status ce_encode(
     return guarded("encoding texts", out_error, [&] { encoder->encode(ids, lengths, count, out); });
 }
 
-extern "C" void ce_sha256(const void *bytes, size_t length, uint8_t out[32]) {
+extern "C" ce_status ce_sha256(const void *bytes, size_t length, uint8_t out[32], char **out_error) {
+    if (!libraries().error.empty()) return fail(CE_ERR_INVALID_ARGUMENT, libraries().error, out_error);
     unsigned int size = 32;
-    EVP_Digest(bytes ? bytes : "", length, out, &size, EVP_sha256(), nullptr);
+    libraries().digest(bytes ? bytes : "", length, out, &size, libraries().sha256(), nullptr);
+    return CE_OK;
 }
 
 extern "C" void ce_string_free(char *string) { std::free(string); }

@@ -7,7 +7,8 @@
 // and copies only what it lays out anew. C++ stays inside: no exception crosses these functions;
 // each failure is a status with a `malloc`-ed message the caller frees with `ce_string_free`.
 //
-// An encoder is used by one thread at a time; encoders apart may run in parallel.
+// OpenBLAS and libcrypto are loaded with the first model (`ce_encoder_create`), not with the
+// program. An encoder is used by one thread at a time; encoders apart may run in parallel.
 
 #ifndef CENCODER_H
 #define CENCODER_H
@@ -71,8 +72,10 @@ ce_status ce_encode(
     ce_encoder *encoder, const int32_t *ids, const int32_t *lengths, size_t count, float *out,
     char *_Nullable *_Nullable out_error);
 
-/// The SHA-256 digest of `length` bytes (OpenSSL's libcrypto).
-void ce_sha256(const void *_Nullable bytes, size_t length, uint8_t out[_Nonnull 32]);
+/// The SHA-256 digest of `length` bytes (OpenSSL's libcrypto, loaded on first use: when it cannot
+/// be, `CE_ERR_INVALID_ARGUMENT` and a message saying which package holds it).
+ce_status ce_sha256(
+    const void *_Nullable bytes, size_t length, uint8_t out[_Nonnull 32], char *_Nullable *_Nullable out_error);
 
 /// Frees a message returned by a failing call.
 void ce_string_free(char *_Nullable string);

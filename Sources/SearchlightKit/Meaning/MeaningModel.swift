@@ -103,7 +103,7 @@ public final class MeaningModel: Sendable {
         let weights = try MappedFile(path: folder + "/model.safetensors")
         let vocabulary = try MappedFile(path: folder + "/vocab.txt")
         for (file, mapped) in [(Self.pinnedFiles[0], weights), (Self.pinnedFiles[1], vocabulary)] {
-            let digest = mapped.sha256()
+            let digest = try mapped.sha256()
             guard digest == file.sha256 else {
                 throw SearchlightError(
                     .meaningUnavailable,
@@ -222,9 +222,14 @@ final class MappedFile: @unchecked Sendable {
     var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
 
     /// The file's SHA-256 digest, in lower-case hexadecimal.
-    func sha256() -> String {
+    func sha256() throws(SearchlightError) -> String {
         var digest = [UInt8](repeating: 0, count: 32)
-        ce_sha256(base, count, &digest)
+        var message: UnsafeMutablePointer<CChar>?
+        guard ce_sha256(base, count, &digest, &message) == CE_OK else {
+            let reason = message.map { String(cString: $0) } ?? "libcrypto failed"
+            ce_string_free(message)
+            throw SearchlightError(.meaningUnavailable, "Cannot check the meaning model's files: \(reason)")
+        }
         return digest.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
 }
