@@ -142,8 +142,9 @@ const std::vector<float> &erf_table() {
 }
 
 /// BERT's GELU, with the error function (not the tanh approximation): x/2 × (1 + erf(x/√2)). The
-/// error function is read from `erf_table` between its two nearest points (its error is then under
-/// 2 × 10⁻⁷, about a float's rounding; past ±4 it is ±1 to a float), which the compiler runs many
+/// error function is read from `erf_table` between its two nearest points (at most 3.3 × 10⁻⁷ from
+/// erf over 2,000,000 random points from -5 to 5, a few floats' rounding; past ±4 it is ±1 to a
+/// float), which the compiler runs many
 /// values at a time, where glibc's `erff` is one value a call.
 #if defined(__x86_64__) && !__has_feature(address_sanitizer)
 __attribute__((target_clones("avx512f", "avx2", "default")))
