@@ -85,29 +85,42 @@ struct Visibility {
     Xapian::Query hidden;
 };
 
-/// The private items of other domains a search of `request` may not see, as `snapshot` keeps them
-/// (`visible_set`'s set), when it sees every item of one database but those: null when it sees
-/// every item.
+/// Whose private items a search of `request` in scope all or public sees, and how many items that
+/// leaves out.
+struct Seen {
+    /// The domain whose private items stay visible: none in scope public.
+    std::string searched;
+    /// Its `XP` term, or empty.
+    std::string own_term;
+    Xapian::doccount private_items = 0, own_items = 0;
+
+    Seen(const Xapian::Database &reader, const cx_search_request &request)
+        : searched(request.scope == CX_SCOPE_PUBLIC ? std::string() : str(request.domain)),
+          own_term(searched.empty() ? std::string() : bounded_term(prefix::private_domain, searched)),
+          private_items(reader.get_termfreq(private_term)),
+          own_items(own_term.empty() ? 0 : reader.get_termfreq(own_term)) {}
+
+    /// Whether any item is hidden from the search.
+    bool hides() const { return private_items != own_items; }
+};
+
+/// The items a search of `request` (scope all or public, one database) may see, as `snapshot`
+/// keeps them (`visible_set`'s set): null when it sees every item.
 std::shared_ptr<const DocumentBits> visible_bits(cx_database &database, Snapshot &snapshot,
                                                  const cx_search_request &request) {
     const Xapian::Database &reader = database.reader;
     if (request.all_domains && request.scope != CX_SCOPE_PUBLIC) return nullptr;
-    // The domain whose private items stay visible: none in scope public.
-    const std::string searched = request.scope == CX_SCOPE_PUBLIC ? std::string() : str(request.domain);
-    const std::string own_term = searched.empty() ? std::string() : bounded_term(prefix::private_domain, searched);
-    const Xapian::doccount private_items = reader.get_termfreq(private_term);
-    const Xapian::doccount own_items = own_term.empty() ? 0 : reader.get_termfreq(own_term);
-    if (private_items == own_items) return nullptr;  // nothing to hide
-    if (auto found = snapshot.visible.find(searched); found != snapshot.visible.end()) return found->second;
-    const Xapian::doccount visible = reader.get_doccount() - private_items + own_items;
-    std::shared_ptr<const DocumentBits> bits = visible_documents(reader, own_term, visible);
+    const Seen seen(reader, request);
+    if (!seen.hides()) return nullptr;
+    if (auto found = snapshot.visible.find(seen.searched); found != snapshot.visible.end()) return found->second;
+    const Xapian::doccount visible = reader.get_doccount() - seen.private_items + seen.own_items;
+    std::shared_ptr<const DocumentBits> bits = visible_documents(reader, seen.own_term, visible);
     if (snapshot.visible.size() >= Snapshot::visible_domains) snapshot.visible.clear();
-    snapshot.visible.emplace(searched, bits);
+    snapshot.visible.emplace(seen.searched, bits);
     return bits;
 }
 
 Visibility visibility(cx_database &database, Snapshot &snapshot, const cx_search_request &request) {
-    const Xapian::Database &reader = database.reader;
     if (request.scope == CX_SCOPE_PRIVATE) {
         // Private items are usually the few: their own term is the cheapest filter.
         return {request.all_domains ? Xapian::Query(private_term)
@@ -118,12 +131,11 @@ Visibility visibility(cx_database &database, Snapshot &snapshot, const cx_search
         // A posting source sees each shard with its own document ids, and a shard server knows
         // none of ours: the private items to leave out, as boolean terms.
         if (request.all_domains && request.scope != CX_SCOPE_PUBLIC) return {};
-        const std::string searched = request.scope == CX_SCOPE_PUBLIC ? std::string() : str(request.domain);
-        if (reader.get_termfreq(private_term) == 0) return {};
-        if (searched.empty()) return {{}, Xapian::Query(private_term)};
-        const std::string own_term = bounded_term(prefix::private_domain, searched);
-        if (reader.get_termfreq(private_term) == reader.get_termfreq(own_term)) return {};
-        return {{}, Xapian::Query(Xapian::Query::OP_AND_NOT, Xapian::Query(private_term), Xapian::Query(own_term))};
+        const Seen seen(database.reader, request);
+        if (!seen.hides()) return {};
+        if (seen.own_term.empty()) return {{}, Xapian::Query(private_term)};
+        return {{},
+                Xapian::Query(Xapian::Query::OP_AND_NOT, Xapian::Query(private_term), Xapian::Query(seen.own_term))};
     }
     std::shared_ptr<const DocumentBits> bits = visible_bits(database, snapshot, request);
     if (!bits) return {};
