@@ -50,7 +50,7 @@ func readmeExamples() throws -> [ReadmeExample] {
 @Suite("The README's examples", .temporaryFolder)
 struct ReadmeTests {
     /// The subcommands that take `--now`.
-    static let clockCommands = ["index", "search", "get", "prune", "stats", "export", "view"]
+    static let clockCommands = ["index", "search", "similar", "get", "prune", "stats", "export", "view"]
 
     /// `command` with `--now` after each subcommand that depends on the clock, unless it names a time.
     static func atCorpusTime(_ command: String) -> String {
