@@ -12,6 +12,7 @@
 #include "document.hpp"
 #include "errors.hpp"
 #include "schema.hpp"
+#include "tiers.hpp"
 #include "write.hpp"
 
 using cx::str;
@@ -276,6 +277,7 @@ cx_status cx_bulk_merge(cx_bulk *bulk, const char *destination, bool survivors_c
             copy_kit_records(first.base, merged);
         }
         merged.set_metadata(cx::format_key, cx::format);
+        cx::build_tiers(merged);
         merged.commit();
         merged.close();
         return CX_OK;

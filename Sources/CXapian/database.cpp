@@ -7,6 +7,7 @@
 #include "errors.hpp"
 #include "read.hpp"
 #include "schema.hpp"
+#include "tiers.hpp"
 #include "write.hpp"
 
 namespace {
@@ -129,6 +130,9 @@ cx_status cx_database_compact(cx_database *database, const char *destination, ch
         // lock stays held throughout. Xapian writes and syncs the new database's tables.
         Xapian::Database committed(database->path);
         committed.compact(destination);
+        Xapian::WritableDatabase compacted(destination, Xapian::DB_OPEN);
+        cx::build_tiers(compacted);
+        compacted.commit();
         return CX_OK;
     } catch (...) {
         return cx::status_from_current_exception(out_error);
@@ -184,6 +188,7 @@ cx_status cx_database_commit(cx_database *database, char **out_error) {
     try {
         // Xapian: if commit_transaction() throws, the transaction is cancelled and the database
         // keeps its last committed revision.
+        cx::flush_tiers(*database);
         database->writer.commit_transaction();
         return CX_OK;
     } catch (...) {
@@ -195,6 +200,7 @@ cx_status cx_database_cancel(cx_database *database, char **out_error) {
     if (cx_status status = cx::require_writable(database, out_error)) return status;
     if (!database->in_transaction) return CX_OK;
     database->in_transaction = false;
+    cx::forget_tiers(*database);
     try {
         database->writer.cancel_transaction();
         return CX_OK;

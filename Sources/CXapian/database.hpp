@@ -19,6 +19,7 @@
 
 namespace cx {
 struct Snapshot;
+struct TierNotes;
 }  // namespace cx
 
 struct cx_database {
@@ -41,4 +42,7 @@ struct cx_database {
     Xapian::WritableDatabase writer;
     /// A read-only handle's snapshot of the revision it has open (`cx::snapshot`).
     std::shared_ptr<cx::Snapshot> snapshot;
+    /// A writer's thresholds of the index's impact tiers, and the postings its transaction adds to
+    /// them (tiers.cpp).
+    std::shared_ptr<cx::TierNotes> tier_notes;
 };

@@ -17,6 +17,7 @@
 #include "meaning.hpp"
 #include "query.hpp"
 #include "schema.hpp"
+#include "tiers.hpp"
 #include "visibility.hpp"
 
 namespace {
@@ -164,37 +165,6 @@ std::vector<std::pair<Xapian::docid, double>> scan(const Xapian::Database &reade
     return std::move(best).best_first();
 }
 
-/// Lists given document ids, each weighing nothing: `count_matching`'s filter.
-class IdSource : public Xapian::PostingSource {
-  public:
-    explicit IdSource(std::vector<Xapian::docid> ids) : ids_(std::move(ids)) {}
-    IdSource *clone() const override { return new IdSource(ids_); }
-    void init(const Xapian::Database &) override {
-        position_ = 0;
-        started_ = false;
-        set_maxweight(0);
-    }
-    Xapian::doccount get_termfreq_min() const override { return 0; }
-    Xapian::doccount get_termfreq_est() const override { return Xapian::doccount(ids_.size()); }
-    Xapian::doccount get_termfreq_max() const override { return Xapian::doccount(ids_.size()); }
-    void next(double) override {
-        if (started_) ++position_;
-        started_ = true;
-    }
-    void skip_to(Xapian::docid id, double) override {
-        started_ = true;
-        while (position_ < ids_.size() && ids_[position_] < id) ++position_;
-    }
-    bool at_end() const override { return started_ && position_ >= ids_.size(); }
-    Xapian::docid get_docid() const override { return ids_[position_]; }
-    std::string get_description() const override { return "IdSource()"; }
-
-  private:
-    std::vector<Xapian::docid> ids_;
-    size_t position_ = 0;
-    bool started_ = false;
-};
-
 /// Appends the subtree at `index` to `out`, less the plain words of its top AND.
 void append_selection(const cx_query_node *nodes, size_t count, size_t index, std::vector<cx_query_node> &out) {
     cx_query_node all{};
@@ -289,7 +259,7 @@ Xapian::doccount count_matching(const Xapian::Database &reader, const Xapian::Qu
                                 const std::vector<Xapian::docid> &ids) {
     if (ids.empty()) return 0;
     Xapian::Enquire enquire(reader);
-    enquire.set_query(Xapian::Query(Xapian::Query::OP_FILTER, query, Xapian::Query((new IdSource(ids))->release())));
+    enquire.set_query(Xapian::Query(Xapian::Query::OP_FILTER, query, id_query(ids)));
     enquire.set_weighting_scheme(Xapian::BoolWeight());
     return enquire.get_mset(0, 0, Xapian::doccount(ids.size())).get_matches_estimated();
 }

@@ -19,6 +19,7 @@
 #include "snippet.hpp"
 #include "spelling.hpp"
 #include "stored.hpp"
+#include "tiers.hpp"
 #include "views.hpp"
 #include "visibility.hpp"
 
@@ -35,6 +36,8 @@ struct cx_results {
     std::vector<cx::FacetCounts> facets;
     /// `cx_search_similar`'s item has no vector of meaning.
     bool unembedded = false;
+    /// `total` is an estimate: the search stopped counting before the last match.
+    bool estimated = false;
 };
 
 namespace {
@@ -151,6 +154,13 @@ Xapian::MSet count_facets(cx_database &database, cx_database *keeping, const cx_
     return counted;
 }
 
+/// Whether a search of `request` may take its page from the index's impact tiers (tiers.cpp):
+/// ranked by relevance, on one database whose committed revision it reads, of words.
+bool uses_tiers(const cx_database &database, const cx_search_request &request, const cx::BuiltQuery &built) {
+    return !database.sharded && request.limit > 0 && request.sort_key_count == 0 && !built.matches_everything &&
+           !(database.writable && database.in_transaction);
+}
+
 /// Runs the search of `built`: the page `request` asks for, in its order, and its counts over
 /// every match (for at most `checking_seconds`). `keeping` is `database` when the search keeps
 /// fields in memory (`cx::keeps_fields`), else null.
@@ -168,11 +178,34 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
     if (request.facet_count > 0) counted = count_facets(database, keeping, request, enquire.get_query(), counting, results);
     Xapian::MSet mset;
     Xapian::doccount matches = 0;
-    if (!cx::run_bounded(database, request, enquire, request.facet_count > 0 ? &counted : nullptr, mset, matches)) {
+    bool estimated = false;
+    std::optional<Xapian::MSet> tiered;
+    if (cx::run_bounded(database, request, enquire, request.facet_count > 0 ? &counted : nullptr, mset, matches)) {
+        estimated = true;
+    } else if (uses_tiers(database, request, built) &&
+               (tiered = cx::tiered_page(reader, built.query, enquire.get_query(), most_for_views(reader, built),
+                                         request.offset, request.limit, cx::weighting()))) {
+        mset = std::move(*tiered);
+        if (request.facet_count == 0) {
+            // The page came from the candidates alone: the matches are counted on their own, unweighted.
+            Xapian::Enquire counting_matches(reader);
+            counting_matches.set_query(enquire.get_query());
+            counting_matches.set_weighting_scheme(Xapian::BoolWeight());
+            const Xapian::MSet all = counting_matches.get_mset(0, 0, check_at_least);
+            matches = all.get_matches_estimated();
+            estimated = all.get_matches_lower_bound() != all.get_matches_upper_bound();
+        }
+    } else {
         mset = run_page(enquire, request, check_at_least);
         matches = mset.get_matches_estimated();
+        estimated = mset.get_matches_lower_bound() != mset.get_matches_upper_bound();
     }
-    if (request.facet_count == 0) results.total = matches;
+    if (request.facet_count == 0) {
+        results.total = matches;
+        results.estimated = estimated;
+    } else {
+        results.estimated = counted.get_matches_lower_bound() != counted.get_matches_upper_bound();
+    }
     for (auto it = mset.begin(); it != mset.end(); ++it) add_result(results, it.get_document(), it.get_percent(), built);
 }
 

@@ -10,6 +10,7 @@
 #include "errors.hpp"
 #include "read.hpp"
 #include "schema.hpp"
+#include "tiers.hpp"
 
 using cx::str;
 
@@ -18,8 +19,9 @@ namespace {
 /// Stores one item's document: replaces the stored version, adds a new item without a look-up,
 /// or, for an item already expired, deletes the stored version. Counts the title's words for the
 /// spelling data. Returns the outcome.
-int32_t store(Xapian::WritableDatabase &writer, const cx_item &item, const std::string &unique,
-              Xapian::Document &document, int64_t now_ms, cx::SpellingCounts &spelling) {
+int32_t store(cx_database &database, const cx_item &item, const std::string &unique, Xapian::Document &document,
+              int64_t now_ms, cx::SpellingCounts &spelling) {
+    Xapian::WritableDatabase &writer = database.writer;
     bool existed = writer.term_exists(unique);
     if (item.expiration_ms > 0 && item.expiration_ms <= now_ms) {
         if (existed) writer.delete_document(unique);
@@ -28,12 +30,15 @@ int32_t store(Xapian::WritableDatabase &writer, const cx_item &item, const std::
     spelling.count(document);
     // Xapian: replace_document(term, doc) replaces the first document indexed by `term` and
     // deletes any others.
+    Xapian::docid id;
     if (existed) {
-        cx::keep_views(document, writer.get_document(*writer.postlist_begin(unique)), item);
+        id = *writer.postlist_begin(unique);
+        cx::keep_views(document, writer.get_document(id), item);
         writer.replace_document(unique, document);
     } else {
-        writer.add_document(document);
+        id = writer.add_document(document);
     }
+    cx::note_tiers(database, id, document);
     return existed ? 1 : 0;
 }
 
@@ -108,7 +113,7 @@ cx_status cx_database_store_documents(cx_database *database, cx_documents *docum
         cx::SourcePaths sources;
         for (size_t i = 0; i < count; ++i) {
             sources.record(database->writer, items[i]);
-            int32_t outcome = store(database->writer, items[i], documents->uniques[i], documents->documents[i],
+            int32_t outcome = store(*database, items[i], documents->uniques[i], documents->documents[i],
                                     now_ms, spelling);
             if (out_outcomes != nullptr) out_outcomes[i] = outcome;
         }

@@ -1,0 +1,505 @@
+// Impact tiers: each frequent term's postings of highest impact, kept beside the index, which a
+// ranked search weighs first.
+//
+// BM25 weighs a term in an item as its term weight (from how many items hold it) times the
+// item's impact, wdf / (k1 (b · max(length / average, min_normlen) + 1 - b) + wdf), which is below
+// 1. A term held by more than `whole_list_limit` items has a tier: the ids of its `tier_size`
+// postings of highest impact, and the impact θ that every posting left out stays at or under. A
+// search of such terms weighs only the candidates (its terms' tiers, and the whole posting lists
+// of its rarer terms) with Xapian's matcher, exactly as a full evaluation weighs them, and then
+// bounds what any other item could weigh: for each term, its term weight times θ (or times 1
+// without a tier), summed over the terms an item can hold in the query. When the page's last
+// result outweighs that bound, no other item can enter the page, and the page is the full
+// evaluation's. When it does not, the search evaluates in full.
+//
+// The index keeps the tiers in its metadata, so that generations, compaction and replication
+// carry them as they carry the rest:
+//   `cx.tiers`            "1 <average length at the build> <revision they are current at>"
+//   `cx.tier-thresholds`  every tiered term with its θ, which writers read
+//   `cx.tier:` + term     θ, then the tier's document ids (ascending, as deltas)
+// Tiers are built by a bulk build's merge and by compaction. A writer adds each posting it stores
+// whose impact passes its term's θ (at the build's average length) to the tier, and restamps the
+// tiers with every commit: a commit by a writer that does not keep them (an earlier version)
+// leaves them stamped at an older revision, and they are not used. A deleted or rewritten item may
+// stay in a tier until the next build: a candidate that no longer matches is simply not found.
+// When the average length grows, an item's impact can grow with it, by at most the ratio of the
+// averages: the bound is scaled by it.
+
+#include "tiers.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <unordered_map>
+
+#include "search.hpp"
+
+namespace cx {
+
+/// What a writer knows of an index's tiers: the thresholds, read once per build, and the postings
+/// noted for the transaction's commit.
+struct TierNotes {
+    /// The `cx.tiers` record the thresholds were read with ("" when the index has none).
+    std::string record;
+    bool loaded = false;
+    double average = 0;
+    std::unordered_map<std::string, double> thresholds;
+    std::unordered_map<std::string, std::vector<Xapian::docid>> noted;
+};
+
+namespace {
+
+using Query = Xapian::Query;
+
+const std::string tiers_key = "cx.tiers";
+const std::string thresholds_key = "cx.tier-thresholds";
+const std::string tier_prefix = "cx.tier:";
+
+/// The longest term a tier is kept for: its key must stay within Xapian's key limit.
+constexpr size_t longest_tiered_term = 200;
+
+/// BM25's k3, Xapian's default: a term repeated in a query weighs (k3 + 1) wqf / (k3 + wqf) times.
+constexpr double bm25_k3 = 1;
+
+/// BM25's floor on an item's length relative to the average (Xapian's default, `cx::weighting`).
+constexpr double min_normlen = 0.5;
+
+/// The bound's margin for rounding: Xapian computes the same products in another order.
+constexpr double rounding_margin = 1e-9;
+
+double impact(Xapian::termcount wdf, double length, double average) {
+    const double normlen = std::max(average > 0 ? length / average : 1.0, min_normlen);
+    return wdf / (bm25_k1 * (normlen * bm25_b + (1 - bm25_b)) + wdf);
+}
+
+/// BM25's term weight of a term `frequency` of `items` hold, as Xapian 1.4 computes it, times
+/// k1 + 1 and the query's repetition factor: what an item's impact is multiplied by.
+double weight_per_impact(double items, double frequency, double wqf) {
+    double ratio = (items - frequency + 0.5) / (frequency + 0.5);
+    if (ratio <= 2.0) ratio = ratio * 0.5 + 1.0;
+    return std::log(ratio) * (bm25_k1 + 1) * (bm25_k3 + 1) * wqf / (bm25_k3 + wqf);
+}
+
+/// Whether `term` is one a query weighs: a word of the shared term space, a stem (`Z`) or a word
+/// beginning (`XB`). Prefixed terms (capital letters) are boolean filters.
+bool is_weighed_term(const std::string &term) {
+    if (term.empty() || term.size() > longest_tiered_term) return false;
+    if (term[0] < 'A' || term[0] > 'Z') return true;
+    // A stem of the shared space (`Z` and a word), not of a prefixed field (`ZS`).
+    if (term[0] == 'Z') return term.size() < 2 || term[1] < 'A' || term[1] > 'Z';
+    return term.compare(0, 2, "XB") == 0;
+}
+
+void put_varint(std::string &out, uint64_t value) {
+    while (value >= 0x80) {
+        out.push_back(char(0x80 | (value & 0x7f)));
+        value >>= 7;
+    }
+    out.push_back(char(value));
+}
+
+bool get_varint(const std::string &in, size_t &at, uint64_t &value) {
+    value = 0;
+    for (int shift = 0; at < in.size() && shift < 64; shift += 7) {
+        const auto byte = uint8_t(in[at++]);
+        value |= uint64_t(byte & 0x7f) << shift;
+        if ((byte & 0x80) == 0) return true;
+    }
+    return false;
+}
+
+std::string number_text(double value) {
+    char text[40];
+    std::snprintf(text, sizeof text, "%.17g", value);
+    return text;
+}
+
+/// A tier record: θ as text and a newline, then the ids as deltas.
+std::string encode_tier(double threshold, const std::vector<Xapian::docid> &ids) {
+    std::string out = number_text(threshold) + '\n';
+    Xapian::docid previous = 0;
+    for (Xapian::docid id : ids) {
+        put_varint(out, id - previous);
+        previous = id;
+    }
+    return out;
+}
+
+bool decode_tier(const std::string &record, double &threshold, std::vector<Xapian::docid> &ids) {
+    const size_t line = record.find('\n');
+    if (line == std::string::npos) return false;
+    threshold = std::strtod(record.c_str(), nullptr);
+    Xapian::docid id = 0;
+    for (size_t at = line + 1; at < record.size();) {
+        uint64_t delta;
+        if (!get_varint(record, at, delta)) return false;
+        id += Xapian::docid(delta);
+        ids.push_back(id);
+    }
+    return true;
+}
+
+/// The `cx.tiers` record: the average length the tiers were built at, and the revision they are
+/// current at.
+struct TiersRecord {
+    double average = 0;
+    Xapian::rev current = 0;
+};
+
+std::optional<TiersRecord> parse_record(const std::string &text) {
+    TiersRecord record;
+    unsigned long long revision = 0;
+    if (std::sscanf(text.c_str(), "1 %lf %llu", &record.average, &revision) != 2 || !(record.average > 0))
+        return std::nullopt;
+    record.current = Xapian::rev(revision);
+    return record;
+}
+
+std::string make_record(double average, Xapian::rev current) {
+    return "1 " + number_text(average) + " " + std::to_string(current);
+}
+
+/// The tiers of `reader`'s revision, when they are current at it.
+std::optional<TiersRecord> current_tiers(const Xapian::Database &reader) {
+    const std::optional<TiersRecord> record = parse_record(reader.get_metadata(tiers_key));
+    if (!record || record->current != reader.get_revision()) return std::nullopt;
+    return record;
+}
+
+/// Xapian 1.4 gives no accessor for an OP_SCALE_WEIGHT's factor or a wildcard's pattern; its
+/// description prints them ("Query(0.10000000000000000555 * …)", "Query(WILDCARD SYNONYM foo)"),
+/// the factor with 20 digits, which read back the same double.
+double scale_factor(const Query &query) {
+    const std::string description = query.get_description();
+    return std::strtod(description.c_str() + 6, nullptr);
+}
+
+std::optional<std::string> wildcard_pattern(const Query &query) {
+    const std::string description = query.get_description();
+    const std::string start = "Query(WILDCARD ";
+    if (description.compare(0, start.size(), start) != 0 || description.back() != ')') return std::nullopt;
+    const size_t space = description.find(' ', start.size());
+    if (space == std::string::npos) return std::nullopt;
+    return description.substr(space + 1, description.size() - space - 2);
+}
+
+/// What the walk of a subquery learned: whether every item it matches is a candidate, and the
+/// most an item that is not a candidate can weigh from it.
+struct Part {
+    bool covered = false;
+    double bound = 0;
+};
+
+/// Walks a query's tree, gathering the candidates and the bound.
+class Walk {
+  public:
+    Walk(const Xapian::Database &reader, const TiersRecord &tiers)
+        : reader_(reader), items_(reader.get_doccount()), growth_(std::max(1.0, reader.get_avlength() / tiers.average)) {}
+
+    /// Whether the query holds only what the walk can bound.
+    bool ok = true;
+    std::vector<Xapian::docid> candidates;
+
+    void count_terms(const Query &query) {
+        if (query.get_type() == Query::LEAF_TERM) {
+            ++wqf_[*query.get_terms_begin()];
+            return;
+        }
+        for (size_t i = 0; i < query.get_num_subqueries(); ++i) count_terms(query.get_subquery(i));
+    }
+
+    Part walk(const Query &query, double factor) {
+        if (!ok) return {};
+        switch (query.get_type()) {
+            case Query::LEAF_TERM:
+                return term(*query.get_terms_begin(), factor);
+            case Query::LEAF_MATCH_NOTHING:
+                return {true, 0};
+            case Query::LEAF_MATCH_ALL:
+                // Every item, each weighing under the term weight of a term all of them hold.
+                return {false, factor * weight_per_impact(items_, items_, 1)};
+            case Query::OP_SCALE_WEIGHT:
+                return walk(query.get_subquery(0), factor * scale_factor(query));
+            case Query::OP_AND:
+            case Query::OP_NEAR:
+            case Query::OP_PHRASE:
+            case Query::OP_FILTER: {
+                // A match matches every subquery: one covered covers it. OP_FILTER weighs by its
+                // first subquery alone.
+                Part all{false, 0};
+                for (size_t i = 0; i < query.get_num_subqueries(); ++i) {
+                    const bool weighed = query.get_type() != Query::OP_FILTER || i == 0;
+                    const Part part = walk(query.get_subquery(i), weighed ? factor : 0);
+                    all.covered = all.covered || part.covered;
+                    all.bound += part.bound;
+                }
+                return all;
+            }
+            case Query::OP_AND_NOT:
+                // What it excludes neither weighs nor adds candidates.
+                return walk(query.get_subquery(0), factor);
+            case Query::OP_AND_MAYBE: {
+                Part required = walk(query.get_subquery(0), factor);
+                for (size_t i = 1; i < query.get_num_subqueries(); ++i) {
+                    const Part part = walk(query.get_subquery(i), factor);
+                    if (!part.covered) required.bound += part.bound;
+                }
+                return required;
+            }
+            case Query::OP_OR:
+            case Query::OP_XOR: {
+                // An item outside the candidates weighs from the subqueries that do not cover it.
+                Part any{true, 0};
+                for (size_t i = 0; i < query.get_num_subqueries(); ++i) {
+                    const Part part = walk(query.get_subquery(i), factor);
+                    any.covered = any.covered && part.covered;
+                    if (!part.covered) any.bound += part.bound;
+                }
+                return any;
+            }
+            case Query::OP_WILDCARD:
+                return wildcard(query, factor);
+            default:
+                // Value ranges and posting sources filter (weighing nothing) in a search's words.
+                if (factor != 0) ok = false;
+                return {};
+        }
+    }
+
+  private:
+    const Xapian::Database &reader_;
+    double items_;
+    /// How much an impact can have grown since the tiers were built: the average length's growth.
+    double growth_;
+    std::unordered_map<std::string, unsigned> wqf_;
+
+    void add_postings(const std::string &term) {
+        for (auto it = reader_.postlist_begin(term); it != reader_.postlist_end(term); ++it) candidates.push_back(*it);
+    }
+
+    Part term(const std::string &name, double factor) {
+        const Xapian::doccount frequency = reader_.get_termfreq(name);
+        if (frequency == 0) return {true, 0};
+        if (frequency <= whole_list_limit) {
+            add_postings(name);
+            return {true, 0};
+        }
+        const double weight = factor * weight_per_impact(items_, frequency, std::max(1u, wqf_[name]));
+        double threshold = 1;
+        if (is_weighed_term(name)) {
+            std::vector<Xapian::docid> tier;
+            if (decode_tier(reader_.get_metadata(tier_prefix + name), threshold, tier)) {
+                candidates.insert(candidates.end(), tier.begin(), tier.end());
+                threshold = std::min(1.0, threshold * growth_);
+            } else {
+                threshold = 1;
+            }
+        }
+        return {false, weight * threshold};
+    }
+
+    /// A wildcard's expansions weigh as one term (OP_SYNONYM) whose frequency is at least its most
+    /// frequent expansion's. Its matches are covered when its expansions are rare.
+    Part wildcard(const Query &query, double factor) {
+        const std::optional<std::string> pattern = wildcard_pattern(query);
+        if (!pattern) {
+            if (factor != 0) ok = false;
+            return {};
+        }
+        std::vector<std::string> expansions;
+        Xapian::doccount total = 0, most = 0;
+        for (auto it = reader_.allterms_begin(*pattern); it != reader_.allterms_end(*pattern); ++it) {
+            expansions.push_back(*it);
+            total += it.get_termfreq();
+            most = std::max(most, it.get_termfreq());
+            if (expansions.size() > 1000) break;
+        }
+        if (total <= whole_list_limit && expansions.size() <= 1000) {
+            for (const std::string &expansion : expansions) add_postings(expansion);
+            return {true, 0};
+        }
+        if (factor == 0) return {};
+        // The synonym's frequency is estimated from its expansions' (at least the greatest, less
+        // rounding).
+        return {false, factor * weight_per_impact(items_, std::max(1.0, most * 0.99 - 1), 1)};
+    }
+};
+
+/// Lists given document ids, each weighing nothing.
+class IdSource final : public Xapian::PostingSource {
+  public:
+    explicit IdSource(std::shared_ptr<const std::vector<Xapian::docid>> ids) : ids_(std::move(ids)) {}
+    IdSource *clone() const override { return new IdSource(ids_); }
+    void init(const Xapian::Database &) override {
+        position_ = 0;
+        started_ = false;
+        set_maxweight(0);
+    }
+    Xapian::doccount get_termfreq_min() const override { return 0; }
+    Xapian::doccount get_termfreq_est() const override { return Xapian::doccount(ids_->size()); }
+    Xapian::doccount get_termfreq_max() const override { return Xapian::doccount(ids_->size()); }
+    void next(double) override {
+        if (started_) ++position_;
+        started_ = true;
+    }
+    void skip_to(Xapian::docid id, double) override {
+        started_ = true;
+        if (position_ < ids_->size() && (*ids_)[position_] < id)
+            position_ = size_t(std::lower_bound(ids_->begin() + long(position_), ids_->end(), id) - ids_->begin());
+    }
+    bool at_end() const override { return started_ && position_ >= ids_->size(); }
+    Xapian::docid get_docid() const override { return (*ids_)[position_]; }
+    std::string get_description() const override { return "IdSource()"; }
+
+  private:
+    std::shared_ptr<const std::vector<Xapian::docid>> ids_;
+    size_t position_ = 0;
+    bool started_ = false;
+};
+
+TierNotes &notes(cx_database &database) {
+    if (!database.tier_notes) database.tier_notes = std::make_shared<TierNotes>();
+    return *database.tier_notes;
+}
+
+/// Reads the thresholds the first time a writer needs them after a build.
+void load_thresholds(cx_database &database, TierNotes &notes) {
+    const std::string record = database.writer.get_metadata(tiers_key);
+    if (notes.loaded && notes.record == record) return;
+    notes.loaded = true;
+    notes.record = record;
+    notes.thresholds.clear();
+    notes.noted.clear();
+    const std::optional<TiersRecord> parsed = parse_record(record);
+    notes.average = parsed ? parsed->average : 0;
+    if (!parsed) return;
+    const std::string list = database.writer.get_metadata(thresholds_key);
+    for (size_t at = 0; at < list.size();) {
+        uint64_t length;
+        if (!get_varint(list, at, length) || at + length > list.size()) break;
+        std::string term = list.substr(at, length);
+        at += length;
+        const size_t line = list.find('\n', at);
+        if (line == std::string::npos) break;
+        notes.thresholds.emplace(std::move(term), std::strtod(list.c_str() + at, nullptr));
+        at = line + 1;
+    }
+}
+
+}  // namespace
+
+void build_tiers(Xapian::WritableDatabase &database) {
+    std::vector<std::string> old;
+    for (auto it = database.metadata_keys_begin(tier_prefix); it != database.metadata_keys_end(tier_prefix); ++it)
+        old.push_back(*it);
+    for (const std::string &key : old) database.set_metadata(key, "");
+    const double average = database.get_avlength();
+    if (database.get_doccount() == 0 || !(average > 0)) {
+        database.set_metadata(tiers_key, "");
+        database.set_metadata(thresholds_key, "");
+        return;
+    }
+    std::string thresholds;
+    std::vector<std::pair<double, Xapian::docid>> postings;
+    auto it = database.allterms_begin();
+    while (it != database.allterms_end()) {
+        const std::string term = *it;
+        if (!term.empty() && term[0] >= 'A' && term[0] <= 'Z' && term[0] != 'Z' && term.compare(0, 2, "XB") != 0) {
+            // A boolean prefix: on to the next one that may hold weighed terms.
+            std::string next = term.substr(0, term[0] == 'X' && term.size() > 1 ? 2 : 1);
+            if (next == "X") next = "XB";
+            else if (next < "XB" && next.size() == 2) next = "XB";
+            else next.back() = char(next.back() + 1);
+            it.skip_to(next);
+            continue;
+        }
+        if (it.get_termfreq() > whole_list_limit && is_weighed_term(term)) {
+            postings.clear();
+            for (auto p = database.postlist_begin(term); p != database.postlist_end(term); ++p)
+                postings.emplace_back(impact(p.get_wdf(), p.get_doclength(), average), *p);
+            // θ: the impact of the first posting left out; postings tied with it stay out too.
+            auto cut = postings.begin() + tier_size;
+            std::nth_element(postings.begin(), cut, postings.end(),
+                             [](const auto &a, const auto &b) { return a.first > b.first; });
+            const double threshold = cut->first;
+            std::vector<Xapian::docid> tier;
+            for (const auto &[weight, id] : postings)
+                if (weight > threshold) tier.push_back(id);
+            std::sort(tier.begin(), tier.end());
+            database.set_metadata(tier_prefix + term, encode_tier(threshold, tier));
+            put_varint(thresholds, term.size());
+            thresholds += term + number_text(threshold) + '\n';
+        }
+        ++it;
+    }
+    database.set_metadata(thresholds_key, thresholds);
+    database.set_metadata(tiers_key, make_record(average, database.get_revision() + 1));
+}
+
+void note_tiers(cx_database &database, Xapian::docid id, const Xapian::Document &document) {
+    TierNotes &tiers = notes(database);
+    load_thresholds(database, tiers);
+    if (tiers.thresholds.empty()) return;
+    double length = 0;
+    for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it) length += it.get_wdf();
+    for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it) {
+        const auto found = tiers.thresholds.find(*it);
+        if (found == tiers.thresholds.end()) continue;
+        if (impact(it.get_wdf(), length, tiers.average) > found->second) tiers.noted[*it].push_back(id);
+    }
+}
+
+void flush_tiers(cx_database &database) {
+    Xapian::WritableDatabase &writer = database.writer;
+    const std::optional<TiersRecord> record = parse_record(writer.get_metadata(tiers_key));
+    if (!record) return;
+    if (database.tier_notes) {
+        for (auto &[term, ids] : database.tier_notes->noted) {
+            double threshold;
+            std::vector<Xapian::docid> tier;
+            if (!decode_tier(writer.get_metadata(tier_prefix + term), threshold, tier)) continue;
+            tier.insert(tier.end(), ids.begin(), ids.end());
+            std::sort(tier.begin(), tier.end());
+            tier.erase(std::unique(tier.begin(), tier.end()), tier.end());
+            writer.set_metadata(tier_prefix + term, encode_tier(threshold, tier));
+        }
+        database.tier_notes->noted.clear();
+    }
+    writer.set_metadata(tiers_key, make_record(record->average, writer.get_revision() + 1));
+}
+
+void forget_tiers(cx_database &database) {
+    if (database.tier_notes) database.tier_notes->noted.clear();
+}
+
+Query id_query(std::vector<Xapian::docid> ids) {
+    return Query((new IdSource(std::make_shared<const std::vector<Xapian::docid>>(std::move(ids))))->release());
+}
+
+std::optional<Xapian::MSet> tiered_page(const Xapian::Database &reader, const Query &words, const Query &full,
+                                        double views_bound, Xapian::doccount offset, Xapian::doccount limit,
+                                        const Xapian::Weight &weighting) {
+    const std::optional<TiersRecord> tiers = current_tiers(reader);
+    if (!tiers || limit == 0) return std::nullopt;
+    Walk walk(reader, *tiers);
+    walk.count_terms(words);
+    const Part root = walk.walk(words, 1);
+    if (!walk.ok || walk.candidates.size() > most_candidates) return std::nullopt;
+    std::vector<Xapian::docid> candidates = std::move(walk.candidates);
+    std::sort(candidates.begin(), candidates.end());
+    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+    if (candidates.size() > most_candidates) return std::nullopt;
+    Xapian::Enquire enquire(reader);
+    enquire.set_query(Query(Query::OP_FILTER, full, id_query(std::move(candidates))));
+    enquire.set_weighting_scheme(weighting);
+    Xapian::MSet page = enquire.get_mset(offset, limit, offset + limit);
+    if (root.covered) return page;
+    if (page.size() < limit) return std::nullopt;
+    const double bound = (root.bound + views_bound) * (1 + rounding_margin) + rounding_margin;
+    if (!(page[page.size() - 1].get_weight() > bound)) return std::nullopt;
+    return page;
+}
+
+}  // namespace cx

@@ -1,0 +1,55 @@
+// What tiers.cpp offers the other files of the shim: impact tiers, each frequent term's postings
+// of highest impact, which a ranked search reads first, with a bound that proves whether the rest
+// can reach its page.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+#include <xapian.h>
+
+#include "database.hpp"
+
+namespace cx {
+
+/// A term holds a tier when more items than this hold it. A search reads the whole posting list
+/// of a rarer term as candidates.
+constexpr Xapian::doccount whole_list_limit = 2000;
+
+/// How many postings a tier holds when it is built: the term's postings of highest impact (less
+/// those tied with the first left out). Writes add to it until it is built again.
+constexpr Xapian::doccount tier_size = 1000;
+
+/// The most candidates a tiered search weighs; with more, a full evaluation is as quick.
+constexpr size_t most_candidates = 12000;
+
+/// Builds every tier of `database` from its postings, replacing those it held, and stamps them as
+/// current at its next commit. Called before the commit of a bulk build's merge and of a compaction.
+void build_tiers(Xapian::WritableDatabase &database);
+
+/// Notes the postings of `document`, stored as `id` by `database`'s writer, that enter a tier:
+/// `flush_tiers` writes them.
+void note_tiers(cx_database &database, Xapian::docid id, const Xapian::Document &document);
+
+/// Writes the noted postings into their tiers, and stamps the tiers as current at the revision the
+/// commit that follows makes. Every commit of a transaction calls it, so that tiers a writer
+/// without them (an earlier version) left behind are never trusted.
+void flush_tiers(cx_database &database);
+
+/// Forgets the noted postings: the transaction was cancelled.
+void forget_tiers(cx_database &database);
+
+/// The page `offset`, `limit` of `full` (the query `words` with visibility, expiry and views
+/// applied, whose views add at most `views_bound`), ranked by `weighting`, when the tiers of the
+/// terms of `words` prove it: the page of the matches among the candidates (every tier, every rarer
+/// term's whole list) when the last result outweighs the most an item outside them can weigh, or
+/// when no item outside them matches. Nothing when the index has no current tiers or they prove
+/// nothing: a full evaluation is needed. The page's matches estimate counts only candidates.
+std::optional<Xapian::MSet> tiered_page(const Xapian::Database &reader, const Xapian::Query &words,
+                                        const Xapian::Query &full, double views_bound, Xapian::doccount offset,
+                                        Xapian::doccount limit, const Xapian::Weight &weighting);
+
+/// A query matching the documents `ids` (ascending), each weighing nothing.
+Xapian::Query id_query(std::vector<Xapian::docid> ids);
+
+}  // namespace cx
