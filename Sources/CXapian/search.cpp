@@ -38,6 +38,8 @@ struct cx_results {
     bool unembedded = false;
     /// `total` is an estimate: the search stopped counting before the last match.
     bool estimated = false;
+    /// The page came from the impact tiers.
+    bool from_tiers = false;
 };
 
 namespace {
@@ -183,9 +185,15 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
     if (cx::run_bounded(database, request, enquire, request.facet_count > 0 ? &counted : nullptr, mset, matches)) {
         estimated = true;
     } else if (uses_tiers(database, request, built) &&
-               (tiered = cx::tiered_page(reader, built.query, enquire.get_query(), most_for_views(reader, built),
-                                         request.offset, request.limit, cx::weighting()))) {
+               (tiered = cx::tiered_page(
+                    reader, built.query,
+                    [&](std::vector<Xapian::docid> candidates) {
+                        return cx::visible_now_among(database, snapshot, request, with_views(database, snapshot, built),
+                                                     std::move(candidates));
+                    },
+                    most_for_views(reader, built), request.offset, request.limit, cx::weighting()))) {
         mset = std::move(*tiered);
+        results.from_tiers = true;
         if (request.facet_count == 0) {
             // The page came from the candidates alone: the matches are counted on their own, unweighted.
             Xapian::Enquire counting_matches(reader);
@@ -397,6 +405,8 @@ bool cx_results_unembedded(const cx_results *results) { return results->unembedd
 size_t cx_results_count(const cx_results *results) { return results->data.size(); }
 uint64_t cx_results_total(const cx_results *results) { return results->total; }
 bool cx_results_relaxed(const cx_results *results) { return results->relaxed; }
+bool cx_results_total_is_estimate(const cx_results *results) { return results->estimated; }
+bool cx_results_from_tiers(const cx_results *results) { return results->from_tiers; }
 
 cx_text cx_results_data(const cx_results *results, size_t index) {
     return index < results->data.size() ? text_of(results->data[index]) : cx_text{nullptr, 0};

@@ -478,9 +478,10 @@ Query id_query(std::vector<Xapian::docid> ids) {
     return Query((new IdSource(std::make_shared<const std::vector<Xapian::docid>>(std::move(ids))))->release());
 }
 
-std::optional<Xapian::MSet> tiered_page(const Xapian::Database &reader, const Query &words, const Query &full,
-                                        double views_bound, Xapian::doccount offset, Xapian::doccount limit,
-                                        const Xapian::Weight &weighting) {
+std::optional<Xapian::MSet> tiered_page(
+    const Xapian::Database &reader, const Query &words,
+    const std::function<std::optional<Xapian::Query>(std::vector<Xapian::docid>)> &among, double views_bound,
+    Xapian::doccount offset, Xapian::doccount limit, const Xapian::Weight &weighting) {
     const std::optional<TiersRecord> tiers = current_tiers(reader);
     if (!tiers || limit == 0) return std::nullopt;
     Walk walk(reader, *tiers);
@@ -491,8 +492,10 @@ std::optional<Xapian::MSet> tiered_page(const Xapian::Database &reader, const Qu
     std::sort(candidates.begin(), candidates.end());
     candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
     if (candidates.size() > most_candidates) return std::nullopt;
+    const std::optional<Query> limited = among(std::move(candidates));
+    if (!limited) return std::nullopt;
     Xapian::Enquire enquire(reader);
-    enquire.set_query(Query(Query::OP_FILTER, full, id_query(std::move(candidates))));
+    enquire.set_query(*limited);
     enquire.set_weighting_scheme(weighting);
     Xapian::MSet page = enquire.get_mset(offset, limit, offset + limit);
     if (root.covered) return page;

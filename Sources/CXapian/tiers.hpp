@@ -3,6 +3,7 @@
 // can reach its page.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,15 +40,17 @@ void flush_tiers(cx_database &database);
 /// Forgets the noted postings: the transaction was cancelled.
 void forget_tiers(cx_database &database);
 
-/// The page `offset`, `limit` of `full` (the query `words` with visibility, expiry and views
-/// applied, whose views add at most `views_bound`), ranked by `weighting`, when the tiers of the
-/// terms of `words` prove it: the page of the matches among the candidates (every tier, every rarer
-/// term's whole list) when the last result outweighs the most an item outside them can weigh, or
-/// when no item outside them matches. Nothing when the index has no current tiers or they prove
-/// nothing: a full evaluation is needed. The page's matches estimate counts only candidates.
-std::optional<Xapian::MSet> tiered_page(const Xapian::Database &reader, const Xapian::Query &words,
-                                        const Xapian::Query &full, double views_bound, Xapian::doccount offset,
-                                        Xapian::doccount limit, const Xapian::Weight &weighting);
+/// The page `offset`, `limit` of a search of `words` ranked by `weighting`, when the tiers of its
+/// terms prove it: `among(candidates)` gives the search's whole query (visibility, expiry and
+/// views, whose views add at most `views_bound`) limited to the candidates (every tier, every rarer
+/// term's whole list), in the whole query's shape, or nothing when it cannot. The page is the
+/// candidates' when its last result outweighs the most an item outside them can weigh, or when no
+/// item outside them matches. Nothing when the index has no current tiers or they prove nothing: a
+/// full evaluation is needed. The page's matches estimate counts only candidates.
+std::optional<Xapian::MSet> tiered_page(
+    const Xapian::Database &reader, const Xapian::Query &words,
+    const std::function<std::optional<Xapian::Query>(std::vector<Xapian::docid>)> &among, double views_bound,
+    Xapian::doccount offset, Xapian::doccount limit, const Xapian::Weight &weighting);
 
 /// A query matching the documents `ids` (ascending), each weighing nothing.
 Xapian::Query id_query(std::vector<Xapian::docid> ids);

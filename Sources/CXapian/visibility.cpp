@@ -1,6 +1,8 @@
 // Who may see what: the items a search may return, as a set of document ids held in memory.
 #include "visibility.hpp"
 
+#include "tiers.hpp"
+
 #include "database.hpp"
 #include "errors.hpp"
 #include "read.hpp"
@@ -166,6 +168,20 @@ Xapian::Query visible_now(cx_database &database, Snapshot &snapshot, const cx_se
     // Expired items are never returned, pruned or not. Only items that can expire have a value,
     // and few of them have expired, so excluding those is cheaper than testing every match.
     return Xapian::Query(Xapian::Query::OP_AND_NOT, visible_only(database, snapshot, request, query),
+                         Xapian::Query(Xapian::Query::OP_VALUE_LE, slot::expiration,
+                                       Xapian::sortable_serialise(static_cast<double>(request.now_ms))));
+}
+
+std::optional<Xapian::Query> visible_now_among(cx_database &database, Snapshot &snapshot,
+                                               const cx_search_request &request, const Xapian::Query &query,
+                                               std::vector<Xapian::docid> candidates) {
+    if (request.scope == CX_SCOPE_PRIVATE || database.sharded) return std::nullopt;
+    const std::shared_ptr<const DocumentBits> bits = visible_bits(database, snapshot, request);
+    if (!bits) return std::nullopt;
+    candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
+                                    [&](Xapian::docid id) { return !bits->contains(id); }),
+                     candidates.end());
+    return Xapian::Query(Xapian::Query::OP_AND_NOT, Xapian::Query(Xapian::Query::OP_FILTER, query, id_query(std::move(candidates))),
                          Xapian::Query(Xapian::Query::OP_VALUE_LE, slot::expiration,
                                        Xapian::sortable_serialise(static_cast<double>(request.now_ms))));
 }

@@ -52,6 +52,14 @@ Xapian::Query visible_only(cx_database &database, Snapshot &snapshot, const cx_s
 bool visible_set(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
                  std::shared_ptr<const DocumentBits> &out);
 
+/// `visible_now` of `query` among `candidates` (ascending) alone, in the same shape: the filter of
+/// the items the search may see holds only the candidates it may see, so that Xapian weighs and
+/// rates each match as the whole search would. Nothing when the search's visibility is no set of
+/// items (it sees every item, scope private, shards).
+std::optional<Xapian::Query> visible_now_among(cx_database &database, Snapshot &snapshot,
+                                               const cx_search_request &request, const Xapian::Query &query,
+                                               std::vector<Xapian::docid> candidates);
+
 /// `query` limited to what `request` may see (`visible_only`) and to items not expired at its time.
 Xapian::Query visible_now(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
                           const Xapian::Query &query);

@@ -176,7 +176,7 @@ enum SearchPage {
             }
             return;
           }
-          status.textContent = page.total + (page.total === 1 ? " result" : " results");
+          status.textContent = (page.totalIsEstimate ? "about " : "") + page.total + (page.total === 1 ? " result" : " results");
           if (page.relaxed) status.append(" — no item has every word; these have the most of them");
           for (const result of page.results) {
             const item = text("li", "result");

@@ -151,7 +151,8 @@ struct SearchCommand: ParsableCommand {
         }
         let first = page.offset + 1
         let last = page.offset + page.results.count
-        let matching = page.total == 1 ? "1 result" : "\(page.total) results"
+        let matching =
+            page.total == 1 ? "1 result" : "\(page.totalIsEstimate ? "About " : "")\(page.total) results"
         let subject = page.query.isEmpty ? "" : " for \(page.query.quotedForDisplay)"
         print("\(matching)\(subject), showing \(first)–\(last)")
         if page.relaxed { print("No item has every word; these have the most of them.") }

@@ -701,8 +701,13 @@ size_t cx_results_count(const cx_results *results);
 /// Whether the plain words matched when any of them did, since no item has every one (`relax`).
 bool cx_results_relaxed(const cx_results *results);
 /// The number of matching items: exact up to 1,000 past the page, estimated beyond; exact when
-/// the request's limit is 0.
+/// the request's limit is 0 (for up to a second of counting).
 uint64_t cx_results_total(const cx_results *results);
+/// Whether `cx_results_total` is an estimate: the search stopped counting before the last match.
+bool cx_results_total_is_estimate(const cx_results *results);
+/// Whether the page came from the index's impact tiers, proven to be the page a full evaluation
+/// gives (tiers.cpp), rather than from a full evaluation.
+bool cx_results_from_tiers(const cx_results *results);
 /// The stored data of result `index`; borrowed from `results`.
 cx_text cx_results_data(const cx_results *results, size_t index);
 /// The relevance of result `index`, 0–100.

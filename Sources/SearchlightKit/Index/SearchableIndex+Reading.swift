@@ -22,10 +22,12 @@ extension SearchableIndex {
                 decode: decodeStored)
         }
         let results = raw.hits.map { hit in SearchResult(item: hit.item, score: hit.percent, snippet: hit.snippet) }
-        return SearchResults(
+        var page = SearchResults(
             query: query.text, total: raw.total, offset: query.offset, limit: query.limit,
             suggestion: Self.suggestion(for: query.text, corrections: raw.corrections), results: results,
-            relaxed: raw.relaxed, facets: raw.facets)
+            relaxed: raw.relaxed, facets: raw.facets, totalIsEstimate: raw.totalIsEstimate)
+        page.fromTiers = raw.fromTiers
+        return page
     }
 
     /// The query with its misspelled words replaced, or `nil` when there is nothing to correct.

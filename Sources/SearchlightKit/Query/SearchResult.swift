@@ -55,8 +55,17 @@ public struct SearchResult: Sendable, Hashable, Encodable {
 /// A page of search results.
 public struct SearchResults: Sendable, Hashable, Encodable {
     public var query: String
-    /// How many items match in all (exact up to about a thousand, estimated beyond).
+    /// How many items match in all: exact up to about a thousand past the page, estimated beyond
+    /// (``totalIsEstimate``).
     public var total: Int
+    /// Whether ``total`` is an estimate: the search stopped counting matches a thousand past its
+    /// page (or after a second, for a count). JSON carries it as `totalIsEstimate`, beside `total`,
+    /// as Meilisearch's `estimatedTotalHits` and Elasticsearch's `total.relation` say it.
+    public var totalIsEstimate: Bool
+    /// Whether the page was read from the index's impact tiers, proven to be the page a full
+    /// evaluation gives (docs/design.md, *Impact tiers*), rather than evaluated in full: for the
+    /// project's tests and benchmarks.
+    package var fromTiers = false
     public var offset: Int
     public var limit: Int
     /// A corrected query, when nothing matched and the index knows a likelier spelling.
@@ -71,9 +80,10 @@ public struct SearchResults: Sendable, Hashable, Encodable {
 
     public init(
         query: String, total: Int, offset: Int, limit: Int, suggestion: String?, results: [SearchResult],
-        relaxed: Bool = false, facets: [Facet] = []
+        relaxed: Bool = false, facets: [Facet] = [], totalIsEstimate: Bool = false
     ) {
         self.facets = facets
+        self.totalIsEstimate = totalIsEstimate
         self.query = query
         self.total = total
         self.offset = offset
@@ -84,7 +94,7 @@ public struct SearchResults: Sendable, Hashable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case query, total, offset, limit, suggestion, results, relaxed, facets
+        case query, total, totalIsEstimate, offset, limit, suggestion, results, relaxed, facets
     }
 
     /// Facets by name, in the order asked for.
@@ -108,6 +118,7 @@ public struct SearchResults: Sendable, Hashable, Encodable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(query, forKey: .query)
         try container.encode(total, forKey: .total)
+        try container.encode(totalIsEstimate, forKey: .totalIsEstimate)
         try container.encode(offset, forKey: .offset)
         try container.encode(limit, forKey: .limit)
         try container.encode(suggestion, forKey: .suggestion)

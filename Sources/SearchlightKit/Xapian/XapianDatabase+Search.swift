@@ -8,6 +8,10 @@ extension XapianDatabase {
             var snippet: Snippet
         }
         var total: Int
+        /// `total` is an estimate (``SearchResults/totalIsEstimate``).
+        var totalIsEstimate = false
+        /// The page came from the impact tiers (``SearchResults/fromTiers``).
+        var fromTiers = false
         var hits: [Hit]
         /// Corrected spellings, by the word's place in the query text.
         var corrections: [(location: Range<Int>, word: String)]
@@ -120,6 +124,8 @@ extension XapianDatabase {
         var raw = RawResults(
             total: Int(cx_results_total(results)), hits: [], corrections: [], relaxed: cx_results_relaxed(results),
             facets: shape.facets.enumerated().map { index, attribute in Self.facet(attribute, results, index) })
+        raw.totalIsEstimate = cx_results_total_is_estimate(results)
+        raw.fromTiers = cx_results_from_tiers(results)
         for index in 0..<cx_results_count(results) {
             let item = try decode(cx_results_data(results, index).bytes)
             raw.hits.append(

@@ -1,0 +1,100 @@
+import Foundation
+import SearchlightKit
+import SearchlightTesting
+import Testing
+
+/// Words most items hold, each more than the 2,000 items past which a word has an impact tier.
+private let frequentWords = ["river", "garden", "harvest", "museum", "concert", "station"]
+
+/// Rarer words, each held by about a hundred items: a search reads their whole posting lists.
+private let rarerWords: [String] = {
+    let syllables = ["ka", "lo", "mi", "ne", "su", "ta", "ri", "po"]
+    return syllables.flatMap { a in syllables.flatMap { b in syllables.map { c in a + b + c } } }
+}()
+
+/// Half the words frequent (the first more than the last), half rarer.
+private func word(_ random: PseudoRandom) -> String {
+    if random.next(2) == 0 {
+        return frequentWords[min(random.next(frequentWords.count), random.next(frequentWords.count))]
+    }
+    return rarerWords[random.next(rarerWords.count)]
+}
+
+/// Every kind of query a search may take its page from the tiers for, and some it may not.
+private let queries = [
+    "river", "garden", "station", "concert", "\(rarerWords[7])", "river garden", "museum \(rarerWords[20])",
+    "\"river garden\"", "\"harvest museum\"", "riv", "gar", "stati", "r", "river ga", "title:river", "title:museum",
+    "title:\(rarerWords[3])", "river -garden", "river OR \(rarerWords[9])", "river zzqxv", "concert harvest station",
+    "-river", "keyword:garden",
+]
+
+@Suite("Impact tiers", .temporaryFolder)
+struct TierTests {
+    /// Each result with its score, then the total and whether it is an estimate.
+    static func page(_ page: SearchResults) -> [String] {
+        page.results.map { "\($0.domain)/\($0.canonicalIdentifier) \($0.score)" }
+            + ["total \(page.totalIsEstimate ? "about" : "") \(page.total)"]
+    }
+
+    @Test("a page read from the impact tiers is the page a full evaluation gives, for every kind of query")
+    func samePage() throws {
+        let random = PseudoRandom(seed: 54)
+        let test = try pseudoRandomCatalogue(perBatch: 1_500, viewedEvery: 2, random: random) { word(random) }
+        var searches: [SearchQuery] = []
+        for domain in ["default", "com.other"] {
+            for scope in [SearchQuery.Scope.all, .public] {
+                for text in queries {
+                    searches.append(SearchQuery(text, domainIdentifier: domain, scope: scope, limit: 20))
+                }
+                searches.append(SearchQuery("river", domainIdentifier: domain, scope: scope, limit: 10, offset: 10))
+                searches.append(SearchQuery("garden", domainIdentifier: domain, scope: scope, limit: 50))
+            }
+        }
+        // Written in transactions, the catalogue has no tiers: every page is a full evaluation.
+        let full = try searches.map { try test.index.search($0, now: now) }
+        #expect(full.allSatisfy { !$0.fromTiers })
+        // Compaction builds them.
+        _ = try test.index.compact()
+        var fromTiers = 0
+        for (search, expected) in zip(searches, full) {
+            let tiered = try test.index.search(search, now: now)
+            #expect(Self.page(tiered) == Self.page(expected), "\(search.text) \(search.domainIdentifier ?? "") \(search.scope)")
+            if tiered.fromTiers { fromTiers += 1 }
+        }
+        // Most pages are proven from the tiers; a phrase of frequent words or `-river` are not.
+        #expect(fromTiers >= searches.count / 2, "\(fromTiers) of \(searches.count) pages from the tiers")
+        #expect(full.contains { $0.totalIsEstimate } && full.contains { !$0.totalIsEstimate })
+    }
+
+    @Test("items a writer stores after the tiers were built enter them: pages stay those of a full evaluation")
+    func writerKeepsTiers() throws {
+        // The same catalogue twice: one compacted (with tiers), one as written (without).
+        func catalogue() throws -> TestIndex {
+            let random = PseudoRandom(seed: 55)
+            return try pseudoRandomCatalogue(perBatch: 1_000, viewedEvery: 2, random: random) { word(random) }
+        }
+        let tiered = try catalogue()
+        let full = try catalogue()
+        _ = try tiered.index.compact()
+        // Short items all about the word: each outweighs every item of the tier built.
+        let late = (0..<3).map {
+            item("late/\($0)", title: "River river river", description: "River river river river.", mode: .public)
+        }
+        for test in [tiered, full] { try test.index.indexSearchableItems(late, now: now) }
+        for text in ["river", "river garden", "riv", "title:river"] {
+            let query = SearchQuery(text, limit: 20)
+            let expected = try full.index.search(query, now: now)
+            let page = try tiered.index.search(query, now: now)
+            #expect(!expected.fromTiers)
+            #expect(Self.page(page) == Self.page(expected), "\(text)")
+            if text == "river" || text == "title:river" {
+                #expect(expected.results.contains { $0.canonicalIdentifier == "late/0" }, "\(text)")
+            }
+        }
+        #expect(try tiered.index.search(SearchQuery("river", limit: 20), now: now).fromTiers)
+        // A reader of its own sees the same.
+        let reader = try SearchableIndex(path: tiered.path, access: .readOnly)
+        let query = SearchQuery("river", limit: 20)
+        #expect(Self.page(try reader.search(query, now: now)) == Self.page(try full.index.search(query, now: now)))
+    }
+}
