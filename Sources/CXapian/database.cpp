@@ -128,10 +128,18 @@ cx_status cx_database_compact(cx_database *database, const char *destination, ch
     try {
         // Compacts what is committed: a read-only view of the same database, so that the writer's
         // lock stays held throughout. Xapian writes and syncs the new database's tables.
+        // The impact tiers are built first, in a commit of their own, so that compaction packs
+        // them with the rest (a read-only handle builds them in the new database). A compacted
+        // database starts again at revision 1: a commit restamps them as current there.
+        if (database->writable) {
+            cx::build_tiers(database->writer);
+            database->writer.commit();
+        }
         Xapian::Database committed(database->path);
         committed.compact(destination);
         Xapian::WritableDatabase compacted(destination, Xapian::DB_OPEN);
-        cx::build_tiers(compacted);
+        if (database->writable) cx::restamp_tiers(compacted);
+        else cx::build_tiers(compacted);
         compacted.commit();
         return CX_OK;
     } catch (...) {

@@ -182,6 +182,7 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
     Xapian::doccount matches = 0;
     bool estimated = false;
     std::optional<Xapian::MSet> tiered;
+    bool counted_by_page = false;
     if (cx::run_bounded(database, request, enquire, request.facet_count > 0 ? &counted : nullptr, mset, matches)) {
         estimated = true;
     } else if (uses_tiers(database, request, built) &&
@@ -191,10 +192,14 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
                         return cx::visible_now_among(database, snapshot, request, with_views(database, snapshot, built),
                                                      std::move(candidates));
                     },
-                    most_for_views(reader, built), request.offset, request.limit, cx::weighting()))) {
+                    most_for_views(reader, built), request.offset, request.limit, check_at_least, cx::weighting(),
+                    counted_by_page))) {
         mset = std::move(*tiered);
         results.from_tiers = true;
-        if (request.facet_count == 0) {
+        if (counted_by_page) {
+            matches = mset.get_matches_estimated();
+            estimated = mset.get_matches_lower_bound() != mset.get_matches_upper_bound();
+        } else if (request.facet_count == 0) {
             // The page came from the candidates alone: the matches are counted on their own, unweighted.
             Xapian::Enquire counting_matches(reader);
             counting_matches.set_query(enquire.get_query());

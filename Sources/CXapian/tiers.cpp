@@ -185,12 +185,19 @@ std::optional<std::string> wildcard_pattern(const Query &query) {
     return description.substr(space + 1, description.size() - space - 2);
 }
 
-/// What the walk of a subquery learned: whether every item it matches is a candidate, and the
-/// most an item that is not a candidate can weigh from it.
+/// What the walk of a subquery learned: its candidates, whether every item it matches is one of
+/// them, and the most an item that is not one can weigh from it.
 struct Part {
+    std::vector<Xapian::docid> ids;
     bool covered = false;
     double bound = 0;
 };
+
+/// Gives `part`'s candidates to `into`.
+void take(std::vector<Xapian::docid> &into, Part &part) {
+    if (into.empty()) into = std::move(part.ids);
+    else into.insert(into.end(), part.ids.begin(), part.ids.end());
+}
 
 /// Walks a query's tree, gathering the candidates and the bound.
 class Walk {
@@ -200,7 +207,6 @@ class Walk {
 
     /// Whether the query holds only what the walk can bound.
     bool ok = true;
-    std::vector<Xapian::docid> candidates;
 
     void count_terms(const Query &query) {
         if (query.get_type() == Query::LEAF_TERM) {
@@ -216,24 +222,31 @@ class Walk {
             case Query::LEAF_TERM:
                 return term(*query.get_terms_begin(), factor);
             case Query::LEAF_MATCH_NOTHING:
-                return {true, 0};
+                return {{}, true, 0};
             case Query::LEAF_MATCH_ALL:
                 // Every item, each weighing under the term weight of a term all of them hold.
-                return {false, factor * weight_per_impact(items_, items_, 1)};
+                return {{}, false, factor * weight_per_impact(items_, items_, 1)};
             case Query::OP_SCALE_WEIGHT:
                 return walk(query.get_subquery(0), factor * scale_factor(query));
             case Query::OP_AND:
             case Query::OP_NEAR:
             case Query::OP_PHRASE:
             case Query::OP_FILTER: {
-                // A match matches every subquery: one covered covers it. OP_FILTER weighs by its
-                // first subquery alone.
-                Part all{false, 0};
+                // A match matches every subquery: the candidates of the smallest covered one hold
+                // every match. OP_FILTER weighs by its first subquery alone.
+                std::vector<Part> parts;
                 for (size_t i = 0; i < query.get_num_subqueries(); ++i) {
                     const bool weighed = query.get_type() != Query::OP_FILTER || i == 0;
-                    const Part part = walk(query.get_subquery(i), weighed ? factor : 0);
-                    all.covered = all.covered || part.covered;
+                    parts.push_back(walk(query.get_subquery(i), weighed ? factor : 0));
+                }
+                Part *smallest = nullptr;
+                for (Part &part : parts)
+                    if (part.covered && (smallest == nullptr || part.ids.size() < smallest->ids.size())) smallest = &part;
+                if (smallest != nullptr) return std::move(*smallest);
+                Part all;
+                for (Part &part : parts) {
                     all.bound += part.bound;
+                    take(all.ids, part);
                 }
                 return all;
             }
@@ -242,20 +255,23 @@ class Walk {
                 return walk(query.get_subquery(0), factor);
             case Query::OP_AND_MAYBE: {
                 Part required = walk(query.get_subquery(0), factor);
+                if (required.covered) return required;
                 for (size_t i = 1; i < query.get_num_subqueries(); ++i) {
-                    const Part part = walk(query.get_subquery(i), factor);
+                    Part part = walk(query.get_subquery(i), factor);
                     if (!part.covered) required.bound += part.bound;
+                    take(required.ids, part);
                 }
                 return required;
             }
             case Query::OP_OR:
             case Query::OP_XOR: {
                 // An item outside the candidates weighs from the subqueries that do not cover it.
-                Part any{true, 0};
+                Part any{{}, true, 0};
                 for (size_t i = 0; i < query.get_num_subqueries(); ++i) {
-                    const Part part = walk(query.get_subquery(i), factor);
+                    Part part = walk(query.get_subquery(i), factor);
                     any.covered = any.covered && part.covered;
                     if (!part.covered) any.bound += part.bound;
+                    take(any.ids, part);
                 }
                 return any;
             }
@@ -275,29 +291,26 @@ class Walk {
     double growth_;
     std::unordered_map<std::string, unsigned> wqf_;
 
-    void add_postings(const std::string &term) {
-        for (auto it = reader_.postlist_begin(term); it != reader_.postlist_end(term); ++it) candidates.push_back(*it);
+    void add_postings(const std::string &term, std::vector<Xapian::docid> &ids) {
+        for (auto it = reader_.postlist_begin(term); it != reader_.postlist_end(term); ++it) ids.push_back(*it);
     }
 
     Part term(const std::string &name, double factor) {
+        Part part;
         const Xapian::doccount frequency = reader_.get_termfreq(name);
-        if (frequency == 0) return {true, 0};
+        if (frequency == 0) return {{}, true, 0};
         if (frequency <= whole_list_limit) {
-            add_postings(name);
-            return {true, 0};
+            add_postings(name, part.ids);
+            part.covered = true;
+            return part;
         }
-        const double weight = factor * weight_per_impact(items_, frequency, std::max(1u, wqf_[name]));
         double threshold = 1;
-        if (is_weighed_term(name)) {
-            std::vector<Xapian::docid> tier;
-            if (decode_tier(reader_.get_metadata(tier_prefix + name), threshold, tier)) {
-                candidates.insert(candidates.end(), tier.begin(), tier.end());
-                threshold = std::min(1.0, threshold * growth_);
-            } else {
-                threshold = 1;
-            }
-        }
-        return {false, weight * threshold};
+        if (is_weighed_term(name) && decode_tier(reader_.get_metadata(tier_prefix + name), threshold, part.ids))
+            threshold = std::min(1.0, threshold * growth_);
+        else
+            threshold = 1;
+        part.bound = factor * weight_per_impact(items_, frequency, std::max(1u, wqf_[name])) * threshold;
+        return part;
     }
 
     /// A wildcard's expansions weigh as one term (OP_SYNONYM) whose frequency is at least its most
@@ -316,14 +329,16 @@ class Walk {
             most = std::max(most, it.get_termfreq());
             if (expansions.size() > 1000) break;
         }
+        Part part;
         if (total <= whole_list_limit && expansions.size() <= 1000) {
-            for (const std::string &expansion : expansions) add_postings(expansion);
-            return {true, 0};
+            for (const std::string &expansion : expansions) add_postings(expansion, part.ids);
+            part.covered = true;
+            return part;
         }
-        if (factor == 0) return {};
         // The synonym's frequency is estimated from its expansions' (at least the greatest, less
         // rounding).
-        return {false, factor * weight_per_impact(items_, std::max(1.0, most * 0.99 - 1), 1)};
+        part.bound = factor * weight_per_impact(items_, std::max(1.0, most * 0.99 - 1), 1);
+        return part;
     }
 };
 
@@ -438,6 +453,11 @@ void build_tiers(Xapian::WritableDatabase &database) {
     database.set_metadata(tiers_key, make_record(average, database.get_revision() + 1));
 }
 
+void restamp_tiers(Xapian::WritableDatabase &database) {
+    if (const std::optional<TiersRecord> record = parse_record(database.get_metadata(tiers_key)))
+        database.set_metadata(tiers_key, make_record(record->average, database.get_revision() + 1));
+}
+
 void note_tiers(cx_database &database, Xapian::docid id, const Xapian::Document &document) {
     TierNotes &tiers = notes(database);
     load_thresholds(database, tiers);
@@ -481,14 +501,16 @@ Query id_query(std::vector<Xapian::docid> ids) {
 std::optional<Xapian::MSet> tiered_page(
     const Xapian::Database &reader, const Query &words,
     const std::function<std::optional<Xapian::Query>(std::vector<Xapian::docid>)> &among, double views_bound,
-    Xapian::doccount offset, Xapian::doccount limit, const Xapian::Weight &weighting) {
+    Xapian::doccount offset, Xapian::doccount limit, Xapian::doccount check_at_least, const Xapian::Weight &weighting,
+    bool &counted) {
+    counted = false;
     const std::optional<TiersRecord> tiers = current_tiers(reader);
     if (!tiers || limit == 0) return std::nullopt;
     Walk walk(reader, *tiers);
     walk.count_terms(words);
-    const Part root = walk.walk(words, 1);
-    if (!walk.ok || walk.candidates.size() > most_candidates) return std::nullopt;
-    std::vector<Xapian::docid> candidates = std::move(walk.candidates);
+    Part root = walk.walk(words, 1);
+    if (!walk.ok || root.ids.size() > 4 * most_candidates) return std::nullopt;
+    std::vector<Xapian::docid> candidates = std::move(root.ids);
     std::sort(candidates.begin(), candidates.end());
     candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
     if (candidates.size() > most_candidates) return std::nullopt;
@@ -497,8 +519,15 @@ std::optional<Xapian::MSet> tiered_page(
     Xapian::Enquire enquire(reader);
     enquire.set_query(*limited);
     enquire.set_weighting_scheme(weighting);
+    if (root.covered) {
+        // Every match is a candidate: when they are fewer than `check_at_least`, this run counts
+        // them exactly (past it, the count is estimated by a run of the whole query, as a full
+        // evaluation estimates it).
+        Xapian::MSet page = enquire.get_mset(offset, limit, check_at_least);
+        counted = page.get_matches_lower_bound() == page.get_matches_upper_bound();
+        return page;
+    }
     Xapian::MSet page = enquire.get_mset(offset, limit, offset + limit);
-    if (root.covered) return page;
     if (page.size() < limit) return std::nullopt;
     const double bound = (root.bound + views_bound) * (1 + rounding_margin) + rounding_margin;
     if (!(page[page.size() - 1].get_weight() > bound)) return std::nullopt;

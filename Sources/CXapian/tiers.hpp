@@ -25,8 +25,13 @@ constexpr Xapian::doccount tier_size = 1000;
 constexpr size_t most_candidates = 12000;
 
 /// Builds every tier of `database` from its postings, replacing those it held, and stamps them as
-/// current at its next commit. Called before the commit of a bulk build's merge and of a compaction.
+/// current at its next commit. Called before the commit of a bulk build's merge, and before a
+/// compaction.
 void build_tiers(Xapian::WritableDatabase &database);
+
+/// Stamps the tiers `database` holds (built before a compaction made it) as current at its next
+/// commit.
+void restamp_tiers(Xapian::WritableDatabase &database);
 
 /// Notes the postings of `document`, stored as `id` by `database`'s writer, that enter a tier:
 /// `flush_tiers` writes them.
@@ -46,11 +51,14 @@ void forget_tiers(cx_database &database);
 /// term's whole list), in the whole query's shape, or nothing when it cannot. The page is the
 /// candidates' when its last result outweighs the most an item outside them can weigh, or when no
 /// item outside them matches. Nothing when the index has no current tiers or they prove nothing: a
-/// full evaluation is needed. The page's matches estimate counts only candidates.
+/// full evaluation is needed. When every match is a candidate, the page's run checks
+/// `check_at_least` matches, and `counted` is set when that counted every match exactly: its
+/// matches estimate is then the search's. Otherwise it counts only candidates.
 std::optional<Xapian::MSet> tiered_page(
     const Xapian::Database &reader, const Xapian::Query &words,
     const std::function<std::optional<Xapian::Query>(std::vector<Xapian::docid>)> &among, double views_bound,
-    Xapian::doccount offset, Xapian::doccount limit, const Xapian::Weight &weighting);
+    Xapian::doccount offset, Xapian::doccount limit, Xapian::doccount check_at_least, const Xapian::Weight &weighting,
+    bool &counted);
 
 /// A query matching the documents `ids` (ascending), each weighing nothing.
 Xapian::Query id_query(std::vector<Xapian::docid> ids);

@@ -58,7 +58,9 @@ struct TierTests {
         var fromTiers = 0
         for (search, expected) in zip(searches, full) {
             let tiered = try test.index.search(search, now: now)
-            #expect(Self.page(tiered) == Self.page(expected), "\(search.text) \(search.domainIdentifier ?? "") \(search.scope)")
+            #expect(
+                Self.page(tiered) == Self.page(expected),
+                "\(search.text) \(search.domainIdentifier ?? "") \(search.scope)")
             if tiered.fromTiers { fromTiers += 1 }
         }
         // Most pages are proven from the tiers; a phrase of frequent words or `-river` are not.

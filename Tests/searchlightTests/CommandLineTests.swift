@@ -206,7 +206,7 @@ struct SearchCommandTests {
             try canonicalJSON(run.stdout)
                 == canonicalJSON(
                     """
-                    {"query":"deep","total":1,"offset":0,"limit":20,"suggestion":null,"results":[
+                    {"query":"deep","total":1,"totalIsEstimate":false,"offset":0,"limit":20,"suggestion":null,"results":[
                       {"canonicalIdentifier":"a1","domain":"default","title":"Deep linking explained",
                        "contentDescription":"How deep links open apps.","keywords":["deep linking"],
                        "canonicalUrl":null,"imageUrl":null,"contentIndexMode":"public",

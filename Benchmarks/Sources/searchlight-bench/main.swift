@@ -61,6 +61,8 @@ func query(index path: String, manifest manifestPath: String, rounds: Int, kind 
     let clock = ContinuousClock()
     var latencies: [String: [Double]] = [:]
     var matches: [String: Int] = [:]
+    // How many pages were proven from the impact tiers (docs/design.md) rather than evaluated in full.
+    var tiered: [String: Int] = [:]
     for (kind, texts) in manifest.queries where only == nil || kind == only {
         // Round 0 warms the caches and is not timed, as in the C++ loop and FTS5's.
         for round in 0...rounds {
@@ -71,10 +73,11 @@ func query(index path: String, manifest manifestPath: String, rounds: Int, kind 
                 guard round > 0 else { continue }
                 latencies[kind, default: []].append(milliseconds(elapsed))
                 matches[kind, default: 0] += results?.results.count ?? 0
+                if results?.fromTiers == true { tiered[kind, default: 0] += 1 }
             }
         }
     }
-    try printJSON(["latencies": latencies, "results": matches])
+    try printJSON(["latencies": latencies, "results": matches, "from_tiers": tiered])
 }
 
 /// What `search --interactive` runs for each keystroke: the query typed so far (its last word a
