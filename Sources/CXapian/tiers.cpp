@@ -32,6 +32,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <map>
 #include <unordered_map>
 
 #include "search.hpp"
@@ -46,7 +47,7 @@ struct TierNotes {
     bool loaded = false;
     double average = 0;
     std::unordered_map<std::string, double> thresholds;
-    std::unordered_map<std::string, std::vector<Xapian::docid>> noted;
+    std::unordered_map<std::string, std::vector<std::pair<Xapian::docid, double>>> noted;
 };
 
 namespace {
@@ -116,27 +117,38 @@ std::string number_text(double value) {
     return text;
 }
 
-/// A tier record: θ as text and a newline, then the ids as deltas.
-std::string encode_tier(double threshold, const std::vector<Xapian::docid> &ids) {
+/// A posting of a tier: the item, and its impact at the build's average length rounded up to
+/// 255ths (what orders a search's candidates, `ceiling`).
+struct TierPosting {
+    Xapian::docid id;
+    uint8_t impact;
+    bool operator<(const TierPosting &other) const { return id < other.id; }
+};
+
+uint8_t rounded_up(double impact) { return uint8_t(std::min(255.0, std::ceil(impact * 255))); }
+
+/// A tier record: θ as text and a newline, then each posting: its id as a delta, its impact.
+std::string encode_tier(double threshold, const std::vector<TierPosting> &postings) {
     std::string out = number_text(threshold) + '\n';
     Xapian::docid previous = 0;
-    for (Xapian::docid id : ids) {
-        put_varint(out, id - previous);
-        previous = id;
+    for (const TierPosting &posting : postings) {
+        put_varint(out, posting.id - previous);
+        out.push_back(char(posting.impact));
+        previous = posting.id;
     }
     return out;
 }
 
-bool decode_tier(const std::string &record, double &threshold, std::vector<Xapian::docid> &ids) {
+bool decode_tier(const std::string &record, double &threshold, std::vector<TierPosting> &postings) {
     const size_t line = record.find('\n');
     if (line == std::string::npos) return false;
     threshold = std::strtod(record.c_str(), nullptr);
     Xapian::docid id = 0;
     for (size_t at = line + 1; at < record.size();) {
         uint64_t delta;
-        if (!get_varint(record, at, delta)) return false;
+        if (!get_varint(record, at, delta) || at >= record.size()) return false;
         id += Xapian::docid(delta);
-        ids.push_back(id);
+        postings.push_back({id, uint8_t(record[at++])});
     }
     return true;
 }
@@ -208,6 +220,17 @@ class Walk {
     /// Whether the query holds only what the walk can bound.
     bool ok = true;
 
+    /// The most any item can weigh from the query's terms, less what `excess` adds for some: an
+    /// item of a term's tier or whole list may weigh more from that term than another.
+    double base = 0;
+    std::unordered_map<Xapian::docid, double> excess;
+
+    /// The most item `id` can weigh from the query's terms.
+    double ceiling(Xapian::docid id) const {
+        const auto found = excess.find(id);
+        return base + (found == excess.end() ? 0 : found->second);
+    }
+
     void count_terms(const Query &query) {
         if (query.get_type() == Query::LEAF_TERM) {
             ++wqf_[*query.get_terms_begin()];
@@ -223,9 +246,12 @@ class Walk {
                 return term(*query.get_terms_begin(), factor);
             case Query::LEAF_MATCH_NOTHING:
                 return {{}, true, 0};
-            case Query::LEAF_MATCH_ALL:
+            case Query::LEAF_MATCH_ALL: {
                 // Every item, each weighing under the term weight of a term all of them hold.
-                return {{}, false, factor * weight_per_impact(items_, items_, 1)};
+                const double weight = factor * weight_per_impact(items_, items_, 1);
+                base += weight;
+                return {{}, false, weight};
+            }
             case Query::OP_SCALE_WEIGHT:
                 return walk(query.get_subquery(0), factor * scale_factor(query));
             case Query::OP_AND:
@@ -299,17 +325,27 @@ class Walk {
         Part part;
         const Xapian::doccount frequency = reader_.get_termfreq(name);
         if (frequency == 0) return {{}, true, 0};
+        const double weight = factor * weight_per_impact(items_, frequency, std::max(1u, wqf_[name]));
         if (frequency <= whole_list_limit) {
             add_postings(name, part.ids);
+            for (Xapian::docid id : part.ids) excess[id] += weight;
             part.covered = true;
             return part;
         }
         double threshold = 1;
-        if (is_weighed_term(name) && decode_tier(reader_.get_metadata(tier_prefix + name), threshold, part.ids))
+        std::vector<TierPosting> tier;
+        if (is_weighed_term(name) && decode_tier(reader_.get_metadata(tier_prefix + name), threshold, tier)) {
             threshold = std::min(1.0, threshold * growth_);
-        else
+            for (const TierPosting &posting : tier) {
+                part.ids.push_back(posting.id);
+                const double most = std::min(1.0, posting.impact / 255.0 * growth_);
+                if (most > threshold) excess[posting.id] += weight * (most - threshold);
+            }
+        } else {
             threshold = 1;
-        part.bound = factor * weight_per_impact(items_, frequency, std::max(1u, wqf_[name])) * threshold;
+        }
+        part.bound = weight * threshold;
+        base += part.bound;
         return part;
     }
 
@@ -329,15 +365,18 @@ class Walk {
             most = std::max(most, it.get_termfreq());
             if (expansions.size() > 1000) break;
         }
+        // The synonym's frequency is estimated from its expansions' (at least the greatest, less
+        // rounding).
+        const double weight = factor * weight_per_impact(items_, std::max(1.0, most * 0.99 - 1), 1);
         Part part;
         if (total <= whole_list_limit && expansions.size() <= 1000) {
             for (const std::string &expansion : expansions) add_postings(expansion, part.ids);
+            for (Xapian::docid id : part.ids) excess[id] += weight;
             part.covered = true;
             return part;
         }
-        // The synonym's frequency is estimated from its expansions' (at least the greatest, less
-        // rounding).
-        part.bound = factor * weight_per_impact(items_, std::max(1.0, most * 0.99 - 1), 1);
+        part.bound = weight;
+        base += weight;
         return part;
     }
 };
@@ -439,9 +478,9 @@ void build_tiers(Xapian::WritableDatabase &database) {
             std::nth_element(postings.begin(), cut, postings.end(),
                              [](const auto &a, const auto &b) { return a.first > b.first; });
             const double threshold = cut->first;
-            std::vector<Xapian::docid> tier;
+            std::vector<TierPosting> tier;
             for (const auto &[weight, id] : postings)
-                if (weight > threshold) tier.push_back(id);
+                if (weight > threshold) tier.push_back({id, rounded_up(weight)});
             std::sort(tier.begin(), tier.end());
             database.set_metadata(tier_prefix + term, encode_tier(threshold, tier));
             put_varint(thresholds, term.size());
@@ -467,7 +506,8 @@ void note_tiers(cx_database &database, Xapian::docid id, const Xapian::Document 
     for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it) {
         const auto found = tiers.thresholds.find(*it);
         if (found == tiers.thresholds.end()) continue;
-        if (impact(it.get_wdf(), length, tiers.average) > found->second) tiers.noted[*it].push_back(id);
+        const double weight = impact(it.get_wdf(), length, tiers.average);
+        if (weight > found->second) tiers.noted[*it].emplace_back(id, weight);
     }
 }
 
@@ -476,13 +516,16 @@ void flush_tiers(cx_database &database) {
     const std::optional<TiersRecord> record = parse_record(writer.get_metadata(tiers_key));
     if (!record) return;
     if (database.tier_notes) {
-        for (auto &[term, ids] : database.tier_notes->noted) {
+        for (auto &[term, noted] : database.tier_notes->noted) {
             double threshold;
-            std::vector<Xapian::docid> tier;
+            std::vector<TierPosting> tier;
             if (!decode_tier(writer.get_metadata(tier_prefix + term), threshold, tier)) continue;
-            tier.insert(tier.end(), ids.begin(), ids.end());
-            std::sort(tier.begin(), tier.end());
-            tier.erase(std::unique(tier.begin(), tier.end()), tier.end());
+            // A rewritten item's new impact replaces the one it entered with.
+            std::map<Xapian::docid, uint8_t> merged;
+            for (const TierPosting &posting : tier) merged[posting.id] = posting.impact;
+            for (const auto &[id, weight] : noted) merged[id] = rounded_up(weight);
+            tier.clear();
+            for (const auto &[id, weight] : merged) tier.push_back({id, weight});
             writer.set_metadata(tier_prefix + term, encode_tier(threshold, tier));
         }
         database.tier_notes->noted.clear();
@@ -514,24 +557,55 @@ std::optional<Xapian::MSet> tiered_page(
     std::sort(candidates.begin(), candidates.end());
     candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
     if (candidates.size() > most_candidates) return std::nullopt;
-    const std::optional<Query> limited = among(std::move(candidates));
-    if (!limited) return std::nullopt;
-    Xapian::Enquire enquire(reader);
-    enquire.set_query(*limited);
-    enquire.set_weighting_scheme(weighting);
-    if (root.covered) {
-        // Every match is a candidate: when they are fewer than `check_at_least`, this run counts
-        // them exactly (past it, the count is estimated by a run of the whole query, as a full
-        // evaluation estimates it).
-        Xapian::MSet page = enquire.get_mset(offset, limit, check_at_least);
-        counted = page.get_matches_lower_bound() == page.get_matches_upper_bound();
+
+    const auto run = [&](std::vector<Xapian::docid> ids, Xapian::doccount check) -> std::optional<Xapian::MSet> {
+        const std::optional<Query> limited = among(std::move(ids));
+        if (!limited) return std::nullopt;
+        Xapian::Enquire enquire(reader);
+        enquire.set_query(*limited);
+        enquire.set_weighting_scheme(weighting);
+        return enquire.get_mset(offset, limit, check);
+    };
+    const Xapian::doccount depth = offset + limit;
+    // What an item outside the candidates can weigh (nothing matches there when the root is covered).
+    const double outside =
+        root.covered ? -std::numeric_limits<double>::infinity() : root.bound + views_bound;
+    const auto outweighs = [](const Xapian::MSet &page, Xapian::doccount limit, double bound) {
+        return page.size() == limit &&
+               page[page.size() - 1].get_weight() > bound * (1 + rounding_margin) + rounding_margin;
+    };
+
+    // A few candidates, every match among them: one run weighs and counts them all.
+    const size_t first_batch = std::max<size_t>(64, 4 * size_t(depth));
+    if (root.covered && candidates.size() <= 2 * first_batch) {
+        std::optional<Xapian::MSet> page = run(std::move(candidates), check_at_least);
+        if (page) counted = page->get_matches_lower_bound() == page->get_matches_upper_bound();
         return page;
     }
-    Xapian::MSet page = enquire.get_mset(offset, limit, offset + limit);
-    if (page.size() < limit) return std::nullopt;
-    const double bound = (root.bound + views_bound) * (1 + rounding_margin) + rounding_margin;
-    if (!(page[page.size() - 1].get_weight() > bound)) return std::nullopt;
-    return page;
+
+    // Otherwise the candidates are weighed most promising first, in growing batches, until the
+    // page's last result outweighs every candidate left and every item outside them.
+    std::vector<std::pair<double, Xapian::docid>> ordered;
+    ordered.reserve(candidates.size());
+    for (Xapian::docid id : candidates) ordered.emplace_back(walk.ceiling(id) + views_bound, id);
+    std::sort(ordered.begin(), ordered.end(),
+              [](const auto &a, const auto &b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+    for (size_t batch = first_batch;; batch *= 4) {
+        const size_t taken = std::min(batch, ordered.size());
+        std::vector<Xapian::docid> ids;
+        ids.reserve(taken);
+        for (size_t i = 0; i < taken; ++i) ids.push_back(ordered[i].second);
+        std::sort(ids.begin(), ids.end());
+        std::optional<Xapian::MSet> page = run(std::move(ids), depth);
+        if (!page) return std::nullopt;
+        const double rest = taken < ordered.size() ? ordered[taken].first : -std::numeric_limits<double>::infinity();
+        if (outweighs(*page, limit, std::max(rest, outside))) return page;
+        if (taken == ordered.size()) {
+            // Every candidate weighed: the page is whole when nothing outside them matches.
+            if (root.covered) return page;
+            return std::nullopt;
+        }
+    }
 }
 
 }  // namespace cx
