@@ -181,8 +181,7 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
     Xapian::MSet mset;
     Xapian::doccount matches = 0;
     bool estimated = false;
-    std::optional<Xapian::MSet> tiered;
-    bool counted_by_page = false;
+    std::optional<cx::TieredPage> tiered;
     if (cx::run_bounded(database, request, enquire, request.facet_count > 0 ? &counted : nullptr, mset, matches)) {
         estimated = true;
     } else if (uses_tiers(database, request, built) &&
@@ -192,13 +191,11 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
                         return cx::visible_now_among(database, snapshot, request, with_views(database, snapshot, built),
                                                      std::move(candidates));
                     },
-                    most_for_views(reader, built), request.offset, request.limit, check_at_least, cx::weighting(),
-                    counted_by_page))) {
-        mset = std::move(*tiered);
+                    most_for_views(reader, built), request.offset, request.limit, check_at_least, cx::weighting()))) {
+        mset = tiered->mset;
         results.from_tiers = true;
-        if (counted_by_page) {
+        if (tiered->counted) {
             matches = mset.get_matches_estimated();
-            estimated = mset.get_matches_lower_bound() != mset.get_matches_upper_bound();
         } else if (request.facet_count == 0) {
             // The page came from the candidates alone: the matches are counted on their own, unweighted.
             Xapian::Enquire counting_matches(reader);
@@ -219,7 +216,9 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
     } else {
         results.estimated = counted.get_matches_lower_bound() != counted.get_matches_upper_bound();
     }
-    for (auto it = mset.begin(); it != mset.end(); ++it) add_result(results, it.get_document(), it.get_percent(), built);
+    size_t rank = 0;
+    for (auto it = mset.begin(); it != mset.end(); ++it, ++rank)
+        add_result(results, it.get_document(), tiered ? tiered->percents[rank] : it.get_percent(), built);
 }
 
 /// How deep a hybrid search reads each ranking: its page, and a hundred more, so that an item just

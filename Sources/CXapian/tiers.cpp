@@ -220,6 +220,10 @@ class Walk {
     /// Whether the query holds only what the walk can bound.
     bool ok = true;
 
+    /// How many weighed parts (terms, wildcards, all items) the query holds, as Xapian counts them
+    /// for its percentages.
+    unsigned weighed_parts = 0;
+
     /// The most any item can weigh from the query's terms, less what `excess` adds for some: an
     /// item of a term's tier or whole list may weigh more from that term than another.
     double base = 0;
@@ -248,6 +252,7 @@ class Walk {
                 return {{}, true, 0};
             case Query::LEAF_MATCH_ALL: {
                 // Every item, each weighing under the term weight of a term all of them hold.
+                if (factor != 0) ++weighed_parts;
                 const double weight = factor * weight_per_impact(items_, items_, 1);
                 base += weight;
                 return {{}, false, weight};
@@ -323,6 +328,7 @@ class Walk {
 
     Part term(const std::string &name, double factor) {
         Part part;
+        if (factor != 0) ++weighed_parts;
         const Xapian::doccount frequency = reader_.get_termfreq(name);
         if (frequency == 0) return {{}, true, 0};
         const double weight = factor * weight_per_impact(items_, frequency, std::max(1u, wqf_[name]));
@@ -352,6 +358,7 @@ class Walk {
     /// A wildcard's expansions weigh as one term (OP_SYNONYM) whose frequency is at least its most
     /// frequent expansion's. Its matches are covered when its expansions are rare.
     Part wildcard(const Query &query, double factor) {
+        if (factor != 0) ++weighed_parts;
         const std::optional<std::string> pattern = wildcard_pattern(query);
         if (!pattern) {
             if (factor != 0) ok = false;
@@ -541,12 +548,52 @@ Query id_query(std::vector<Xapian::docid> ids) {
     return Query((new IdSource(std::make_shared<const std::vector<Xapian::docid>>(std::move(ids))))->release());
 }
 
-std::optional<Xapian::MSet> tiered_page(
-    const Xapian::Database &reader, const Query &words,
-    const std::function<std::optional<Xapian::Query>(std::vector<Xapian::docid>)> &among, double views_bound,
-    Xapian::doccount offset, Xapian::doccount limit, Xapian::doccount check_at_least, const Xapian::Weight &weighting,
-    bool &counted) {
-    counted = false;
+namespace {
+
+/// Xapian 1.4's rating of a weight with a page's percent factor (`MSet::convert_to_percent`).
+int32_t percent(double weight, double factor) {
+    if (factor == 0) return 100;
+    const int32_t rated = int32_t(weight * factor + 100.0 * std::numeric_limits<double>::epsilon());
+    if (rated > 100) return 100;
+    if (rated < 0) return 0;
+    return rated == 0 && weight > 0 ? 1 : rated;
+}
+
+/// The percent factor of `mset`: 100 times the share of the query's weighed parts its best result
+/// matches, over that result's weight. Xapian keeps it private; its ratings reveal it: the least
+/// weight rated 50 is 50 over it (found by halving, to the last bits of a double).
+std::optional<double> percent_factor(const Xapian::MSet &mset) {
+    const double greatest = mset.get_max_attained();
+    if (mset.empty() || !(greatest > 0)) return 0.0;
+    if (mset.convert_to_percent(greatest * 1e9) < 50) return std::nullopt;
+    double low = 0, high = greatest * 1e9;
+    for (int i = 0; i < 200 && low < high; ++i) {
+        const double middle = low + (high - low) / 2;
+        if (middle <= low || middle >= high) break;
+        (mset.convert_to_percent(middle) >= 50 ? high : low) = middle;
+    }
+    return 50 / high;
+}
+
+/// The percent factor a full evaluation gives when the page's run held a filter it lacks: Xapian
+/// counted the filter as one more part the best result matches (of `parts` weighed parts in the
+/// query), which is taken out. Nothing when the count does not come out whole.
+std::optional<double> corrected_percent_factor(const Xapian::MSet &mset, unsigned parts) {
+    const std::optional<double> factor = percent_factor(mset);
+    const double greatest = mset.get_max_attained();
+    if (!factor || *factor == 0 || !(greatest > 0) || parts == 0) return factor;
+    const double matched = *factor * parts * greatest / 100;
+    const double whole = std::round(matched);
+    if (std::abs(matched - whole) > 1e-6 || whole < 2) return std::nullopt;
+    return 100 * (whole - 1) / (parts * greatest);
+}
+
+}  // namespace
+
+std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Query &words,
+                                      const std::function<std::optional<Among>(std::vector<Xapian::docid>)> &among,
+                                      double views_bound, Xapian::doccount offset, Xapian::doccount limit,
+                                      Xapian::doccount check_at_least, const Xapian::Weight &weighting) {
     const std::optional<TiersRecord> tiers = current_tiers(reader);
     if (!tiers || limit == 0) return std::nullopt;
     Walk walk(reader, *tiers);
@@ -558,13 +605,29 @@ std::optional<Xapian::MSet> tiered_page(
     candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
     if (candidates.size() > most_candidates) return std::nullopt;
 
+    bool added_filter = false;
     const auto run = [&](std::vector<Xapian::docid> ids, Xapian::doccount check) -> std::optional<Xapian::MSet> {
-        const std::optional<Query> limited = among(std::move(ids));
+        const std::optional<Among> limited = among(std::move(ids));
         if (!limited) return std::nullopt;
+        added_filter = limited->added_filter;
         Xapian::Enquire enquire(reader);
-        enquire.set_query(*limited);
+        enquire.set_query(limited->query);
         enquire.set_weighting_scheme(weighting);
         return enquire.get_mset(offset, limit, check);
+    };
+    // The page, its results rated as a full evaluation rates them.
+    const auto proven = [&](Xapian::MSet mset, bool counted) -> std::optional<TieredPage> {
+        TieredPage page{std::move(mset), {}, counted};
+        if (!added_filter) {
+            for (auto it = page.mset.begin(); it != page.mset.end(); ++it) page.percents.push_back(it.get_percent());
+            return page;
+        }
+        const std::optional<double> factor =
+            corrected_percent_factor(page.mset, walk.weighed_parts + (views_bound > 0 ? 1 : 0));
+        if (!factor) return std::nullopt;
+        for (auto it = page.mset.begin(); it != page.mset.end(); ++it)
+            page.percents.push_back(percent(it.get_weight(), *factor));
+        return page;
     };
     const Xapian::doccount depth = offset + limit;
     // What an item outside the candidates can weigh (nothing matches there when the root is covered).
@@ -579,8 +642,9 @@ std::optional<Xapian::MSet> tiered_page(
     const size_t first_batch = std::max<size_t>(64, 4 * size_t(depth));
     if (root.covered && candidates.size() <= 2 * first_batch) {
         std::optional<Xapian::MSet> page = run(std::move(candidates), check_at_least);
-        if (page) counted = page->get_matches_lower_bound() == page->get_matches_upper_bound();
-        return page;
+        if (!page) return std::nullopt;
+        const bool counted = page->get_matches_lower_bound() == page->get_matches_upper_bound();
+        return proven(std::move(*page), counted);
     }
 
     // Otherwise the candidates are weighed most promising first, in growing batches, until the
@@ -599,10 +663,10 @@ std::optional<Xapian::MSet> tiered_page(
         std::optional<Xapian::MSet> page = run(std::move(ids), depth);
         if (!page) return std::nullopt;
         const double rest = taken < ordered.size() ? ordered[taken].first : -std::numeric_limits<double>::infinity();
-        if (outweighs(*page, limit, std::max(rest, outside))) return page;
+        if (outweighs(*page, limit, std::max(rest, outside))) return proven(std::move(*page), false);
         if (taken == ordered.size()) {
             // Every candidate weighed: the page is whole when nothing outside them matches.
-            if (root.covered) return page;
+            if (root.covered) return proven(std::move(*page), false);
             return std::nullopt;
         }
     }

@@ -45,20 +45,36 @@ void flush_tiers(cx_database &database);
 /// Forgets the noted postings: the transaction was cancelled.
 void forget_tiers(cx_database &database);
 
+/// A search's whole query limited to candidates (`tiered_page`'s `among`).
+struct Among {
+    Xapian::Query query;
+    /// Whether the candidates' filter is one the whole query lacks (the search sees every item, and
+    /// its query has no filter of what it may see): Xapian then counts it as one more matching
+    /// part of each result, and the percentages are rated again (`tiered_page`).
+    bool added_filter = false;
+};
+
+/// A page proven from the tiers.
+struct TieredPage {
+    Xapian::MSet mset;
+    /// Each result's percentage, as a full evaluation rates it.
+    std::vector<int32_t> percents;
+    /// Whether the page's run counted every match exactly: its matches estimate is the search's.
+    bool counted = false;
+};
+
 /// The page `offset`, `limit` of a search of `words` ranked by `weighting`, when the tiers of its
 /// terms prove it: `among(candidates)` gives the search's whole query (visibility, expiry and
 /// views, whose views add at most `views_bound`) limited to the candidates (every tier, every rarer
-/// term's whole list), in the whole query's shape, or nothing when it cannot. The page is the
-/// candidates' when its last result outweighs the most an item outside them can weigh, or when no
-/// item outside them matches. Nothing when the index has no current tiers or they prove nothing: a
-/// full evaluation is needed. When every match is a candidate, the page's run checks
-/// `check_at_least` matches, and `counted` is set when that counted every match exactly: its
-/// matches estimate is then the search's. Otherwise it counts only candidates.
-std::optional<Xapian::MSet> tiered_page(
-    const Xapian::Database &reader, const Xapian::Query &words,
-    const std::function<std::optional<Xapian::Query>(std::vector<Xapian::docid>)> &among, double views_bound,
-    Xapian::doccount offset, Xapian::doccount limit, Xapian::doccount check_at_least, const Xapian::Weight &weighting,
-    bool &counted);
+/// term's whole list), or nothing when it cannot. The page is the candidates' when its last result
+/// outweighs the most an item outside them can weigh, or when no item outside them matches.
+/// Nothing when the index has no current tiers or they prove nothing: a full evaluation is needed.
+/// When every match is a candidate and they are few, the page's run checks `check_at_least`
+/// matches, and may count them all.
+std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Xapian::Query &words,
+                                      const std::function<std::optional<Among>(std::vector<Xapian::docid>)> &among,
+                                      double views_bound, Xapian::doccount offset, Xapian::doccount limit,
+                                      Xapian::doccount check_at_least, const Xapian::Weight &weighting);
 
 /// A query matching the documents `ids` (ascending), each weighing nothing.
 Xapian::Query id_query(std::vector<Xapian::docid> ids);

@@ -172,18 +172,19 @@ Xapian::Query visible_now(cx_database &database, Snapshot &snapshot, const cx_se
                                        Xapian::sortable_serialise(static_cast<double>(request.now_ms))));
 }
 
-std::optional<Xapian::Query> visible_now_among(cx_database &database, Snapshot &snapshot,
-                                               const cx_search_request &request, const Xapian::Query &query,
-                                               std::vector<Xapian::docid> candidates) {
+std::optional<Among> visible_now_among(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
+                                       const Xapian::Query &query, std::vector<Xapian::docid> candidates) {
     if (request.scope == CX_SCOPE_PRIVATE || database.sharded) return std::nullopt;
     const std::shared_ptr<const DocumentBits> bits = visible_bits(database, snapshot, request);
-    if (!bits) return std::nullopt;
-    candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
-                                    [&](Xapian::docid id) { return !bits->contains(id); }),
-                     candidates.end());
-    return Xapian::Query(Xapian::Query::OP_AND_NOT, Xapian::Query(Xapian::Query::OP_FILTER, query, id_query(std::move(candidates))),
-                         Xapian::Query(Xapian::Query::OP_VALUE_LE, slot::expiration,
-                                       Xapian::sortable_serialise(static_cast<double>(request.now_ms))));
+    if (bits)
+        candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
+                                        [&](Xapian::docid id) { return !bits->contains(id); }),
+                         candidates.end());
+    const Xapian::Query among(Xapian::Query::OP_FILTER, query, id_query(std::move(candidates)));
+    return Among{Xapian::Query(Xapian::Query::OP_AND_NOT, among,
+                               Xapian::Query(Xapian::Query::OP_VALUE_LE, slot::expiration,
+                                             Xapian::sortable_serialise(static_cast<double>(request.now_ms)))),
+                 bits == nullptr};
 }
 
 }  // namespace cx

@@ -6,6 +6,7 @@
 
 #include "database.hpp"
 #include "read.hpp"
+#include "tiers.hpp"
 
 namespace cx {
 
@@ -54,11 +55,10 @@ bool visible_set(cx_database &database, Snapshot &snapshot, const cx_search_requ
 
 /// `visible_now` of `query` among `candidates` (ascending) alone, in the same shape: the filter of
 /// the items the search may see holds only the candidates it may see, so that Xapian weighs and
-/// rates each match as the whole search would. Nothing when the search's visibility is no set of
-/// items (it sees every item, scope private, shards).
-std::optional<Xapian::Query> visible_now_among(cx_database &database, Snapshot &snapshot,
-                                               const cx_search_request &request, const Xapian::Query &query,
-                                               std::vector<Xapian::docid> candidates);
+/// rates each match as the whole search would. A search that sees every item gets the candidates'
+/// filter added (`Among::added_filter`). Nothing for scope private and shards.
+std::optional<Among> visible_now_among(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
+                                       const Xapian::Query &query, std::vector<Xapian::docid> candidates);
 
 /// `query` limited to what `request` may see (`visible_only`) and to items not expired at its time.
 Xapian::Query visible_now(cx_database &database, Snapshot &snapshot, const cx_search_request &request,

@@ -41,7 +41,9 @@ struct TierTests {
         let random = PseudoRandom(seed: 54)
         let test = try pseudoRandomCatalogue(perBatch: 1_500, viewedEvery: 2, random: random) { word(random) }
         var searches: [SearchQuery] = []
-        for domain in ["default", "com.other"] {
+        // Every domain's items are seen from no domain (`--all-domains`): a search with no filter of
+        // what it may see.
+        for domain in ["default", "com.other", nil] {
             for scope in [SearchQuery.Scope.all, .public] {
                 for text in queries {
                     searches.append(SearchQuery(text, domainIdentifier: domain, scope: scope, limit: 20))
