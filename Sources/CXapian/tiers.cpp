@@ -565,8 +565,9 @@ int32_t percent(double weight, double factor) {
 std::optional<double> percent_factor(const Xapian::MSet &mset) {
     const double greatest = mset.get_max_attained();
     if (mset.empty() || !(greatest > 0)) return 0.0;
-    if (mset.convert_to_percent(greatest * 1e9) < 50) return std::nullopt;
-    double low = 0, high = greatest * 1e9;
+    // A thousand times the greatest weight rates 100 (ratings past an int's range would wrap).
+    double low = 0, high = greatest * 1000;
+    if (mset.convert_to_percent(high) < 50) return std::nullopt;
     for (int i = 0; i < 200 && low < high; ++i) {
         const double middle = low + (high - low) / 2;
         if (middle <= low || middle >= high) break;
@@ -638,9 +639,9 @@ std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Quer
                page[page.size() - 1].get_weight() > bound * (1 + rounding_margin) + rounding_margin;
     };
 
-    // A few candidates, every match among them: one run weighs and counts them all.
-    const size_t first_batch = std::max<size_t>(64, 4 * size_t(depth));
-    if (root.covered && candidates.size() <= 2 * first_batch) {
+    // Every match among the candidates: one run weighs and counts them all, as a full evaluation
+    // would (driven by the same rarest list).
+    if (root.covered) {
         std::optional<Xapian::MSet> page = run(std::move(candidates), check_at_least);
         if (!page) return std::nullopt;
         const bool counted = page->get_matches_lower_bound() == page->get_matches_upper_bound();
@@ -654,7 +655,7 @@ std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Quer
     for (Xapian::docid id : candidates) ordered.emplace_back(walk.ceiling(id) + views_bound, id);
     std::sort(ordered.begin(), ordered.end(),
               [](const auto &a, const auto &b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
-    for (size_t batch = first_batch;; batch *= 4) {
+    for (size_t batch = std::max<size_t>(64, 4 * size_t(depth));; batch *= 4) {
         const size_t taken = std::min(batch, ordered.size());
         std::vector<Xapian::docid> ids;
         ids.reserve(taken);
@@ -664,11 +665,7 @@ std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Quer
         if (!page) return std::nullopt;
         const double rest = taken < ordered.size() ? ordered[taken].first : -std::numeric_limits<double>::infinity();
         if (outweighs(*page, limit, std::max(rest, outside))) return proven(std::move(*page), false);
-        if (taken == ordered.size()) {
-            // Every candidate weighed: the page is whole when nothing outside them matches.
-            if (root.covered) return proven(std::move(*page), false);
-            return std::nullopt;
-        }
+        if (taken == ordered.size()) return std::nullopt;
     }
 }
 
