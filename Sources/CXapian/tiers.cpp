@@ -315,6 +315,44 @@ class Walk {
         }
     }
 
+    /// Whether every item `query` matches is in a posting list of `whole_list_limit` items or
+    /// fewer: Xapian's matcher, driven by those lists, evaluates it in full as cheaply as the tiers
+    /// could, and counts it too.
+    bool covered(const Query &query) {
+        switch (query.get_type()) {
+            case Query::LEAF_TERM:
+                return reader_.get_termfreq(*query.get_terms_begin()) <= whole_list_limit;
+            case Query::LEAF_MATCH_NOTHING:
+                return true;
+            case Query::OP_SCALE_WEIGHT:
+            case Query::OP_AND_NOT:
+            case Query::OP_AND_MAYBE:
+                return covered(query.get_subquery(0));
+            case Query::OP_AND:
+            case Query::OP_NEAR:
+            case Query::OP_PHRASE:
+            case Query::OP_FILTER:
+                for (size_t i = 0; i < query.get_num_subqueries(); ++i)
+                    if (covered(query.get_subquery(i))) return true;
+                return false;
+            case Query::OP_OR:
+            case Query::OP_XOR:
+                for (size_t i = 0; i < query.get_num_subqueries(); ++i)
+                    if (!covered(query.get_subquery(i))) return false;
+                return true;
+            case Query::OP_WILDCARD: {
+                const std::optional<std::string> pattern = wildcard_pattern(query);
+                if (!pattern) return false;
+                Xapian::doccount total = 0;
+                for (auto it = reader_.allterms_begin(*pattern); it != reader_.allterms_end(*pattern); ++it)
+                    if ((total += it.get_termfreq()) > whole_list_limit) return false;
+                return true;
+            }
+            default:
+                return false;
+        }
+    }
+
   private:
     const Xapian::Database &reader_;
     double items_;
@@ -598,6 +636,7 @@ std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Quer
     const std::optional<TiersRecord> tiers = current_tiers(reader);
     if (!tiers || limit == 0) return std::nullopt;
     Walk walk(reader, *tiers);
+    if (walk.covered(words)) return std::nullopt;
     walk.count_terms(words);
     Part root = walk.walk(words, 1);
     if (!walk.ok || root.ids.size() > 4 * most_candidates) return std::nullopt;
@@ -632,21 +671,11 @@ std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Quer
     };
     const Xapian::doccount depth = offset + limit;
     // What an item outside the candidates can weigh (nothing matches there when the root is covered).
-    const double outside =
-        root.covered ? -std::numeric_limits<double>::infinity() : root.bound + views_bound;
+    const double outside = root.bound + views_bound;
     const auto outweighs = [](const Xapian::MSet &page, Xapian::doccount limit, double bound) {
         return page.size() == limit &&
                page[page.size() - 1].get_weight() > bound * (1 + rounding_margin) + rounding_margin;
     };
-
-    // Every match among the candidates: one run weighs and counts them all, as a full evaluation
-    // would (driven by the same rarest list).
-    if (root.covered) {
-        std::optional<Xapian::MSet> page = run(std::move(candidates), check_at_least);
-        if (!page) return std::nullopt;
-        const bool counted = page->get_matches_lower_bound() == page->get_matches_upper_bound();
-        return proven(std::move(*page), counted);
-    }
 
     // Otherwise the candidates are weighed most promising first, in growing batches, until the
     // page's last result outweighs every candidate left and every item outside them.
@@ -655,6 +684,10 @@ std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Quer
     for (Xapian::docid id : candidates) ordered.emplace_back(walk.ceiling(id) + views_bound, id);
     std::sort(ordered.begin(), ordered.end(),
               [](const auto &a, const auto &b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+    // The page's last result weighs at most the ceiling of the candidate at its depth: when that
+    // does not pass what an item outside them can weigh, nothing can be proven.
+    const auto hopeless = [&](double best_last) { return !(best_last > outside * (1 + rounding_margin) + rounding_margin); };
+    if (ordered.size() < depth || hopeless(ordered[depth - 1].first)) return std::nullopt;
     for (size_t batch = std::max<size_t>(64, 4 * size_t(depth));; batch *= 4) {
         const size_t taken = std::min(batch, ordered.size());
         std::vector<Xapian::docid> ids;
@@ -666,6 +699,9 @@ std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Quer
         const double rest = taken < ordered.size() ? ordered[taken].first : -std::numeric_limits<double>::infinity();
         if (outweighs(*page, limit, std::max(rest, outside))) return proven(std::move(*page), false);
         if (taken == ordered.size()) return std::nullopt;
+        // The last result can still rise, to at most the ceiling of the first candidate left.
+        if (hopeless(std::max(page->size() == limit ? (*page)[page->size() - 1].get_weight() : 0.0, rest)))
+            return std::nullopt;
     }
 }
 

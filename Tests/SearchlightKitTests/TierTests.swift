@@ -68,9 +68,11 @@ struct TierTests {
             if tiered.fromTiers { fromTiers += 1 }
             if tiered.fromTiers, search.domainIdentifier == nil, search.scope == .all { seeingEverything += 1 }
         }
-        // Most pages are proven from the tiers; a phrase of frequent words or `-river` are not.
-        #expect(fromTiers >= searches.count / 2, "\(fromTiers) of \(searches.count) pages from the tiers")
-        #expect(seeingEverything >= queries.count / 2, "\(seeingEverything) pages seeing every item from the tiers")
+        // Many pages are proven from the tiers. Not those of searches whose every match is in a short
+        // posting list (a rare word; Xapian's matcher, driven by it, is as quick), nor a phrase of
+        // frequent words, nor `-river`.
+        #expect(fromTiers >= searches.count / 4, "\(fromTiers) of \(searches.count) pages from the tiers")
+        #expect(seeingEverything >= queries.count / 4, "\(seeingEverything) pages seeing every item from the tiers")
         #expect(full.contains { $0.totalIsEstimate } && full.contains { !$0.totalIsEstimate })
     }
 
