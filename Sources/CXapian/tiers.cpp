@@ -688,7 +688,8 @@ std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Quer
     // does not pass what an item outside them can weigh, nothing can be proven.
     const auto hopeless = [&](double best_last) { return !(best_last > outside * (1 + rounding_margin) + rounding_margin); };
     if (ordered.size() < depth || hopeless(ordered[depth - 1].first)) return std::nullopt;
-    for (size_t batch = std::max<size_t>(64, 4 * size_t(depth));; batch *= 4) {
+    const size_t first_batch = std::max<size_t>(64, 4 * size_t(depth));
+    for (size_t batch = first_batch;; batch *= 4) {
         const size_t taken = std::min(batch, ordered.size());
         std::vector<Xapian::docid> ids;
         ids.reserve(taken);
@@ -699,9 +700,18 @@ std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Quer
         const double rest = taken < ordered.size() ? ordered[taken].first : -std::numeric_limits<double>::infinity();
         if (outweighs(*page, limit, std::max(rest, outside))) return proven(std::move(*page), false);
         if (taken == ordered.size()) return std::nullopt;
-        // The last result can still rise, to at most the ceiling of the first candidate left.
-        if (hopeless(std::max(page->size() == limit ? (*page)[page->size() - 1].get_weight() : 0.0, rest)))
+        // Matches this sparse among the candidates (an AND of frequent words) would not fill the
+        // page from all of them either.
+        if (page->size() < limit && double(page->size()) * double(ordered.size()) / double(taken) < limit)
             return std::nullopt;
+        // The last result can still rise, to at most the ceiling of the first candidate left.
+        const double last = page->size() == limit ? (*page)[page->size() - 1].get_weight() : 0.0;
+        if (hopeless(std::max(last, rest))) return std::nullopt;
+        // Past two batches, go on only when the page's last result already outweighs every item
+        // outside the candidates: more candidates then end in a proof. Otherwise (an AND of frequent
+        // words, whose last result an item outside may pass) weighing them all costs more than the
+        // full evaluation saves.
+        if (batch >= 4 * first_batch && hopeless(last)) return std::nullopt;
     }
 }
 
