@@ -631,7 +631,7 @@ std::optional<double> corrected_percent_factor(const Xapian::MSet &mset, unsigne
 
 std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Query &words,
                                       const std::function<std::optional<Among>(std::vector<Xapian::docid>)> &among,
-                                      double views_bound, Xapian::doccount offset, Xapian::doccount limit,
+                                      const ViewsBound &views, Xapian::doccount offset, Xapian::doccount limit,
                                       Xapian::doccount check_at_least, const Xapian::Weight &weighting) {
     const std::optional<TiersRecord> tiers = current_tiers(reader);
     if (!tiers || limit == 0) return std::nullopt;
@@ -641,6 +641,12 @@ std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Quer
     Part root = walk.walk(words, 1);
     if (!walk.ok || root.ids.size() > 4 * most_candidates) return std::nullopt;
     std::vector<Xapian::docid> candidates = std::move(root.ids);
+    // The most viewed items are candidates too: an item outside them gains at most `views.rest`.
+    std::unordered_map<Xapian::docid, double> viewed;
+    for (const auto &[id, gain] : views.most_viewed) {
+        viewed.emplace(id, gain);
+        candidates.push_back(id);
+    }
     std::sort(candidates.begin(), candidates.end());
     candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
     if (candidates.size() > most_candidates) return std::nullopt;
@@ -663,7 +669,7 @@ std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Quer
             return page;
         }
         const std::optional<double> factor =
-            corrected_percent_factor(page.mset, walk.weighed_parts + (views_bound > 0 ? 1 : 0));
+            corrected_percent_factor(page.mset, walk.weighed_parts + (views.rest > 0 || !views.most_viewed.empty() ? 1 : 0));
         if (!factor) return std::nullopt;
         for (auto it = page.mset.begin(); it != page.mset.end(); ++it)
             page.percents.push_back(percent(it.get_weight(), *factor));
@@ -671,7 +677,7 @@ std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Quer
     };
     const Xapian::doccount depth = offset + limit;
     // What an item outside the candidates can weigh (nothing matches there when the root is covered).
-    const double outside = root.bound + views_bound;
+    const double outside = root.bound + views.rest;
     const auto outweighs = [](const Xapian::MSet &page, Xapian::doccount limit, double bound) {
         return page.size() == limit &&
                page[page.size() - 1].get_weight() > bound * (1 + rounding_margin) + rounding_margin;
@@ -681,7 +687,10 @@ std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Quer
     // page's last result outweighs every candidate left and every item outside them.
     std::vector<std::pair<double, Xapian::docid>> ordered;
     ordered.reserve(candidates.size());
-    for (Xapian::docid id : candidates) ordered.emplace_back(walk.ceiling(id) + views_bound, id);
+    for (Xapian::docid id : candidates) {
+        const auto gain = viewed.find(id);
+        ordered.emplace_back(walk.ceiling(id) + (gain == viewed.end() ? views.rest : gain->second), id);
+    }
     std::sort(ordered.begin(), ordered.end(),
               [](const auto &a, const auto &b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
     // The page's last result weighs at most the ceiling of the candidate at its depth: when that

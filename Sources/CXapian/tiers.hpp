@@ -63,17 +63,24 @@ struct TieredPage {
     bool counted = false;
 };
 
+/// What recorded views add to a search's weights: the most viewed items with what each gains, and
+/// the most any other item gains.
+struct ViewsBound {
+    std::vector<std::pair<Xapian::docid, double>> most_viewed;
+    double rest = 0;
+};
+
 /// The page `offset`, `limit` of a search of `words` ranked by `weighting`, when the tiers of its
 /// terms prove it: `among(candidates)` gives the search's whole query (visibility, expiry and
-/// views, whose views add at most `views_bound`) limited to the candidates (every tier, every rarer
-/// term's whole list), or nothing when it cannot. The page is the candidates' when its last result
+/// views, which add to weights what `views` says) limited to the candidates (every tier, every
+/// rarer term's whole list, the most viewed items), or nothing when it cannot. The page is the candidates' when its last result
 /// outweighs the most an item outside them can weigh, or when no item outside them matches.
 /// Nothing when the index has no current tiers or they prove nothing: a full evaluation is needed.
 /// When every match is a candidate and they are few, the page's run checks `check_at_least`
 /// matches, and may count them all.
 std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Xapian::Query &words,
                                       const std::function<std::optional<Among>(std::vector<Xapian::docid>)> &among,
-                                      double views_bound, Xapian::doccount offset, Xapian::doccount limit,
+                                      const ViewsBound &views, Xapian::doccount offset, Xapian::doccount limit,
                                       Xapian::doccount check_at_least, const Xapian::Weight &weighting);
 
 /// A query matching the documents `ids` (ascending), each weighing nothing.

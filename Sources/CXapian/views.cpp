@@ -78,6 +78,21 @@ class ViewBoostSource final : public Xapian::PostingSource {
 
 }  // namespace
 
+MostViewed most_viewed(cx_database &database, Snapshot &snapshot, size_t count) {
+    if (!snapshot.views) snapshot.views = read_boosts(database.reader);
+    const ViewBoosts &views = *snapshot.views;
+    MostViewed most;
+    for (size_t i = 0; i < views.documents.size(); ++i) most.items.emplace_back(views.documents[i], views.boosts[i]);
+    const auto greater = [](const auto &a, const auto &b) { return a.second > b.second; };
+    if (most.items.size() > count) {
+        std::nth_element(most.items.begin(), most.items.begin() + long(count), most.items.end(), greater);
+        most.rest = most.items[count].second;
+        for (size_t i = count + 1; i < most.items.size(); ++i) most.rest = std::max(most.rest, most.items[i].second);
+        most.items.resize(count);
+    }
+    return most;
+}
+
 Xapian::Query view_boosts(cx_database &database, Snapshot &snapshot) {
     const Xapian::Database &reader = database.reader;
     // A posting source sees each shard with its own document ids, and a shard server knows

@@ -10,4 +10,12 @@ namespace cx {
 /// `snapshot` holds them.
 Xapian::Query view_boosts(cx_database &database, Snapshot &snapshot);
 
+/// The `count` viewed items of greatest boost, as `snapshot` holds them, and the greatest boost of
+/// the others (0 when there are none).
+struct MostViewed {
+    std::vector<std::pair<Xapian::docid, double>> items;
+    double rest = 0;
+};
+MostViewed most_viewed(cx_database &database, Snapshot &snapshot, size_t count);
+
 }  // namespace cx

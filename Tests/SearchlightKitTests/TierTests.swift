@@ -40,6 +40,8 @@ struct TierTests {
     func samePage() throws {
         let random = PseudoRandom(seed: 54)
         let test = try pseudoRandomCatalogue(perBatch: 1_500, viewedEvery: 2, random: random) { word(random) }
+        // More viewed items than a search takes as candidates (256): the others' views are bounded.
+        _ = try test.index.recordViews(withIdentifiers: (0..<600).map { "item/0-\($0)" }, now: now)
         var searches: [SearchQuery] = []
         // Every domain's items are seen from no domain (`--all-domains`): a search with no filter of
         // what it may see.
