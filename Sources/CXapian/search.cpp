@@ -156,6 +156,20 @@ Xapian::MSet count_facets(cx_database &database, cx_database *keeping, const cx_
     return counted;
 }
 
+/// How many of the most viewed items a tiered search takes as candidates (`views_bound`).
+constexpr size_t most_viewed_candidates = 256;
+
+/// What recorded views add to the weights of a search of `built`: the most viewed items with their
+/// gains, and the most any other item gains.
+cx::ViewsBound views_bound(cx_database &database, cx::Snapshot &snapshot, const cx::BuiltQuery &built) {
+    const double weight = most_for_views(database.reader, built);
+    if (weight == 0) return {};
+    cx::MostViewed most = cx::most_viewed(database, snapshot, most_viewed_candidates);
+    cx::ViewsBound bound{{}, weight * most.rest};
+    for (const auto &[id, boost] : most.items) bound.most_viewed.emplace_back(id, weight * boost);
+    return bound;
+}
+
 /// Whether a search of `request` may take its page from the index's impact tiers (tiers.cpp):
 /// ranked by relevance, on one database whose committed revision it reads, of words.
 bool uses_tiers(const cx_database &database, const cx_search_request &request, const cx::BuiltQuery &built) {
@@ -191,7 +205,8 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
                         return cx::visible_now_among(database, snapshot, request, with_views(database, snapshot, built),
                                                      std::move(candidates));
                     },
-                    most_for_views(reader, built), request.offset, request.limit, check_at_least, cx::weighting()))) {
+                    views_bound(database, snapshot, built), request.offset, request.limit, check_at_least,
+                    cx::weighting()))) {
         mset = tiered->mset;
         results.from_tiers = true;
         if (tiered->counted) {
