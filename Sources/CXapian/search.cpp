@@ -156,15 +156,12 @@ Xapian::MSet count_facets(cx_database &database, cx_database *keeping, const cx_
     return counted;
 }
 
-/// How many of the most viewed items a tiered search takes as candidates (`views_bound`).
-constexpr size_t most_viewed_candidates = 256;
-
 /// What recorded views add to the weights of a search of `built`: the most viewed items with their
 /// gains, and the most any other item gains.
 cx::ViewsBound views_bound(cx_database &database, cx::Snapshot &snapshot, const cx::BuiltQuery &built) {
     const double weight = most_for_views(database.reader, built);
     if (weight == 0) return {};
-    cx::MostViewed most = cx::most_viewed(database, snapshot, most_viewed_candidates);
+    const cx::MostViewed &most = cx::most_viewed(database, snapshot);
     cx::ViewsBound bound{{}, weight * most.rest};
     for (const auto &[id, boost] : most.items) bound.most_viewed.emplace_back(id, weight * boost);
     return bound;
@@ -205,13 +202,11 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
                         return cx::visible_now_among(database, snapshot, request, with_views(database, snapshot, built),
                                                      std::move(candidates));
                     },
-                    views_bound(database, snapshot, built), request.offset, request.limit, check_at_least,
+                    [&] { return views_bound(database, snapshot, built); }, request.offset, request.limit,
                     cx::weighting()))) {
         mset = tiered->mset;
         results.from_tiers = true;
-        if (tiered->counted) {
-            matches = mset.get_matches_estimated();
-        } else if (request.facet_count == 0) {
+        if (request.facet_count == 0) {
             // The page came from the candidates alone: the matches are counted on their own, unweighted.
             Xapian::Enquire counting_matches(reader);
             counting_matches.set_query(enquire.get_query());

@@ -214,8 +214,15 @@ void take(std::vector<Xapian::docid> &into, Part &part) {
 /// Walks a query's tree, gathering the candidates and the bound.
 class Walk {
   public:
-    Walk(const Xapian::Database &reader, const TiersRecord &tiers)
-        : reader_(reader), items_(reader.get_doccount()), growth_(std::max(1.0, reader.get_avlength() / tiers.average)) {}
+    /// What a walk finds: whether the query is covered (every item it matches is in a posting list
+    /// of `whole_list_limit` items or fewer, so that Xapian's matcher, driven by those lists,
+    /// evaluates it in full as cheaply as the tiers could, and counts it too), reading no postings;
+    /// or its candidates and bound.
+    enum Finding { coverage, candidates };
+
+    Walk(const Xapian::Database &reader, const TiersRecord &tiers, Finding finding)
+        : reader_(reader), finding_(finding), items_(reader.get_doccount()),
+          growth_(std::max(1.0, reader.get_avlength() / tiers.average)) {}
 
     /// Whether the query holds only what the walk can bound.
     bool ok = true;
@@ -315,46 +322,9 @@ class Walk {
         }
     }
 
-    /// Whether every item `query` matches is in a posting list of `whole_list_limit` items or
-    /// fewer: Xapian's matcher, driven by those lists, evaluates it in full as cheaply as the tiers
-    /// could, and counts it too.
-    bool covered(const Query &query) {
-        switch (query.get_type()) {
-            case Query::LEAF_TERM:
-                return reader_.get_termfreq(*query.get_terms_begin()) <= whole_list_limit;
-            case Query::LEAF_MATCH_NOTHING:
-                return true;
-            case Query::OP_SCALE_WEIGHT:
-            case Query::OP_AND_NOT:
-            case Query::OP_AND_MAYBE:
-                return covered(query.get_subquery(0));
-            case Query::OP_AND:
-            case Query::OP_NEAR:
-            case Query::OP_PHRASE:
-            case Query::OP_FILTER:
-                for (size_t i = 0; i < query.get_num_subqueries(); ++i)
-                    if (covered(query.get_subquery(i))) return true;
-                return false;
-            case Query::OP_OR:
-            case Query::OP_XOR:
-                for (size_t i = 0; i < query.get_num_subqueries(); ++i)
-                    if (!covered(query.get_subquery(i))) return false;
-                return true;
-            case Query::OP_WILDCARD: {
-                const std::optional<std::string> pattern = wildcard_pattern(query);
-                if (!pattern) return false;
-                Xapian::doccount total = 0;
-                for (auto it = reader_.allterms_begin(*pattern); it != reader_.allterms_end(*pattern); ++it)
-                    if ((total += it.get_termfreq()) > whole_list_limit) return false;
-                return true;
-            }
-            default:
-                return false;
-        }
-    }
-
   private:
     const Xapian::Database &reader_;
+    Finding finding_;
     double items_;
     /// How much an impact can have grown since the tiers were built: the average length's growth.
     double growth_;
@@ -369,6 +339,7 @@ class Walk {
         if (factor != 0) ++weighed_parts;
         const Xapian::doccount frequency = reader_.get_termfreq(name);
         if (frequency == 0) return {{}, true, 0};
+        if (finding_ == coverage) return {{}, frequency <= whole_list_limit, 0};
         const double weight = factor * weight_per_impact(items_, frequency, std::max(1u, wqf_[name]));
         if (frequency <= whole_list_limit) {
             add_postings(name, part.ids);
@@ -408,8 +379,9 @@ class Walk {
             expansions.push_back(*it);
             total += it.get_termfreq();
             most = std::max(most, it.get_termfreq());
-            if (expansions.size() > 1000) break;
+            if (expansions.size() > 1000 || (finding_ == coverage && total > whole_list_limit)) break;
         }
+        if (finding_ == coverage) return {{}, total <= whole_list_limit && expansions.size() <= 1000, 0};
         // The synonym's frequency is estimated from its expansions' (at least the greatest, less
         // rounding).
         const double weight = factor * weight_per_impact(items_, std::max(1.0, most * 0.99 - 1), 1);
@@ -631,16 +603,16 @@ std::optional<double> corrected_percent_factor(const Xapian::MSet &mset, unsigne
 
 std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Query &words,
                                       const std::function<std::optional<Among>(std::vector<Xapian::docid>)> &among,
-                                      const ViewsBound &views, Xapian::doccount offset, Xapian::doccount limit,
-                                      Xapian::doccount check_at_least, const Xapian::Weight &weighting) {
+                                      const std::function<ViewsBound()> &bound_views, Xapian::doccount offset,
+                                      Xapian::doccount limit, const Xapian::Weight &weighting) {
     const std::optional<TiersRecord> tiers = current_tiers(reader);
-    if (!tiers || limit == 0) return std::nullopt;
-    Walk walk(reader, *tiers);
-    if (walk.covered(words)) return std::nullopt;
+    if (!tiers || limit == 0 || Walk(reader, *tiers, Walk::coverage).walk(words, 1).covered) return std::nullopt;
+    Walk walk(reader, *tiers, Walk::candidates);
     walk.count_terms(words);
     Part root = walk.walk(words, 1);
     if (!walk.ok || root.ids.size() > 4 * most_candidates) return std::nullopt;
     std::vector<Xapian::docid> candidates = std::move(root.ids);
+    const ViewsBound views = bound_views();
     // The most viewed items are candidates too: an item outside them gains at most `views.rest`.
     std::unordered_map<Xapian::docid, double> viewed;
     for (const auto &[id, gain] : views.most_viewed) {
@@ -662,8 +634,8 @@ std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Quer
         return enquire.get_mset(offset, limit, check);
     };
     // The page, its results rated as a full evaluation rates them.
-    const auto proven = [&](Xapian::MSet mset, bool counted) -> std::optional<TieredPage> {
-        TieredPage page{std::move(mset), {}, counted};
+    const auto proven = [&](Xapian::MSet mset) -> std::optional<TieredPage> {
+        TieredPage page{std::move(mset), {}};
         if (!added_filter) {
             for (auto it = page.mset.begin(); it != page.mset.end(); ++it) page.percents.push_back(it.get_percent());
             return page;
@@ -707,7 +679,7 @@ std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Quer
         std::optional<Xapian::MSet> page = run(std::move(ids), depth);
         if (!page) return std::nullopt;
         const double rest = taken < ordered.size() ? ordered[taken].first : -std::numeric_limits<double>::infinity();
-        if (outweighs(*page, limit, std::max(rest, outside))) return proven(std::move(*page), false);
+        if (outweighs(*page, limit, std::max(rest, outside))) return proven(std::move(*page));
         if (taken == ordered.size()) return std::nullopt;
         // Matches this sparse among the candidates (an AND of frequent words) would not fill the
         // page from all of them either.

@@ -59,8 +59,6 @@ struct TieredPage {
     Xapian::MSet mset;
     /// Each result's percentage, as a full evaluation rates it.
     std::vector<int32_t> percents;
-    /// Whether the page's run counted every match exactly: its matches estimate is the search's.
-    bool counted = false;
 };
 
 /// What recorded views add to a search's weights: the most viewed items with what each gains, and
@@ -72,16 +70,16 @@ struct ViewsBound {
 
 /// The page `offset`, `limit` of a search of `words` ranked by `weighting`, when the tiers of its
 /// terms prove it: `among(candidates)` gives the search's whole query (visibility, expiry and
-/// views, which add to weights what `views` says) limited to the candidates (every tier, every
-/// rarer term's whole list, the most viewed items), or nothing when it cannot. The page is the candidates' when its last result
-/// outweighs the most an item outside them can weigh, or when no item outside them matches.
-/// Nothing when the index has no current tiers or they prove nothing: a full evaluation is needed.
-/// When every match is a candidate and they are few, the page's run checks `check_at_least`
-/// matches, and may count them all.
+/// views, which add to weights what `views()` says) limited to the candidates (every tier, every
+/// rarer term's whole list, the most viewed items), or nothing when it cannot. The page is the
+/// candidates' when its last result outweighs the most an item outside them can weigh, or when no
+/// item outside them matches. Nothing when a full evaluation is needed: the index has no current
+/// tiers, the tiers prove nothing, or every match lies in posting lists of `whole_list_limit` items
+/// or fewer (Xapian's matcher, driven by them, is as quick, and counts exactly).
 std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Xapian::Query &words,
                                       const std::function<std::optional<Among>(std::vector<Xapian::docid>)> &among,
-                                      const ViewsBound &views, Xapian::doccount offset, Xapian::doccount limit,
-                                      Xapian::doccount check_at_least, const Xapian::Weight &weighting);
+                                      const std::function<ViewsBound()> &views, Xapian::doccount offset, Xapian::doccount limit,
+                                      const Xapian::Weight &weighting);
 
 /// A query matching the documents `ids` (ascending), each weighing nothing.
 Xapian::Query id_query(std::vector<Xapian::docid> ids);

@@ -78,19 +78,22 @@ class ViewBoostSource final : public Xapian::PostingSource {
 
 }  // namespace
 
-MostViewed most_viewed(cx_database &database, Snapshot &snapshot, size_t count) {
+const MostViewed &most_viewed(cx_database &database, Snapshot &snapshot) {
+    if (snapshot.most_viewed) return *snapshot.most_viewed;
     if (!snapshot.views) snapshot.views = read_boosts(database.reader);
     const ViewBoosts &views = *snapshot.views;
-    MostViewed most;
-    for (size_t i = 0; i < views.documents.size(); ++i) most.items.emplace_back(views.documents[i], views.boosts[i]);
+    auto most = std::make_shared<MostViewed>();
+    for (size_t i = 0; i < views.documents.size(); ++i) most->items.emplace_back(views.documents[i], views.boosts[i]);
     const auto greater = [](const auto &a, const auto &b) { return a.second > b.second; };
-    if (most.items.size() > count) {
-        std::nth_element(most.items.begin(), most.items.begin() + long(count), most.items.end(), greater);
-        most.rest = most.items[count].second;
-        for (size_t i = count + 1; i < most.items.size(); ++i) most.rest = std::max(most.rest, most.items[i].second);
-        most.items.resize(count);
+    if (most->items.size() > most_viewed_count) {
+        const auto cut = most->items.begin() + long(most_viewed_count);
+        std::nth_element(most->items.begin(), cut, most->items.end(), greater);
+        // No item past the cut has a greater boost than the one at it.
+        most->rest = cut->second;
+        most->items.resize(most_viewed_count);
     }
-    return most;
+    snapshot.most_viewed = most;
+    return *most;
 }
 
 Xapian::Query view_boosts(cx_database &database, Snapshot &snapshot) {
