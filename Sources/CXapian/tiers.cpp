@@ -518,13 +518,17 @@ void note_tiers(cx_database &database, Xapian::docid id, const Xapian::Document 
     TierNotes &tiers = notes(database);
     load_thresholds(database, tiers);
     if (tiers.thresholds.empty()) return;
+    // One pass over the terms: the item's length is their wdfs' sum, and its tiered terms are few.
     double length = 0;
-    for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it) length += it.get_wdf();
+    std::vector<std::pair<const std::pair<const std::string, double> *, Xapian::termcount>> tiered;
     for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it) {
+        length += it.get_wdf();
         const auto found = tiers.thresholds.find(*it);
-        if (found == tiers.thresholds.end()) continue;
-        const double weight = impact(it.get_wdf(), length, tiers.average);
-        if (weight > found->second) tiers.noted[*it].emplace_back(id, weight);
+        if (found != tiers.thresholds.end()) tiered.emplace_back(&*found, it.get_wdf());
+    }
+    for (const auto &[term, wdf] : tiered) {
+        const double weight = impact(wdf, length, tiers.average);
+        if (weight > term->second) tiers.noted[term->first].emplace_back(id, weight);
     }
 }
 
