@@ -93,6 +93,11 @@ bool is_weighed_term(const std::string &term) {
     return term.compare(0, 2, "XB") == 0;
 }
 
+/// The ranges of term names that can hold weighed terms, as [first, end) ("" for no end): words
+/// and other unprefixed terms sort before the capital letters of boolean prefixes, beginnings
+/// start with `XB`, stems with `Z`. A tier build skips the filters' terms between them.
+const std::pair<std::string, std::string> weighed_ranges[] = {{"", "A"}, {"XB", "XC"}, {"Z", ""}};
+
 void put_varint(std::string &out, uint64_t value) {
     while (value >= 0x80) {
         out.push_back(char(0x80 | (value & 0x7f)));
@@ -474,19 +479,13 @@ void build_tiers(Xapian::WritableDatabase &database) {
     }
     std::string thresholds;
     std::vector<std::pair<double, Xapian::docid>> postings;
-    auto it = database.allterms_begin();
-    while (it != database.allterms_end()) {
-        const std::string term = *it;
-        if (!term.empty() && term[0] >= 'A' && term[0] <= 'Z' && term[0] != 'Z' && term.compare(0, 2, "XB") != 0) {
-            // A boolean prefix: on to the next one that may hold weighed terms.
-            std::string next = term.substr(0, term[0] == 'X' && term.size() > 1 ? 2 : 1);
-            if (next == "X") next = "XB";
-            else if (next < "XB" && next.size() == 2) next = "XB";
-            else next.back() = char(next.back() + 1);
-            it.skip_to(next);
-            continue;
-        }
-        if (it.get_termfreq() > whole_list_limit && is_weighed_term(term)) {
+    for (const auto &[first, end] : weighed_ranges) {
+        auto it = database.allterms_begin();
+        it.skip_to(first);
+        for (; it != database.allterms_end(); ++it) {
+            const std::string term = *it;
+            if (!end.empty() && term >= end) break;
+            if (it.get_termfreq() <= whole_list_limit || !is_weighed_term(term)) continue;
             postings.clear();
             for (auto p = database.postlist_begin(term); p != database.postlist_end(term); ++p)
                 postings.emplace_back(impact(p.get_wdf(), p.get_doclength(), average), *p);
@@ -503,7 +502,6 @@ void build_tiers(Xapian::WritableDatabase &database) {
             put_varint(thresholds, term.size());
             thresholds += term + number_text(threshold) + '\n';
         }
-        ++it;
     }
     database.set_metadata(thresholds_key, thresholds);
     database.set_metadata(tiers_key, make_record(average, database.get_revision() + 1));
