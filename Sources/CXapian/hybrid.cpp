@@ -14,6 +14,7 @@
 
 #include "columns.hpp"
 #include "database.hpp"
+#include "matching.hpp"
 #include "meaning.hpp"
 #include "query.hpp"
 #include "schema.hpp"
@@ -244,7 +245,8 @@ std::vector<std::pair<Xapian::docid, double>> nearest(cx_database &database, Sna
                                : (new MeaningSource(query))->release());
     // The selection filters and weighs nothing; the weights are the source's. (Under BoolWeight
     // the matcher takes every weight for 0, and the cutoff then drops every match.)
-    enquire.set_query(
+    set_matchable_query(
+        enquire, reader,
         Xapian::Query(Xapian::Query::OP_FILTER, meaning, visible_now(database, snapshot, request, selected)));
     enquire.set_docid_order(Xapian::Enquire::ASCENDING);
     enquire.set_cutoff(0, least_similarity);
@@ -259,8 +261,8 @@ Xapian::doccount count_matching(const Xapian::Database &reader, const Xapian::Qu
                                 const std::vector<Xapian::docid> &ids) {
     if (ids.empty()) return 0;
     Xapian::Enquire enquire(reader);
-    enquire.set_query(Xapian::Query(Xapian::Query::OP_FILTER, query, id_query(ids)));
-    enquire.set_weighting_scheme(Xapian::BoolWeight());
+    set_matchable_query(enquire, reader, Xapian::Query(Xapian::Query::OP_FILTER, query, id_query(ids)));
+    weigh_nothing(enquire, false);
     return enquire.get_mset(0, 0, Xapian::doccount(ids.size())).get_matches_estimated();
 }
 

@@ -10,6 +10,7 @@
 
 #include "columns.hpp"
 #include "database.hpp"
+#include "matching.hpp"
 #include "schema.hpp"
 
 namespace {
@@ -127,14 +128,14 @@ bool run_bounded(cx_database &database, const cx_search_request &request, Xapian
     Xapian::MSet own_count;
     if (counted == nullptr) {
         Xapian::Enquire counting(database.reader);
-        counting.set_query(query);
-        counting.set_weighting_scheme(Xapian::BoolWeight());
+        set_matchable_query(counting, database.reader, query);
+        weigh_nothing(counting, database.sharded);
         own_count = counting.get_mset(0, 0, 1000 + request.offset + request.limit);
         counted = &own_count;
     }
     const std::optional<PageBound> bound = page_bound(database, request, counted->get_matches_estimated());
     if (!bound) return false;
-    enquire.set_query(Xapian::Query(Xapian::Query::OP_FILTER, query, bound->filter));
+    set_matchable_query(enquire, database.reader, Xapian::Query(Xapian::Query::OP_FILTER, query, bound->filter));
     // Sorted by a value, the match checks every item that passes: their count is exact.
     mset = enquire.get_mset(request.offset, request.limit, request.offset + request.limit);
     if (mset.size() < request.limit) {

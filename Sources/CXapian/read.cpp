@@ -7,6 +7,7 @@
 #include "database.hpp"
 #include "document.hpp"
 #include "errors.hpp"
+#include "matching.hpp"
 #include "meaning.hpp"
 #include "schema.hpp"
 #include "stored.hpp"
@@ -48,9 +49,10 @@ using Query = Xapian::Query;
 /// The live items matching `query` at `now_ms`, counted exactly.
 Xapian::doccount count_live(const Xapian::Database &reader, const Query &query, int64_t now_ms) {
     Xapian::Enquire enquire(reader);
-    enquire.set_query(Query(Query::OP_AND_NOT, query,
-                            Query(Query::OP_VALUE_LE, cx::slot::expiration,
-                                  Xapian::sortable_serialise(static_cast<double>(now_ms)))));
+    cx::set_matchable_query(enquire, reader,
+                            Query(Query::OP_AND_NOT, query,
+                                  Query(Query::OP_VALUE_LE, cx::slot::expiration,
+                                        Xapian::sortable_serialise(static_cast<double>(now_ms)))));
     return enquire.get_mset(0, 0, reader.get_doccount()).get_matches_estimated();
 }
 

@@ -12,6 +12,7 @@
 #include "errors.hpp"
 #include "facets.hpp"
 #include "hybrid.hpp"
+#include "matching.hpp"
 #include "order.hpp"
 #include "query.hpp"
 #include "read.hpp"
@@ -147,8 +148,8 @@ Xapian::MSet count_facets(cx_database &database, cx_database *keeping, const cx_
                           const Query &query, Xapian::Enquire &counting, cx_results &results) {
     const Xapian::Database &reader = database.reader;
     cx::Facets facets(reader, counting, request.facets, request.facet_count, database.sharded, keeping);
-    counting.set_query(query);
-    counting.set_weighting_scheme(Xapian::BoolWeight());
+    cx::set_matchable_query(counting, reader, query);
+    cx::weigh_nothing(counting, database.sharded);
     counting.set_time_limit(checking_seconds);
     Xapian::MSet counted = counting.get_mset(0, 0, reader.get_doccount());
     results.total = counted.get_matches_estimated();
@@ -181,7 +182,7 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
                const cx::BuiltQuery &built, cx_results &results) {
     const Xapian::Database &reader = database.reader;
     Xapian::Enquire enquire(reader);
-    enquire.set_query(full_query(database, snapshot, request, built));
+    cx::set_matchable_query(enquire, reader, full_query(database, snapshot, request, built));
     const Xapian::doccount check_at_least = matches_to_check(reader, request);
     limit_checking(enquire, check_at_least);
     enquire.set_weighting_scheme(cx::weighting());
@@ -210,7 +211,7 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
             // The page came from the candidates alone: the matches are counted on their own, unweighted.
             Xapian::Enquire counting_matches(reader);
             counting_matches.set_query(enquire.get_query());
-            counting_matches.set_weighting_scheme(Xapian::BoolWeight());
+            cx::weigh_nothing(counting_matches, database.sharded);
             const Xapian::MSet all = counting_matches.get_mset(0, 0, check_at_least);
             matches = all.get_matches_estimated();
             estimated = all.get_matches_lower_bound() != all.get_matches_upper_bound();
@@ -252,7 +253,7 @@ Xapian::doccount run_hybrid(cx_database &database, cx_database *keeping, cx::Sna
 
     Xapian::Enquire enquire(reader);
     const Query words = full_query(database, snapshot, request, built);
-    enquire.set_query(words);
+    cx::set_matchable_query(enquire, reader, words);
     enquire.set_weighting_scheme(cx::weighting());
     const Xapian::doccount check_at_least = std::max(depth, matches_to_check(reader, request));
     limit_checking(enquire, check_at_least);
@@ -385,7 +386,7 @@ cx_status cx_search_similar(cx_database *database, const cx_search_request *requ
         // The item, if the caller may see it now.
         const std::string unique = cx::unique_term(cx::str(domain), cx::str(identifier));
         Xapian::Enquire finding(reader);
-        finding.set_query(cx::visible_now(*database, *snapshot, *request, Query(unique)));
+        cx::set_matchable_query(finding, reader, cx::visible_now(*database, *snapshot, *request, Query(unique)));
         const Xapian::MSet item = finding.get_mset(0, 1);
         found = !item.empty();
         if (!found) return;

@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "database.hpp"
+#include "matching.hpp"
 #include "read.hpp"
 #include "visibility.hpp"
 
@@ -120,8 +121,8 @@ std::vector<std::string> ranked_candidates(const SpellingWords &words, const std
 bool matches_visible_item(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
                           const Xapian::Query &query) {
     Xapian::Enquire enquire(database.reader);
-    enquire.set_query(visible_now(database, snapshot, request, query));
-    enquire.set_weighting_scheme(Xapian::BoolWeight());
+    set_matchable_query(enquire, database.reader, visible_now(database, snapshot, request, query));
+    weigh_nothing(enquire, database.sharded);
     return enquire.get_mset(0, 1, 1).size() > 0;
 }
 

@@ -35,6 +35,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "matching.hpp"
 #include "search.hpp"
 
 namespace cx {
@@ -183,23 +184,6 @@ std::optional<TiersRecord> current_tiers(const Xapian::Database &reader) {
     const std::optional<TiersRecord> record = parse_record(reader.get_metadata(tiers_key));
     if (!record || record->current != reader.get_revision()) return std::nullopt;
     return record;
-}
-
-/// Xapian 1.4 gives no accessor for an OP_SCALE_WEIGHT's factor or a wildcard's pattern; its
-/// description prints them ("Query(0.10000000000000000555 * …)", "Query(WILDCARD SYNONYM foo)"),
-/// the factor with 20 digits, which read back the same double.
-double scale_factor(const Query &query) {
-    const std::string description = query.get_description();
-    return std::strtod(description.c_str() + 6, nullptr);
-}
-
-std::optional<std::string> wildcard_pattern(const Query &query) {
-    const std::string description = query.get_description();
-    const std::string start = "Query(WILDCARD ";
-    if (description.compare(0, start.size(), start) != 0 || description.back() != ')') return std::nullopt;
-    const size_t space = description.find(' ', start.size());
-    if (space == std::string::npos) return std::nullopt;
-    return description.substr(space + 1, description.size() - space - 2);
 }
 
 /// What the walk of a subquery learned: its candidates, whether every item it matches is one of
@@ -631,7 +615,7 @@ std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Quer
         if (!limited) return std::nullopt;
         added_filter = limited->added_filter;
         Xapian::Enquire enquire(reader);
-        enquire.set_query(limited->query);
+        set_matchable_query(enquire, reader, limited->query);
         enquire.set_weighting_scheme(weighting);
         return enquire.get_mset(offset, limit, check);
     };

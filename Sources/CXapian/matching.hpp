@@ -1,0 +1,40 @@
+// What matching.cpp offers the other files of the shim: queries handed to Xapian's matcher in a
+// form it runs on every index, the weighting of a count, and what a built query's description
+// tells that Xapian 1.4 has no accessor for.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <xapian.h>
+
+namespace cx {
+
+/// `query` as Xapian 1.4's matcher runs it on every index: each term that weighs nothing in it
+/// (under a filter, an exclusion or a weight scale of 0, outside a phrase or a synonym) and that
+/// every item holds is given as what it matches, every item (`Query::MatchAll`).
+///
+/// Xapian reads such a term from the list of all items, which it names after the term. In an
+/// index with gaps in its document ids (an item was removed) that list spans chunks of item
+/// lengths, and the move to its second chunk compares the chunk's key with the term's name and
+/// fails: "Unexpected end of posting list", a `DatabaseCorruptError`, for a sound index
+/// (`matcher/localsubmatch.cc` and `backends/glass/glass_postlist.cc`, Xapian 1.4.22 to 1.4.28).
+Xapian::Query matchable(const Xapian::Database &reader, const Xapian::Query &query);
+
+/// Sets `enquire`'s query to `matchable(reader, query)`.
+void set_matchable_query(Xapian::Enquire &enquire, const Xapian::Database &reader, const Xapian::Query &query);
+
+/// Sets `enquire` to count: every match weighs nothing. Unlike `BoolWeight` the weighting asks for
+/// each term's wdf, so that Xapian reads each weighed term's own posting list (`matchable`). A
+/// topology's shard servers know only Xapian's own weightings: `sharded` counts with
+/// `BoolWeight`.
+void weigh_nothing(Xapian::Enquire &enquire, bool sharded);
+
+/// The factor of an `OP_SCALE_WEIGHT` query. Xapian 1.4 gives no accessor for it; its
+/// description prints it ("Query(0.10000000000000000555 * …)") with 20 digits, which read back
+/// the same double.
+double scale_factor(const Xapian::Query &query);
+
+/// The pattern of an `OP_WILDCARD` query, from its description ("Query(WILDCARD SYNONYM foo)").
+std::optional<std::string> wildcard_pattern(const Xapian::Query &query);
+
+}  // namespace cx
