@@ -261,8 +261,7 @@ Xapian::doccount count_matching(const Xapian::Database &reader, const Xapian::Qu
                                 const std::vector<Xapian::docid> &ids) {
     if (ids.empty()) return 0;
     Xapian::Enquire enquire(reader);
-    set_matchable_query(enquire, reader, Xapian::Query(Xapian::Query::OP_FILTER, query, id_query(ids)));
-    weigh_nothing(enquire, false);
+    set_counting_query(enquire, reader, Xapian::Query(Xapian::Query::OP_FILTER, query, id_query(ids)));
     return enquire.get_mset(0, 0, Xapian::doccount(ids.size())).get_matches_estimated();
 }
 

@@ -1,5 +1,5 @@
-// Queries handed to Xapian's matcher in a form it runs on every index (`matchable`), the
-// weighting of a count, and what a built query's description tells.
+// Queries handed to Xapian's matcher in a form it runs on every index (`matchable`), and what a
+// built query's description tells.
 
 #include "matching.hpp"
 
@@ -11,20 +11,6 @@ namespace cx {
 namespace {
 
 using Query = Xapian::Query;
-
-/// A weighting under which every match weighs nothing, which asks for the wdf of each term
-/// (`weigh_nothing`).
-class NothingWeight final : public Xapian::Weight {
-  public:
-    NothingWeight() { need_stat(WDF); }
-    NothingWeight *clone() const override { return new NothingWeight; }
-    std::string name() const override { return "searchlight.Nothing"; }
-    void init(double) override {}
-    double get_sumpart(Xapian::termcount, Xapian::termcount, Xapian::termcount) const override { return 0; }
-    double get_maxpart() const override { return 0; }
-    double get_sumextra(Xapian::termcount, Xapian::termcount) const override { return 0; }
-    double get_maxextra() const override { return 0; }
-};
 
 class Rewrite {
   public:
@@ -95,19 +81,19 @@ class Rewrite {
 
 }  // namespace
 
-Query matchable(const Xapian::Database &reader, const Query &query) {
+Query matchable(const Xapian::Database &reader, const Query &query, bool weighs) {
     // Without gaps in the document ids, Xapian counts the items instead of reading their list.
     if (reader.get_lastdocid() == reader.get_doccount()) return query;
-    return Rewrite(reader)(query, true);
+    return Rewrite(reader)(query, weighs);
 }
 
 void set_matchable_query(Xapian::Enquire &enquire, const Xapian::Database &reader, const Query &query) {
     enquire.set_query(matchable(reader, query));
 }
 
-void weigh_nothing(Xapian::Enquire &enquire, bool sharded) {
-    if (sharded) enquire.set_weighting_scheme(Xapian::BoolWeight());
-    else enquire.set_weighting_scheme(NothingWeight());
+void set_counting_query(Xapian::Enquire &enquire, const Xapian::Database &reader, const Query &query) {
+    enquire.set_weighting_scheme(Xapian::BoolWeight());
+    enquire.set_query(matchable(reader, query, false));
 }
 
 double scale_factor(const Query &query) {

@@ -128,8 +128,7 @@ bool run_bounded(cx_database &database, const cx_search_request &request, Xapian
     Xapian::MSet own_count;
     if (counted == nullptr) {
         Xapian::Enquire counting(database.reader);
-        set_matchable_query(counting, database.reader, query);
-        weigh_nothing(counting, database.sharded);
+        set_counting_query(counting, database.reader, query);
         own_count = counting.get_mset(0, 0, 1000 + request.offset + request.limit);
         counted = &own_count;
     }

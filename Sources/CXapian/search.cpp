@@ -148,8 +148,7 @@ Xapian::MSet count_facets(cx_database &database, cx_database *keeping, const cx_
                           const Query &query, Xapian::Enquire &counting, cx_results &results) {
     const Xapian::Database &reader = database.reader;
     cx::Facets facets(reader, counting, request.facets, request.facet_count, database.sharded, keeping);
-    cx::set_matchable_query(counting, reader, query);
-    cx::weigh_nothing(counting, database.sharded);
+    cx::set_counting_query(counting, reader, query);
     counting.set_time_limit(checking_seconds);
     Xapian::MSet counted = counting.get_mset(0, 0, reader.get_doccount());
     results.total = counted.get_matches_estimated();
@@ -210,8 +209,7 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
         if (request.facet_count == 0) {
             // The page came from the candidates alone: the matches are counted on their own, unweighted.
             Xapian::Enquire counting_matches(reader);
-            counting_matches.set_query(enquire.get_query());
-            cx::weigh_nothing(counting_matches, database.sharded);
+            cx::set_counting_query(counting_matches, reader, enquire.get_query());
             const Xapian::MSet all = counting_matches.get_mset(0, 0, check_at_least);
             matches = all.get_matches_estimated();
             estimated = all.get_matches_lower_bound() != all.get_matches_upper_bound();

@@ -121,8 +121,7 @@ std::vector<std::string> ranked_candidates(const SpellingWords &words, const std
 bool matches_visible_item(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
                           const Xapian::Query &query) {
     Xapian::Enquire enquire(database.reader);
-    set_matchable_query(enquire, database.reader, visible_now(database, snapshot, request, query));
-    weigh_nothing(enquire, database.sharded);
+    set_counting_query(enquire, database.reader, visible_now(database, snapshot, request, query));
     return enquire.get_mset(0, 1, 1).size() > 0;
 }
 

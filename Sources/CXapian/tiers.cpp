@@ -1,5 +1,5 @@
 // Impact tiers: each frequent term's postings of highest impact, kept beside the index, which a
-// ranked search weighs first.
+// ranked search weighs first (tiered_search.cpp).
 //
 // BM25 weighs a term in an item as its term weight (from how many items hold it) times the
 // item's impact, wdf / (k1 (b · max(length / average, min_normlen) + 1 - b) + wdf), which is below
@@ -31,12 +31,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <limits>
 #include <map>
 #include <unordered_map>
 
-#include "matching.hpp"
 #include "search.hpp"
+#include "tiers_format.hpp"
 
 namespace cx {
 
@@ -53,8 +52,6 @@ struct TierNotes {
 
 namespace {
 
-using Query = Xapian::Query;
-
 const std::string tiers_key = "cx.tiers";
 const std::string thresholds_key = "cx.tier-thresholds";
 const std::string tier_prefix = "cx.tier:";
@@ -62,37 +59,14 @@ const std::string tier_prefix = "cx.tier:";
 /// The longest term a tier is kept for: its key must stay within Xapian's key limit.
 constexpr size_t longest_tiered_term = 200;
 
-/// BM25's k3, Xapian's default: a term repeated in a query weighs (k3 + 1) wqf / (k3 + wqf) times.
-constexpr double bm25_k3 = 1;
-
 /// BM25's floor on an item's length relative to the average (Xapian's default, `cx::weighting`).
 constexpr double min_normlen = 0.5;
-
-/// The bound's margin for rounding: Xapian computes the same products in another order.
-constexpr double rounding_margin = 1e-9;
 
 double impact(Xapian::termcount wdf, double length, double average) {
     const double normlen = std::max(average > 0 ? length / average : 1.0, min_normlen);
     return wdf / (bm25_k1 * (normlen * bm25_b + (1 - bm25_b)) + wdf);
 }
 
-/// BM25's term weight of a term `frequency` of `items` hold, as Xapian 1.4 computes it, times
-/// k1 + 1 and the query's repetition factor: what an item's impact is multiplied by.
-double weight_per_impact(double items, double frequency, double wqf) {
-    double ratio = (items - frequency + 0.5) / (frequency + 0.5);
-    if (ratio <= 2.0) ratio = ratio * 0.5 + 1.0;
-    return std::log(ratio) * (bm25_k1 + 1) * (bm25_k3 + 1) * wqf / (bm25_k3 + wqf);
-}
-
-/// Whether `term` is one a query weighs: a word of the shared term space, a stem (`Z`) or a word
-/// beginning (`XB`). Prefixed terms (capital letters) are boolean filters.
-bool is_weighed_term(const std::string &term) {
-    if (term.empty() || term.size() > longest_tiered_term) return false;
-    if (term[0] < 'A' || term[0] > 'Z') return true;
-    // A stem of the shared space (`Z` and a word), not of a prefixed field (`ZS`).
-    if (term[0] == 'Z') return term.size() < 2 || term[1] < 'A' || term[1] > 'Z';
-    return term.compare(0, 2, "XB") == 0;
-}
 
 /// The ranges of term names that can hold weighed terms, as [first, end) ("" for no end): words
 /// and other unprefixed terms sort before the capital letters of boolean prefixes, beginnings
@@ -123,13 +97,6 @@ std::string number_text(double value) {
     return text;
 }
 
-/// A posting of a tier: the item, and its impact at the build's average length rounded up to
-/// 255ths (what orders a search's candidates, `ceiling`).
-struct TierPosting {
-    Xapian::docid id;
-    uint8_t impact;
-    bool operator<(const TierPosting &other) const { return id < other.id; }
-};
 
 uint8_t rounded_up(double impact) { return uint8_t(std::min(255.0, std::ceil(impact * 255))); }
 
@@ -145,6 +112,7 @@ std::string encode_tier(double threshold, const std::vector<TierPosting> &postin
     return out;
 }
 
+
 bool decode_tier(const std::string &record, double &threshold, std::vector<TierPosting> &postings) {
     const size_t line = record.find('\n');
     if (line == std::string::npos) return false;
@@ -159,12 +127,6 @@ bool decode_tier(const std::string &record, double &threshold, std::vector<TierP
     return true;
 }
 
-/// The `cx.tiers` record: the average length the tiers were built at, and the revision they are
-/// current at.
-struct TiersRecord {
-    double average = 0;
-    Xapian::rev current = 0;
-};
 
 std::optional<TiersRecord> parse_record(const std::string &text) {
     TiersRecord record;
@@ -179,245 +141,6 @@ std::string make_record(double average, Xapian::rev current) {
     return "1 " + number_text(average) + " " + std::to_string(current);
 }
 
-/// The tiers of `reader`'s revision, when they are current at it.
-std::optional<TiersRecord> current_tiers(const Xapian::Database &reader) {
-    const std::optional<TiersRecord> record = parse_record(reader.get_metadata(tiers_key));
-    if (!record || record->current != reader.get_revision()) return std::nullopt;
-    return record;
-}
-
-/// What the walk of a subquery learned: its candidates, whether every item it matches is one of
-/// them, and the most an item that is not one can weigh from it.
-struct Part {
-    std::vector<Xapian::docid> ids;
-    bool covered = false;
-    double bound = 0;
-};
-
-/// Gives `part`'s candidates to `into`.
-void take(std::vector<Xapian::docid> &into, Part &part) {
-    if (into.empty()) into = std::move(part.ids);
-    else into.insert(into.end(), part.ids.begin(), part.ids.end());
-}
-
-/// Walks a query's tree, gathering the candidates and the bound.
-class Walk {
-  public:
-    /// What a walk finds: whether the query is covered (every item it matches is in a posting list
-    /// of `whole_list_limit` items or fewer, so that Xapian's matcher, driven by those lists,
-    /// evaluates it in full as cheaply as the tiers could, and counts it too), reading no postings;
-    /// or its candidates and bound.
-    enum Finding { coverage, candidates };
-
-    Walk(const Xapian::Database &reader, const TiersRecord &tiers, Finding finding)
-        : reader_(reader), finding_(finding), items_(reader.get_doccount()),
-          growth_(std::max(1.0, reader.get_avlength() / tiers.average)) {}
-
-    /// Whether the query holds only what the walk can bound.
-    bool ok = true;
-
-    /// How many weighed parts (terms, wildcards, all items) the query holds, as Xapian counts them
-    /// for its percentages.
-    unsigned weighed_parts = 0;
-
-    /// The most any item can weigh from the query's terms, less what `excess` adds for some: an
-    /// item of a term's tier or whole list may weigh more from that term than another.
-    double base = 0;
-    std::unordered_map<Xapian::docid, double> excess;
-
-    /// The most item `id` can weigh from the query's terms.
-    double ceiling(Xapian::docid id) const {
-        const auto found = excess.find(id);
-        return base + (found == excess.end() ? 0 : found->second);
-    }
-
-    void count_terms(const Query &query) {
-        if (query.get_type() == Query::LEAF_TERM) {
-            ++wqf_[*query.get_terms_begin()];
-            return;
-        }
-        for (size_t i = 0; i < query.get_num_subqueries(); ++i) count_terms(query.get_subquery(i));
-    }
-
-    Part walk(const Query &query, double factor) {
-        if (!ok) return {};
-        switch (query.get_type()) {
-            case Query::LEAF_TERM:
-                return term(*query.get_terms_begin(), factor);
-            case Query::LEAF_MATCH_NOTHING:
-                return {{}, true, 0};
-            case Query::LEAF_MATCH_ALL: {
-                // Every item, each weighing under the term weight of a term all of them hold.
-                if (factor != 0) ++weighed_parts;
-                const double weight = factor * weight_per_impact(items_, items_, 1);
-                base += weight;
-                return {{}, false, weight};
-            }
-            case Query::OP_SCALE_WEIGHT:
-                return walk(query.get_subquery(0), factor * scale_factor(query));
-            case Query::OP_AND:
-            case Query::OP_NEAR:
-            case Query::OP_PHRASE:
-            case Query::OP_FILTER: {
-                // A match matches every subquery: the candidates of the smallest covered one hold
-                // every match. OP_FILTER weighs by its first subquery alone.
-                std::vector<Part> parts;
-                for (size_t i = 0; i < query.get_num_subqueries(); ++i) {
-                    const bool weighed = query.get_type() != Query::OP_FILTER || i == 0;
-                    parts.push_back(walk(query.get_subquery(i), weighed ? factor : 0));
-                }
-                Part *smallest = nullptr;
-                for (Part &part : parts)
-                    if (part.covered && (smallest == nullptr || part.ids.size() < smallest->ids.size())) smallest = &part;
-                if (smallest != nullptr) return std::move(*smallest);
-                Part all;
-                for (Part &part : parts) {
-                    all.bound += part.bound;
-                    take(all.ids, part);
-                }
-                return all;
-            }
-            case Query::OP_AND_NOT:
-                // What it excludes neither weighs nor adds candidates.
-                return walk(query.get_subquery(0), factor);
-            case Query::OP_AND_MAYBE: {
-                Part required = walk(query.get_subquery(0), factor);
-                if (required.covered) return required;
-                for (size_t i = 1; i < query.get_num_subqueries(); ++i) {
-                    Part part = walk(query.get_subquery(i), factor);
-                    if (!part.covered) required.bound += part.bound;
-                    take(required.ids, part);
-                }
-                return required;
-            }
-            case Query::OP_OR:
-            case Query::OP_XOR: {
-                // An item outside the candidates weighs from the subqueries that do not cover it.
-                Part any{{}, true, 0};
-                for (size_t i = 0; i < query.get_num_subqueries(); ++i) {
-                    Part part = walk(query.get_subquery(i), factor);
-                    any.covered = any.covered && part.covered;
-                    if (!part.covered) any.bound += part.bound;
-                    take(any.ids, part);
-                }
-                return any;
-            }
-            case Query::OP_WILDCARD:
-                return wildcard(query, factor);
-            default:
-                // Value ranges and posting sources filter (weighing nothing) in a search's words.
-                if (factor != 0) ok = false;
-                return {};
-        }
-    }
-
-  private:
-    const Xapian::Database &reader_;
-    Finding finding_;
-    double items_;
-    /// How much an impact can have grown since the tiers were built: the average length's growth.
-    double growth_;
-    std::unordered_map<std::string, unsigned> wqf_;
-
-    void add_postings(const std::string &term, std::vector<Xapian::docid> &ids) {
-        for (auto it = reader_.postlist_begin(term); it != reader_.postlist_end(term); ++it) ids.push_back(*it);
-    }
-
-    Part term(const std::string &name, double factor) {
-        Part part;
-        if (factor != 0) ++weighed_parts;
-        const Xapian::doccount frequency = reader_.get_termfreq(name);
-        if (frequency == 0) return {{}, true, 0};
-        if (finding_ == coverage) return {{}, frequency <= whole_list_limit, 0};
-        const double weight = factor * weight_per_impact(items_, frequency, std::max(1u, wqf_[name]));
-        if (frequency <= whole_list_limit) {
-            add_postings(name, part.ids);
-            for (Xapian::docid id : part.ids) excess[id] += weight;
-            part.covered = true;
-            return part;
-        }
-        double threshold = 1;
-        std::vector<TierPosting> tier;
-        if (is_weighed_term(name) && decode_tier(reader_.get_metadata(tier_prefix + name), threshold, tier)) {
-            threshold = std::min(1.0, threshold * growth_);
-            for (const TierPosting &posting : tier) {
-                part.ids.push_back(posting.id);
-                const double most = std::min(1.0, posting.impact / 255.0 * growth_);
-                if (most > threshold) excess[posting.id] += weight * (most - threshold);
-            }
-        } else {
-            threshold = 1;
-        }
-        part.bound = weight * threshold;
-        base += part.bound;
-        return part;
-    }
-
-    /// A wildcard's expansions weigh as one term (OP_SYNONYM) whose frequency is at least its most
-    /// frequent expansion's. Its matches are covered when its expansions are rare.
-    Part wildcard(const Query &query, double factor) {
-        if (factor != 0) ++weighed_parts;
-        const std::optional<std::string> pattern = wildcard_pattern(query);
-        if (!pattern) {
-            if (factor != 0) ok = false;
-            return {};
-        }
-        std::vector<std::string> expansions;
-        Xapian::doccount total = 0, most = 0;
-        for (auto it = reader_.allterms_begin(*pattern); it != reader_.allterms_end(*pattern); ++it) {
-            expansions.push_back(*it);
-            total += it.get_termfreq();
-            most = std::max(most, it.get_termfreq());
-            if (expansions.size() > 1000 || (finding_ == coverage && total > whole_list_limit)) break;
-        }
-        if (finding_ == coverage) return {{}, total <= whole_list_limit && expansions.size() <= 1000, 0};
-        // The synonym's frequency is estimated from its expansions' (at least the greatest, less
-        // rounding).
-        const double weight = factor * weight_per_impact(items_, std::max(1.0, most * 0.99 - 1), 1);
-        Part part;
-        if (total <= whole_list_limit && expansions.size() <= 1000) {
-            for (const std::string &expansion : expansions) add_postings(expansion, part.ids);
-            for (Xapian::docid id : part.ids) excess[id] += weight;
-            part.covered = true;
-            return part;
-        }
-        part.bound = weight;
-        base += weight;
-        return part;
-    }
-};
-
-/// Lists given document ids, each weighing nothing.
-class IdSource final : public Xapian::PostingSource {
-  public:
-    explicit IdSource(std::shared_ptr<const std::vector<Xapian::docid>> ids) : ids_(std::move(ids)) {}
-    IdSource *clone() const override { return new IdSource(ids_); }
-    void init(const Xapian::Database &) override {
-        position_ = 0;
-        started_ = false;
-        set_maxweight(0);
-    }
-    Xapian::doccount get_termfreq_min() const override { return 0; }
-    Xapian::doccount get_termfreq_est() const override { return Xapian::doccount(ids_->size()); }
-    Xapian::doccount get_termfreq_max() const override { return Xapian::doccount(ids_->size()); }
-    void next(double) override {
-        if (started_) ++position_;
-        started_ = true;
-    }
-    void skip_to(Xapian::docid id, double) override {
-        started_ = true;
-        if (position_ < ids_->size() && (*ids_)[position_] < id)
-            position_ = size_t(std::lower_bound(ids_->begin() + long(position_), ids_->end(), id) - ids_->begin());
-    }
-    bool at_end() const override { return started_ && position_ >= ids_->size(); }
-    Xapian::docid get_docid() const override { return (*ids_)[position_]; }
-    std::string get_description() const override { return "IdSource()"; }
-
-  private:
-    std::shared_ptr<const std::vector<Xapian::docid>> ids_;
-    size_t position_ = 0;
-    bool started_ = false;
-};
 
 TierNotes &notes(cx_database &database) {
     if (!database.tier_notes) database.tier_notes = std::make_shared<TierNotes>();
@@ -449,6 +172,28 @@ void load_thresholds(cx_database &database, TierNotes &notes) {
 }
 
 }  // namespace
+
+/// The tiers of `reader`'s revision, when they are current at it.
+std::optional<TiersRecord> current_tiers(const Xapian::Database &reader) {
+    const std::optional<TiersRecord> record = parse_record(reader.get_metadata(tiers_key));
+    if (!record || record->current != reader.get_revision()) return std::nullopt;
+    return record;
+}
+
+
+bool read_tier(const Xapian::Database &reader, const std::string &term, double &threshold,
+               std::vector<TierPosting> &postings) {
+    return decode_tier(reader.get_metadata(tier_prefix + term), threshold, postings);
+}
+
+bool is_weighed_term(const std::string &term) {
+    if (term.empty() || term.size() > longest_tiered_term) return false;
+    if (term[0] < 'A' || term[0] > 'Z') return true;
+    // A stem of the shared space (`Z` and a word), not of a prefixed field (`ZS`).
+    if (term[0] == 'Z') return term.size() < 2 || term[1] < 'A' || term[1] > 'Z';
+    return term.compare(0, 2, "XB") == 0;
+}
+
 
 void build_tiers(Xapian::WritableDatabase &database) {
     std::vector<std::string> old;
@@ -538,148 +283,6 @@ void flush_tiers(cx_database &database) {
 
 void forget_tiers(cx_database &database) {
     if (database.tier_notes) database.tier_notes->noted.clear();
-}
-
-Query id_query(std::vector<Xapian::docid> ids) {
-    return Query((new IdSource(std::make_shared<const std::vector<Xapian::docid>>(std::move(ids))))->release());
-}
-
-namespace {
-
-/// Xapian 1.4's rating of a weight with a page's percent factor (`MSet::convert_to_percent`).
-int32_t percent(double weight, double factor) {
-    if (factor == 0) return 100;
-    const int32_t rated = int32_t(weight * factor + 100.0 * std::numeric_limits<double>::epsilon());
-    if (rated > 100) return 100;
-    if (rated < 0) return 0;
-    return rated == 0 && weight > 0 ? 1 : rated;
-}
-
-/// The percent factor of `mset`: 100 times the share of the query's weighed parts its best result
-/// matches, over that result's weight. Xapian keeps it private; its ratings reveal it: the least
-/// weight rated 50 is 50 over it (found by halving, to the last bits of a double).
-std::optional<double> percent_factor(const Xapian::MSet &mset) {
-    const double greatest = mset.get_max_attained();
-    if (mset.empty() || !(greatest > 0)) return 0.0;
-    // A thousand times the greatest weight rates 100 (ratings past an int's range would wrap).
-    double low = 0, high = greatest * 1000;
-    if (mset.convert_to_percent(high) < 50) return std::nullopt;
-    for (int i = 0; i < 200 && low < high; ++i) {
-        const double middle = low + (high - low) / 2;
-        if (middle <= low || middle >= high) break;
-        (mset.convert_to_percent(middle) >= 50 ? high : low) = middle;
-    }
-    return 50 / high;
-}
-
-/// The percent factor a full evaluation gives when the page's run held a filter it lacks: Xapian
-/// counted the filter as one more part the best result matches (of `parts` weighed parts in the
-/// query), which is taken out. Nothing when the count does not come out whole.
-std::optional<double> corrected_percent_factor(const Xapian::MSet &mset, unsigned parts) {
-    const std::optional<double> factor = percent_factor(mset);
-    const double greatest = mset.get_max_attained();
-    if (!factor || *factor == 0 || !(greatest > 0) || parts == 0) return factor;
-    const double matched = *factor * parts * greatest / 100;
-    const double whole = std::round(matched);
-    if (std::abs(matched - whole) > 1e-6 || whole < 2) return std::nullopt;
-    return 100 * (whole - 1) / (parts * greatest);
-}
-
-}  // namespace
-
-std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Query &words,
-                                      const std::function<std::optional<Among>(std::vector<Xapian::docid>)> &among,
-                                      const std::function<ViewsBound()> &bound_views, Xapian::doccount offset,
-                                      Xapian::doccount limit, const Xapian::Weight &weighting) {
-    const std::optional<TiersRecord> tiers = current_tiers(reader);
-    if (!tiers || limit == 0 || Walk(reader, *tiers, Walk::coverage).walk(words, 1).covered) return std::nullopt;
-    Walk walk(reader, *tiers, Walk::candidates);
-    walk.count_terms(words);
-    Part root = walk.walk(words, 1);
-    if (!walk.ok || root.ids.size() > 4 * most_candidates) return std::nullopt;
-    std::vector<Xapian::docid> candidates = std::move(root.ids);
-    const ViewsBound views = bound_views();
-    // The most viewed items are candidates too: an item outside them gains at most `views.rest`.
-    std::unordered_map<Xapian::docid, double> viewed;
-    for (const auto &[id, gain] : views.most_viewed) {
-        viewed.emplace(id, gain);
-        candidates.push_back(id);
-    }
-    std::sort(candidates.begin(), candidates.end());
-    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-    if (candidates.size() > most_candidates) return std::nullopt;
-
-    bool added_filter = false;
-    const auto run = [&](std::vector<Xapian::docid> ids, Xapian::doccount check) -> std::optional<Xapian::MSet> {
-        const std::optional<Among> limited = among(std::move(ids));
-        if (!limited) return std::nullopt;
-        added_filter = limited->added_filter;
-        Xapian::Enquire enquire(reader);
-        set_matchable_query(enquire, reader, limited->query);
-        enquire.set_weighting_scheme(weighting);
-        return enquire.get_mset(offset, limit, check);
-    };
-    // The page, its results rated as a full evaluation rates them.
-    const auto proven = [&](Xapian::MSet mset) -> std::optional<TieredPage> {
-        TieredPage page{std::move(mset), {}};
-        if (!added_filter) {
-            for (auto it = page.mset.begin(); it != page.mset.end(); ++it) page.percents.push_back(it.get_percent());
-            return page;
-        }
-        const std::optional<double> factor =
-            corrected_percent_factor(page.mset, walk.weighed_parts + (views.rest > 0 || !views.most_viewed.empty() ? 1 : 0));
-        if (!factor) return std::nullopt;
-        for (auto it = page.mset.begin(); it != page.mset.end(); ++it)
-            page.percents.push_back(percent(it.get_weight(), *factor));
-        return page;
-    };
-    const Xapian::doccount depth = offset + limit;
-    // What an item outside the candidates can weigh (nothing matches there when the root is covered).
-    const double outside = root.bound + views.rest;
-    const auto outweighs = [](const Xapian::MSet &page, Xapian::doccount limit, double bound) {
-        return page.size() == limit &&
-               page[page.size() - 1].get_weight() > bound * (1 + rounding_margin) + rounding_margin;
-    };
-
-    // Otherwise the candidates are weighed most promising first, in growing batches, until the
-    // page's last result outweighs every candidate left and every item outside them.
-    std::vector<std::pair<double, Xapian::docid>> ordered;
-    ordered.reserve(candidates.size());
-    for (Xapian::docid id : candidates) {
-        const auto gain = viewed.find(id);
-        ordered.emplace_back(walk.ceiling(id) + (gain == viewed.end() ? views.rest : gain->second), id);
-    }
-    std::sort(ordered.begin(), ordered.end(),
-              [](const auto &a, const auto &b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
-    // The page's last result weighs at most the ceiling of the candidate at its depth: when that
-    // does not pass what an item outside them can weigh, nothing can be proven.
-    const auto hopeless = [&](double best_last) { return !(best_last > outside * (1 + rounding_margin) + rounding_margin); };
-    if (ordered.size() < depth || hopeless(ordered[depth - 1].first)) return std::nullopt;
-    const size_t first_batch = std::max<size_t>(64, 4 * size_t(depth));
-    for (size_t batch = first_batch;; batch *= 4) {
-        const size_t taken = std::min(batch, ordered.size());
-        std::vector<Xapian::docid> ids;
-        ids.reserve(taken);
-        for (size_t i = 0; i < taken; ++i) ids.push_back(ordered[i].second);
-        std::sort(ids.begin(), ids.end());
-        std::optional<Xapian::MSet> page = run(std::move(ids), depth);
-        if (!page) return std::nullopt;
-        const double rest = taken < ordered.size() ? ordered[taken].first : -std::numeric_limits<double>::infinity();
-        if (outweighs(*page, limit, std::max(rest, outside))) return proven(std::move(*page));
-        if (taken == ordered.size()) return std::nullopt;
-        // Matches this sparse among the candidates (an AND of frequent words) would not fill the
-        // page from all of them either.
-        if (page->size() < limit && double(page->size()) * double(ordered.size()) / double(taken) < limit)
-            return std::nullopt;
-        // The last result can still rise, to at most the ceiling of the first candidate left.
-        const double last = page->size() == limit ? (*page)[page->size() - 1].get_weight() : 0.0;
-        if (hopeless(std::max(last, rest))) return std::nullopt;
-        // Past two batches, go on only when the page's last result already outweighs every item
-        // outside the candidates: more candidates then end in a proof. Otherwise (an AND of frequent
-        // words, whose last result an item outside may pass) weighing them all costs more than the
-        // full evaluation saves.
-        if (batch >= 4 * first_batch && hopeless(last)) return std::nullopt;
-    }
 }
 
 }  // namespace cx
