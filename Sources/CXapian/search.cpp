@@ -181,14 +181,16 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
                const cx::BuiltQuery &built, cx_results &results) {
     const Xapian::Database &reader = database.reader;
     Xapian::Enquire enquire(reader);
-    cx::set_matchable_query(enquire, reader, full_query(database, snapshot, request, built));
+    // The counts rewrite the query for themselves (`set_counting_query`), from the query as built.
+    const Query full = full_query(database, snapshot, request, built);
+    cx::set_matchable_query(enquire, reader, full);
     const Xapian::doccount check_at_least = matches_to_check(reader, request);
     limit_checking(enquire, check_at_least);
     enquire.set_weighting_scheme(cx::weighting());
     cx::set_order(enquire, request, database.sharded);
     Xapian::Enquire counting(reader);
     Xapian::MSet counted;
-    if (request.facet_count > 0) counted = count_facets(database, keeping, request, enquire.get_query(), counting, results);
+    if (request.facet_count > 0) counted = count_facets(database, keeping, request, full, counting, results);
     Xapian::MSet mset;
     Xapian::doccount matches = 0;
     bool estimated = false;
@@ -209,7 +211,7 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
         if (request.facet_count == 0) {
             // The page came from the candidates alone: the matches are counted on their own, unweighted.
             Xapian::Enquire counting_matches(reader);
-            cx::set_counting_query(counting_matches, reader, enquire.get_query());
+            cx::set_counting_query(counting_matches, reader, full);
             const Xapian::MSet all = counting_matches.get_mset(0, 0, check_at_least);
             matches = all.get_matches_estimated();
             estimated = all.get_matches_lower_bound() != all.get_matches_upper_bound();
