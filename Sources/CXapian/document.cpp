@@ -65,7 +65,7 @@ Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &
         document.add_value(cx::slot::expiration, Xapian::sortable_serialise(static_cast<double>(item.expiration_ms)));
     document.add_value(cx::slot::is_public, item.is_public ? "1" : "0");
     const std::string stored = cx::stored_data(item);
-    document.add_value(cx::slot::digest, cx::item_digest(stored, item));
+    document.add_value(cx::slot::digest, cx::content_digest(stored));
     if (item.line_digest != 0) document.add_boolean_term(cx::line_term(item.line_digest));
     if (item.source.length > 0) document.add_boolean_term(cx::source_term(str(item.source)));
     if (item.views >= 0) cx::set_document_views(document, item.views);

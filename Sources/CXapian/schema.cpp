@@ -100,7 +100,7 @@ double document_expiration(const Xapian::Document &document) {
 }
 
 bool is_rebuildable(const std::string &recorded) {
-    return recorded.size() == 1 && recorded[0] >= '2' && recorded[0] <= '8';
+    return recorded.size() == 1 && recorded[0] >= '2' && recorded[0] <= '9';
 }
 
 Xapian::termcount field_wdf(Field field) {

@@ -83,16 +83,18 @@ double view_boost(int64_t views);
 /// say which words are in the title; `XE` terms which of the item's words are not in its
 /// description (`add_elsewhere_terms`); one set of word beginnings serves as-you-type. The item's
 /// attributes are values (`slot::first_attribute` up), and its data is its JSON object less the
-/// attributes whose values give them back (`stored_data`), read back whole (`item_data`).
+/// attributes whose values give them back, those values carried compactly before it (`stored_data`)
+/// so that a page of results reads each item's data alone, read back whole (`item_data`).
 ///
 /// An index of an earlier format (`is_rebuildable`) is not searched: its items are read (get,
 /// export) and rebuilt into a new generation of this format by its next writer, from their stored
 /// data, as indexing stores them (the Kit's `SearchableIndex.upgradeIfOlder`).
 inline const std::string format_key = "searchlight.format";
-inline const std::string format = "9";
+inline const std::string format = "10";
 
 /// Whether an index that records `recorded` is of an earlier format whose items its next writer can
-/// rebuild into this one: formats 2 to 8, each of which stores every item's JSON whole.
+/// rebuild into this one: formats 2 to 9, from whose stored data and values `item_data` reads every
+/// item's JSON whole.
 bool is_rebuildable(const std::string &recorded);
 
 /// Whether the Kit may keep a record under `key` (`cx_database_set_metadata`): a `searchlight.`

@@ -8,19 +8,18 @@
 
 namespace cx {
 
-/// The data a document stores for `item` (format 9): its JSON as given, or, when the item leaves
-/// attributes out of it (`cx_item::moved`), a mark of which, then the JSON without them.
+/// The data a document stores for `item` (format 10): its JSON as given, or, when the item leaves
+/// attributes out of it (`cx_item::moved`), a mark, those attributes' values, then the JSON
+/// without them.
 std::string stored_data(const cx_item &item);
 
-/// `content_digest` of what `item` stores: its stored data and, when it leaves attributes out of
-/// it, their values; an item with the same digest as its stored version is unchanged.
+/// `content_digest` of what `item` stores (`stored_data`, which holds its left-out attributes'
+/// values too): an item with the same digest as its stored version is unchanged.
 std::string item_digest(const cx_item &item);
 
-/// `item_digest` of `item`, whose `stored_data` is `stored`.
-std::string item_digest(const std::string &stored, const cx_item &item);
-
 /// The item's JSON object as given: the document's data with the attributes it leaves out put
-/// back from their values.
+/// back, from the data itself (format 10) or from the document's values (format 9, read for its
+/// rebuild).
 std::string item_data(const Xapian::Document &document);
 
 /// The description an item's JSON object `data` holds (the field `contentDescription` of

@@ -3,7 +3,7 @@ import SearchlightKit
 import SearchlightTesting
 import Testing
 
-/// Items whose fields test what the index keeps of them in values alone (format 9): numbers whole
+/// Items whose fields test what the index keeps once, beside their values (format 10): numbers whole
 /// and not, texts with characters JSON escapes, fields given twice or not as the value keeps them.
 private func shopItems() -> [SearchableItem] {
     func product(_ id: String, _ fill: (inout BranchUniversalObject) -> Void) -> SearchableItem {
@@ -60,7 +60,7 @@ private func shopItems() -> [SearchableItem] {
     ]
 }
 
-@Suite("Stored items (format 9): what values hold is stored once, and read back as given", .temporaryFolder)
+@Suite("Stored items (format 10): what values hold is stored once, and read back as given", .temporaryFolder)
 struct StoredItemTests {
     @Test("every item reads back exactly as given, through get and the whole index's items, and searches read it")
     func readBack() throws {

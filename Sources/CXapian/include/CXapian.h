@@ -157,10 +157,11 @@ typedef struct cx_item {
     /// The item's attributes, each in a slot of its own (at most one value a slot).
     const cx_value *_Nullable values;
     size_t value_count;
-    /// The attributes whose keys `data` leaves out (format 9), one bit a slot from
-    /// `CX_SLOT_FIRST_ATTRIBUTE` up: each the slot of a field `given_back` (`cx_item_fields`), with
-    /// a value in `values` that gives the key's value back exactly (a number as `sortable_serialise`
-    /// keeps it, written as an integer when it is one below 9e15; a text as written).
+    /// The attributes whose keys `data` leaves out, one bit a slot from `CX_SLOT_FIRST_ATTRIBUTE`
+    /// up: each the slot of a field `given_back` (`cx_item_fields`), with a value in `values` that
+    /// gives the key's value back exactly (a number as `sortable_serialise` keeps it, written as an
+    /// integer when it is one below 9e15; a text as written). The stored data carries those values
+    /// compactly in place of the keys.
     uint32_t moved;
 } cx_item;
 
