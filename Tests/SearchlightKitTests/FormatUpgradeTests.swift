@@ -94,7 +94,9 @@ struct FormatUpgradeTests {
         try again.close()
     }
 
-    @Test("an index of format 9, whose values alone hold some attributes, reads back the items of the format 8 index it was rebuilt from")
+    @Test(
+        "an index of format 9, whose values alone hold some attributes, reads back the items of the format 8 index it was rebuilt from"
+    )
     func valuesGiveBack() throws {
         let nine = try items(try earlierFormatIndex("9", "nine"))
         #expect(nine == (try items(try earlierFormatIndex("8", "eight"))))
