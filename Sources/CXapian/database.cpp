@@ -21,10 +21,17 @@ bool is_topology(const char *path) {
 /// Refuses an index of another format: it would be searched and written with the wrong terms.
 /// Searching refuses it (`format_status`), while get and export read its stored items. One this
 /// shim can rebuild (`is_rebuildable`) opens for writing, for the Kit to rebuild it into a new
-/// generation; any other does not.
+/// generation; any other does not. A writer's commits overtaking the reader just opened are read
+/// past, as every read does (`with_retries`).
 cx_status check_format(cx_database &database, char **out_error) {
-    const std::string format = database.reader.get_metadata(cx::format_key);
-    if (database.reader.get_doccount() == 0 || format == cx::format) return CX_OK;
+    std::string format;
+    Xapian::doccount count = 0;
+    const cx_status read = cx::with_retries(&database, out_error, [&] {
+        format = database.reader.get_metadata(cx::format_key);
+        count = database.reader.get_doccount();
+    });
+    if (read != CX_OK) return read;
+    if (count == 0 || format == cx::format) return CX_OK;
     const std::string named = format.empty() ? std::string("1") : format;
     if (cx::is_rebuildable(format)) {
         database.format_error = "it is in index format " + named + ", which its next writer rebuilds into format " +
