@@ -19,7 +19,7 @@ extension SearchableIndex {
             }
             return try database.search(
                 expression, domain: query.domainIdentifier, scope: query.scope, now: now, shape: shape,
-                decode: decodeStored)
+                decode: decodeResult)
         }
         let results = raw.hits.map { hit in SearchResult(item: hit.item, score: hit.percent, snippet: hit.snippet) }
         var page = SearchResults(
@@ -163,6 +163,13 @@ extension SearchableIndex {
         try Self.decodeStored(data, path: path)
     }
 
+    /// A stored item as far as a search result shows it (``SearchResult``): the members of its
+    /// JSON that the result's fields are read from (``ResultMembers``), the others left undecoded.
+    /// A page of results decodes its items' JSON whole several times more slowly.
+    func decodeResult(_ data: [UInt8]) throws(SearchlightError) -> SearchableItem {
+        try Self.decode(data, path: path) { try JSONDecoder().decode(ResultMembers.self, from: $0).members }
+    }
+
     /// An item as the index at `path` stores it.
     /// A stored item as a cursor gives it (``XapianDatabase/forEachDocument(_:)``): its data, with
     /// its recorded views and the file it came from.
@@ -176,14 +183,50 @@ extension SearchableIndex {
     }
 
     static func decodeStored(_ data: [UInt8], path: String) throws(SearchlightError) -> SearchableItem {
+        try decode(data, path: path) { try JSONDecoder().decode([String: JSONValue].self, from: $0) }
+    }
+
+    /// The item whose members `members` decodes from its stored JSON `data`.
+    private static func decode(
+        _ data: [UInt8], path: String, members: (Data) throws -> [String: JSONValue]
+    ) throws(SearchlightError) -> SearchableItem {
         do {
-            let dictionary = try JSONDecoder().decode([String: JSONValue].self, from: Data(data))
-            return try SearchableItem(storedDictionary: dictionary)
+            return try SearchableItem(storedDictionary: try members(Data(data)))
         } catch {
             throw SearchlightError(
                 .indexUnavailable,
                 "An item stored in \(path) cannot be read (\(error)): the index was not written by Searchlight, "
                     + "or is damaged", failure: .corrupt)
         }
+    }
+}
+
+/// The members of a stored item's JSON that a search result's fields are read from (``SearchResult``),
+/// decoded without the others: a result shows none of an item's attributes or custom metadata.
+private struct ResultMembers: Decodable {
+    /// The members, in each dialect a stored item may use: the fields a result shows, what its
+    /// index mode is read from, and the item's domain.
+    static let keys: [String] =
+        [
+            ItemField.canonicalIdentifier, .canonicalUrl, .title, .contentDescription, .imageUrl, .keywords,
+            .expirationDate, .locallyIndex, .publiclyIndex, .contentIndexMode,
+        ].flatMap(\.keys) + ["domain"]
+
+    var members: [String: JSONValue] = [:]
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        for key in Self.keys {
+            if let value = try container.decodeIfPresent(JSONValue.self, forKey: Key(stringValue: key)) {
+                members[key] = value
+            }
+        }
+    }
+
+    struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
     }
 }

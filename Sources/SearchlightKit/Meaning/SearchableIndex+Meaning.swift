@@ -222,7 +222,7 @@ extension SearchableIndex {
             let shape = XapianDatabase.SearchShape(offset: query.offset, limit: query.limit)
             return try database.similar(
                 to: canonical, in: owner, among: expression, domain: query.domainIdentifier, scope: query.scope,
-                now: now, shape: shape, decode: decodeStored)
+                now: now, shape: shape, decode: decodeResult)
         }
         return SearchResults(
             query: query.text, total: raw.total, offset: query.offset, limit: query.limit, suggestion: nil,
