@@ -83,6 +83,43 @@ struct StoredItemTests {
         #expect(try test.index.ids("category:garden", domain: "shop") == ["untrimmed"])
     }
 
+    @Test("a search result shows the fields of its item read whole, whichever members the item holds")
+    func resultFields() throws {
+        let test = try TestIndex()
+        var every = object(
+            "full", title: "Kettle \"full\" 台所", description: "A kettle, with\ttabs and \\ slashes.",
+            keywords: ["kettle", "台所"], mode: nil, expiration: now + 86_400_000)
+        every.publiclyIndex = false
+        every.canonicalUrl = "https://shop.example/kettle?id=1&x=2"
+        every.imageUrl = "https://shop.example/kettle.png"
+        every.contentMetadata.price = 24.5
+        every.contentMetadata.customMetadata = ["variant": .object(["$og_title": .string("Other")])]
+        var bare = object("bare", title: "Kettle bare", mode: .public)
+        bare.keywords = []
+        let given =
+            shopItems() + [
+                SearchableItem(object: every, domainIdentifier: "shop"),
+                SearchableItem(object: bare, domainIdentifier: "shop"),
+            ]
+        try test.index.indexSearchableItems(given, now: now)
+        let found = try test.index.search(SearchQuery("kettle", domainIdentifier: "shop", limit: 50), now: now)
+        #expect(found.results.count == given.count)
+        for result in found.results {
+            let item = try #require(
+                try test.index.item(withIdentifier: result.canonicalIdentifier, domainIdentifier: "shop", now: now))
+            let object = item.object
+            #expect(result.domain == item.domainIdentifier)
+            #expect(result.title == object.title && result.contentDescription == object.contentDescription)
+            #expect(result.keywords == object.keywords)
+            #expect(result.canonicalUrl == object.canonicalUrl && result.imageUrl == object.imageUrl)
+            #expect(result.contentIndexMode == item.contentIndexMode)
+            #expect(result.expirationDate == object.expirationDate)
+        }
+        let full = try #require(found.results.first { $0.canonicalIdentifier == "full" })
+        #expect(full.contentIndexMode == .private && full.keywords == ["kettle", "台所"])
+        #expect(full.expirationDate == now + 86_400_000 && full.imageUrl == "https://shop.example/kettle.png")
+    }
+
     @Test("an item is unchanged only when what it left out of its data is unchanged too")
     func changes() throws {
         let test = try TestIndex()
