@@ -94,8 +94,8 @@ struct StoredItemTests {
         every.imageUrl = "https://shop.example/kettle.png"
         every.contentMetadata.price = 24.5
         every.contentMetadata.customMetadata = ["variant": .object(["$og_title": .string("Other")])]
-        var bare = object("bare", title: "Kettle bare", mode: .public)
-        bare.keywords = []
+        var bare = object("bare", title: "Kettle bare", mode: nil)
+        bare.publiclyIndex = true
         let given =
             shopItems() + [
                 SearchableItem(object: every, domainIdentifier: "shop"),
@@ -118,6 +118,7 @@ struct StoredItemTests {
         let full = try #require(found.results.first { $0.canonicalIdentifier == "full" })
         #expect(full.contentIndexMode == .private && full.keywords == ["kettle", "台所"])
         #expect(full.expirationDate == now + 86_400_000 && full.imageUrl == "https://shop.example/kettle.png")
+        #expect(found.results.first { $0.canonicalIdentifier == "bare" }?.contentIndexMode == .public)
     }
 
     @Test("an item is unchanged only when what it left out of its data is unchanged too")

@@ -204,12 +204,13 @@ extension SearchableIndex {
 /// The members of a stored item's JSON that a search result's fields are read from (``SearchResult``),
 /// decoded without the others: a result shows none of an item's attributes or custom metadata.
 private struct ResultMembers: Decodable {
-    /// The members, in each dialect a stored item may use: the fields a result shows, what its
-    /// index mode is read from, and the item's domain.
+    /// The members, in each dialect a stored item may use: the fields a result shows (a stored
+    /// item records its index mode as `contentIndexMode`, ``SearchableItem/dictionary``) and the
+    /// item's domain.
     static let keys: [String] =
         [
             ItemField.canonicalIdentifier, .canonicalUrl, .title, .contentDescription, .imageUrl, .keywords,
-            .expirationDate, .locallyIndex, .publiclyIndex, .contentIndexMode,
+            .expirationDate, .contentIndexMode,
         ].flatMap(\.keys) + ["domain"]
 
     var members: [String: JSONValue] = [:]
