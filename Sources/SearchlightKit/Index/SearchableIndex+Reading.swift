@@ -216,18 +216,11 @@ private struct ResultMembers: Decodable {
     var members: [String: JSONValue] = [:]
 
     init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Key.self)
+        let container = try decoder.container(keyedBy: MemberName.self)
         for key in Self.keys {
-            if let value = try container.decodeIfPresent(JSONValue.self, forKey: Key(stringValue: key)) {
+            if let value = try container.decodeIfPresent(JSONValue.self, forKey: MemberName(stringValue: key)) {
                 members[key] = value
             }
         }
-    }
-
-    struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
     }
 }

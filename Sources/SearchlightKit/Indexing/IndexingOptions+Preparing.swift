@@ -67,8 +67,8 @@ extension StoredItem {
     /// The JSON the index stores for `item`: its dictionary, less the keys whose value one of
     /// `values` gives back exactly (a field `given_back` in `cx_item_fields`: the same number or
     /// text), which the stored data carries as values and reading puts back; `moved` names them as
-    /// `cx_item.moved` does. The source is kept as a term, not in the
-    /// data: a path per item would cost every item its bytes.
+    /// `cx_item.moved` does. The source is kept as a term, not in the data: a path per item would
+    /// cost every item its bytes.
     static func data(of item: SearchableItem, leavingOut values: [AttributeValue], encoder: JSONEncoder)
         throws(FieldError) -> (data: Data, moved: UInt32)
     {

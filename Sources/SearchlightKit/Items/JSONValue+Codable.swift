@@ -34,3 +34,11 @@ extension JSONValue: Codable {
         }
     }
 }
+
+/// A JSON object's member by its name, for containers whose keys are known only at run time.
+struct MemberName: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}

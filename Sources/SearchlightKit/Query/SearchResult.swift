@@ -101,16 +101,9 @@ public struct SearchResults: Sendable, Hashable, Encodable {
     private struct FacetsByName: Encodable {
         var facets: [Facet]
 
-        struct Name: CodingKey {
-            var stringValue: String
-            var intValue: Int? { nil }
-            init(stringValue: String) { self.stringValue = stringValue }
-            init?(intValue: Int) { nil }
-        }
-
         func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: Name.self)
-            for facet in facets { try container.encode(facet, forKey: Name(stringValue: facet.name)) }
+            var container = encoder.container(keyedBy: MemberName.self)
+            for facet in facets { try container.encode(facet, forKey: MemberName(stringValue: facet.name)) }
         }
     }
 
