@@ -180,8 +180,11 @@ class Walk {
         if (finding_ == coverage) return {{}, frequency <= whole_list_limit, 0};
         const double weight = factor * weight_per_impact(items_, frequency, std::max(1u, wqf_[name]));
         if (frequency <= whole_list_limit) {
-            add_postings(name, part.ids);
-            for (Xapian::docid id : part.ids) excess[id] += weight;
+            // Each item of the list weighs at most the impact its wdf has at the shortest length.
+            for (auto it = reader_.postlist_begin(name); it != reader_.postlist_end(name); ++it) {
+                part.ids.push_back(*it);
+                excess[*it] += weight * impact(it.get_wdf(), 0, 1);
+            }
             part.covered = true;
             return part;
         }

@@ -50,6 +50,13 @@ struct TierNotes {
     std::unordered_map<std::string, std::vector<std::pair<Xapian::docid, double>>> noted;
 };
 
+double impact(Xapian::termcount wdf, double length, double average) {
+    // BM25's floor on an item's length relative to the average (Xapian's default, `cx::weighting`).
+    constexpr double min_normlen = 0.5;
+    const double normlen = std::max(average > 0 ? length / average : 1.0, min_normlen);
+    return wdf / (bm25_k1 * (normlen * bm25_b + (1 - bm25_b)) + wdf);
+}
+
 namespace {
 
 const std::string tiers_key = "cx.tiers";
@@ -58,15 +65,6 @@ const std::string tier_prefix = "cx.tier:";
 
 /// The longest term a tier is kept for: its key must stay within Xapian's key limit.
 constexpr size_t longest_tiered_term = 200;
-
-/// BM25's floor on an item's length relative to the average (Xapian's default, `cx::weighting`).
-constexpr double min_normlen = 0.5;
-
-double impact(Xapian::termcount wdf, double length, double average) {
-    const double normlen = std::max(average > 0 ? length / average : 1.0, min_normlen);
-    return wdf / (bm25_k1 * (normlen * bm25_b + (1 - bm25_b)) + wdf);
-}
-
 
 /// The ranges of term names that can hold weighed terms, as [first, end) ("" for no end): words
 /// and other unprefixed terms sort before the capital letters of boolean prefixes, beginnings

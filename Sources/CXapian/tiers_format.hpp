@@ -32,6 +32,11 @@ std::optional<TiersRecord> current_tiers(const Xapian::Database &reader);
 bool read_tier(const Xapian::Database &reader, const std::string &term, double &threshold,
                std::vector<TierPosting> &postings);
 
+/// An item's impact for a term it holds `wdf` times, when its length is `length` and the average
+/// is `average`: wdf / (k1 (b · max(length / average, ½) + 1 − b) + wdf), below 1. With a length
+/// of 0, the most any item holding the term that often can have, whatever its length.
+double impact(Xapian::termcount wdf, double length, double average);
+
 /// Whether `term` is one a query weighs: a word of the shared term space, a stem (`Z`) or a word
 /// beginning (`XB`). Prefixed terms (capital letters) are boolean filters.
 bool is_weighed_term(const std::string &term);

@@ -115,4 +115,43 @@ struct TierTests {
         let query = SearchQuery("river", limit: 20)
         #expect(Self.page(try reader.search(query, now: now)) == Self.page(try full.index.search(query, now: now)))
     }
+
+    @Test("a rarer word's items are weighed by how often each holds it, and the page stays a full evaluation's")
+    func wholeListOrder() throws {
+        // `tour` typed last is a partial word: its stem, which fewer items hold than have a tier (its
+        // whole list is read), or a word beginning with it (a frequent beginning, with a tier).
+        func catalogue() throws -> TestIndex {
+            let test = try TestIndex()
+            let words = ["long", "walk", "by", "the", "sea", "and", "back", "again"]
+            func filler(_ count: Int) -> String { (0..<count).map { words[$0 % words.count] }.joined(separator: " ") }
+            var items = (0..<2_100).map {
+                item(
+                    "tourist/\($0)", title: "Tourist guide", description: "A tourist guide to the town.", mode: .public)
+            }
+            // In the title, which weighs three times a description, of long items.
+            items += (0..<100).map { item("title/\($0)", title: "Tour", description: filler(300), mode: .public) }
+            // Once in the description of items a quarter as long.
+            items += (0..<900).map {
+                item("long/\($0)", title: "Walks", description: "Tour " + filler(80), mode: .public)
+            }
+            // Once in the description of short items, stored last: each outweighs the items that hold
+            // the word in their titles, and a search weighing candidates in the order of the ids would
+            // reach them last.
+            items += (0..<5).map { item("short/\($0)", title: "Notes", description: "Tour", mode: .public) }
+            try test.index.indexSearchableItems(items, now: now)
+            return test
+        }
+        let tiered = try catalogue()
+        let full = try catalogue()
+        _ = try tiered.index.compact()
+        let query = SearchQuery("tour", limit: 20)
+        let expected = try full.index.search(query, now: now)
+        let page = try tiered.index.search(query, now: now)
+        #expect(page.fromTiers)
+        // Totals past the bound are estimates, which the two ways of counting make differently.
+        #expect(Self.page(page).dropLast() == Self.page(expected).dropLast())
+        #expect(page.totalIsEstimate == expected.totalIsEstimate)
+        #expect(expected.results.prefix(5).allSatisfy { $0.canonicalIdentifier.hasPrefix("short/") })
+        #expect(expected.results.dropFirst(5).allSatisfy { $0.canonicalIdentifier.hasPrefix("title/") })
+    }
 }
