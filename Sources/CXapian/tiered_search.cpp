@@ -36,17 +36,52 @@ double weight_per_impact(double items, double frequency, double wqf) {
 
 
 /// What the walk of a subquery learned: its candidates, whether every item it matches is one of
-/// them, and the most an item that is not one can weigh from it.
+/// them, and the most an item can weigh from it: the ceiling of a candidate that has one of its
+/// own, `bound` for any other item (nothing, when the candidates hold every match).
 struct Part {
     std::vector<Xapian::docid> ids;
     bool covered = false;
     double bound = 0;
+    std::unordered_map<Xapian::docid, double> ceilings;
+
+    double ceiling(Xapian::docid id) const {
+        const auto found = ceilings.find(id);
+        return found == ceilings.end() ? bound : found->second;
+    }
 };
 
 /// Gives `part`'s candidates to `into`.
 void take(std::vector<Xapian::docid> &into, Part &part) {
     if (into.empty()) into = std::move(part.ids);
     else into.insert(into.end(), part.ids.begin(), part.ids.end());
+}
+
+/// The ceilings of the items of `ids`: what `parts` together can give each.
+std::unordered_map<Xapian::docid, double> summed_ceilings(const std::vector<Part> &parts,
+                                                          const std::vector<Xapian::docid> &ids) {
+    std::unordered_map<Xapian::docid, double> ceilings;
+    ceilings.reserve(ids.size());
+    for (Xapian::docid id : ids) {
+        const auto [entry, added] = ceilings.emplace(id, 0.0);
+        if (!added) continue;
+        for (const Part &part : parts) entry->second += part.ceiling(id);
+    }
+    return ceilings;
+}
+
+/// Parts that add up (an OR, an AND none of whose parts covers it): the candidates of each, and
+/// the sum of what each gives an item.
+Part summed(std::vector<Part> parts, bool covered) {
+    Part all;
+    all.covered = covered;
+    std::vector<Xapian::docid> ids;
+    for (const Part &part : parts) {
+        all.bound += part.bound;
+        for (const auto &entry : part.ceilings) ids.push_back(entry.first);
+    }
+    all.ceilings = summed_ceilings(parts, ids);
+    for (Part &part : parts) take(all.ids, part);
+    return all;
 }
 
 /// Walks a query's tree, gathering the candidates and the bound.
@@ -69,17 +104,6 @@ class Walk {
     /// for its percentages.
     unsigned weighed_parts = 0;
 
-    /// The most any item can weigh from the query's terms, less what `excess` adds for some: an
-    /// item of a term's tier or whole list may weigh more from that term than another.
-    double base = 0;
-    std::unordered_map<Xapian::docid, double> excess;
-
-    /// The most item `id` can weigh from the query's terms.
-    double ceiling(Xapian::docid id) const {
-        const auto found = excess.find(id);
-        return base + (found == excess.end() ? 0 : found->second);
-    }
-
     void count_terms(const Query &query) {
         if (query.get_type() == Query::LEAF_TERM) {
             ++wqf_[*query.get_terms_begin()];
@@ -94,13 +118,11 @@ class Walk {
             case Query::LEAF_TERM:
                 return term(*query.get_terms_begin(), factor);
             case Query::LEAF_MATCH_NOTHING:
-                return {{}, true, 0};
+                return {{}, true, 0, {}};
             case Query::LEAF_MATCH_ALL: {
                 // Every item, each weighing under the term weight of a term all of them hold.
                 if (factor != 0) ++weighed_parts;
-                const double weight = factor * weight_per_impact(items_, items_, 1);
-                base += weight;
-                return {{}, false, weight};
+                return {{}, false, factor * weight_per_impact(items_, items_, 1), {}};
             }
             case Query::OP_SCALE_WEIGHT:
                 return walk(query.get_subquery(0), factor * scale_factor(query));
@@ -109,7 +131,8 @@ class Walk {
             case Query::OP_PHRASE:
             case Query::OP_FILTER: {
                 // A match matches every subquery: the candidates of the smallest covered one hold
-                // every match. OP_FILTER weighs by its first subquery alone.
+                // every match, and nothing else weighs from it. OP_FILTER weighs by its first
+                // subquery alone.
                 std::vector<Part> parts;
                 for (size_t i = 0; i < query.get_num_subqueries(); ++i) {
                     const bool weighed = query.get_type() != Query::OP_FILTER || i == 0;
@@ -118,38 +141,34 @@ class Walk {
                 Part *smallest = nullptr;
                 for (Part &part : parts)
                     if (part.covered && (smallest == nullptr || part.ids.size() < smallest->ids.size())) smallest = &part;
-                if (smallest != nullptr) return std::move(*smallest);
-                Part all;
-                for (Part &part : parts) {
-                    all.bound += part.bound;
-                    take(all.ids, part);
-                }
-                return all;
+                if (smallest == nullptr) return summed(std::move(parts), false);
+                Part covering{std::move(smallest->ids), true, 0, {}};
+                covering.ceilings = summed_ceilings(parts, covering.ids);
+                return covering;
             }
             case Query::OP_AND_NOT:
                 // What it excludes neither weighs nor adds candidates.
                 return walk(query.get_subquery(0), factor);
             case Query::OP_AND_MAYBE: {
-                Part required = walk(query.get_subquery(0), factor);
-                if (required.covered) return required;
-                for (size_t i = 1; i < query.get_num_subqueries(); ++i) {
-                    Part part = walk(query.get_subquery(i), factor);
-                    if (!part.covered) required.bound += part.bound;
-                    take(required.ids, part);
-                }
-                return required;
+                // A match matches the first subquery, and may weigh from the others too.
+                std::vector<Part> parts;
+                for (size_t i = 0; i < query.get_num_subqueries(); ++i)
+                    parts.push_back(walk(query.get_subquery(i), factor));
+                if (!parts[0].covered) return summed(std::move(parts), false);
+                Part covering{std::move(parts[0].ids), true, 0, {}};
+                covering.ceilings = summed_ceilings(parts, covering.ids);
+                return covering;
             }
             case Query::OP_OR:
             case Query::OP_XOR: {
                 // An item outside the candidates weighs from the subqueries that do not cover it.
-                Part any{{}, true, 0};
+                std::vector<Part> parts;
+                bool covered = true;
                 for (size_t i = 0; i < query.get_num_subqueries(); ++i) {
-                    Part part = walk(query.get_subquery(i), factor);
-                    any.covered = any.covered && part.covered;
-                    if (!part.covered) any.bound += part.bound;
-                    take(any.ids, part);
+                    parts.push_back(walk(query.get_subquery(i), factor));
+                    covered = covered && parts.back().covered;
                 }
-                return any;
+                return summed(std::move(parts), covered);
             }
             case Query::OP_WILDCARD:
                 return wildcard(query, factor);
@@ -176,14 +195,14 @@ class Walk {
         Part part;
         if (factor != 0) ++weighed_parts;
         const Xapian::doccount frequency = reader_.get_termfreq(name);
-        if (frequency == 0) return {{}, true, 0};
-        if (finding_ == coverage) return {{}, frequency <= whole_list_limit, 0};
+        if (frequency == 0) return {{}, true, 0, {}};
+        if (finding_ == coverage) return {{}, frequency <= whole_list_limit, 0, {}};
         const double weight = factor * weight_per_impact(items_, frequency, std::max(1u, wqf_[name]));
         if (frequency <= whole_list_limit) {
             // Each item of the list weighs at most the impact its wdf has at the shortest length.
             for (auto it = reader_.postlist_begin(name); it != reader_.postlist_end(name); ++it) {
                 part.ids.push_back(*it);
-                excess[*it] += weight * impact(it.get_wdf(), 0, 1);
+                part.ceilings[*it] = weight * impact(it.get_wdf(), 0, 1);
             }
             part.covered = true;
             return part;
@@ -195,13 +214,12 @@ class Walk {
             for (const TierPosting &posting : tier) {
                 part.ids.push_back(posting.id);
                 const double most = std::min(1.0, posting.impact / 255.0 * growth_);
-                if (most > threshold) excess[posting.id] += weight * (most - threshold);
+                part.ceilings[posting.id] = weight * std::max(most, threshold);
             }
         } else {
             threshold = 1;
         }
         part.bound = weight * threshold;
-        base += part.bound;
         return part;
     }
 
@@ -222,19 +240,18 @@ class Walk {
             most = std::max(most, it.get_termfreq());
             if (expansions.size() > 1000 || (finding_ == coverage && total > whole_list_limit)) break;
         }
-        if (finding_ == coverage) return {{}, total <= whole_list_limit && expansions.size() <= 1000, 0};
+        if (finding_ == coverage) return {{}, total <= whole_list_limit && expansions.size() <= 1000, 0, {}};
         // The synonym's frequency is estimated from its expansions' (at least the greatest, less
         // rounding).
         const double weight = factor * weight_per_impact(items_, std::max(1.0, most * 0.99 - 1), 1);
         Part part;
         if (total <= whole_list_limit && expansions.size() <= 1000) {
             for (const std::string &expansion : expansions) add_postings(expansion, part.ids);
-            for (Xapian::docid id : part.ids) excess[id] += weight;
+            for (Xapian::docid id : part.ids) part.ceilings[id] = weight;
             part.covered = true;
             return part;
         }
         part.bound = weight;
-        base += weight;
         return part;
     }
 };
@@ -380,7 +397,7 @@ std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Quer
     ordered.reserve(candidates.size());
     for (Xapian::docid id : candidates) {
         const auto gain = viewed.find(id);
-        ordered.emplace_back(walk.ceiling(id) + (gain == viewed.end() ? views.rest : gain->second), id);
+        ordered.emplace_back(root.ceiling(id) + (gain == viewed.end() ? views.rest : gain->second), id);
     }
     std::sort(ordered.begin(), ordered.end(),
               [](const auto &a, const auto &b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });

@@ -25,7 +25,7 @@ private let queries = [
     "river", "garden", "station", "concert", "\(rarerWords[7])", "river garden", "museum \(rarerWords[20])",
     "\"river garden\"", "\"harvest museum\"", "riv", "gar", "stati", "r", "river ga", "title:river", "title:museum",
     "title:\(rarerWords[3])", "river -garden", "river OR \(rarerWords[9])", "river zzqxv", "concert harvest station",
-    "-river", "keyword:garden",
+    "-river", "keyword:garden", "(\(rarerWords[11]) river) OR station", "(\(rarerWords[12]) river ga) OR concert",
 ]
 
 @Suite("Impact tiers", .temporaryFolder)
@@ -153,5 +153,42 @@ struct TierTests {
         #expect(page.totalIsEstimate == expected.totalIsEstimate)
         #expect(expected.results.prefix(5).allSatisfy { $0.canonicalIdentifier.hasPrefix("short/") })
         #expect(expected.results.dropFirst(5).allSatisfy { $0.canonicalIdentifier.hasPrefix("title/") })
+    }
+
+    @Test("an AND a rarer word covers, inside an OR: its items' ceilings count every word of the AND")
+    func coveredAndInOr() throws {
+        // `(alpha beta) OR gamma`: fewer items hold `alpha` than have a tier, so its list covers the
+        // AND; `beta` and `gamma` have tiers.
+        func catalogue() throws -> TestIndex {
+            let test = try TestIndex()
+            let words = ["long", "walk", "by", "the", "sea", "and", "back", "again"]
+            func filler(_ count: Int) -> String { (0..<count).map { words[$0 % words.count] }.joined(separator: " ") }
+            var items = (0..<2_500).map {
+                item("gamma/\($0)", title: "Gamma notes", description: "Gamma.", mode: .public)
+            }
+            items += (0..<2_500).map {
+                item("beta/\($0)", title: "Walks", description: "Beta gamma " + filler(80), mode: .public)
+            }
+            // `alpha` in the titles of long items, then in short items with `beta` twice.
+            items += (0..<100).map {
+                item("title/\($0)", title: "Alpha", description: "Beta " + filler(200), mode: .public)
+            }
+            items += (0..<1_400).map {
+                item("plain/\($0)", title: "Walks", description: "Alpha beta beta", mode: .public)
+            }
+            // Stored last, each outweighs the others by `beta`, in its title.
+            items += (0..<5).map { item("short/\($0)", title: "Beta beta", description: "Alpha", mode: .public) }
+            try test.index.indexSearchableItems(items, now: now)
+            return test
+        }
+        let tiered = try catalogue()
+        let full = try catalogue()
+        _ = try tiered.index.compact()
+        let query = SearchQuery("(alpha beta) OR gamma", limit: 20)
+        let expected = try full.index.search(query, now: now)
+        let page = try tiered.index.search(query, now: now)
+        #expect(page.fromTiers)
+        #expect(Self.page(page).dropLast() == Self.page(expected).dropLast())
+        #expect(expected.results.prefix(5).allSatisfy { $0.canonicalIdentifier.hasPrefix("short/") })
     }
 }
