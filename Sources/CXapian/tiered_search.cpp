@@ -142,7 +142,7 @@ class Walk {
                 for (Part &part : parts)
                     if (part.covered && (smallest == nullptr || part.ids.size() < smallest->ids.size())) smallest = &part;
                 if (smallest == nullptr) return summed(std::move(parts), false);
-                Part covering{std::move(smallest->ids), true, 0, {}};
+                Part covering{matching(query, std::move(smallest->ids)), true, 0, {}};
                 covering.ceilings = summed_ceilings(parts, covering.ids);
                 return covering;
             }
@@ -186,6 +186,25 @@ class Walk {
     /// How much an impact can have grown since the tiers were built: the average length's growth.
     double growth_;
     std::unordered_map<std::string, unsigned> wqf_;
+
+    /// Those of `ids` that `query` matches: an item of a covering list may lack the AND's other
+    /// parts (a rare pair of Chinese characters without the rest of the question), and weighs
+    /// nothing from it then.
+    std::vector<Xapian::docid> matching(const Query &query, std::vector<Xapian::docid> ids) {
+        if (finding_ == coverage || ids.empty()) return ids;
+        std::sort(ids.begin(), ids.end());
+        ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+        const Xapian::doccount count = Xapian::doccount(ids.size());
+        Xapian::Enquire enquire(reader_);
+        set_matchable_query(enquire, reader_, Query(Query::OP_FILTER, query, id_query(std::move(ids))));
+        enquire.set_weighting_scheme(Xapian::BoolWeight());
+        enquire.set_docid_order(Xapian::Enquire::ASCENDING);
+        const Xapian::MSet matches = enquire.get_mset(0, count);
+        std::vector<Xapian::docid> matched;
+        matched.reserve(matches.size());
+        for (auto it = matches.begin(); it != matches.end(); ++it) matched.push_back(*it);
+        return matched;
+    }
 
     void add_postings(const std::string &term, std::vector<Xapian::docid> &ids) {
         for (auto it = reader_.postlist_begin(term); it != reader_.postlist_end(term); ++it) ids.push_back(*it);
