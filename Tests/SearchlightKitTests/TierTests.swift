@@ -116,41 +116,49 @@ struct TierTests {
         #expect(Self.page(try reader.search(query, now: now)) == Self.page(try full.index.search(query, now: now)))
     }
 
+    /// Words to make an item as long as wanted.
+    static func filler(_ count: Int) -> String {
+        let words = ["long", "walk", "by", "the", "sea", "and", "back", "again"]
+        return (0..<count).map { words[$0 % words.count] }.joined(separator: " ")
+    }
+
+    /// `items` written into two indexes, one of them compacted (which builds its tiers), and searched
+    /// for `text` in both: the page read from the tiers must be the full evaluation's, returned.
+    static func fromTiersAsInFull(
+        _ text: String, items: [SearchableItem], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> SearchResults {
+        let tiered = try TestIndex()
+        let full = try TestIndex()
+        for test in [tiered, full] { try test.index.indexSearchableItems(items, now: now) }
+        _ = try tiered.index.compact()
+        let query = SearchQuery(text, limit: 20)
+        let page = try tiered.index.search(query, now: now)
+        let expected = try full.index.search(query, now: now)
+        #expect(page.fromTiers, sourceLocation: sourceLocation)
+        // Totals past the bound are estimates, which the two ways of counting make differently.
+        #expect(Self.page(page).dropLast() == Self.page(expected).dropLast(), sourceLocation: sourceLocation)
+        #expect(page.totalIsEstimate == expected.totalIsEstimate, sourceLocation: sourceLocation)
+        return expected
+    }
+
     @Test("a rarer word's items are weighed by how often each holds it, and the page stays a full evaluation's")
     func wholeListOrder() throws {
         // `tour` typed last is a partial word: its stem, which fewer items hold than have a tier (its
         // whole list is read), or a word beginning with it (a frequent beginning, with a tier).
-        func catalogue() throws -> TestIndex {
-            let test = try TestIndex()
-            let words = ["long", "walk", "by", "the", "sea", "and", "back", "again"]
-            func filler(_ count: Int) -> String { (0..<count).map { words[$0 % words.count] }.joined(separator: " ") }
-            var items = (0..<2_100).map {
-                item(
-                    "tourist/\($0)", title: "Tourist guide", description: "A tourist guide to the town.", mode: .public)
-            }
-            // In the title, which weighs three times a description, of long items.
-            items += (0..<100).map { item("title/\($0)", title: "Tour", description: filler(300), mode: .public) }
-            // Once in the description of items a quarter as long.
-            items += (0..<900).map {
-                item("long/\($0)", title: "Walks", description: "Tour " + filler(80), mode: .public)
-            }
-            // Once in the description of short items, stored last: each outweighs the items that hold
-            // the word in their titles, and a search weighing candidates in the order of the ids would
-            // reach them last.
-            items += (0..<5).map { item("short/\($0)", title: "Notes", description: "Tour", mode: .public) }
-            try test.index.indexSearchableItems(items, now: now)
-            return test
+        var items = (0..<2_100).map {
+            item("tourist/\($0)", title: "Tourist guide", description: "A tourist guide to the town.", mode: .public)
         }
-        let tiered = try catalogue()
-        let full = try catalogue()
-        _ = try tiered.index.compact()
-        let query = SearchQuery("tour", limit: 20)
-        let expected = try full.index.search(query, now: now)
-        let page = try tiered.index.search(query, now: now)
-        #expect(page.fromTiers)
-        // Totals past the bound are estimates, which the two ways of counting make differently.
-        #expect(Self.page(page).dropLast() == Self.page(expected).dropLast())
-        #expect(page.totalIsEstimate == expected.totalIsEstimate)
+        // In the title, which weighs three times a description, of long items.
+        items += (0..<100).map { item("title/\($0)", title: "Tour", description: Self.filler(300), mode: .public) }
+        // Once in the description of items a quarter as long.
+        items += (0..<900).map {
+            item("long/\($0)", title: "Walks", description: "Tour " + Self.filler(80), mode: .public)
+        }
+        // Once in the description of short items, stored last: each outweighs the items that hold the
+        // word in their titles, and a search weighing candidates in the order of the ids would reach
+        // them last.
+        items += (0..<5).map { item("short/\($0)", title: "Notes", description: "Tour", mode: .public) }
+        let expected = try Self.fromTiersAsInFull("tour", items: items)
         #expect(expected.results.prefix(5).allSatisfy { $0.canonicalIdentifier.hasPrefix("short/") })
         #expect(expected.results.dropFirst(5).allSatisfy { $0.canonicalIdentifier.hasPrefix("title/") })
     }
@@ -159,36 +167,18 @@ struct TierTests {
     func coveredAndInOr() throws {
         // `(alpha beta) OR gamma`: fewer items hold `alpha` than have a tier, so its list covers the
         // AND; `beta` and `gamma` have tiers.
-        func catalogue() throws -> TestIndex {
-            let test = try TestIndex()
-            let words = ["long", "walk", "by", "the", "sea", "and", "back", "again"]
-            func filler(_ count: Int) -> String { (0..<count).map { words[$0 % words.count] }.joined(separator: " ") }
-            var items = (0..<2_500).map {
-                item("gamma/\($0)", title: "Gamma notes", description: "Gamma.", mode: .public)
-            }
-            items += (0..<2_500).map {
-                item("beta/\($0)", title: "Walks", description: "Beta gamma " + filler(80), mode: .public)
-            }
-            // `alpha` in the titles of long items, then in short items with `beta` twice.
-            items += (0..<100).map {
-                item("title/\($0)", title: "Alpha", description: "Beta " + filler(200), mode: .public)
-            }
-            items += (0..<1_400).map {
-                item("plain/\($0)", title: "Walks", description: "Alpha beta beta", mode: .public)
-            }
-            // Stored last, each outweighs the others by `beta`, in its title.
-            items += (0..<5).map { item("short/\($0)", title: "Beta beta", description: "Alpha", mode: .public) }
-            try test.index.indexSearchableItems(items, now: now)
-            return test
+        var items = (0..<2_500).map { item("gamma/\($0)", title: "Gamma notes", description: "Gamma.", mode: .public) }
+        items += (0..<2_500).map {
+            item("beta/\($0)", title: "Walks", description: "Beta gamma " + Self.filler(80), mode: .public)
         }
-        let tiered = try catalogue()
-        let full = try catalogue()
-        _ = try tiered.index.compact()
-        let query = SearchQuery("(alpha beta) OR gamma", limit: 20)
-        let expected = try full.index.search(query, now: now)
-        let page = try tiered.index.search(query, now: now)
-        #expect(page.fromTiers)
-        #expect(Self.page(page).dropLast() == Self.page(expected).dropLast())
+        // `alpha` in the titles of long items, then in short items with `beta` twice.
+        items += (0..<100).map {
+            item("title/\($0)", title: "Alpha", description: "Beta " + Self.filler(200), mode: .public)
+        }
+        items += (0..<1_400).map { item("plain/\($0)", title: "Walks", description: "Alpha beta beta", mode: .public) }
+        // Stored last, each outweighs the others by `beta`, in its title.
+        items += (0..<5).map { item("short/\($0)", title: "Beta beta", description: "Alpha", mode: .public) }
+        let expected = try Self.fromTiersAsInFull("(alpha beta) OR gamma", items: items)
         #expect(expected.results.prefix(5).allSatisfy { $0.canonicalIdentifier.hasPrefix("short/") })
     }
 }
