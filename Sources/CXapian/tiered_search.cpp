@@ -35,11 +35,10 @@ double weight_per_impact(double items, double frequency, double wqf) {
 }
 
 
-/// What the walk of a subquery learned: its candidates, whether every item it matches is one of
-/// them, and the most an item can weigh from it: the ceiling of a candidate that has one of its
-/// own, `bound` for any other item (nothing, when the candidates hold every match).
+/// What the walk of a subquery learned: its candidates, each with its ceiling (the most it can
+/// weigh from the subquery), whether every item it matches is one of them, and `bound`, the most
+/// any other item can weigh from it (nothing, when the candidates hold every match).
 struct Part {
-    std::vector<Xapian::docid> ids;
     bool covered = false;
     double bound = 0;
     std::unordered_map<Xapian::docid, double> ceilings;
@@ -50,38 +49,36 @@ struct Part {
     }
 };
 
-/// Gives `part`'s candidates to `into`.
-void take(std::vector<Xapian::docid> &into, Part &part) {
-    if (into.empty()) into = std::move(part.ids);
-    else into.insert(into.end(), part.ids.begin(), part.ids.end());
-}
-
-/// The ceilings of the items of `ids`: what `parts` together can give each.
-std::unordered_map<Xapian::docid, double> summed_ceilings(const std::vector<Part> &parts,
-                                                          const std::vector<Xapian::docid> &ids) {
-    std::unordered_map<Xapian::docid, double> ceilings;
-    ceilings.reserve(ids.size());
-    for (Xapian::docid id : ids) {
-        const auto [entry, added] = ceilings.emplace(id, 0.0);
-        if (!added) continue;
-        for (const Part &part : parts) entry->second += part.ceiling(id);
-    }
-    return ceilings;
-}
-
-/// Parts that add up (an OR, an AND none of whose parts covers it): the candidates of each, and
-/// the sum of what each gives an item.
-Part summed(std::vector<Part> parts, bool covered) {
-    Part all;
-    all.covered = covered;
+/// The candidates of `part`, in ascending ids.
+std::vector<Xapian::docid> candidate_ids(const Part &part) {
     std::vector<Xapian::docid> ids;
-    for (const Part &part : parts) {
-        all.bound += part.bound;
-        for (const auto &entry : part.ceilings) ids.push_back(entry.first);
-    }
-    all.ceilings = summed_ceilings(parts, ids);
-    for (Part &part : parts) take(all.ids, part);
+    ids.reserve(part.ceilings.size());
+    for (const auto &entry : part.ceilings) ids.push_back(entry.first);
+    std::sort(ids.begin(), ids.end());
+    return ids;
+}
+
+/// Parts that add up (an OR, an AND none of whose parts covers it): the candidates of each, each
+/// weighing the bounds of all plus what its own parts give it above theirs.
+Part summed(const std::vector<Part> &parts, bool covered) {
+    Part all{covered, 0, {}};
+    for (const Part &part : parts) all.bound += part.bound;
+    for (const Part &part : parts)
+        for (const auto &[id, ceiling] : part.ceilings)
+            all.ceilings.emplace(id, all.bound).first->second += ceiling - part.bound;
     return all;
+}
+
+/// An AND whose matches are all among `matches` (a covered part's candidates): they weigh what all
+/// `parts` give them, any other item nothing.
+Part covered_by(const std::vector<Part> &parts, const std::vector<Xapian::docid> &matches) {
+    Part covering{true, 0, {}};
+    for (Xapian::docid id : matches) {
+        double ceiling = 0;
+        for (const Part &part : parts) ceiling += part.ceiling(id);
+        covering.ceilings.emplace(id, ceiling);
+    }
+    return covering;
 }
 
 /// Walks a query's tree, gathering the candidates and the bound.
@@ -118,11 +115,11 @@ class Walk {
             case Query::LEAF_TERM:
                 return term(*query.get_terms_begin(), factor);
             case Query::LEAF_MATCH_NOTHING:
-                return {{}, true, 0, {}};
+                return {true, 0, {}};
             case Query::LEAF_MATCH_ALL: {
                 // Every item, each weighing under the term weight of a term all of them hold.
                 if (factor != 0) ++weighed_parts;
-                return {{}, false, factor * weight_per_impact(items_, items_, 1), {}};
+                return {false, factor * weight_per_impact(items_, items_, 1), {}};
             }
             case Query::OP_SCALE_WEIGHT:
                 return walk(query.get_subquery(0), factor * scale_factor(query));
@@ -138,13 +135,12 @@ class Walk {
                     const bool weighed = query.get_type() != Query::OP_FILTER || i == 0;
                     parts.push_back(walk(query.get_subquery(i), weighed ? factor : 0));
                 }
-                Part *smallest = nullptr;
-                for (Part &part : parts)
-                    if (part.covered && (smallest == nullptr || part.ids.size() < smallest->ids.size())) smallest = &part;
-                if (smallest == nullptr) return summed(std::move(parts), false);
-                Part covering{matching(query, std::move(smallest->ids)), true, 0, {}};
-                covering.ceilings = summed_ceilings(parts, covering.ids);
-                return covering;
+                const Part *smallest = nullptr;
+                for (const Part &part : parts)
+                    if (part.covered && (smallest == nullptr || part.ceilings.size() < smallest->ceilings.size()))
+                        smallest = &part;
+                if (smallest == nullptr) return summed(parts, false);
+                return covered_by(parts, matching(query, *smallest));
             }
             case Query::OP_AND_NOT:
                 // What it excludes neither weighs nor adds candidates.
@@ -154,10 +150,8 @@ class Walk {
                 std::vector<Part> parts;
                 for (size_t i = 0; i < query.get_num_subqueries(); ++i)
                     parts.push_back(walk(query.get_subquery(i), factor));
-                if (!parts[0].covered) return summed(std::move(parts), false);
-                Part covering{std::move(parts[0].ids), true, 0, {}};
-                covering.ceilings = summed_ceilings(parts, covering.ids);
-                return covering;
+                if (!parts[0].covered) return summed(parts, false);
+                return covered_by(parts, candidate_ids(parts[0]));
             }
             case Query::OP_OR:
             case Query::OP_XOR: {
@@ -168,7 +162,7 @@ class Walk {
                     parts.push_back(walk(query.get_subquery(i), factor));
                     covered = covered && parts.back().covered;
                 }
-                return summed(std::move(parts), covered);
+                return summed(parts, covered);
             }
             case Query::OP_WILDCARD:
                 return wildcard(query, factor);
@@ -187,16 +181,14 @@ class Walk {
     double growth_;
     std::unordered_map<std::string, unsigned> wqf_;
 
-    /// Those of `ids` that `query` matches: an item of a covering list may lack the AND's other
-    /// parts (a rare pair of Chinese characters without the rest of the question), and weighs
-    /// nothing from it then.
-    std::vector<Xapian::docid> matching(const Query &query, std::vector<Xapian::docid> ids) {
-        if (finding_ == coverage || ids.empty()) return ids;
-        std::sort(ids.begin(), ids.end());
-        ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-        const Xapian::doccount count = Xapian::doccount(ids.size());
+    /// Those of `part`'s candidates that `query` matches: an item of a covering list may lack the
+    /// AND's other parts (a rare pair of Chinese characters without the rest of the question), and
+    /// weighs nothing from it then.
+    std::vector<Xapian::docid> matching(const Query &query, const Part &part) {
+        if (part.ceilings.empty()) return {};
+        const Xapian::doccount count = Xapian::doccount(part.ceilings.size());
         Xapian::Enquire enquire(reader_);
-        set_matchable_query(enquire, reader_, Query(Query::OP_FILTER, query, id_query(std::move(ids))));
+        set_matchable_query(enquire, reader_, Query(Query::OP_FILTER, query, id_query(candidate_ids(part))));
         enquire.set_weighting_scheme(Xapian::BoolWeight());
         enquire.set_docid_order(Xapian::Enquire::ASCENDING);
         const Xapian::MSet matches = enquire.get_mset(0, count);
@@ -206,23 +198,17 @@ class Walk {
         return matched;
     }
 
-    void add_postings(const std::string &term, std::vector<Xapian::docid> &ids) {
-        for (auto it = reader_.postlist_begin(term); it != reader_.postlist_end(term); ++it) ids.push_back(*it);
-    }
-
     Part term(const std::string &name, double factor) {
         Part part;
         if (factor != 0) ++weighed_parts;
         const Xapian::doccount frequency = reader_.get_termfreq(name);
-        if (frequency == 0) return {{}, true, 0, {}};
-        if (finding_ == coverage) return {{}, frequency <= whole_list_limit, 0, {}};
+        if (frequency == 0) return {true, 0, {}};
+        if (finding_ == coverage) return {frequency <= whole_list_limit, 0, {}};
         const double weight = factor * weight_per_impact(items_, frequency, std::max(1u, wqf_[name]));
         if (frequency <= whole_list_limit) {
             // Each item of the list weighs at most the impact its wdf has at the shortest length.
-            for (auto it = reader_.postlist_begin(name); it != reader_.postlist_end(name); ++it) {
-                part.ids.push_back(*it);
+            for (auto it = reader_.postlist_begin(name); it != reader_.postlist_end(name); ++it)
                 part.ceilings[*it] = weight * impact(it.get_wdf(), 0, 1);
-            }
             part.covered = true;
             return part;
         }
@@ -231,7 +217,6 @@ class Walk {
         if (is_weighed_term(name) && read_tier(reader_, name, threshold, tier)) {
             threshold = std::min(1.0, threshold * growth_);
             for (const TierPosting &posting : tier) {
-                part.ids.push_back(posting.id);
                 const double most = std::min(1.0, posting.impact / 255.0 * growth_);
                 part.ceilings[posting.id] = weight * std::max(most, threshold);
             }
@@ -259,14 +244,15 @@ class Walk {
             most = std::max(most, it.get_termfreq());
             if (expansions.size() > 1000 || (finding_ == coverage && total > whole_list_limit)) break;
         }
-        if (finding_ == coverage) return {{}, total <= whole_list_limit && expansions.size() <= 1000, 0, {}};
+        if (finding_ == coverage) return {total <= whole_list_limit && expansions.size() <= 1000, 0, {}};
         // The synonym's frequency is estimated from its expansions' (at least the greatest, less
         // rounding).
         const double weight = factor * weight_per_impact(items_, std::max(1.0, most * 0.99 - 1), 1);
         Part part;
         if (total <= whole_list_limit && expansions.size() <= 1000) {
-            for (const std::string &expansion : expansions) add_postings(expansion, part.ids);
-            for (Xapian::docid id : part.ids) part.ceilings[id] = weight;
+            for (const std::string &expansion : expansions)
+                for (auto it = reader_.postlist_begin(expansion); it != reader_.postlist_end(expansion); ++it)
+                    part.ceilings[*it] = weight;
             part.covered = true;
             return part;
         }
@@ -365,17 +351,15 @@ std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Quer
     Walk walk(reader, *tiers, Walk::candidates);
     walk.count_terms(words);
     Part root = walk.walk(words, 1);
-    if (!walk.ok || root.ids.size() > 4 * most_candidates) return std::nullopt;
-    std::vector<Xapian::docid> candidates = std::move(root.ids);
+    if (!walk.ok || root.ceilings.size() > most_candidates) return std::nullopt;
     const ViewsBound views = bound_views();
     // The most viewed items are candidates too: an item outside them gains at most `views.rest`.
     std::unordered_map<Xapian::docid, double> viewed;
+    std::vector<Xapian::docid> candidates = candidate_ids(root);
     for (const auto &[id, gain] : views.most_viewed) {
         viewed.emplace(id, gain);
-        candidates.push_back(id);
+        if (root.ceilings.count(id) == 0) candidates.push_back(id);
     }
-    std::sort(candidates.begin(), candidates.end());
-    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
     if (candidates.size() > most_candidates) return std::nullopt;
 
     bool added_filter = false;
