@@ -147,9 +147,14 @@ struct BrowserTests {
             try await browser.waitFor("the categories of the shoes") {
                 try await browser.elements("#facets button").count >= 2
             }
-            // The index's custom field is counted beside the built-in attributes.
+            // The index's custom field is counted beside the built-in attributes (read again while the
+            // page redraws the counts for meaning's results).
             var rows: [String] = []
-            for row in try await browser.elements("#facets div") { rows.append(try await browser.text(row)) }
+            try await browser.waitFor("the custom field's counts") {
+                rows = []
+                for row in try await browser.elements("#facets div") { rows.append(try await browser.text(row)) }
+                return rows.contains { $0.hasPrefix("warehouse: ") }
+            }
             #expect(rows.contains { $0.hasPrefix("warehouse: ") }, "\(rows)")
             // The page draws its buttons again when meaning's results arrive, so a button found just
             // before may be gone when clicked: click the category's current button until it takes.
