@@ -12,6 +12,7 @@
 #include "database.hpp"
 #include "matching.hpp"
 #include "schema.hpp"
+#include "search.hpp"
 
 namespace {
 
@@ -56,7 +57,7 @@ std::optional<PageBound> page_bound(cx_database &database, const cx_search_reque
 /// Orders `enquire`'s results as `request` asks: by relevance alone, by its keys then relevance,
 /// or by relevance then its keys. An item without a key's value comes after those with one,
 /// ascending or descending.
-void set_order(Xapian::Enquire &enquire, const cx_search_request &request, bool sharded) {
+void set_order(Xapian::Enquire &enquire, const cx_search_request &request) {
     const bool relevance_first = request.sort_key_count > 0 && request.sort_keys[0].slot == CX_SLOT_RELEVANCE;
     auto keys = std::make_unique<Xapian::MultiValueKeyMaker>();
     std::vector<const cx_sort_key *> by_value;
@@ -79,14 +80,7 @@ void set_order(Xapian::Enquire &enquire, const cx_search_request &request, bool 
         keys->add_value(key.slot, key.descending, key.descending ? std::string() : std::string(10, '\xff'));
         by_value.push_back(&key);
     }
-    if (by_value.empty()) {
-        // Equal scores come in document id order, which in a topology depends on how the items are
-        // spread over its shards: there they come in the order of the items' digests instead, so
-        // that any topology of the same items answers in the same order. (A single index keeps the
-        // id order, which costs no value read per candidate.)
-        if (sharded) enquire.set_sort_by_relevance_then_value(slot::digest, false);
-        return;
-    }
+    if (by_value.empty()) return;
     // One key, descending: Xapian reads the value itself, with no key to build for each candidate
     // (a third less time sorting a common word's matches), and an empty value already sorts last.
     if (by_value.size() == 1 && by_value[0]->descending) {
@@ -118,6 +112,56 @@ bool sort_by_first_key(Xapian::Enquire &enquire, const cx_search_request &reques
         return true;
     }
     return false;
+}
+
+std::optional<SortedPage> ascending_on_shards(Xapian::Enquire &enquire, const cx_search_request &request,
+                                              Xapian::doccount check_at_least) {
+    if (request.sort_key_count == 0) return std::nullopt;
+    const cx_sort_key &key = request.sort_keys[0];
+    for (size_t i = 1; i < request.sort_key_count; ++i)
+        if (request.sort_keys[i].slot != CX_SLOT_RELEVANCE) return std::nullopt;
+    if (key.slot == CX_SLOT_RELEVANCE || key.descending || key.distance) return std::nullopt;
+    using Query = Xapian::Query;
+    const Query query = enquire.get_query();
+    // Every value is at least one byte; Xapian reads a bound of none as every item.
+    const Query valued(Query::OP_VALUE_GE, key.slot, std::string(1, '\0'));
+    // Both sets are excluded rather than filtered: Xapian counts a value range it filters by as a
+    // part of the query each result matches, which would raise the percentages.
+    enquire.set_query(Query(Query::OP_AND_NOT, query, Query(Query::OP_AND_NOT, Query::MatchAll, valued)));
+    enquire.set_sort_by_value_then_relevance(key.slot, false);
+    Xapian::MSet first = enquire.get_mset(request.offset, request.limit, check_at_least);
+    const Xapian::doccount with_value = first.get_matches_estimated();
+    SortedPage page;
+    page.estimated = first.get_matches_lower_bound() != first.get_matches_upper_bound();
+    // The page reaches the items without a value only when fewer than it hold one: then every
+    // match was seen, and their count is exact.
+    const Xapian::doccount left = request.limit - first.size();
+    const Xapian::doccount skipped = request.offset > with_value ? request.offset - with_value : 0;
+    enquire.set_query(Query(Query::OP_AND_NOT, query, valued));
+    enquire.set_sort_by_relevance();
+    const Xapian::MSet rest = enquire.get_mset(skipped, std::max<Xapian::doccount>(left, 1), check_at_least);
+    page.matches = with_value + rest.get_matches_estimated();
+    page.estimated = page.estimated || rest.get_matches_lower_bound() != rest.get_matches_upper_bound();
+    // The percentages of one search of both: rated by the factor of the set whose best result
+    // weighs the most.
+    if (first.empty() && with_value > 0) {
+        enquire.set_query(Query(Query::OP_AND_NOT, query, Query(Query::OP_AND_NOT, Query::MatchAll, valued)));
+        enquire.set_sort_by_relevance();
+        first = enquire.get_mset(0, 1);
+    }
+    const Xapian::MSet &best = first.get_max_attained() >= rest.get_max_attained() ? first : rest;
+    const std::optional<double> factor = percent_factor(best);
+    if (!factor) return std::nullopt;
+    const auto add = [&](const Xapian::MSet &mset, Xapian::doccount count) {
+        Xapian::doccount added = 0;
+        for (auto it = mset.begin(); it != mset.end() && added < count; ++it, ++added) {
+            page.documents.push_back(it.get_document());
+            page.percents.push_back(rated_percent(it.get_weight(), *factor));
+        }
+    };
+    if (request.offset < with_value) add(first, request.limit);
+    add(rest, left);
+    return page;
 }
 
 bool run_bounded(cx_database &database, const cx_search_request &request, Xapian::Enquire &enquire,

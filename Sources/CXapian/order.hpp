@@ -2,6 +2,7 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "database.hpp"
 
@@ -9,14 +10,31 @@ namespace cx {
 
 /// Orders `enquire`'s results as `request` asks: by relevance alone, by its keys then relevance,
 /// or by relevance then its keys. An item without a key's value comes after those with one,
-/// ascending or descending. In a topology (`sharded`), equal scores come in the items' digest
-/// order.
-void set_order(Xapian::Enquire &enquire, const cx_search_request &request, bool sharded);
+/// ascending or descending. Ties come in document id order, which a topology shares with one index
+/// of the same items (its writer gives each item the id one index would).
+void set_order(Xapian::Enquire &enquire, const cx_search_request &request);
 
 /// Orders `enquire`'s results by `request`'s first key's value alone, with relevance: what remote
 /// shards can do (Xapian 1.4 sends them a value slot, not a key maker). False when the request has
 /// no key.
 bool sort_by_first_key(Xapian::Enquire &enquire, const cx_search_request &request);
+
+/// A page of an index with remote shards sorted by one key ascending: its documents, their
+/// percentages, and the count of matches.
+struct SortedPage {
+    std::vector<Xapian::Document> documents;
+    std::vector<int32_t> percents;
+    Xapian::doccount matches = 0;
+    bool estimated = false;
+};
+
+/// The page `request` asks of `enquire` (its query as built) when the request sorts by one key
+/// ascending, then relevance, and the index has remote shards: they take no key maker, and sorted
+/// by a value ascending Xapian puts the items without one first, where one index puts them last.
+/// So the items with a value are sorted first, then those without one follow by relevance, with
+/// the percentages one search of both rates. Nothing for any other order.
+std::optional<SortedPage> ascending_on_shards(Xapian::Enquire &enquire, const cx_search_request &request,
+                                              Xapian::doccount check_at_least);
 
 /// A filter that keeps the page `request` asks for when its first key is a number: the items whose
 /// value of it is among the best of those holding it (by the key's kept ranks, `cx::ranks`), so

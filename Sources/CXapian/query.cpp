@@ -54,9 +54,9 @@ bool is_empty(const Query &query) { return query.empty(); }
 
 class Builder {
   public:
-    Builder(const Xapian::Database &database, const cx_query_node *nodes, size_t count, bool expand_here,
-            bool relaxed, cx_database *keeping)
-        : terms_(database, expand_here),
+    Builder(const Xapian::Database &database, const cx_query_node *nodes, size_t count, bool relaxed,
+            cx_database *keeping)
+        : terms_(database),
           nodes_(nodes),
           count_(count),
           relaxed_(relaxed),
@@ -260,9 +260,9 @@ bool is_relaxable(const cx_query_node *nodes, size_t count, size_t index) {
 }
 
 BuiltQuery build_query(const Xapian::Database &database, const cx_query_node *nodes, size_t count,
-                       bool expand_here, bool relaxed, cx_database *keeping) {
+                       bool relaxed, cx_database *keeping) {
     if (nodes == nullptr || count == 0) throw Xapian::InvalidArgumentError("the query tree is empty");
-    return Builder(database, nodes, count, expand_here, relaxed, keeping).build();
+    return Builder(database, nodes, count, relaxed, keeping).build();
 }
 
 bool can_relax(const cx_query_node *nodes, size_t count) {

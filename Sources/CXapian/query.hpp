@@ -27,9 +27,10 @@ struct BuiltQuery {
 
 /// Builds the query. Throws Xapian::InvalidArgumentError for a malformed tree.
 ///
-/// With `expand_here`, a prefix is expanded to the words it begins in `database` as a whole,
-/// rather than by the matcher in each of its shards, whose expansions (and so scores) would
-/// differ from one shard to the next.
+/// A prefix or an as-you-type word is expanded here, to the words it begins in `database` as a
+/// whole, never by the matcher: in a topology each shard would expand it from its own words and
+/// weigh it by its own frequencies, and one index and a topology of the same items answer alike
+/// only when both run the same query.
 ///
 /// With `relaxed`, the plain words of the root (the words the query joins without an explicit
 /// operator) match when any of them does, rather than all: the items with more of them score
@@ -39,7 +40,7 @@ struct BuiltQuery {
 /// (`keeps_fields`), a range reads its number from the kept column (`column_range`) rather than
 /// the slot's value stream.
 BuiltQuery build_query(const Xapian::Database &database, const cx_query_node *nodes, size_t count,
-                       bool expand_here = false, bool relaxed = false, cx_database *keeping = nullptr);
+                       bool relaxed = false, cx_database *keeping = nullptr);
 
 /// The index of the node after the subtree at `index` (the nodes follow in pre-order).
 size_t subtree_end(const cx_query_node *nodes, size_t count, size_t index);

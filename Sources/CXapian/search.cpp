@@ -187,7 +187,7 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
     const Xapian::doccount check_at_least = matches_to_check(reader, request);
     limit_checking(enquire, check_at_least);
     enquire.set_weighting_scheme(cx::weighting());
-    cx::set_order(enquire, request, database.sharded);
+    cx::set_order(enquire, request);
     Xapian::Enquire counting(reader);
     Xapian::MSet counted;
     if (request.facet_count > 0) counted = count_facets(database, keeping, request, full, counting, results);
@@ -195,6 +195,7 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
     Xapian::doccount matches = 0;
     bool estimated = false;
     std::optional<cx::TieredPage> tiered;
+    std::optional<cx::SortedPage> sorted;
     if (cx::run_bounded(database, request, enquire, request.facet_count > 0 ? &counted : nullptr, mset, matches)) {
         estimated = true;
     } else if (uses_tiers(database, request, built) &&
@@ -216,6 +217,9 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
             matches = all.get_matches_estimated();
             estimated = all.get_matches_lower_bound() != all.get_matches_upper_bound();
         }
+    } else if (database.sharded && (sorted = cx::ascending_on_shards(enquire, request, check_at_least))) {
+        matches = sorted->matches;
+        estimated = sorted->estimated;
     } else {
         mset = run_page(enquire, request, check_at_least);
         matches = mset.get_matches_estimated();
@@ -226,6 +230,11 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
         results.estimated = estimated;
     } else {
         results.estimated = counted.get_matches_lower_bound() != counted.get_matches_upper_bound();
+    }
+    if (sorted) {
+        for (size_t rank = 0; rank < sorted->documents.size(); ++rank)
+            add_result(results, sorted->documents[rank], sorted->percents[rank], built);
+        return;
     }
     size_t rank = 0;
     for (auto it = mset.begin(); it != mset.end(); ++it, ++rank)
@@ -264,7 +273,7 @@ Xapian::doccount run_hybrid(cx_database &database, cx_database *keeping, cx::Sna
 
     const std::vector<cx_query_node> selection_nodes = cx::selection_nodes(request.nodes, request.node_count);
     const cx::BuiltQuery selection =
-        cx::build_query(reader, selection_nodes.data(), selection_nodes.size(), false, false, keeping);
+        cx::build_query(reader, selection_nodes.data(), selection_nodes.size(), false, keeping);
     const auto by_meaning = cx::nearest(database, snapshot, request,
                                         selection.matches_everything ? nullptr : &selection.query, {},
                                         request.meaning, request.meaning_dimensions, depth,
@@ -301,7 +310,7 @@ void run_search(cx_database &database, const cx_search_request &request, cx_resu
     const std::shared_ptr<cx::Snapshot> snapshot = cx::snapshot(database);
     cx_database *keeping = cx::keeps_fields(database, request) ? &database : nullptr;
     cx::BuiltQuery built =
-        cx::build_query(reader, request.nodes, request.node_count, database.sharded, false, keeping);
+        cx::build_query(reader, request.nodes, request.node_count, false, keeping);
     const bool hybrid = request.limit > 0 && cx::searches_by_meaning(database, request);
     uint64_t word_matches = 0;
     if (hybrid) {
@@ -314,7 +323,7 @@ void run_search(cx_database &database, const cx_search_request &request, cx_resu
     // (limit 0) counts the exact query.
     if (word_matches == 0 && request.relax && request.limit > 0 && cx::can_relax(request.nodes, request.node_count)) {
         const cx::BuiltQuery relaxed =
-            cx::build_query(reader, request.nodes, request.node_count, database.sharded, true, keeping);
+            cx::build_query(reader, request.nodes, request.node_count, true, keeping);
         cx_results found;
         const uint64_t relaxed_matches = hybrid ? run_hybrid(database, keeping, *snapshot, request, relaxed, found)
                                                 : (run_built(database, keeping, *snapshot, request, relaxed, found),

@@ -1,6 +1,7 @@
 // What search.cpp offers the other files of the shim.
 #pragma once
 
+#include <optional>
 #include <xapian.h>
 
 namespace cx {
@@ -16,5 +17,13 @@ Xapian::BM25Weight weighting();
 /// What a term found in `frequency` of `items` items adds to the score of an item of average
 /// length under `weighting()`, with `wdf` occurrences' worth of within-item frequency.
 double term_weight(double items, double frequency, double wdf);
+
+/// Xapian 1.4's rating of a weight with a page's percent factor (`MSet::convert_to_percent`).
+int32_t rated_percent(double weight, double factor);
+
+/// The percent factor of `mset`: 100 times the share of the query's weighed parts its best result
+/// matches, over that result's weight (0 for a page without weights); nothing when it cannot be
+/// found.
+std::optional<double> percent_factor(const Xapian::MSet &mset);
 
 }  // namespace cx

@@ -18,9 +18,9 @@ using Parser = Xapian::QueryParser;
 
 /// A word's forms scored one by one: where the query parser joins a word's forms with OP_SYNONYM,
 /// which weighs them as one term and must visit every document that has one, OP_OR matches the
-/// same documents and lets Xapian skip documents that cannot reach the page. A synonym of
-/// as-you-type expansions stays one (weighing each of hundreds of expansions costs more than it
-/// saves), and operators with parameters (phrases, wildcards, value ranges) are kept as they are.
+/// same documents and lets Xapian skip documents that cannot reach the page. A synonym of other
+/// than terms stays one, and operators with parameters (phrases, value ranges) are kept as they
+/// are.
 Query score_forms_separately(const Query &query) {
     const Query::op type = query.get_type();
     switch (type) {
@@ -77,17 +77,6 @@ Query LeafTerms::words(const cx_query_node &leaf) {
     // unstemmed (its proper-noun rule), while the indexer stems every word, so `Concurrency`
     // would find only the items with that very word and `concurrency` those with `concurrent`.
     std::string folded = fold_lower(str(leaf.text));
-    if (leaf.kind == CX_NODE_PARTIAL && is_plain_word(folded) && is_short_partial(leaf, folded)) {
-        // The most frequent words it begins, expanded by the matcher, or the word itself.
-        return with_whole_word(leaf, Query(Query::OP_WILDCARD, prefix::text + folded, short_expansion_limit,
-                                           Query::WILDCARD_LIMIT_MOST_FREQUENT));
-    }
-    if (leaf.kind == CX_NODE_PARTIAL && is_plain_word(folded)) {
-        // The words it begins, expanded by the matcher, or the word itself (Xapian's own
-        // partial word would weigh both).
-        const unsigned flags = flags_for(CX_NODE_PREFIX, folded);
-        return with_whole_word(leaf, score_forms_separately(parser().parse_query(folded, flags)));
-    }
     const unsigned flags = flags_for(leaf.kind, folded);
     return score_forms_separately(parser().parse_query(folded, flags));
 }
@@ -154,7 +143,10 @@ Parser &LeafTerms::filter_parser(const FieldFilter &filter) {
 }
 
 Query LeafTerms::filter_beginning(const FieldFilter &filter, const std::string &word) const {
-    return Query(Query::OP_WILDCARD, filter.prefix + word);
+    const std::string begun = filter.prefix + word;
+    std::vector<Query> terms;
+    for (auto it = database_.allterms_begin(begun); it != database_.allterms_end(begun); ++it) terms.emplace_back(*it);
+    return terms.empty() ? Query::MatchNothing : Query(Query::OP_OR, terms.begin(), terms.end());
 }
 
 Query LeafTerms::beginnings(const cx_query_node &leaf) {
@@ -175,7 +167,7 @@ Query LeafTerms::with_whole_word(const cx_query_node &leaf, const Query &query) 
 }
 
 Query LeafTerms::expansion(const cx_query_node &leaf) {
-    if (!expand_here_ || (leaf.kind != CX_NODE_PREFIX && leaf.kind != CX_NODE_PARTIAL)) return Query();
+    if (leaf.kind != CX_NODE_PREFIX && leaf.kind != CX_NODE_PARTIAL) return Query();
     const std::string word = fold_lower(str(leaf.text));
     if (!is_plain_word(word)) return Query();
     const std::string begun = prefix::text + word;
@@ -188,9 +180,21 @@ Query LeafTerms::expansion(const cx_query_node &leaf) {
     });
     std::vector<Query> terms;
     for (size_t i = 0; i < kept; ++i) terms.emplace_back(words[i].second);
-    // OR, not SYNONYM: Xapian estimates a synonym's frequency in each shard from the words that
-    // shard holds, so its weight would differ from shard to shard.
-    return with_whole_word(leaf, terms.empty() ? Query::MatchNothing : Query(Query::OP_OR, terms.begin(), terms.end()));
+    if (terms.empty()) return with_whole_word(leaf, Query::MatchNothing);
+    const Query any(Query::OP_OR, terms.begin(), terms.end());
+    // A longer prefix weighs as its indexed beginning (its first characters), among the items that
+    // hold one of its words: one term, whose frequency every shard of a topology shares, and whose
+    // impact tier bounds it. Xapian weighs a synonym of the words by a frequency each shard
+    // estimates from the words it holds (so differently from one shard to the next), and each of
+    // the words weighed on its own would add up the bounds of every frequent one.
+    if (!is_short_partial(leaf, word)) {
+        Xapian::Utf8Iterator it(word);
+        for (size_t characters = 0; characters < longest_beginning && it != Xapian::Utf8Iterator(); ++characters) ++it;
+        const std::string head = word.substr(0, size_t(it.raw() - word.data()));
+        if (it != Xapian::Utf8Iterator() && is_indexed_beginning(head))
+            return with_whole_word(leaf, Query(Query::OP_FILTER, Query(prefix::beginning + head), any));
+    }
+    return with_whole_word(leaf, any);
 }
 
 unsigned LeafTerms::flags_for(cx_node_kind kind, std::string &text) {

@@ -13,9 +13,8 @@ namespace cx {
 /// at a time, with no operator flags. One thread at a time, as its database.
 class LeafTerms {
   public:
-    /// With `expand_here`, a prefix is expanded to the words it begins in `database` as a whole
-    /// (see `build_query`).
-    LeafTerms(const Xapian::Database &database, bool expand_here) : database_(database), expand_here_(expand_here) {}
+    /// A prefix is expanded to the words it begins in `database` as a whole (see `build_query`).
+    explicit LeafTerms(const Xapian::Database &database) : database_(database) {}
 
     /// The words of a leaf, weighed: its word, prefix, as-you-type word or phrase.
     Xapian::Query words(const cx_query_node &leaf);
@@ -37,7 +36,6 @@ class LeafTerms {
     using Parser = Xapian::QueryParser;
 
     const Xapian::Database &database_;
-    bool expand_here_;
     std::unique_ptr<Parser> parser_;
     std::unique_ptr<Parser> title_parser_;
 
@@ -51,8 +49,8 @@ class LeafTerms {
     /// first use.
     Parser &filter_parser(const FieldFilter &filter);
 
-    /// The filter terms of every word that begins with `word` in `filter`'s field, however many:
-    /// a filter weighs none of them.
+    /// The filter terms of every word that begins with `word` in `filter`'s field, however many,
+    /// listed here (a filter weighs none of them).
     Query filter_beginning(const FieldFilter &filter, const std::string &word) const;
 
     /// An as-you-type or `word*` word as its beginning term, when the index holds one for it; an
@@ -70,9 +68,8 @@ class LeafTerms {
     Query with_whole_word(const cx_query_node &leaf, const Query &query);
 
     /// An as-you-type or `word*` word as the most frequent words it begins, counted over the whole
-    /// database, as Xapian's expansion picks
-    /// them, each weighed as a word of its own (`expand_here`); an empty query when it is not one
-    /// plain word.
+    /// database (ties in the words' order), each weighed as a word of its own; an empty query when
+    /// it is not one plain word.
     Query expansion(const cx_query_node &leaf);
 
     /// `text` with the parser's `flags` for a leaf of `kind`.

@@ -42,6 +42,9 @@ struct Part {
     bool covered = false;
     double bound = 0;
     std::unordered_map<Xapian::docid, double> ceilings;
+    /// When covered, how many postings Xapian's matcher reads to evaluate it: its lists' (the
+    /// smallest covering one's, for an AND).
+    double postings = 0;
 
     double ceiling(Xapian::docid id) const {
         const auto found = ceilings.find(id);
@@ -62,7 +65,10 @@ std::vector<Xapian::docid> candidate_ids(const Part &part) {
 /// weighing the bounds of all plus what its own parts give it above theirs.
 Part summed(const std::vector<Part> &parts, bool covered) {
     Part all{covered, 0, {}};
-    for (const Part &part : parts) all.bound += part.bound;
+    for (const Part &part : parts) {
+        all.bound += part.bound;
+        all.postings += part.postings;
+    }
     for (const Part &part : parts)
         for (const auto &[id, ceiling] : part.ceilings)
             all.ceilings.emplace(id, all.bound).first->second += ceiling - part.bound;
@@ -71,8 +77,8 @@ Part summed(const std::vector<Part> &parts, bool covered) {
 
 /// An AND whose matches are all among `matches` (a covered part's candidates): they weigh what all
 /// `parts` give them, any other item nothing.
-Part covered_by(const std::vector<Part> &parts, const std::vector<Xapian::docid> &matches) {
-    Part covering{true, 0, {}};
+Part covered_by(const std::vector<Part> &parts, const std::vector<Xapian::docid> &matches, double postings) {
+    Part covering{true, 0, {}, postings};
     for (Xapian::docid id : matches) {
         double ceiling = 0;
         for (const Part &part : parts) ceiling += part.ceiling(id);
@@ -119,7 +125,7 @@ class Walk {
             case Query::LEAF_MATCH_ALL: {
                 // Every item, each weighing under the term weight of a term all of them hold.
                 if (factor != 0) ++weighed_parts;
-                return {false, factor * weight_per_impact(items_, items_, 1), {}};
+                return {false, factor * weight_per_impact(items_, items_, 1), {}, items_};
             }
             case Query::OP_SCALE_WEIGHT:
                 return walk(query.get_subquery(0), factor * scale_factor(query));
@@ -140,7 +146,7 @@ class Walk {
                     if (part.covered && (smallest == nullptr || part.ceilings.size() < smallest->ceilings.size()))
                         smallest = &part;
                 if (smallest == nullptr) return summed(parts, false);
-                return covered_by(parts, matching(query, *smallest));
+                return covered_by(parts, matching(query, *smallest), smallest->postings);
             }
             case Query::OP_AND_NOT:
                 // What it excludes neither weighs nor adds candidates.
@@ -151,10 +157,24 @@ class Walk {
                 for (size_t i = 0; i < query.get_num_subqueries(); ++i)
                     parts.push_back(walk(query.get_subquery(i), factor));
                 if (!parts[0].covered) return summed(parts, false);
-                return covered_by(parts, candidate_ids(parts[0]));
+                return covered_by(parts, candidate_ids(parts[0]), parts[0].postings);
             }
             case Query::OP_OR:
             case Query::OP_XOR: {
+                // A filter of many short lists (the words a prefix begins) weighs nothing, and
+                // gives no candidates: reading its lists would cost more than it saves.
+                if (factor == 0) {
+                    const Finding finding = finding_;
+                    finding_ = coverage;
+                    Part filter;
+                    for (size_t i = 0; i < query.get_num_subqueries(); ++i) {
+                        const Part part = walk(query.get_subquery(i), 0);
+                        filter.covered = (i == 0 || filter.covered) && part.covered;
+                        filter.postings += part.postings;
+                    }
+                    finding_ = finding;
+                    if (!filter.covered || filter.postings > whole_list_limit) return {false, 0, {}, filter.postings};
+                }
                 // An item outside the candidates weighs from the subqueries that do not cover it.
                 std::vector<Part> parts;
                 bool covered = true;
@@ -203,13 +223,14 @@ class Walk {
         if (factor != 0) ++weighed_parts;
         const Xapian::doccount frequency = reader_.get_termfreq(name);
         if (frequency == 0) return {true, 0, {}};
-        if (finding_ == coverage) return {frequency <= whole_list_limit, 0, {}};
+        if (finding_ == coverage) return {frequency <= whole_list_limit, 0, {}, double(frequency)};
         const double weight = factor * weight_per_impact(items_, frequency, std::max(1u, wqf_[name]));
         if (frequency <= whole_list_limit) {
             // Each item of the list weighs at most the impact its wdf has at the shortest length.
             for (auto it = reader_.postlist_begin(name); it != reader_.postlist_end(name); ++it)
                 part.ceilings[*it] = weight * impact(it.get_wdf(), 0, 1);
             part.covered = true;
+            part.postings = frequency;
             return part;
         }
         double threshold = 1;
@@ -244,7 +265,7 @@ class Walk {
             most = std::max(most, it.get_termfreq());
             if (expansions.size() > 1000 || (finding_ == coverage && total > whole_list_limit)) break;
         }
-        if (finding_ == coverage) return {total <= whole_list_limit && expansions.size() <= 1000, 0, {}};
+        if (finding_ == coverage) return {total <= whole_list_limit && expansions.size() <= 1000, 0, {}, double(total)};
         // The synonym's frequency is estimated from its expansions' (at least the greatest, less
         // rounding).
         const double weight = factor * weight_per_impact(items_, std::max(1.0, most * 0.99 - 1), 1);
@@ -254,6 +275,7 @@ class Walk {
                 for (auto it = reader_.postlist_begin(expansion); it != reader_.postlist_end(expansion); ++it)
                     part.ceilings[*it] = weight;
             part.covered = true;
+            part.postings = total;
             return part;
         }
         part.bound = weight;
@@ -299,10 +321,8 @@ Query id_query(std::vector<Xapian::docid> ids) {
     return Query((new IdSource(std::make_shared<const std::vector<Xapian::docid>>(std::move(ids))))->release());
 }
 
-namespace {
-
 /// Xapian 1.4's rating of a weight with a page's percent factor (`MSet::convert_to_percent`).
-int32_t percent(double weight, double factor) {
+int32_t rated_percent(double weight, double factor) {
     if (factor == 0) return 100;
     const int32_t rated = int32_t(weight * factor + 100.0 * std::numeric_limits<double>::epsilon());
     if (rated > 100) return 100;
@@ -327,6 +347,8 @@ std::optional<double> percent_factor(const Xapian::MSet &mset) {
     return 50 / high;
 }
 
+namespace {
+
 /// The percent factor a full evaluation gives when the page's run held a filter it lacks: Xapian
 /// counted the filter as one more part the best result matches (of `parts` weighed parts in the
 /// query), which is taken out. Nothing when the count does not come out whole.
@@ -343,7 +365,7 @@ std::optional<double> corrected_percent_factor(const Xapian::MSet &mset, unsigne
 }  // namespace
 
 std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Query &words,
-                                      const std::function<std::optional<Among>(std::vector<Xapian::docid>)> &among,
+                                      const std::function<std::optional<Xapian::Query>(std::vector<Xapian::docid>)> &among,
                                       const std::function<ViewsBound()> &bound_views, Xapian::doccount offset,
                                       Xapian::doccount limit, const Xapian::Weight &weighting) {
     const std::optional<TiersRecord> tiers = current_tiers(reader);
@@ -362,28 +384,23 @@ std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Quer
     }
     if (candidates.size() > most_candidates) return std::nullopt;
 
-    bool added_filter = false;
     const auto run = [&](std::vector<Xapian::docid> ids, Xapian::doccount check) -> std::optional<Xapian::MSet> {
-        const std::optional<Among> limited = among(std::move(ids));
+        const std::optional<Query> limited = among(std::move(ids));
         if (!limited) return std::nullopt;
-        added_filter = limited->added_filter;
         Xapian::Enquire enquire(reader);
-        set_matchable_query(enquire, reader, limited->query);
+        set_matchable_query(enquire, reader, *limited);
         enquire.set_weighting_scheme(weighting);
         return enquire.get_mset(offset, limit, check);
     };
-    // The page, its results rated as a full evaluation rates them.
+    // The page, its results rated as a full evaluation rates them: Xapian counted the candidates'
+    // filter, a posting source, as one more part each result matches.
     const auto proven = [&](Xapian::MSet mset) -> std::optional<TieredPage> {
         TieredPage page{std::move(mset), {}};
-        if (!added_filter) {
-            for (auto it = page.mset.begin(); it != page.mset.end(); ++it) page.percents.push_back(it.get_percent());
-            return page;
-        }
         const std::optional<double> factor =
             corrected_percent_factor(page.mset, walk.weighed_parts + (views.rest > 0 || !views.most_viewed.empty() ? 1 : 0));
         if (!factor) return std::nullopt;
         for (auto it = page.mset.begin(); it != page.mset.end(); ++it)
-            page.percents.push_back(percent(it.get_weight(), *factor));
+            page.percents.push_back(rated_percent(it.get_weight(), *factor));
         return page;
     };
     const Xapian::doccount depth = offset + limit;

@@ -45,15 +45,6 @@ void flush_tiers(cx_database &database);
 /// Forgets the noted postings: the transaction was cancelled.
 void forget_tiers(cx_database &database);
 
-/// A search's whole query limited to candidates (`tiered_page`'s `among`).
-struct Among {
-    Xapian::Query query;
-    /// Whether the candidates' filter is one the whole query lacks (the search sees every item, and
-    /// its query has no filter of what it may see): Xapian then counts it as one more matching
-    /// part of each result, and the percentages are rated again (`tiered_page`).
-    bool added_filter = false;
-};
-
 /// A page proven from the tiers.
 struct TieredPage {
     Xapian::MSet mset;
@@ -77,7 +68,7 @@ struct ViewsBound {
 /// tiers, the tiers prove nothing, or every match lies in posting lists of `whole_list_limit` items
 /// or fewer (Xapian's matcher, driven by them, is as quick, and counts exactly).
 std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Xapian::Query &words,
-                                      const std::function<std::optional<Among>(std::vector<Xapian::docid>)> &among,
+                                      const std::function<std::optional<Xapian::Query>(std::vector<Xapian::docid>)> &among,
                                       const std::function<ViewsBound()> &views, Xapian::doccount offset, Xapian::doccount limit,
                                       const Xapian::Weight &weighting);
 

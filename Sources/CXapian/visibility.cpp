@@ -12,8 +12,9 @@
 // terms that is a filter on `XMpublic OR XP<domain>`, which Xapian must advance alongside every
 // candidate: the public items are most of the index, so the filter costs about as much as reading
 // their whole posting list again, on every query. Here the items the search may not see (the
-// private items of other domains) are read once into a bitmap, and the matcher checks a
-// candidate with one bit test (`PostingSource::check`). The bitmaps are kept in the index's
+// private items of other domains) are read once into a bitmap, and the query excludes them
+// (`HiddenSetSource`): the matcher finds the next hidden item from a candidate by scanning the
+// bitmap a word at a time. The bitmaps are kept in the index's
 // snapshot (`Snapshot`); most indexes need none, since they hold no private item of another
 // domain.
 
@@ -21,14 +22,18 @@ namespace cx {
 
 namespace {
 
-/// The matcher's view of a `DocumentBits`: a posting list without weights.
-class DocumentSetSource final : public Xapian::PostingSource {
+/// The matcher's view of the documents a `DocumentBits` leaves out, up to the last id: a posting
+/// list without weights, which a query excludes (OP_AND_NOT). Excluded, it is never counted as a
+/// part of the query a result matches, as a filter by a posting source would be (Xapian 1.4 counts
+/// a posting source as matched in every result it filters, which would raise every percentage).
+class HiddenSetSource final : public Xapian::PostingSource {
   public:
-    explicit DocumentSetSource(std::shared_ptr<const DocumentBits> bits) : bits_(std::move(bits)) {}
+    HiddenSetSource(std::shared_ptr<const DocumentBits> visible, Xapian::docid last)
+        : visible_(std::move(visible)), last_(last) {}
 
-    Xapian::doccount get_termfreq_min() const override { return bits_->count; }
-    Xapian::doccount get_termfreq_est() const override { return bits_->count; }
-    Xapian::doccount get_termfreq_max() const override { return bits_->count; }
+    Xapian::doccount get_termfreq_min() const override { return 0; }
+    Xapian::doccount get_termfreq_est() const override { return last_ > visible_->count ? last_ - visible_->count : 0; }
+    Xapian::doccount get_termfreq_max() const override { return last_; }
 
     void init(const Xapian::Database &) override {
         current_ = 0;
@@ -44,22 +49,23 @@ class DocumentSetSource final : public Xapian::PostingSource {
     bool check(Xapian::docid did, double) override {
         started_ = true;
         current_ = did;
-        return bits_->contains(did);
+        return !visible_->contains(did);
     }
 
     bool at_end() const override { return current_ == 0 && started_; }
     Xapian::docid get_docid() const override { return current_; }
-    Xapian::PostingSource *clone() const override { return new DocumentSetSource(bits_); }
-    std::string name() const override { return "searchlight.DocumentSet"; }
+    Xapian::PostingSource *clone() const override { return new HiddenSetSource(visible_, last_); }
+    std::string name() const override { return "searchlight.HiddenSet"; }
 
   private:
-    std::shared_ptr<const DocumentBits> bits_;
+    std::shared_ptr<const DocumentBits> visible_;
+    Xapian::docid last_;
     Xapian::docid current_ = 0;
     bool started_ = false;
 
     void move_to(Xapian::docid did) {
         started_ = true;
-        current_ = bits_->first_from(did);
+        current_ = visible_->first_absent_from(did, last_);
     }
 };
 
@@ -141,7 +147,8 @@ Visibility visibility(cx_database &database, Snapshot &snapshot, const cx_search
     }
     std::shared_ptr<const DocumentBits> bits = visible_bits(database, snapshot, request);
     if (!bits) return {};
-    return {Xapian::Query((new DocumentSetSource(std::move(bits)))->release()), {}};
+    const Xapian::docid last = database.reader.get_lastdocid();
+    return {{}, Xapian::Query((new HiddenSetSource(std::move(bits), last))->release())};
 }
 
 }  // namespace
@@ -172,7 +179,7 @@ Xapian::Query visible_now(cx_database &database, Snapshot &snapshot, const cx_se
                                        Xapian::sortable_serialise(static_cast<double>(request.now_ms))));
 }
 
-std::optional<Among> visible_now_among(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
+std::optional<Xapian::Query> visible_now_among(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
                                        const Xapian::Query &query, std::vector<Xapian::docid> candidates) {
     if (request.scope == CX_SCOPE_PRIVATE || database.sharded) return std::nullopt;
     const std::shared_ptr<const DocumentBits> bits = visible_bits(database, snapshot, request);
@@ -181,10 +188,9 @@ std::optional<Among> visible_now_among(cx_database &database, Snapshot &snapshot
                                         [&](Xapian::docid id) { return !bits->contains(id); }),
                          candidates.end());
     const Xapian::Query among(Xapian::Query::OP_FILTER, query, id_query(std::move(candidates)));
-    return Among{Xapian::Query(Xapian::Query::OP_AND_NOT, among,
-                               Xapian::Query(Xapian::Query::OP_VALUE_LE, slot::expiration,
-                                             Xapian::sortable_serialise(static_cast<double>(request.now_ms)))),
-                 bits == nullptr};
+    return Xapian::Query(Xapian::Query::OP_AND_NOT, among,
+                         Xapian::Query(Xapian::Query::OP_VALUE_LE, slot::expiration,
+                                       Xapian::sortable_serialise(static_cast<double>(request.now_ms))));
 }
 
 }  // namespace cx

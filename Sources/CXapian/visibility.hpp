@@ -41,6 +41,20 @@ struct DocumentBits {
         }
         return static_cast<Xapian::docid>(word * 64 + __builtin_ctzll(bits));
     }
+
+    /// The first id from `did` to `last` that is not a member, or 0 when there is none.
+    Xapian::docid first_absent_from(Xapian::docid did, Xapian::docid last) const {
+        if (did == 0) did = 1;
+        for (size_t word = did / 64; did <= last; did = Xapian::docid(++word * 64)) {
+            if (word >= words.size()) return did;
+            const uint64_t bits = ~words[word] & (~uint64_t(0) << (did % 64));
+            if (bits != 0) {
+                const auto found = static_cast<Xapian::docid>(word * 64 + __builtin_ctzll(bits));
+                return found <= last ? found : 0;
+            }
+        }
+        return 0;
+    }
 };
 
 /// `query` limited to the items `request`'s domain and scope may see, as `snapshot` holds them.
@@ -53,11 +67,10 @@ Xapian::Query visible_only(cx_database &database, Snapshot &snapshot, const cx_s
 bool visible_set(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
                  std::shared_ptr<const DocumentBits> &out);
 
-/// `visible_now` of `query` among `candidates` (ascending) alone, in the same shape: the filter of
-/// the items the search may see holds only the candidates it may see, so that Xapian weighs and
-/// rates each match as the whole search would. A search that sees every item gets the candidates'
-/// filter added (`Among::added_filter`). Nothing for scope private and shards.
-std::optional<Among> visible_now_among(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
+/// `visible_now` of `query` among `candidates` (ascending) alone: a filter of the candidates the
+/// search may see, which Xapian counts as one more part each result matches (`tiered_page` rates
+/// the results again). Nothing for scope private and shards.
+std::optional<Xapian::Query> visible_now_among(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
                                        const Xapian::Query &query, std::vector<Xapian::docid> candidates);
 
 /// `query` limited to what `request` may see (`visible_only`) and to items not expired at its time.

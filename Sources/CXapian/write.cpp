@@ -35,6 +35,12 @@ int32_t store(cx_database &database, const cx_item &item, const std::string &uni
         id = *writer.postlist_begin(unique);
         cx::keep_views(document, writer.get_document(id), item);
         writer.replace_document(unique, document);
+    } else if (item.document_id != 0) {
+        if (item.document_id <= writer.get_lastdocid())
+            throw Xapian::InvalidArgumentError("document id " + std::to_string(item.document_id) +
+                                               " is not past the last one, " + std::to_string(writer.get_lastdocid()));
+        id = item.document_id;
+        writer.replace_document(id, document);
     } else {
         id = writer.add_document(document);
     }
@@ -97,6 +103,26 @@ cx_status cx_database_find_unchanged(cx_database *database, const cx_item *items
             }
             out_unchanged[i] = sameness == cx::Sameness::same ? 1 : sameness == cx::Sameness::moved ? 2 : 0;
         }
+        return CX_OK;
+    } catch (...) {
+        return cx::status_from_current_exception(out_error);
+    }
+}
+
+cx_status cx_database_find_documents(cx_database *database, const cx_item *items, size_t count,
+                                     uint32_t *out_documents, uint32_t *out_last, char **out_error) {
+    if (cx_status status = cx::require_open(database, out_error)) return status;
+    if ((items == nullptr || out_documents == nullptr) && count > 0)
+        return cx::fail(CX_ERR_INVALID_ARGUMENT, "no items", out_error);
+    if (out_last == nullptr) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no place for the last id", out_error);
+    try {
+        const Xapian::Database &handle = database->reader;
+        for (size_t i = 0; i < count; ++i) {
+            const std::string unique = cx::unique_term(str(items[i].domain), str(items[i].identifier));
+            Xapian::PostingIterator posting = handle.postlist_begin(unique);
+            out_documents[i] = posting == handle.postlist_end(unique) ? 0 : *posting;
+        }
+        *out_last = handle.get_lastdocid();
         return CX_OK;
     } catch (...) {
         return cx::status_from_current_exception(out_error);

@@ -21,7 +21,8 @@ private func open(_ path: String, _ mode: cx_open_mode) -> (OpaquePointer?, cx_s
 
 /// Stores one item through the C API with borrowed strings.
 private func store(
-    _ database: OpaquePointer, id: String, title: String, public isPublic: Bool = false, data json: String? = nil
+    _ database: OpaquePointer, id: String, title: String, public isPublic: Bool = false, data json: String? = nil,
+    documentID: UInt32 = 0
 ) -> cx_status {
     let domain = Array("app".utf8CString)
     let idBytes = Array(id.utf8CString)
@@ -38,7 +39,8 @@ private func store(
                         domain: text(domainBuffer), identifier: text(idBuffer), title: text(titleBuffer),
                         description: cx_text(), schema: cx_text(), data: text(dataBuffer), keywords: nil,
                         keyword_count: 0, is_public: isPublic, expiration_ms: 0, line_digest: 0, views: -1,
-                        source: cx_text(), values: nil, value_count: 0, moved: 0)
+                        source: cx_text(), values: nil, value_count: 0, moved: 0,
+                        document_id: documentID)
                     var documents: OpaquePointer?
                     let built = call { cx_documents_build(&item, 1, &documents, $0) }.status
                     defer { cx_documents_free(documents) }
@@ -72,7 +74,8 @@ private func withShopItem<Result>(
                             domain: text(domain), identifier: text(identifier), title: cx_text(),
                             description: cx_text(), schema: cx_text(), data: text(json), keywords: nil,
                             keyword_count: 0, is_public: false, expiration_ms: 0, line_digest: 0, views: -1,
-                            source: cx_text(), values: valueBuffer.baseAddress, value_count: 2, moved: moved)
+                            source: cx_text(), values: valueBuffer.baseAddress, value_count: 2, moved: moved,
+                            document_id: 0)
                         return body(&item)
                     }
                 }
@@ -316,6 +319,41 @@ struct ShimTests {
         #expect(!cx_database_is_writable(readOnly))
         #expect(call { cx_database_begin(readOnly, $0) }.status == CX_ERR_INVALID_ARGUMENT)
         #expect(store(readOnly, id: "x", title: "x") == CX_ERR_INVALID_ARGUMENT)
+    }
+
+    @Test("a new item is stored at the document id it asks for, which must be past the last one")
+    func documentIDs() throws {
+        let (database, _, _) = open(TemporaryFolder.path + "/ids", CX_OPEN_WRITE)
+        let writer = try #require(database)
+        defer { cx_database_free(writer) }
+        /// The document ids of `identifiers` (0 for none), and the last id used.
+        func found(_ identifiers: [String]) -> (ids: [UInt32], last: UInt32) {
+            let bytes = Array(("app" + identifiers.joined()).utf8)
+            var ids = [UInt32](repeating: 0, count: identifiers.count)
+            var last: UInt32 = 0
+            bytes.withUnsafeBufferPointer { raw in
+                raw.withMemoryRebound(to: CChar.self) { buffer in
+                    var start = 3
+                    let items = identifiers.map { identifier in
+                        var item = cx_item()
+                        item.domain = cx_text(data: buffer.baseAddress, length: 3)
+                        item.identifier = cx_text(data: buffer.baseAddress! + start, length: identifier.utf8.count)
+                        start += identifier.utf8.count
+                        return item
+                    }
+                    _ = call { cx_database_find_documents(writer, items, items.count, &ids, &last, $0) }
+                }
+            }
+            return (ids, last)
+        }
+        #expect(store(writer, id: "five", title: "five", documentID: 5) == CX_OK)
+        #expect(store(writer, id: "next", title: "next") == CX_OK)
+        #expect(found(["five", "next", "none"]) == ([5, 6, 0], 6))
+        // An item stored already keeps its id; an id not past the last is refused.
+        #expect(store(writer, id: "five", title: "five again", documentID: 9) == CX_OK)
+        #expect(store(writer, id: "early", title: "early", documentID: 3) == CX_ERR_INVALID_ARGUMENT)
+        #expect(found(["five", "early"]) == ([5, 0], 6))
+        #expect(search(writer, "again").count == 1)
     }
 
     @Test("documents are stored only with the items they were built from")

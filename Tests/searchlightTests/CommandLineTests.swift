@@ -230,7 +230,7 @@ struct SearchCommandTests {
                    keywords: deep linking
 
                 2. Private note
-                   p1 · default · private · 62%
+                   p1 · default · private · 59%
                    A private note about links.
 
 

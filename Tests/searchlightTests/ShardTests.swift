@@ -2,16 +2,6 @@ import Foundation
 import SearchlightTesting
 import Testing
 
-/// The shard docs/operations.md (*Shards*, *Writes*) names for an item: FNV-1a (64 bits) of the
-/// domain, a 0x1F byte and the identifier, modulo the number of shards.
-func shardRouted(domain: String, identifier: String, of count: Int) -> Int {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in Array(domain.utf8) + [0x1F] + Array(identifier.utf8) {
-        hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-    }
-    return Int(hash % UInt64(count))
-}
-
 /// The identifiers of a search answer's results, in order.
 func resultIdentifiers(_ body: String) -> [String] {
     let answer = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
@@ -59,23 +49,19 @@ struct ShardTests {
     func sameAsOneIndex() throws {
         let workspace = try Workspace()
         let cluster = try Cluster(in: workspace)
-        let one = try workspace.write("one", "auto one-index\n")
+        let one = workspace.path + "/one-index"
         let local = try workspace.write("local", "auto local-1\nauto local-2\nauto local-3\n")
         for index in [cluster.topology, one, local] {
             let run = try workspace.run(["index", repositoryRoot + "/corpus", "--index", index, "--now", corpusNow])
             #expect(run.status == 0, "\(run.stderr)")
         }
-        // The remote backend is transparent: the same items on the same shards answer alike.
+        // The same totals, items, scores and order, ties included: a topology runs the query one
+        // index runs, and its writer gives each item the document id one index gives it.
         let remote = try answers(workspace, index: cluster.topology)
-        let sameShards = try answers(workspace, index: local)
-        for (query, (a, b)) in zip(Self.queries, zip(remote, sameShards)) {
-            #expect(a.total == b.total && a.ids == b.ids && a.scores == b.scores, "\(query)")
-        }
-        // One index of the same items finds the same items with the same scores; items of equal
-        // score may come in another order (Xapian sums a word's expansions in another order).
-        let single = try answers(workspace, index: one)
-        for (query, (a, b)) in zip(Self.queries, zip(remote, single)) {
-            #expect(a.total == b.total && a.scores == b.scores && a.ids.sorted() == b.ids.sorted(), "\(query)")
+        for other in [local, one] {
+            for (query, (a, b)) in zip(Self.queries, zip(remote, try answers(workspace, index: other))) {
+                #expect(a.total == b.total && a.ids == b.ids && a.scores == b.scores, "\(query) on \(other)")
+            }
         }
 
         let stats = try workspace.run(["stats", "--index", cluster.topology, "--now", corpusNow, "--json"]).object()
@@ -89,7 +75,94 @@ struct ShardTests {
         #expect(text.stdout.contains("127.0.0.1:\(cluster.servers[0].port)"))
     }
 
-    @Test("routing is stable across processes: indexing the same files again changes nothing")
+    /// Thirty queries of each kind made of the words of `titles`: one word (the last word of a query
+    /// is also a beginning), its first two and first five letters, two words, a phrase, a title
+    /// filter, an exclusion, an OR, sorted by one key (an empty query sorted too, where ties decide much), and counted by
+    /// facets. Each is a query string for `/v1/search`.
+    static func queriesOfEveryKind(titles: [String]) -> [String: [String]] {
+        let words = titles.map { $0.lowercased().split { !$0.isLetter || !$0.isASCII }.map(String.init) }
+        let pairs = words.flatMap { title in zip(title, title.dropFirst()).map { [$0, $1] } }
+            .filter { $0[0].count > 2 && $0[1].count > 2 }
+        let single = Array(Set(words.joined().filter { $0.count > 2 })).sorted()
+        func thirty<T>(_ all: [T]) -> [T] {
+            all.count <= 30 ? all : (0..<30).map { all[$0 * all.count / 30] }
+        }
+        func encoded(_ text: String) -> String {
+            text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
+        }
+        let chosen = thirty(single), twos = thirty(pairs)
+        return [
+            "one word": chosen.map { "q=" + encoded($0) },
+            "two letters": chosen.map { "q=" + encoded(String($0.prefix(2))) },
+            "five letters": thirty(single.filter { $0.count > 5 }).map { "q=" + encoded(String($0.prefix(5))) },
+            "two words": twos.map { "q=" + encoded($0.joined(separator: " ")) },
+            "phrase": twos.map { "q=" + encoded("\"" + $0.joined(separator: " ") + "\"") },
+            "title filter": twos.map { "q=" + encoded("title:\($0[0]) \($0[1].prefix(3))") },
+            "exclusion and OR": twos.map { "q=" + encoded("\($0[0]) -\($0[1]) OR \($0[1])") },
+            "sorted": chosen.enumerated().map { position, word in
+                let keys = ["-created", "price", "expires", "-views", "relevance,-rating"]
+                return "q=" + encoded(position % 3 == 0 ? "" : word) + "&sort=" + keys[position % keys.count]
+                    + "&offset=\(position % 4 * 10)"
+            },
+            "counted": chosen.map { "q=" + encoded(String($0.prefix(4))) + "&facets=category,price,created" },
+        ]
+    }
+
+    @Test("three remote shards answer thirty queries of every kind as one index of the same items, ties included")
+    func sameRankingAsOneIndex() async throws {
+        let workspace = try Workspace()
+        let cluster = try Cluster(in: workspace)
+        let one = workspace.path + "/one-index"
+        for index in [cluster.topology, one] {
+            let run = try workspace.run(["index", repositoryRoot + "/corpus", "--index", index, "--now", corpusNow])
+            #expect(run.status == 0, "\(run.stderr)")
+        }
+        let tokens = try writeTokens(workspace)
+        let servers = try [one, cluster.topology].map {
+            try RunningServer(index: $0, tokens: tokens, extra: ["--prune-interval", "none"])
+        }
+        defer { for server in servers { _ = server.stop() } }
+        let all = try await http("GET", servers[0].baseURL + "/v1/search?q=&limit=1000", token: shopToken)
+        let listed = try JSONSerialization.jsonObject(with: Data(all.body.utf8)) as? [String: Any]
+        let titles = (listed?["results"] as? [[String: Any]] ?? []).compactMap { $0["title"] as? String }
+        #expect(titles.count > 100)
+        /// What an answer says: its total, each result's item and score in order, and its counts.
+        func answer(_ server: RunningServer, _ query: String, token: String?) async throws -> (
+            text: String, ties: Bool
+        ) {
+            let response = try await http(
+                "GET", server.baseURL + "/v1/search?" + query + "&limit=50&semanticRatio=0", token: token)
+            #expect(response.status == 200, "\(query): \(response.body)")
+            let object = try JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any] ?? [:]
+            let results = (object["results"] as? [[String: Any]] ?? []).map {
+                "\($0["domain"] ?? "")/\($0["canonicalIdentifier"] ?? "") \($0["score"] ?? "")"
+            }
+            let facets = try JSONSerialization.data(withJSONObject: object["facets"] ?? [:], options: .sortedKeys)
+            let scores = (object["results"] as? [[String: Any]] ?? []).compactMap { $0["score"] as? Int }
+            let text =
+                "total \(object["total"] ?? "none"); " + results.joined(separator: ", ") + "; "
+                + String(decoding: facets, as: UTF8.self)
+            return (text, Set(scores).count < scores.count)
+        }
+        var compared = 0, tied = 0
+        for (kind, queries) in Self.queriesOfEveryKind(titles: titles) {
+            #expect(queries.count == 30, "\(kind)")
+            for query in queries {
+                for token in [nil, shopToken] {
+                    let single = try await answer(servers[0], query, token: token)
+                    let sharded = try await answer(servers[1], query, token: token)
+                    #expect(single.text == sharded.text, "\(kind): \(query)")
+                    compared += 1
+                    if single.ties { tied += 1 }
+                }
+            }
+        }
+        #expect(compared == 540)
+        // Ties are common in these answers: their order is part of what is compared.
+        #expect(tied > 100, "\(tied) answers with ties")
+    }
+
+    @Test("indexing the same files again through shards changes nothing")
     func stableRouting() throws {
         let workspace = try Workspace()
         let cluster = try Cluster(in: workspace)
@@ -150,13 +223,11 @@ struct ShardTests {
         #expect(before.status == 200)
         let down = cluster.servers[0]
         down.kill()
-        // An item that the documented routing sends to the shard that is down.
-        let routedThere = (1...).lazy.map { "during/\($0)" }.first {
-            shardRouted(domain: "com.example.shop", identifier: $0, of: 3) == 0
-        }!
+        // A write looks for its items on every shard.
+        let during = "during/1"
         for (method, url, body) in [
             ("GET", search, nil), ("GET", service.baseURL + "/v1/stats", nil),
-            ("POST", service.baseURL + "/v1/items", #"{"$canonical_identifier":"\#(routedThere)","$og_title":"Down"}"#),
+            ("POST", service.baseURL + "/v1/items", #"{"$canonical_identifier":"\#(during)","$og_title":"Down"}"#),
         ] {
             let response = try await http(method, url, body: body, token: shopToken)
             #expect(response.status == 503, "\(method) \(url): \(response.body)")
@@ -171,7 +242,7 @@ struct ShardTests {
         #expect(write.status == 200, "\(write.body)")
         let healed = try await http(
             "POST", service.baseURL + "/v1/items",
-            body: #"{"$canonical_identifier":"\#(routedThere)","$og_title":"Up"}"#,
+            body: #"{"$canonical_identifier":"\#(during)","$og_title":"Up"}"#,
             token: shopToken)
         #expect(healed.status == 200 && healed.body.contains(#""added":1"#), "\(healed.body)")
         #expect(!resultIdentifiers(before.body).isEmpty)

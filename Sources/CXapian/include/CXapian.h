@@ -163,6 +163,11 @@ typedef struct cx_item {
     /// integer when it is one below 9e15; a text as written). The stored data carries those values
     /// compactly in place of the keys.
     uint32_t moved;
+    /// The document id a new item is stored at, or 0 for the next one (Xapian's own): the writer of
+    /// a topology gives each new item the id one index of the same items would give it, on the
+    /// shard Xapian reads that id from (`cx_database_find_documents`). Ignored for an item already
+    /// stored, which keeps its id. Must be past the database's last id.
+    uint32_t document_id;
 } cx_item;
 
 // MARK: - An item's fields
@@ -501,6 +506,12 @@ typedef struct cx_documents cx_documents;
 /// Returns `CX_ERR_INVALID_ARGUMENT` on a read-only handle, or `CX_ERR_IO`.
 cx_status cx_database_find_unchanged(cx_database *_Nullable database, const cx_item *items, size_t count,
                                      int64_t now_ms, uint8_t *out_unchanged, char *_Nullable *_Nullable out_error);
+
+/// The document id of each item's stored version (by its domain and identifier; the other fields
+/// are not read), 0 for none, in `out_documents`; and the database's last document id ever used
+/// in `out_last`. A writable handle sees its own uncommitted writes.
+cx_status cx_database_find_documents(cx_database *_Nullable database, const cx_item *items, size_t count,
+                                     uint32_t *out_documents, uint32_t *out_last, char *_Nullable *_Nullable out_error);
 
 /// Builds the documents of `count` items, on the calling thread. Touches no database: any thread
 /// may call it, at the same time as a writer stores other documents. On success `*out` owns them.

@@ -93,34 +93,75 @@ public struct IndexTransaction {
 
     private func store(_ items: [StoredItem], now: Int64) throws(SearchlightError) -> IndexingReport {
         var report = IndexingReport()
-        report.count(
-            try routed(items, domain: \.domain, identifier: \.identifier) { shard, items throws(SearchlightError) in
-                try shard.replace(items, now: now)
-            })
-        return report
-    }
-
-    /// Runs `write` on each shard with the elements it holds, the shards concurrently, and returns
-    /// its results in the order of `elements`. An index that is not made of shards is written
-    /// directly.
-    func routed<Element: Sendable, Result: Sendable>(
-        _ elements: [Element], domain: (Element) -> String, identifier: (Element) -> String,
-        _ write: @escaping @Sendable (XapianDatabase, [Element]) throws(SearchlightError) -> [Result]
-    ) throws(SearchlightError) -> [Result] {
-        guard let topology else { return try write(database, elements) }
+        guard topology != nil, shards.count > 1 else {
+            report.count(try database.replace(items, now: now))
+            return report
+        }
+        let (placed, shardOf) = try placed(items, now: now)
         var positions = [[Int]](repeating: [], count: shards.count)
-        for (position, element) in elements.enumerated() {
-            positions[topology.shard(domain: domain(element), identifier: identifier(element))].append(position)
-        }
-        let parts = positions.map { $0.map { elements[$0] } }
+        for (position, shard) in shardOf.enumerated() { positions[shard].append(position) }
+        let parts = positions.map { $0.map { placed[$0] } }
         let results = try eachShard { index, shard throws(SearchlightError) in
-            parts[index].isEmpty ? [] : try write(shard, parts[index])
+            parts[index].isEmpty ? [] : try shard.replace(parts[index], now: now)
         }
-        var ordered = [Result?](repeating: nil, count: elements.count)
+        var ordered = [XapianDatabase.StoreOutcome](repeating: .unchanged, count: items.count)
         for (shardPositions, shardResults) in zip(positions, results) {
             for (position, result) in zip(shardPositions, shardResults) { ordered[position] = result }
         }
-        return ordered.map { $0! }
+        report.count(ordered)
+        return report
+    }
+
+    /// Where each of `items` goes in a topology, and each with the document id it is stored at.
+    ///
+    /// Xapian numbers a topology's documents by interleaving its shards' (the document `d` of the
+    /// shard at position `s` of `k` is `(d - 1) × k + s + 1`). An item already stored stays where it
+    /// is; a new one takes the next id of the topology as a whole, on the shard that id falls to,
+    /// which is the id one index of the same items, written in the same order, gives it. So a
+    /// topology breaks ties of weight as one index does, and sorts alike.
+    private func placed(_ items: [StoredItem], now: Int64) throws(SearchlightError)
+        -> (items: [StoredItem], shards: [Int])
+    {
+        let found = try eachShard { _, shard throws(SearchlightError) in try shard.documents(of: items) }
+        let count = UInt64(shards.count)
+        var next: UInt64 = 1
+        for (position, shard) in found.enumerated() where shard.last > 0 {
+            next = max(next, (UInt64(shard.last) - 1) * count + UInt64(position) + 2)
+        }
+        var placed = items
+        var shardOf = [Int](repeating: 0, count: items.count)
+        var given: [String: Int] = [:]
+        for (index, item) in items.enumerated() {
+            if let shard = found.firstIndex(where: { $0.ids[index] != 0 }) {
+                shardOf[index] = shard
+            } else if let earlier = given[item.domain + "\u{1F}" + item.identifier] {
+                // The same item twice in one write: the second replaces the first.
+                shardOf[index] = shardOf[earlier]
+            } else if item.expiration == 0 || item.expiration > now {
+                // An item expired already is not stored, and takes no id.
+                guard next <= UInt64(UInt32.max) else {
+                    throw SearchlightError(
+                        .indexUnavailable, "The index at \(topology?.path ?? "") has used every document id")
+                }
+                shardOf[index] = Int((next - 1) % count)
+                placed[index].documentID = UInt32((next - 1) / count + 1)
+                given[item.domain + "\u{1F}" + item.identifier] = index
+                next += 1
+            }
+        }
+        return (placed, shardOf)
+    }
+
+    /// Runs `write` on every shard with all of `elements` (each shard acts on those it holds), the
+    /// shards concurrently, and merges each element's results in the shards' order with `merge`.
+    /// An index that is not made of shards is written directly.
+    func onEveryShard<Element: Sendable, Result: Sendable>(
+        _ elements: [Element], merge: ([Result]) -> Result,
+        _ write: @escaping @Sendable (XapianDatabase, [Element]) throws(SearchlightError) -> [Result]
+    ) throws(SearchlightError) -> [Result] {
+        guard topology != nil, shards.count > 1 else { return try write(database, elements) }
+        let results = try eachShard { _, shard throws(SearchlightError) in try write(shard, elements) }
+        return elements.indices.map { index in merge(results.map { $0[index] }) }
     }
 
     /// Runs `body` on every shard, concurrently, and returns its results in the shards' order.
@@ -169,8 +210,7 @@ public struct IndexTransaction {
             }
         }
         guard !resolved.isEmpty else { return report }
-        let outcomes = try routed(resolved, domain: { _ in domainIdentifier }, identifier: { $0 }) {
-            shard, identifiers throws(SearchlightError) in
+        let outcomes = try onEveryShard(resolved, merge: Self.removal) { shard, identifiers throws(SearchlightError) in
             try shard.delete(identifiers: identifiers, domain: domainIdentifier, includePublic: includePublic)
         }
         for (identifier, outcome) in zip(given, outcomes) {
@@ -212,25 +252,50 @@ public struct IndexTransaction {
         return report
     }
 
-    /// Records views of `identifiers`: each on the shard of the domain's own item, and one not
-    /// found there (a public item of another domain) on the first other shard that has it.
+    /// What removing an item from every shard did: removed from the one that held it; else refused,
+    /// public, by one; else found on none.
+    private static func removal(_ outcomes: [XapianDatabase.RemovalOutcome]) -> XapianDatabase.RemovalOutcome {
+        outcomes.contains(.removed) ? .removed : outcomes.contains(.refusedPublic) ? .refusedPublic : .notFound
+    }
+
+    /// Records views of `identifiers`: each on the shard that holds the domain's own item, and one
+    /// the domain does not hold (a public item of another domain) on the first shard that has it.
     private func views(of identifiers: [String], domain: String, now: Int64) throws(SearchlightError) -> [Bool] {
-        var recorded = try routed(identifiers, domain: { _ in domain }, identifier: { $0 }) {
-            shard, identifiers throws(SearchlightError) in
-            try shard.recordViews(identifiers: identifiers, domain: domain, now: now)
+        guard topology != nil, shards.count > 1 else {
+            return try database.recordViews(identifiers: identifiers, domain: domain, now: now)
         }
-        guard let topology, shards.count > 1 else { return recorded }
+        let named = identifiers.map {
+            StoredItem(
+                domain: domain, identifier: $0, title: "", description: "", schema: "", keywords: [], data: [],
+                isPublic: false, expiration: 0)
+        }
+        let found = try eachShard { _, shard throws(SearchlightError) in try shard.documents(of: named).ids }
+        var recorded = [Bool](repeating: false, count: identifiers.count)
         for (index, shard) in shards.enumerated() {
-            let missing = recorded.indices.filter {
-                !recorded[$0] && topology.shard(domain: domain, identifier: identifiers[$0]) != index
+            let own = identifiers.indices.filter { found[index][$0] != 0 }
+            guard !own.isEmpty else { continue }
+            let done = try naming(index) { () throws(SearchlightError) in
+                try shard.recordViews(identifiers: own.map { identifiers[$0] }, domain: domain, now: now)
             }
+            for (position, wasRecorded) in zip(own, done) where wasRecorded { recorded[position] = true }
+        }
+        for (index, shard) in shards.enumerated() {
+            let missing = identifiers.indices.filter { !recorded[$0] && found[index][$0] == 0 }
             guard !missing.isEmpty else { continue }
-            let found = try ParallelWork.naming(topology.shards[index].name) { () throws(SearchlightError) in
+            let done = try naming(index) { () throws(SearchlightError) in
                 try shard.recordViews(identifiers: missing.map { identifiers[$0] }, domain: domain, now: now)
             }
-            for (position, wasFound) in zip(missing, found) where wasFound { recorded[position] = true }
+            for (position, wasRecorded) in zip(missing, done) where wasRecorded { recorded[position] = true }
         }
         return recorded
+    }
+
+    /// Runs `body`, naming the shard at `index` in its error.
+    private func naming<Result>(_ index: Int, _ body: () throws(SearchlightError) -> Result) throws(SearchlightError)
+        -> Result
+    {
+        guard let topology else { return try body() }
+        return try ParallelWork.naming(topology.shards[index].name, body)
     }
 
     /// Removes the private items of domains, recursively; see ``SearchableIndex/deleteSearchableItems(withDomainIdentifiers:includePublic:)``.

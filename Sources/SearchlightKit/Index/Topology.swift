@@ -15,10 +15,10 @@ import FoundationEssentials
 /// database whose statistics are the shards' together, so searches rank as in one index; every
 /// Xapian tool (`quest`, `delve`) reads it too.
 ///
-/// A write goes to the shard of each item's domain and identifier: the FNV-1a hash of both, modulo
-/// the number of shards. The hash is fixed (unlike Swift's `Hasher`, seeded per process), so
-/// every process routes an item to the same shard; adding or reordering lines moves items, and
-/// needs a re-index into the new topology (README, *Shards*).
+/// A new item goes to the shard Xapian reads its document id from, the id one index of the same
+/// items would give it (``IndexTransaction``); an item stored already stays on its shard. Adding or
+/// reordering lines changes which shard each id is read from, and needs a re-index into the new
+/// topology (docs/operations.md, *Shards*).
 struct Topology: Sendable {
     enum Shard: Sendable, Hashable {
         case folder(String)
@@ -103,23 +103,4 @@ struct Topology: Sendable {
         }
     }
 
-    /// The position of the shard that holds the item `identifier` of `domain`.
-    func shard(domain: String, identifier: String) -> Int {
-        guard shards.count > 1 else { return 0 }
-        return Int(Self.routingHash(domain: domain, identifier: identifier) % UInt64(shards.count))
-    }
-
-    /// FNV-1a, 64 bits, over the domain's UTF-8 bytes, a 0x1F separator (which a domain cannot
-    /// hold), and the identifier's.
-    static func routingHash(domain: String, identifier: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func add(_ byte: UInt8) {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        for byte in domain.utf8 { add(byte) }
-        add(0x1F)
-        for byte in identifier.utf8 { add(byte) }
-        return hash
-    }
 }

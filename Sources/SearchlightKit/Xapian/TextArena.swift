@@ -34,6 +34,8 @@ struct StoredItem {
     /// The attributes `data` leaves out, their keys put back from `values` on reading
     /// (`cx_item.moved`).
     var moved: UInt32 = 0
+    /// The document id to store a new item at, or 0 for the database's next (`cx_item.document_id`).
+    var documentID: UInt32 = 0
 }
 
 /// Packs many strings into one buffer so that one pointer scope covers all the `cx_text`s of a call.
@@ -54,6 +56,7 @@ struct TextArena {
         var views: Int64
         var values: [ValueRanges]
         var moved: UInt32
+        var documentID: UInt32
 
         func item(in texts: Texts) -> cx_item {
             cx_item(
@@ -61,7 +64,8 @@ struct TextArena {
                 description: texts.text(description), schema: texts.text(schema), data: texts.text(data),
                 keywords: texts.keywordPointer(keywords), keyword_count: keywords.count, is_public: isPublic,
                 expiration_ms: expiration, line_digest: lineDigest, views: views, source: texts.text(source),
-                values: texts.valuePointer(values), value_count: values.count, moved: moved)
+                values: texts.valuePointer(values), value_count: values.count, moved: moved,
+                document_id: documentID)
         }
     }
 
@@ -88,7 +92,8 @@ struct TextArena {
             description: add(item.description), schema: add(item.schema), data: add(bytes: item.data),
             source: add(item.source),
             keywords: item.keywords.map { add($0) }, isPublic: item.isPublic, expiration: item.expiration,
-            lineDigest: item.lineDigest, views: item.views, values: item.values.map { add($0) }, moved: item.moved)
+            lineDigest: item.lineDigest, views: item.views, values: item.values.map { add($0) }, moved: item.moved,
+            documentID: item.documentID)
     }
 
     mutating func add(_ value: AttributeValue) -> ValueRanges {

@@ -39,6 +39,23 @@ extension XapianDatabase {
         return outcomes
     }
 
+    /// The document id of each item's stored version (by its domain and identifier), 0 for none,
+    /// and the last document id the database has used.
+    func documents(of items: [StoredItem]) throws(SearchlightError) -> (ids: [UInt32], last: UInt32) {
+        let handle = try open()
+        var ids = [UInt32](repeating: 0, count: items.count)
+        var last: UInt32 = 0
+        guard !items.isEmpty else {
+            var none = cx_item()
+            try check { error in cx_database_find_documents(handle, &none, 0, &ids, &last, error) }
+            return (ids, last)
+        }
+        try TextArena.withItems(items) { all throws(SearchlightError) in
+            try check { error in cx_database_find_documents(handle, all.baseAddress!, all.count, &ids, &last, error) }
+        }
+        return (ids, last)
+    }
+
     /// Items whose documents one step of a pipelined write builds.
     static let pipelineStep = 256
 
