@@ -117,12 +117,24 @@ cx_status cx_database_find_documents(cx_database *database, const cx_item *items
     if (out_last == nullptr) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no place for the last id", out_error);
     try {
         const Xapian::Database &handle = database->reader;
+        std::vector<std::string> uniques;
+        uniques.reserve(count);
         for (size_t i = 0; i < count; ++i) {
-            const std::string unique = cx::unique_term(str(items[i].domain), str(items[i].identifier));
-            Xapian::PostingIterator posting = handle.postlist_begin(unique);
-            out_documents[i] = posting == handle.postlist_end(unique) ? 0 : *posting;
+            uniques.push_back(cx::unique_term(str(items[i].domain), str(items[i].identifier)));
+            out_documents[i] = 0;
         }
         *out_last = handle.get_lastdocid();
+        if (count == 0) return CX_OK;
+        // One search first: over a remote shard, each look-up is a round trip, and a write of new
+        // items finds none of them.
+        Xapian::Enquire enquire(handle);
+        enquire.set_query(Xapian::Query(Xapian::Query::OP_OR, uniques.begin(), uniques.end()));
+        enquire.set_weighting_scheme(Xapian::BoolWeight());
+        if (enquire.get_mset(0, 1).empty()) return CX_OK;
+        for (size_t i = 0; i < count; ++i) {
+            Xapian::PostingIterator posting = handle.postlist_begin(uniques[i]);
+            if (posting != handle.postlist_end(uniques[i])) out_documents[i] = *posting;
+        }
         return CX_OK;
     } catch (...) {
         return cx::status_from_current_exception(out_error);
