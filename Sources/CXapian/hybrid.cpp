@@ -247,7 +247,7 @@ std::vector<std::pair<Xapian::docid, double>> nearest(cx_database &database, Sna
     // the matcher takes every weight for 0, and the cutoff then drops every match.)
     set_matchable_query(
         enquire, reader,
-        Xapian::Query(Xapian::Query::OP_FILTER, meaning, visible_now(database, snapshot, request, selected)));
+        Xapian::Query(Xapian::Query::OP_FILTER, meaning, visible_now(database, snapshot, request, selected, false)));
     enquire.set_docid_order(Xapian::Enquire::ASCENDING);
     enquire.set_cutoff(0, least_similarity);
     const Xapian::MSet mset = enquire.get_mset(0, count, matches != nullptr ? reader.get_doccount() : 0);

@@ -190,7 +190,10 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
     cx::set_order(enquire, request);
     Xapian::Enquire counting(reader);
     Xapian::MSet counted;
-    if (request.facet_count > 0) counted = count_facets(database, keeping, request, full, counting, results);
+    // Counts of values (and their total, of every match) filter what the caller may see rather than
+    // exclude it: nothing of them is rated.
+    const Query countable = cx::visible_now(database, snapshot, request, built.query, false);
+    if (request.facet_count > 0) counted = count_facets(database, keeping, request, countable, counting, results);
     Xapian::MSet mset;
     Xapian::doccount matches = 0;
     bool estimated = false;
@@ -212,6 +215,8 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
         if (request.facet_count == 0) {
             // The page came from the candidates alone: the matches are counted on their own, unweighted.
             Xapian::Enquire counting_matches(reader);
+            // The page's own query, so that a total past the matches checked is the estimate a full
+            // evaluation makes.
             cx::set_counting_query(counting_matches, reader, full);
             const Xapian::MSet all = counting_matches.get_mset(0, 0, check_at_least);
             matches = all.get_matches_estimated();
@@ -267,7 +272,8 @@ Xapian::doccount run_hybrid(cx_database &database, cx_database *keeping, cx::Sna
     const Xapian::doccount check_at_least = std::max(depth, matches_to_check(reader, request));
     limit_checking(enquire, check_at_least);
     Xapian::Enquire counting(reader);
-    if (request.facet_count > 0) count_facets(database, keeping, request, words, counting, results);
+    const Query countable = cx::visible_now(database, snapshot, request, built.query, false);
+    if (request.facet_count > 0) count_facets(database, keeping, request, countable, counting, results);
     const Xapian::MSet by_words = enquire.get_mset(0, depth, check_at_least);
     const Xapian::doccount word_matches = by_words.get_matches_estimated();
 
@@ -289,7 +295,7 @@ Xapian::doccount run_hybrid(cx_database &database, cx_database *keeping, cx::Sna
         found_by_meaning.push_back(id);
     }
     std::sort(found_by_meaning.begin(), found_by_meaning.end());
-    const Xapian::doccount also_by_words = cx::count_matching(reader, words, found_by_meaning);
+    const Xapian::doccount also_by_words = cx::count_matching(reader, countable, found_by_meaning);
     const uint64_t total = uint64_t(word_matches) + (found_by_meaning.size() - also_by_words);
     if (request.facet_count == 0) results.total = total;
 

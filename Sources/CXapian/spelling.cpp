@@ -121,7 +121,7 @@ std::vector<std::string> ranked_candidates(const SpellingWords &words, const std
 bool matches_visible_item(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
                           const Xapian::Query &query) {
     Xapian::Enquire enquire(database.reader);
-    set_counting_query(enquire, database.reader, visible_now(database, snapshot, request, query));
+    set_counting_query(enquire, database.reader, visible_now(database, snapshot, request, query, false));
     return enquire.get_mset(0, 1, 1).size() > 0;
 }
 

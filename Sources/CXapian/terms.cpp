@@ -186,13 +186,16 @@ Query LeafTerms::expansion(const cx_query_node &leaf) {
     // hold one of its words: one term, whose frequency every shard of a topology shares, and whose
     // impact tier bounds it. Xapian weighs a synonym of the words by a frequency each shard
     // estimates from the words it holds (so differently from one shard to the next), and each of
-    // the words weighed on its own would add up the bounds of every frequent one.
+    // the words weighed on its own would add up the bounds of every frequent one. The words match
+    // and weigh nothing, the beginning weighs (AND_MAYBE): a count, which weighs nothing, reads
+    // the words' lists alone.
     if (!is_short_partial(leaf, word)) {
         Xapian::Utf8Iterator it(word);
         for (size_t characters = 0; characters < longest_beginning && it != Xapian::Utf8Iterator(); ++characters) ++it;
         const std::string head = word.substr(0, size_t(it.raw() - word.data()));
         if (it != Xapian::Utf8Iterator() && is_indexed_beginning(head))
-            return with_whole_word(leaf, Query(Query::OP_FILTER, Query(prefix::beginning + head), any));
+            return with_whole_word(leaf, Query(Query::OP_AND_MAYBE, Query(Query::OP_SCALE_WEIGHT, any, 0.0),
+                                               Query(prefix::beginning + head)));
     }
     return with_whole_word(leaf, any);
 }

@@ -161,8 +161,8 @@ class Walk {
             }
             case Query::OP_OR:
             case Query::OP_XOR: {
-                // A filter of many short lists (the words a prefix begins) weighs nothing, and
-                // gives no candidates: reading its lists would cost more than it saves.
+                // An OR of many short lists that weighs nothing (the words a prefix begins) gives
+                // no candidates: reading its lists would cost more than it saves.
                 if (factor == 0) {
                     const Finding finding = finding_;
                     finding_ = coverage;

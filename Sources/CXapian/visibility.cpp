@@ -12,15 +12,58 @@
 // terms that is a filter on `XMpublic OR XP<domain>`, which Xapian must advance alongside every
 // candidate: the public items are most of the index, so the filter costs about as much as reading
 // their whole posting list again, on every query. Here the items the search may not see (the
-// private items of other domains) are read once into a bitmap, and the query excludes them
-// (`HiddenSetSource`): the matcher finds the next hidden item from a candidate by scanning the
-// bitmap a word at a time. The bitmaps are kept in the index's
+// private items of other domains) are read once into a bitmap. A page's query excludes them
+// (`HiddenSetSource`: the matcher finds the next hidden item from a candidate by scanning the
+// bitmap a word at a time), which keeps its percentages Xapian's; a count filters by the items it
+// may see (`DocumentSetSource`: one bit test a candidate). The bitmaps are kept in the index's
 // snapshot (`Snapshot`); most indexes need none, since they hold no private item of another
 // domain.
 
 namespace cx {
 
 namespace {
+
+/// The matcher's view of a `DocumentBits`: a posting list without weights.
+class DocumentSetSource final : public Xapian::PostingSource {
+  public:
+    explicit DocumentSetSource(std::shared_ptr<const DocumentBits> bits) : bits_(std::move(bits)) {}
+
+    Xapian::doccount get_termfreq_min() const override { return bits_->count; }
+    Xapian::doccount get_termfreq_est() const override { return bits_->count; }
+    Xapian::doccount get_termfreq_max() const override { return bits_->count; }
+
+    void init(const Xapian::Database &) override {
+        current_ = 0;
+        started_ = false;
+    }
+
+    void next(double) override { move_to(started_ ? current_ + 1 : 1); }
+
+    void skip_to(Xapian::docid did, double) override {
+        if (!started_ || did > current_) move_to(did);
+    }
+
+    bool check(Xapian::docid did, double) override {
+        started_ = true;
+        current_ = did;
+        return bits_->contains(did);
+    }
+
+    bool at_end() const override { return current_ == 0 && started_; }
+    Xapian::docid get_docid() const override { return current_; }
+    Xapian::PostingSource *clone() const override { return new DocumentSetSource(bits_); }
+    std::string name() const override { return "searchlight.DocumentSet"; }
+
+  private:
+    std::shared_ptr<const DocumentBits> bits_;
+    Xapian::docid current_ = 0;
+    bool started_ = false;
+
+    void move_to(Xapian::docid did) {
+        started_ = true;
+        current_ = bits_->first_from(did);
+    }
+};
 
 /// The matcher's view of the documents a `DocumentBits` leaves out, up to the last id: a posting
 /// list without weights, which a query excludes (OP_AND_NOT). Excluded, it is never counted as a
@@ -128,7 +171,7 @@ std::shared_ptr<const DocumentBits> visible_bits(cx_database &database, Snapshot
     return bits;
 }
 
-Visibility visibility(cx_database &database, Snapshot &snapshot, const cx_search_request &request) {
+Visibility visibility(cx_database &database, Snapshot &snapshot, const cx_search_request &request, bool rated) {
     if (request.scope == CX_SCOPE_PRIVATE) {
         // Private items are usually the few: their own term is the cheapest filter.
         return {request.all_domains ? Xapian::Query(private_term)
@@ -147,6 +190,7 @@ Visibility visibility(cx_database &database, Snapshot &snapshot, const cx_search
     }
     std::shared_ptr<const DocumentBits> bits = visible_bits(database, snapshot, request);
     if (!bits) return {};
+    if (!rated) return {Xapian::Query((new DocumentSetSource(std::move(bits)))->release()), {}};
     const Xapian::docid last = database.reader.get_lastdocid();
     return {{}, Xapian::Query((new HiddenSetSource(std::move(bits), last))->release())};
 }
@@ -162,8 +206,8 @@ bool visible_set(cx_database &database, Snapshot &snapshot, const cx_search_requ
 }
 
 Xapian::Query visible_only(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
-                           const Xapian::Query &query) {
-    const Visibility limits = visibility(database, snapshot, request);
+                           const Xapian::Query &query, bool rated) {
+    const Visibility limits = visibility(database, snapshot, request, rated);
     Xapian::Query limited = query;
     if (!limits.visible.empty()) limited = Xapian::Query(Xapian::Query::OP_FILTER, limited, limits.visible);
     if (!limits.hidden.empty()) limited = Xapian::Query(Xapian::Query::OP_AND_NOT, limited, limits.hidden);
@@ -171,10 +215,10 @@ Xapian::Query visible_only(cx_database &database, Snapshot &snapshot, const cx_s
 }
 
 Xapian::Query visible_now(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
-                          const Xapian::Query &query) {
+                          const Xapian::Query &query, bool rated) {
     // Expired items are never returned, pruned or not. Only items that can expire have a value,
     // and few of them have expired, so excluding those is cheaper than testing every match.
-    return Xapian::Query(Xapian::Query::OP_AND_NOT, visible_only(database, snapshot, request, query),
+    return Xapian::Query(Xapian::Query::OP_AND_NOT, visible_only(database, snapshot, request, query, rated),
                          Xapian::Query(Xapian::Query::OP_VALUE_LE, slot::expiration,
                                        Xapian::sortable_serialise(static_cast<double>(request.now_ms))));
 }
