@@ -12,25 +12,31 @@
 // terms that is a filter on `XMpublic OR XP<domain>`, which Xapian must advance alongside every
 // candidate: the public items are most of the index, so the filter costs about as much as reading
 // their whole posting list again, on every query. Here the items the search may not see (the
-// private items of other domains) are read once into a bitmap. A page's query excludes them
-// (`HiddenSetSource`: the matcher finds the next hidden item from a candidate by scanning the
+// private items of other domains) are read once into a bitmap (`DocumentSetSource`). A page's
+// query excludes them (the matcher finds the next hidden item from a candidate by scanning the
 // bitmap a word at a time), which keeps its percentages Xapian's; a count filters by the items it
-// may see (`DocumentSetSource`: one bit test a candidate). The bitmaps are kept in the index's
-// snapshot (`Snapshot`); most indexes need none, since they hold no private item of another
-// domain.
+// may see (one bit test a candidate). The bitmaps are kept in the index's snapshot (`Snapshot`);
+// most indexes need none, since they hold no private item of another domain.
 
 namespace cx {
 
 namespace {
 
-/// The matcher's view of a `DocumentBits`: a posting list without weights.
+/// The matcher's view of a `DocumentBits`: a posting list without weights, of its members, or,
+/// given `last` (the last document id), of the ids up to it that it leaves out. A query filters by
+/// the members (one bit test a candidate) or excludes the others (OP_AND_NOT); excluded, the list
+/// is never counted as a part of the query a result matches, as a filter by a posting source is
+/// (Xapian 1.4 counts it matched in every result it filters, which raises every percentage).
 class DocumentSetSource final : public Xapian::PostingSource {
   public:
-    explicit DocumentSetSource(std::shared_ptr<const DocumentBits> bits) : bits_(std::move(bits)) {}
+    explicit DocumentSetSource(std::shared_ptr<const DocumentBits> bits, Xapian::docid last = 0)
+        : bits_(std::move(bits)), last_(last) {}
 
-    Xapian::doccount get_termfreq_min() const override { return bits_->count; }
-    Xapian::doccount get_termfreq_est() const override { return bits_->count; }
-    Xapian::doccount get_termfreq_max() const override { return bits_->count; }
+    Xapian::doccount get_termfreq_min() const override { return complement() ? 0 : bits_->count; }
+    Xapian::doccount get_termfreq_est() const override {
+        return !complement() ? bits_->count : last_ > bits_->count ? last_ - bits_->count : 0;
+    }
+    Xapian::doccount get_termfreq_max() const override { return complement() ? last_ : bits_->count; }
 
     void init(const Xapian::Database &) override {
         current_ = 0;
@@ -46,69 +52,26 @@ class DocumentSetSource final : public Xapian::PostingSource {
     bool check(Xapian::docid did, double) override {
         started_ = true;
         current_ = did;
-        return bits_->contains(did);
+        return bits_->contains(did) != complement();
     }
 
     bool at_end() const override { return current_ == 0 && started_; }
     Xapian::docid get_docid() const override { return current_; }
-    Xapian::PostingSource *clone() const override { return new DocumentSetSource(bits_); }
+    Xapian::PostingSource *clone() const override { return new DocumentSetSource(bits_, last_); }
     std::string name() const override { return "searchlight.DocumentSet"; }
 
   private:
     std::shared_ptr<const DocumentBits> bits_;
-    Xapian::docid current_ = 0;
-    bool started_ = false;
-
-    void move_to(Xapian::docid did) {
-        started_ = true;
-        current_ = bits_->first_from(did);
-    }
-};
-
-/// The matcher's view of the documents a `DocumentBits` leaves out, up to the last id: a posting
-/// list without weights, which a query excludes (OP_AND_NOT). Excluded, it is never counted as a
-/// part of the query a result matches, as a filter by a posting source would be (Xapian 1.4 counts
-/// a posting source as matched in every result it filters, which would raise every percentage).
-class HiddenSetSource final : public Xapian::PostingSource {
-  public:
-    HiddenSetSource(std::shared_ptr<const DocumentBits> visible, Xapian::docid last)
-        : visible_(std::move(visible)), last_(last) {}
-
-    Xapian::doccount get_termfreq_min() const override { return 0; }
-    Xapian::doccount get_termfreq_est() const override { return last_ > visible_->count ? last_ - visible_->count : 0; }
-    Xapian::doccount get_termfreq_max() const override { return last_; }
-
-    void init(const Xapian::Database &) override {
-        current_ = 0;
-        started_ = false;
-    }
-
-    void next(double) override { move_to(started_ ? current_ + 1 : 1); }
-
-    void skip_to(Xapian::docid did, double) override {
-        if (!started_ || did > current_) move_to(did);
-    }
-
-    bool check(Xapian::docid did, double) override {
-        started_ = true;
-        current_ = did;
-        return !visible_->contains(did);
-    }
-
-    bool at_end() const override { return current_ == 0 && started_; }
-    Xapian::docid get_docid() const override { return current_; }
-    Xapian::PostingSource *clone() const override { return new HiddenSetSource(visible_, last_); }
-    std::string name() const override { return "searchlight.HiddenSet"; }
-
-  private:
-    std::shared_ptr<const DocumentBits> visible_;
+    /// The last document id, when the list is of the ids the bits leave out; 0 otherwise.
     Xapian::docid last_;
     Xapian::docid current_ = 0;
     bool started_ = false;
 
+    bool complement() const { return last_ != 0; }
+
     void move_to(Xapian::docid did) {
         started_ = true;
-        current_ = visible_->first_absent_from(did, last_);
+        current_ = complement() ? bits_->first_absent_from(did, last_) : bits_->first_from(did);
     }
 };
 
@@ -192,7 +155,8 @@ Visibility visibility(cx_database &database, Snapshot &snapshot, const cx_search
     if (!bits) return {};
     if (!rated) return {Xapian::Query((new DocumentSetSource(std::move(bits)))->release()), {}};
     const Xapian::docid last = database.reader.get_lastdocid();
-    return {{}, Xapian::Query((new HiddenSetSource(std::move(bits), last))->release())};
+    if (last == 0) return {};
+    return {{}, Xapian::Query((new DocumentSetSource(std::move(bits), last))->release())};
 }
 
 }  // namespace
