@@ -127,7 +127,8 @@ std::optional<SortedPage> ascending_on_shards(Xapian::Enquire &enquire, const cx
     const Query valued(Query::OP_VALUE_GE, key.slot, std::string(1, '\0'));
     // Both sets are excluded rather than filtered: Xapian counts a value range it filters by as a
     // part of the query each result matches, which would raise the percentages.
-    enquire.set_query(Query(Query::OP_AND_NOT, query, Query(Query::OP_AND_NOT, Query::MatchAll, valued)));
+    const Query with_value_only(Query::OP_AND_NOT, query, Query(Query::OP_AND_NOT, Query::MatchAll, valued));
+    enquire.set_query(with_value_only);
     enquire.set_sort_by_value_then_relevance(key.slot, false);
     Xapian::MSet first = enquire.get_mset(request.offset, request.limit, check_at_least);
     const Xapian::doccount with_value = first.get_matches_estimated();
@@ -145,7 +146,7 @@ std::optional<SortedPage> ascending_on_shards(Xapian::Enquire &enquire, const cx
     // The percentages of one search of both: rated by the factor of the set whose best result
     // weighs the most.
     if (first.empty() && with_value > 0) {
-        enquire.set_query(Query(Query::OP_AND_NOT, query, Query(Query::OP_AND_NOT, Query::MatchAll, valued)));
+        enquire.set_query(with_value_only);
         enquire.set_sort_by_relevance();
         first = enquire.get_mset(0, 1);
     }

@@ -257,6 +257,13 @@ bool is_indexed_beginning(const std::string &word) {
     return lengths.count > 0 && lengths.bytes[lengths.count - 1] == word.size();
 }
 
+std::string longest_beginning_term(const std::string &word) {
+    const BeginningLengths lengths = beginning_lengths(word);
+    const size_t all = longest_beginning - shortest_beginning + 1;
+    if (lengths.count < all || lengths.bytes[all - 1] == word.size()) return {};
+    return prefix::beginning + word.substr(0, lengths.bytes[all - 1]);
+}
+
 int64_t document_views(const Xapian::Document &document) {
     const std::string value = document.get_value(slot::views);
     return value.empty() ? 0 : std::strtoll(value.c_str(), nullptr, 10);

@@ -195,6 +195,10 @@ void add_word_beginnings(Xapian::Document &document);
 /// `shortest_beginning` to `longest_beginning` characters, each one that begins words.
 bool is_indexed_beginning(const std::string &word);
 
+/// The beginning term of `word`'s first `longest_beginning` characters, when `word` is longer and
+/// the index holds one for them; empty otherwise.
+std::string longest_beginning_term(const std::string &word);
+
 /// Whether `word` (accents folded, lower-cased) is one word of characters that begin words: the
 /// indexer made it one term, and its expansions are the terms it begins.
 bool is_plain_word(const std::string &word);

@@ -192,8 +192,9 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
     Xapian::MSet counted;
     // Counts of values (and their total, of every match) filter what the caller may see rather than
     // exclude it: nothing of them is rated.
-    const Query countable = cx::visible_now(database, snapshot, request, built.query, false);
-    if (request.facet_count > 0) counted = count_facets(database, keeping, request, countable, counting, results);
+    if (request.facet_count > 0)
+        counted = count_facets(database, keeping, request, cx::visible_now(database, snapshot, request, built.query, false),
+                               counting, results);
     Xapian::MSet mset;
     Xapian::doccount matches = 0;
     bool estimated = false;

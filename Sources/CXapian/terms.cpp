@@ -189,14 +189,8 @@ Query LeafTerms::expansion(const cx_query_node &leaf) {
     // the words weighed on its own would add up the bounds of every frequent one. The words match
     // and weigh nothing, the beginning weighs (AND_MAYBE): a count, which weighs nothing, reads
     // the words' lists alone.
-    if (!is_short_partial(leaf, word)) {
-        Xapian::Utf8Iterator it(word);
-        for (size_t characters = 0; characters < longest_beginning && it != Xapian::Utf8Iterator(); ++characters) ++it;
-        const std::string head = word.substr(0, size_t(it.raw() - word.data()));
-        if (it != Xapian::Utf8Iterator() && is_indexed_beginning(head))
-            return with_whole_word(leaf, Query(Query::OP_AND_MAYBE, Query(Query::OP_SCALE_WEIGHT, any, 0.0),
-                                               Query(prefix::beginning + head)));
-    }
+    if (const std::string head = longest_beginning_term(word); !head.empty() && !is_short_partial(leaf, word))
+        return with_whole_word(leaf, Query(Query::OP_AND_MAYBE, Query(Query::OP_SCALE_WEIGHT, any, 0.0), Query(head)));
     return with_whole_word(leaf, any);
 }
 

@@ -132,9 +132,10 @@ public struct IndexTransaction {
         var shardOf = [Int](repeating: 0, count: items.count)
         var given: [String: Int] = [:]
         for (index, item) in items.enumerated() {
+            let identity = item.domain + "\u{1F}" + item.identifier
             if let shard = found.firstIndex(where: { $0.ids[index] != 0 }) {
                 shardOf[index] = shard
-            } else if let earlier = given[item.domain + "\u{1F}" + item.identifier] {
+            } else if let earlier = given[identity] {
                 // The same item twice in one write: the second replaces the first.
                 shardOf[index] = shardOf[earlier]
             } else if item.expiration == 0 || item.expiration > now {
@@ -145,7 +146,7 @@ public struct IndexTransaction {
                 }
                 shardOf[index] = Int((next - 1) % count)
                 placed[index].documentID = UInt32((next - 1) / count + 1)
-                given[item.domain + "\u{1F}" + item.identifier] = index
+                given[identity] = index
                 next += 1
             }
         }
@@ -271,21 +272,19 @@ public struct IndexTransaction {
         }
         let found = try eachShard { _, shard throws(SearchlightError) in try shard.documents(of: named).ids }
         var recorded = [Bool](repeating: false, count: identifiers.count)
-        for (index, shard) in shards.enumerated() {
-            let own = identifiers.indices.filter { found[index][$0] != 0 }
-            guard !own.isEmpty else { continue }
-            let done = try naming(index) { () throws(SearchlightError) in
-                try shard.recordViews(identifiers: own.map { identifiers[$0] }, domain: domain, now: now)
+        // First each shard's own items of the domain, then, on each shard, those still unrecorded
+        // that it does not hold as the domain's (a public item of another domain).
+        for own in [true, false] {
+            for (index, shard) in shards.enumerated() {
+                let positions = identifiers.indices.filter {
+                    own ? found[index][$0] != 0 : !recorded[$0] && found[index][$0] == 0
+                }
+                guard !positions.isEmpty else { continue }
+                let done = try naming(index) { () throws(SearchlightError) in
+                    try shard.recordViews(identifiers: positions.map { identifiers[$0] }, domain: domain, now: now)
+                }
+                for (position, wasRecorded) in zip(positions, done) where wasRecorded { recorded[position] = true }
             }
-            for (position, wasRecorded) in zip(own, done) where wasRecorded { recorded[position] = true }
-        }
-        for (index, shard) in shards.enumerated() {
-            let missing = identifiers.indices.filter { !recorded[$0] && found[index][$0] == 0 }
-            guard !missing.isEmpty else { continue }
-            let done = try naming(index) { () throws(SearchlightError) in
-                try shard.recordViews(identifiers: missing.map { identifiers[$0] }, domain: domain, now: now)
-            }
-            for (position, wasRecorded) in zip(missing, done) where wasRecorded { recorded[position] = true }
         }
         return recorded
     }
