@@ -72,20 +72,39 @@ cx_status cx_database_open(const char *path, cx_open_mode mode, cx_database **ou
     }
 }
 
-cx_status cx_database_open_remote(const char *host, uint16_t port, uint32_t timeout_ms, cx_open_mode mode,
-                                  cx_database **out, char **out_error) {
+cx_status cx_database_open_remote(const char *host, uint16_t port, uint32_t timeout_ms, cx_database **out,
+                                  char **out_error) {
     *out = nullptr;
     try {
         if (host == nullptr) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no host", out_error);
         auto database = std::make_unique<cx_database>();
         database->path = std::string(host) + ":" + std::to_string(port);
         database->sharded = true;
-        if (mode == CX_OPEN_WRITE) {
-            database->writer = Xapian::Remote::open_writable(host, port, timeout_ms, timeout_ms);
-            database->reader = database->writer;
-            database->writable = true;
-        } else {
-            database->reader = Xapian::Remote::open(host, port, timeout_ms, timeout_ms);
+        database->reader = Xapian::Remote::open(host, port, timeout_ms, timeout_ms);
+        if (cx_status status = check_format(*database, out_error)) return status;
+        *out = database.release();
+        return CX_OK;
+    } catch (...) {
+        return cx::status_from_current_exception(out_error);
+    }
+}
+
+cx_status cx_database_open_shards(const char *name, const cx_shard *shards, size_t count, uint32_t timeout_ms,
+                                  cx_database **out, char **out_error) {
+    *out = nullptr;
+    try {
+        if (name == nullptr || shards == nullptr || count == 0)
+            return cx::fail(CX_ERR_INVALID_ARGUMENT, "no shards", out_error);
+        auto database = std::make_unique<cx_database>();
+        database->path = name;
+        database->sharded = true;
+        for (size_t i = 0; i < count; ++i) {
+            const cx_shard &shard = shards[i];
+            Xapian::Database opened = shard.folder != nullptr
+                                          ? Xapian::Database(shard.folder)
+                                          : Xapian::Remote::open(shard.host, shard.port, timeout_ms, timeout_ms);
+            database->reader.add_database(opened);
+            database->shards.push_back(opened);
         }
         if (cx_status status = check_format(*database, out_error)) return status;
         *out = database.release();
@@ -93,6 +112,21 @@ cx_status cx_database_open_remote(const char *host, uint16_t port, uint32_t time
     } catch (...) {
         return cx::status_from_current_exception(out_error);
     }
+}
+
+cx_status cx_database_shard_metadata(cx_database *database, cx_text key, char **out_values, char **out_error) {
+    *out_values = nullptr;
+    if (cx_status status = cx::require_open(database, out_error)) return status;
+    if (database->shards.empty()) return cx::fail(CX_ERR_INVALID_ARGUMENT, "not a view of shards", out_error);
+    return cx::with_retries(database, out_error, [&] {
+        const std::string name = cx::str(key);
+        std::string values;
+        for (size_t i = 0; i < database->shards.size(); ++i) {
+            if (i > 0) values += '\n';
+            values += database->shards[i].get_metadata(name);
+        }
+        *out_values = cx::copy_bytes(values);
+    });
 }
 
 cx_status cx_database_close(cx_database *database, char **out_error) {

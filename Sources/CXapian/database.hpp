@@ -39,6 +39,11 @@ struct cx_database {
     cx_status format_status = CX_OK;
     /// The database every read goes through; for a writable handle it shares `writer`'s internals.
     Xapian::Database reader;
+    /// A view of a topology's shards (`cx_database_open_shards`): each shard, sharing its internals
+    /// with `reader`, so that it is read through the same connection at the same revision. A view
+    /// never moves to another revision by itself (`with_retries`): the Kit reopens it whole and
+    /// checks that every shard holds the same batch.
+    std::vector<Xapian::Database> shards;
     Xapian::WritableDatabase writer;
     /// A read-only handle's snapshot of the revision it has open (`cx::snapshot`).
     std::shared_ptr<cx::Snapshot> snapshot;

@@ -48,7 +48,9 @@ cx_status require_open(cx_database *database, char **out_error);
 /// level 1"). Damage is retried only on a read-only handle whose reopening finds a newer revision,
 /// and only a few times: damage that stays at one revision is reported. After the first few tries
 /// it waits a little longer each time (up to 20 ms), so that a reader outpaced by a stream of
-/// commits gets a window between two of them. Every other exception becomes a status.
+/// commits gets a window between two of them. A view of shards is never reopened here: it reports
+/// `CX_ERR_MODIFIED`, and the Kit moves to a view whose shards all hold one batch. Every other
+/// exception becomes a status.
 template <typename Body>
 cx_status with_retries(cx_database *database, char **out_error, Body body) {
     constexpr int most_damage_retries = 8;
@@ -58,9 +60,11 @@ cx_status with_retries(cx_database *database, char **out_error, Body body) {
             body();
             return CX_OK;
         } catch (const Xapian::DatabaseModifiedError &) {
+            // A view of shards reopened here could read one shard at a later batch than another.
+            if (!database->shards.empty()) return status_from_current_exception(out_error);
         } catch (const Xapian::DatabaseCorruptError &) {
             bool moved = false;
-            if (!database->writable && damage_retries++ < most_damage_retries) {
+            if (!database->writable && database->shards.empty() && damage_retries++ < most_damage_retries) {
                 try {
                     moved = database->reader.reopen();
                 } catch (...) {

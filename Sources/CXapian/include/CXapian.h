@@ -415,13 +415,36 @@ void cx_string_free(char *_Nullable string);
 cx_status cx_database_open(const char *_Nullable path, cx_open_mode mode, cx_database *_Nullable *_Nonnull out,
                            char *_Nullable *_Nullable out_error);
 
-/// Opens the database that `xapian-tcpsrv` serves at `host` and `port` (`--writable` for
-/// `CX_OPEN_WRITE`), waiting up to `timeout_ms` to connect and for each answer.
+/// Opens the database that `xapian-tcpsrv` serves at `host` and `port`, read-only, waiting up to
+/// `timeout_ms` to connect and for each answer.
 ///
 /// Returns `CX_ERR_NETWORK` when the server cannot be reached or answers late, and what
-/// `cx_database_open` returns for what the server reports (`CX_ERR_LOCKED` for a busy writer).
-cx_status cx_database_open_remote(const char *_Nullable host, uint16_t port, uint32_t timeout_ms, cx_open_mode mode,
+/// `cx_database_open` returns for what the server reports.
+cx_status cx_database_open_remote(const char *_Nullable host, uint16_t port, uint32_t timeout_ms,
                                   cx_database *_Nullable *_Nonnull out, char *_Nullable *_Nullable out_error);
+
+/// One shard of a topology: a local database's `folder`, or else the `host` and `port` of the
+/// `xapian-tcpsrv` serving it.
+typedef struct cx_shard {
+    const char *_Nullable folder;
+    const char *_Nullable host;
+    uint16_t port;
+} cx_shard;
+
+/// Opens a read-only *view* of `count` shards searched as one database, named `name` in messages:
+/// each shard stays readable on its own through the view (`cx_database_shard_metadata`), at the
+/// revision the view reads. A view reopens only when asked (`cx_database_reopen`, every shard at
+/// its latest revision); a commit that overtakes it is reported as `CX_ERR_MODIFIED`, never read
+/// past. Remote shards are waited for up to `timeout_ms`. Returns what `cx_database_open` and
+/// `cx_database_open_remote` return.
+cx_status cx_database_open_shards(const char *_Nullable name, const cx_shard *_Nullable shards, size_t count,
+                                  uint32_t timeout_ms, cx_database *_Nullable *_Nonnull out,
+                                  char *_Nullable *_Nullable out_error);
+
+/// Each shard's record under `key`, in the view's order, joined by newlines: a `malloc`-ed string
+/// for the caller to free. `CX_ERR_INVALID_ARGUMENT` for a handle that is not a view of shards.
+cx_status cx_database_shard_metadata(cx_database *_Nullable database, cx_text key,
+                                     char *_Nullable *_Nonnull out_values, char *_Nullable *_Nullable out_error);
 
 /// Closes the database, committing nothing that was not committed: a transaction still open is
 /// abandoned. Returns `CX_ERR_IO` if Xapian reports a failure while closing. The handle must

@@ -182,7 +182,7 @@ enum IndexLayout: Hashable {
         syncFolder(folder)
     }
 
-    private static func syncFolder(_ folder: String) {
+    static func syncFolder(_ folder: String) {
         let descriptor = open(folder, O_RDONLY | O_DIRECTORY)
         if descriptor >= 0 {
             fsync(descriptor)
@@ -190,13 +190,17 @@ enum IndexLayout: Hashable {
         }
     }
 
-    private static func writeSynced(_ data: Data, to file: String) throws {
+    /// Writes `data` to `file` and syncs it.
+    static func writeSynced(_ data: Data, to file: String) throws {
         let descriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         defer { close(descriptor) }
-        let written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        guard written == data.count, fsync(descriptor) == 0 else {
-            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        var done = 0
+        while done < data.count {
+            let written = data.withUnsafeBytes { write(descriptor, $0.baseAddress! + done, $0.count - done) }
+            guard written > 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            done += written
         }
+        guard fsync(descriptor) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
     }
 }

@@ -4,24 +4,37 @@ import FoundationEssentials
 ///
 /// Valid only inside that closure: everything written through it is committed together when the
 /// closure returns, or abandoned when it throws.
-public struct IndexTransaction {
+public struct IndexTransaction: Sendable {
     /// The databases written: the index's own, or a topology's shards in its order.
     let shards: [XapianDatabase]
     /// Where each item goes, for an index made of shards.
     let topology: Topology?
+    /// What the batch writes to each shard, for a topology: journaled before any shard commits.
+    let journal: ShardJournal?
 
     init(database: XapianDatabase) {
         shards = [database]
         topology = nil
+        journal = nil
     }
 
-    init(shards: [XapianDatabase], topology: Topology) {
+    init(shards: [XapianDatabase], topology: Topology, journal: ShardJournal) {
         self.shards = shards
         self.topology = topology
+        self.journal = journal
     }
 
     /// The database of an index that is not made of shards.
     var database: XapianDatabase { shards[0] }
+
+    /// Does `write` on the shard at `index` (the index's own database for one that is not made of
+    /// shards), and records it in the batch's journal.
+    @discardableResult
+    func write(_ write: ShardWrite, on index: Int = 0) throws(SearchlightError) -> ShardWrite.Outcome {
+        let outcome = try naming(index) { () throws(SearchlightError) in try write.perform(on: shards[index]) }
+        journal?.record(write, on: index)
+        return outcome
+    }
 
     /// Indexes items, upserting by (domain, identifier); see ``SearchableIndex/indexSearchableItems(_:now:)``.
     public func indexSearchableItems(_ items: [SearchableItem], now: Int64) throws(SearchlightError)
@@ -94,15 +107,15 @@ public struct IndexTransaction {
     private func store(_ items: [StoredItem], now: Int64) throws(SearchlightError) -> IndexingReport {
         var report = IndexingReport()
         guard topology != nil, shards.count > 1 else {
-            report.count(try database.replace(items, now: now))
+            report.count(try write(.store(items: items, now: now)).stored)
             return report
         }
         let (placed, shardOf) = try placed(items, now: now)
         var positions = [[Int]](repeating: [], count: shards.count)
         for (position, shard) in shardOf.enumerated() { positions[shard].append(position) }
         let parts = positions.map { $0.map { placed[$0] } }
-        let results = try eachShard { index, shard throws(SearchlightError) in
-            parts[index].isEmpty ? [] : try shard.replace(parts[index], now: now)
+        let results = try eachShard { index, _ throws(SearchlightError) in
+            parts[index].isEmpty ? [] : try write(.store(items: parts[index], now: now), on: index).stored
         }
         var ordered = [XapianDatabase.StoreOutcome](repeating: .unchanged, count: items.count)
         for (shardPositions, shardResults) in zip(positions, results) {
@@ -153,16 +166,10 @@ public struct IndexTransaction {
         return (placed, shardOf)
     }
 
-    /// Runs `write` on every shard with all of `elements` (each shard acts on those it holds), the
-    /// shards concurrently, and merges each element's results in the shards' order with `merge`.
-    /// An index that is not made of shards is written directly.
-    func onEveryShard<Element: Sendable, Result: Sendable>(
-        _ elements: [Element], merge: ([Result]) -> Result,
-        _ write: @escaping @Sendable (XapianDatabase, [Element]) throws(SearchlightError) -> [Result]
-    ) throws(SearchlightError) -> [Result] {
-        guard topology != nil, shards.count > 1 else { return try write(database, elements) }
-        let results = try eachShard { _, shard throws(SearchlightError) in try write(shard, elements) }
-        return elements.indices.map { index in merge(results.map { $0[index] }) }
+    /// Does `write` on every shard (each acts on the items it holds), the shards concurrently, and
+    /// returns each shard's outcome in the topology's order.
+    func onEveryShard(_ write: ShardWrite) throws(SearchlightError) -> [ShardWrite.Outcome] {
+        try eachShard { index, _ throws(SearchlightError) in try self.write(write, on: index) }
     }
 
     /// Runs `body` on every shard, concurrently, and returns its results in the shards' order.
@@ -211,9 +218,10 @@ public struct IndexTransaction {
             }
         }
         guard !resolved.isEmpty else { return report }
-        let outcomes = try onEveryShard(resolved, merge: Self.removal) { shard, identifiers throws(SearchlightError) in
-            try shard.delete(identifiers: identifiers, domain: domainIdentifier, includePublic: includePublic)
-        }
+        let removals = try onEveryShard(
+            .remove(identifiers: resolved, domain: domainIdentifier, includePublic: includePublic)
+        ).map(\.removed)
+        let outcomes = resolved.indices.map { index in Self.removal(removals.map { $0[index] }) }
         for (identifier, outcome) in zip(given, outcomes) {
             switch outcome {
             case .removed: report.removed += 1
@@ -263,7 +271,7 @@ public struct IndexTransaction {
     /// the domain does not hold (a public item of another domain) on the first shard that has it.
     private func views(of identifiers: [String], domain: String, now: Int64) throws(SearchlightError) -> [Bool] {
         guard topology != nil, shards.count > 1 else {
-            return try database.recordViews(identifiers: identifiers, domain: domain, now: now)
+            return try write(.views(identifiers: identifiers, domain: domain, now: now)).viewed
         }
         let named = identifiers.map {
             StoredItem(
@@ -275,14 +283,14 @@ public struct IndexTransaction {
         // First each shard's own items of the domain, then, on each shard, those still unrecorded
         // that it does not hold as the domain's (a public item of another domain).
         for own in [true, false] {
-            for (index, shard) in shards.enumerated() {
+            for index in shards.indices {
                 let positions = identifiers.indices.filter {
                     own ? found[index][$0] != 0 : !recorded[$0] && found[index][$0] == 0
                 }
                 guard !positions.isEmpty else { continue }
-                let done = try naming(index) { () throws(SearchlightError) in
-                    try shard.recordViews(identifiers: positions.map { identifiers[$0] }, domain: domain, now: now)
-                }
+                let done = try write(
+                    .views(identifiers: positions.map { identifiers[$0] }, domain: domain, now: now), on: index
+                ).viewed
                 for (position, wasRecorded) in zip(positions, done) where wasRecorded { recorded[position] = true }
             }
         }
@@ -302,9 +310,11 @@ public struct IndexTransaction {
         throws(SearchlightError) -> Int
     {
         for domain in domains { try SearchableItem.validateDomain(domain) }
-        return try eachShard { _, shard throws(SearchlightError) in
+        return try eachShard { index, _ throws(SearchlightError) in
             var removed = 0
-            for domain in domains { removed += try shard.deleteDomain(domain, includePublic: includePublic) }
+            for domain in domains {
+                removed += try write(.removeDomain(domain: domain, includePublic: includePublic), on: index).count
+            }
             return removed
         }.reduce(0, +)
     }
@@ -314,13 +324,12 @@ public struct IndexTransaction {
     public func deleteItems(fromSource source: String, keeping: [(domain: String, identifier: String)] = [])
         throws(SearchlightError) -> Int
     {
-        try eachShard { _, shard throws(SearchlightError) in try shard.deleteSource(source, keeping: keeping) }
-            .reduce(0, +)
+        let keeping = keeping.map { ShardWrite.ItemName(domain: $0.domain, identifier: $0.identifier) }
+        return try onEveryShard(.removeSource(source: source, keeping: keeping)).map(\.count).reduce(0, +)
     }
 
     /// Deletes every expired item.
     public func pruneExpiredItems(now: Int64) throws(SearchlightError) -> Int {
-        try eachShard { _, shard throws(SearchlightError) in try shard.deleteExpired(now: now, dryRun: false) }
-            .reduce(0, +)
+        try onEveryShard(.prune(now: now)).map(\.count).reduce(0, +)
     }
 }

@@ -105,23 +105,7 @@ extension IndexTransaction {
         let name = name.lowercased()
         try ItemAttribute.validateCustomName(name)
         var filled = 0
-        for shard in shards {
-            var fields = try shard.customFields()
-            guard !fields.contains(where: { $0.name == name }) else {
-                throw SearchlightError(.fieldConflict, "The index already has the field \(quoted(name))")
-            }
-            guard fields.count < ItemAttribute.maximumCustomFields else {
-                throw SearchlightError(
-                    .fieldConflict,
-                    "The index has \(fields.count) custom fields, the most it can have: remove one first")
-            }
-            let taken = Set(fields.map(\.slot))
-            let slot = (ItemAttribute.firstCustomSlot...).first { !taken.contains($0) }!
-            let field = ItemAttribute(custom: name, type: type, slot: slot)
-            fields.append(field)
-            try shard.setCustomFields(fields)
-            filled += try shard.fill(field)
-        }
+        for index in shards.indices { filled += try write(.addField(name: name, type: type), on: index).count }
         return FieldReport(name: name, type: type, items: filled)
     }
 
@@ -133,13 +117,10 @@ extension IndexTransaction {
         let name = name.lowercased()
         var cleared = 0
         var type: FieldType?
-        for shard in shards {
-            var fields = try shard.customFields()
-            guard let field = fields.first(where: { $0.name == name }) else { continue }
+        for index in shards.indices {
+            guard case .field(let field?, let items) = try write(.removeField(name: name), on: index) else { continue }
             type = FieldType(field.kind)
-            fields.removeAll { $0.name == name }
-            try shard.setCustomFields(fields)
-            cleared += try shard.clearAttribute(field)
+            cleared += items
         }
         guard let type else {
             throw SearchlightError(

@@ -5,34 +5,33 @@ import Synchronization
 // locks and the format checks.
 
 extension SearchableIndex {
-    /// Opens a writer on every shard of `topology`, concurrently, each waiting up to
-    /// `lockTimeout` for another writer: a local folder as any index folder (rebuilt into the
-    /// current format when it is in an earlier one), a remote shard through its `xapian-tcpsrv
-    /// --writable`, whose own lock makes a second writer wait (refused in an earlier format,
-    /// which only its own machine can rebuild).
+    /// Opens a writer on every local shard of `topology`, concurrently, each waiting up to
+    /// `lockTimeout` for another writer, as any index folder (rebuilt into the current format when
+    /// it is in an earlier one); then completes a batch that a journal holds
+    /// (``completeJournaledBatch(_:_:)``).
+    ///
+    /// - Throws: ``SearchlightError/Code/readOnly`` for a topology with a remote shard: a topology
+    ///   is written on the writer's machine, as local folders that shard machines follow with
+    ///   `xapian-replicate`.
     static func openShardWriters(_ topology: Topology, lockTimeout: Duration) throws(SearchlightError)
         -> (writers: [XapianDatabase], upgrades: [FormatUpgrade])
     {
-        let deadline = ContinuousClock.now.advanced(by: lockTimeout)
+        if let remote = topology.shards.first(where: { if case .remote = $0 { true } else { false } }) {
+            throw SearchlightError(
+                .readOnly,
+                "The index at \(topology.path) has a remote shard (\(remote.name)), which is read-only: write to the "
+                    + "writer's topology of local shard folders (auto FOLDER), which the shard machines follow "
+                    + "with xapian-replicate (docs/operations.md, Shards)")
+        }
         let opened = ParallelWork.outcomes(topology.shards, names: topology.shards.map(\.name)) {
             _, shard throws(SearchlightError) -> (XapianDatabase, FormatUpgrade?) in
-            switch shard {
-            case .folder(let folder):
-                var writer = try openWriter(path: folder, lockTimeout: lockTimeout)
-                do throws(SearchlightError) {
-                    return (writer, try upgradeIfOlder(path: folder, writer: &writer))
-                } catch {
-                    try? writer.close()
-                    throw error
-                }
-            case .remote:
-                let writer = try openRemoteWriter(shard, lockTimeout: lockTimeout, until: deadline)
-                let format = try writer.format()
-                guard format == XapianDatabase.currentFormat else {
-                    try? writer.close()
-                    throw olderFormat(shard: shard.name, of: topology, format: format)
-                }
-                return (writer, nil)
+            guard case .folder(let folder) = shard else { preconditionFailure("a remote shard") }
+            var writer = try openWriter(path: folder, lockTimeout: lockTimeout)
+            do throws(SearchlightError) {
+                return (writer, try upgradeIfOlder(path: folder, writer: &writer))
+            } catch {
+                try? writer.close()
+                throw error
             }
         }
         let writers = opened.compactMap { try? $0.get().0 }
@@ -40,31 +39,13 @@ extension SearchableIndex {
             for writer in writers { try? writer.close() }
             throw error
         }
-        return (writers, opened.compactMap { try? $0.get().1 })
-    }
-
-    /// A shard of `topology` that is in an earlier format than this version writes.
-    static func olderFormat(shard: String, of topology: Topology, format: String) -> SearchlightError {
-        SearchlightError(
-            .indexUnavailable,
-            "Shard \(shard) of the index at \(topology.path) is in index format \(format), and this version writes "
-                + "format \(XapianDatabase.currentFormat): open the shard for writing on its own machine "
-                + "(searchlight compact --index ITS-FOLDER) to rebuild it", failure: .earlierFormat)
-    }
-
-    /// Opens a writer on a remote shard through its `xapian-tcpsrv --writable`, whose own lock
-    /// makes a second writer wait, here until `deadline`.
-    static func openRemoteWriter(
-        _ shard: Topology.Shard, lockTimeout: Duration, until deadline: ContinuousClock.Instant
-    ) throws(SearchlightError) -> XapianDatabase {
-        guard case .remote(let host, let port) = shard else { preconditionFailure("not a remote shard") }
         do throws(SearchlightError) {
-            return try retryingWhileLocked(until: deadline) { () throws(SearchlightError) in
-                try XapianDatabase(host: host, port: port, writable: true, timeout: remoteTimeout)
-            }
-        } catch SearchlightError.indexLocked {
-            throw locked(shard.name, waited: lockTimeout)
+            try completeJournaledBatch(writers, topology)
+        } catch {
+            for writer in writers { try? writer.close() }
+            throw error
         }
+        return (writers, opened.compactMap { try? $0.get().1 })
     }
 
     /// Opens a writer with `open`, trying again every 50 ms until `deadline` while Xapian's lock
@@ -87,17 +68,6 @@ extension SearchableIndex {
         }
     }
 
-    /// A writer's connections to remote shards that failed: closed, and opened again before its
-    /// next write, so that a long-running writer (`serve`) writes again once a shard's server is
-    /// back. A shard that still cannot be reached fails that write, naming it.
-    static func reconnect(_ writers: inout [XapianDatabase], _ topology: Topology) throws(SearchlightError) {
-        for (index, shard) in topology.shards.enumerated() where writers[index].isClosed {
-            writers[index] = try ParallelWork.naming(shard.name) { () throws(SearchlightError) in
-                try openRemoteWriter(shard, lockTimeout: remoteTimeout, until: .now.advanced(by: remoteTimeout))
-            }
-        }
-    }
-
     /// How long a remote shard may take to connect or to answer one call.
     static let remoteTimeout = Duration.seconds(10)
 
@@ -107,7 +77,7 @@ extension SearchableIndex {
     {
         switch shard {
         case .folder(let folder): try openReader(path: folder)
-        case .remote(let host, let port): try XapianDatabase(host: host, port: port, writable: false, timeout: timeout)
+        case .remote(let host, let port): try XapianDatabase(host: host, port: port, timeout: timeout)
         }
     }
 
@@ -129,15 +99,44 @@ extension SearchableIndex {
         return error
     }
 
-    /// Opens the index at `path` for reading; for a topology, noting the layouts of its local
-    /// shards, since Xapian's reopening does not read a shard's own stub again: a shard that moves
-    /// to a new generation (compacted on its own) or a replica's other copy is opened afresh.
+    /// Opens the index at `path` for reading; a topology as a view of its shards that all hold
+    /// one batch (``openView(_:waiting:)``), after checking their formats.
     static func openReader(path: String, topology: Topology?) throws(SearchlightError) -> XapianDatabase {
-        let layouts = folderLayouts(topology)
-        if let topology { try checkFormats(topology) }
-        let database = try openReader(path: path)
-        database.shardLayouts = layouts
-        return database
+        guard let topology else { return try openReader(path: path) }
+        try checkFormats(topology)
+        return try openView(topology, waiting: remoteTimeout)
+    }
+
+    /// Opens a view of `topology`'s shards (``XapianDatabase/init(view:timeout:)``) whose shards
+    /// all hold one batch (``BatchJournal``), trying again every 20 ms for up to `waiting` while
+    /// they hold different ones: a batch being committed, a replica catching up. With `waiting`
+    /// nil, returns the first view opened, whatever its shards hold, for the caller to check.
+    ///
+    /// - Throws: ``SearchlightError/Code/indexUnavailable`` naming each shard's batch when they
+    ///   still differ after `waiting`.
+    static func openView(_ topology: Topology, waiting: Duration?) throws(SearchlightError) -> XapianDatabase {
+        let deadline = ContinuousClock.now.advanced(by: waiting ?? .zero)
+        while true {
+            let layouts = folderLayouts(topology)
+            let view = try XapianDatabase(view: topology, timeout: remoteTimeout)
+            view.shardLayouts = layouts
+            guard let waiting else { return view }
+            let batches = try view.shardBatches()
+            if Set(batches).count == 1 {
+                view.batch = batches[0]
+                return view
+            }
+            try? view.close()
+            guard ContinuousClock.now < deadline else {
+                let listed = zip(topology.shards, batches).map { "\($0.name) at batch \($1)" }
+                throw SearchlightError(
+                    .indexUnavailable,
+                    "The shards of the index at \(topology.path) held different batches for \(waiting.secondsText) "
+                        + "(\(listed.joined(separator: ", "))): a shard that is behind is a replica whose "
+                        + "xapian-replicate is not running or cannot reach the writer", failure: .network)
+            }
+            OSThread.sleep(for: .milliseconds(20))
+        }
     }
 
     /// Refuses a topology whose shards are in different index formats, naming the first shard

@@ -22,26 +22,10 @@ extension SearchableIndex {
         }
         if let topology {
             return try shardWriters.withLock { writers throws(SearchlightError) in
-                var retried = false
-                while true {
-                    try Self.reconnect(&writers, topology)
-                    var committing = false
-                    do throws(SearchlightError) {
-                        let current = writers
-                        return try Self.shardedTransaction(current, topology, committing: &committing) {
-                            () throws(SearchlightError) in
-                            try body(IndexTransaction(shards: current, topology: topology))
-                        }
-                    } catch  where error.failure == .network {
-                        // Which connection broke is not said: every remote one is opened afresh.
-                        for (writer, shard) in zip(writers, topology.shards) {
-                            if case .remote = shard { try? writer.close() }
-                        }
-                        // A connection its server closed (xapian-tcpsrv closes one idle for 60 s)
-                        // fails before anything is committed: the batch runs once more, on new ones.
-                        guard !committing, !retried else { throw error }
-                        retried = true
-                    }
+                // A batch an earlier commit left on some shards only is completed first.
+                try Self.completeJournaledBatch(writers, topology)
+                return try Self.shardedTransaction(writers, topology) { journal throws(SearchlightError) in
+                    try body(IndexTransaction(shards: writers, topology: topology, journal: journal))
                 }
             }
         }
@@ -56,39 +40,49 @@ extension SearchableIndex {
         }
     }
 
-    /// Runs `body` in one transaction on each shard, then commits the shards concurrently, each on
-    /// its own: a shard has all of the batch's writes to it, or none. When some shard's commit
-    /// fails, the others' stand, and the error names the shards that did not commit; the same
-    /// batch run again converges, since upserts replace and unchanged items are skipped.
+    /// Runs `body` in one transaction on each shard, journals what it wrote (``BatchJournal``),
+    /// and commits the shards concurrently, each with the batch's number, then removes the journal.
+    /// A batch that wrote nothing commits nothing.
+    ///
+    /// - Throws: the first error of `body` (every shard's transaction is then abandoned); when a
+    ///   shard fails to commit, its error naming it: the batch stays journaled, and the next write
+    ///   (or the next writer to open the topology) completes it on the shards that did not commit.
     static func shardedTransaction<T>(
-        _ writers: [XapianDatabase], _ topology: Topology, committing: inout Bool,
-        _ body: () throws(SearchlightError) -> T
+        _ writers: [XapianDatabase], _ topology: Topology, _ body: (ShardJournal) throws(SearchlightError) -> T
     ) throws(SearchlightError) -> T {
         var begun: [XapianDatabase] = []
+        let journal = ShardJournal(shards: writers.count)
         let result: T
         do throws(SearchlightError) {
             for (writer, shard) in zip(writers, topology.shards) {
                 try ParallelWork.naming(shard.name) { () throws(SearchlightError) in try writer.begin() }
                 begun.append(writer)
             }
-            result = try body()
+            result = try body(journal)
+            let writes = journal.recorded
+            guard writes.contains(where: { !$0.isEmpty }) else {
+                for writer in begun { writer.cancel() }
+                return result
+            }
+            let batch = try writers.map { writer throws(SearchlightError) in try BatchJournal.batch(of: writer) }
+                .max()! + 1
+            for writer in writers { try writer.setMetadata(BatchJournal.batchKey, String(batch)) }
+            try BatchJournal(batch: batch, writes: writes).save(for: topology)
         } catch {
             for writer in begun { writer.cancel() }
             throw error
         }
-        committing = true
         let outcomes = ParallelWork.outcomes(writers, names: topology.shards.map(\.name)) {
             _, writer throws(SearchlightError) in try writer.commit()
         }
-        let failed = outcomes.indices.filter { if case .failure = outcomes[$0] { true } else { false } }
-        guard let first = failed.first, case .failure(var error) = outcomes[first] else { return result }
-        if failed.count < writers.count {
-            let committed = outcomes.indices.filter { !failed.contains($0) }.map { topology.shards[$0].name }
+        for case .failure(var error) in outcomes {
             error.message +=
-                "; nothing of this batch was committed there, and the other shards (\(committed.joined(separator: ", "))) "
-                + "committed theirs: run the same command again to complete it"
+                "; the batch is journaled in \(BatchJournal.path(of: topology)), and the next write to the index "
+                + "completes it on every shard that did not commit it"
+            throw error
         }
-        throw error
+        BatchJournal.remove(for: topology)
+        return result
     }
 
     /// Indexes items (Core Spotlight's `indexSearchableItems`): one transaction, upserting by

@@ -40,6 +40,16 @@ public final class SearchableIndex: Sendable {
     public var isMadeOfShards: Bool { topology != nil }
     /// A writer's handles on each shard of its topology, in its order; empty otherwise.
     let shardWriters: Mutex<[XapianDatabase]>
+    /// For a topology: a second view of its shards, which becomes the view read once its shards
+    /// all hold a newer batch (``refresh(_:)``). Locked inside `database`'s lock.
+    let spare = Mutex(SpareView())
+
+    struct SpareView {
+        var view: XapianDatabase?
+        /// Whether its shards held different batches when last looked at: it is then opened
+        /// afresh, since a connection to a replica's server never sees the replica's new copy.
+        var mixed = false
+    }
     /// What opening for writing rebuilt into the current index format: the index, or the local
     /// shards of its topology, that were in an earlier one (``FormatUpgrade``). Empty otherwise.
     public let formatUpgrades: [FormatUpgrade]
@@ -121,6 +131,7 @@ public final class SearchableIndex: Sendable {
             }
         }
         try database.withLock { database throws(SearchlightError) in try database.close() }
+        spare.withLock { spare in try? spare.view?.close() }
         if let failure { throw failure }
     }
 
@@ -143,6 +154,11 @@ public final class SearchableIndex: Sendable {
                     // A shard's connection is gone for good; its server may be back (restarted).
                     database = try Self.openReader(path: path, topology: topology)
                     return try body(database)
+                } catch  where error.failure == .modified && topology != nil {
+                    // The shards moved on by more than a commit while the spare view found them
+                    // holding different batches: a view of one batch is waited for.
+                    database = try Self.openView(topology!, waiting: Self.remoteTimeout)
+                    return try body(database)
                 }
             }
         } catch {
@@ -151,9 +167,11 @@ public final class SearchableIndex: Sendable {
     }
 
     /// Brings a reader to the latest commit: the current generation, opened from the path when the
-    /// stub has changed, else its own database reopened.
+    /// stub has changed, else its own database reopened. A topology's view moves only to a batch
+    /// that every shard holds (``moveView(_:_:)``).
     func refresh(_ database: inout XapianDatabase) throws(SearchlightError) {
         guard !database.isWritable else { return }
+        if let topology { return try moveView(&database, topology) }
         if isSuperseded(database) {
             database = try Self.openReader(path: path, topology: topology)
         } else {
@@ -161,9 +179,40 @@ public final class SearchableIndex: Sendable {
         }
     }
 
+    /// Moves a topology's view to the shards' latest batch when every shard holds it. The spare
+    /// view is brought to each shard's latest revision (opened afresh when its shards held
+    /// different batches last time, or a local shard has a new generation); when its shards all
+    /// report one batch other than the view's, the two change places. The view read never mixes
+    /// batches.
+    private func moveView(_ view: inout XapianDatabase, _ topology: Topology) throws(SearchlightError) {
+        try spare.withLock { spare throws(SearchlightError) in
+            do throws(SearchlightError) {
+                if let candidate = spare.view, !spare.mixed, !isSuperseded(candidate) {
+                    try candidate.reopen()
+                } else {
+                    try? spare.view?.close()
+                    spare.view = nil
+                    spare.view = try Self.openView(topology, waiting: nil)
+                }
+                guard let candidate = spare.view else { return }
+                let batches = try candidate.shardBatches()
+                spare.mixed = Set(batches).count > 1
+                guard !spare.mixed, batches[0] != view.batch || isSuperseded(view) else { return }
+                candidate.batch = batches[0]
+                spare.view = view
+                view = candidate
+            } catch {
+                try? spare.view?.close()
+                spare.view = nil
+                throw error
+            }
+        }
+    }
+
     /// Whether a reader's database is no longer the current one: the index's stub names another
     /// generation, or, for a topology, one of its local shards' does.
     private func isSuperseded(_ database: XapianDatabase) -> Bool {
-        IndexLayout.read(path) != database.layout || Self.folderLayouts(topology) != database.shardLayouts
+        guard topology == nil else { return Self.folderLayouts(topology) != database.shardLayouts }
+        return IndexLayout.read(path) != database.layout
     }
 }

@@ -94,8 +94,8 @@ public struct ItemAttribute: Sendable, Hashable {
 }
 
 /// One attribute's value in an item, as the index stores it.
-struct AttributeValue: Hashable {
-    enum Content: Hashable {
+struct AttributeValue: Hashable, Codable {
+    enum Content: Hashable, Codable {
         case number(Double)
         case text(String)
         case point(latitude: Double, longitude: Double)

@@ -139,10 +139,7 @@ extension SearchableIndex {
     /// next ``completeMeaning(using:chunk:progress:)`` makes them all anew.
     public func clearMeaning() throws(SearchlightError) {
         try performBatch { batch throws(SearchlightError) in
-            for shard in batch.shards {
-                try shard.clearMeaning()
-                try shard.setMeaningModel(nil)
-            }
+            for index in batch.shards.indices { try batch.write(.clearMeaning, on: index) }
         }
     }
 }

@@ -38,6 +38,52 @@ struct StoredItem {
     var documentID: UInt32 = 0
 }
 
+extension StoredItem: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case domain, identifier, title, description, schema, keywords, data, isPublic, expiration, lineDigest
+        case views, source, values, moved, documentID
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        domain = try container.decode(String.self, forKey: .domain)
+        identifier = try container.decode(String.self, forKey: .identifier)
+        title = try container.decode(String.self, forKey: .title)
+        description = try container.decode(String.self, forKey: .description)
+        schema = try container.decode(String.self, forKey: .schema)
+        keywords = try container.decode([String].self, forKey: .keywords)
+        // The stored JSON as text: an array of its bytes would be four times as long.
+        data = Array(try container.decode(String.self, forKey: .data).utf8)
+        isPublic = try container.decode(Bool.self, forKey: .isPublic)
+        expiration = try container.decode(Int64.self, forKey: .expiration)
+        lineDigest = try container.decode(UInt64.self, forKey: .lineDigest)
+        views = try container.decode(Int64.self, forKey: .views)
+        source = try container.decode(String.self, forKey: .source)
+        values = try container.decode([AttributeValue].self, forKey: .values)
+        moved = try container.decode(UInt32.self, forKey: .moved)
+        documentID = try container.decode(UInt32.self, forKey: .documentID)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(domain, forKey: .domain)
+        try container.encode(identifier, forKey: .identifier)
+        try container.encode(title, forKey: .title)
+        try container.encode(description, forKey: .description)
+        try container.encode(schema, forKey: .schema)
+        try container.encode(keywords, forKey: .keywords)
+        try container.encode(String(decoding: data, as: UTF8.self), forKey: .data)
+        try container.encode(isPublic, forKey: .isPublic)
+        try container.encode(expiration, forKey: .expiration)
+        try container.encode(lineDigest, forKey: .lineDigest)
+        try container.encode(views, forKey: .views)
+        try container.encode(source, forKey: .source)
+        try container.encode(values, forKey: .values)
+        try container.encode(moved, forKey: .moved)
+        try container.encode(documentID, forKey: .documentID)
+    }
+}
+
 /// Packs many strings into one buffer so that one pointer scope covers all the `cx_text`s of a call.
 struct TextArena {
     private var storage: [UInt8] = []

@@ -1,4 +1,5 @@
 internal import CXapian
+import Glibc
 
 /// Owns one `cx_database` handle: the only Swift type that calls the shim's database functions.
 /// The files of the Kit's `Xapian/` folder, this type's and what marshals for it, are the only
@@ -12,8 +13,10 @@ final class XapianDatabase: @unchecked Sendable {
     let isWritable: Bool
     /// The layout of the index folder when this database was opened from it.
     var layout: IndexLayout
-    /// For a topology's combined reader: the layouts of its local shards when it was opened.
+    /// For a topology's view: the layouts of its local shards when it was opened.
     var shardLayouts: [IndexLayout] = []
+    /// For a topology's view: the batch every one of its shards holds (``BatchJournal``).
+    var batch: UInt64 = 0
     /// A writer's lock on its index folder, let go when the writer closes (or handed on to the
     /// writer of the next generation).
     var folderLock: FolderLock?
@@ -29,19 +32,63 @@ final class XapianDatabase: @unchecked Sendable {
         handle = opened
     }
 
-    /// Opens the database `xapian-tcpsrv` serves at `host` and `port` (started with `--writable`
-    /// for a writer), waiting up to `timeout` to connect and for each answer.
-    init(host: String, port: UInt16, writable: Bool, timeout: Duration) throws(SearchlightError) {
+    /// Opens the database `xapian-tcpsrv` serves at `host` and `port`, read-only, waiting up to
+    /// `timeout` to connect and for each answer.
+    init(host: String, port: UInt16, timeout: Duration) throws(SearchlightError) {
         path = Topology.Shard.remote(host: host, port: port).name
-        isWritable = writable
+        isWritable = false
         layout = .single
         var opened: OpaquePointer?
-        let mode = writable ? CX_OPEN_WRITE : CX_OPEN_READ
+        let milliseconds = UInt32(clamping: Int(timeout.seconds * 1000))
+        try Self.check(path: path) { error in cx_database_open_remote(host, port, milliseconds, &opened, error) }
+        handle = opened
+    }
+
+    /// Opens a read-only view of `topology`'s shards searched as one database, each shard also
+    /// readable on its own at the same revision (``shardMetadata(_:)``). The view moves only when
+    /// reopened; a commit that overtakes it fails a read with ``IndexFailure/modified``.
+    init(view topology: Topology, timeout: Duration) throws(SearchlightError) {
+        path = topology.path
+        isWritable = false
+        layout = .single
+        let folders = topology.shards.map { shard -> String? in
+            if case .folder(let folder) = shard { IndexLayout.read(folder).databasePath(in: folder) } else { nil }
+        }
+        let hosts = topology.shards.map { shard -> String? in
+            if case .remote(let host, _) = shard { host } else { nil }
+        }
+        var opened: OpaquePointer?
         let milliseconds = UInt32(clamping: Int(timeout.seconds * 1000))
         try Self.check(path: path) { error in
-            cx_database_open_remote(host, port, milliseconds, mode, &opened, error)
+            withCStrings(folders) { folders in
+                withCStrings(hosts) { hosts in
+                    let shards = topology.shards.indices.map { index in
+                        var port: UInt16 = 0
+                        if case .remote(_, let given) = topology.shards[index] { port = given }
+                        return cx_shard(folder: folders[index], host: hosts[index], port: port)
+                    }
+                    return cx_database_open_shards(path, shards, shards.count, milliseconds, &opened, error)
+                }
+            }
         }
         handle = opened
+    }
+
+    /// The number of the batch each shard of a view holds, in the topology's order.
+    func shardBatches() throws(SearchlightError) -> [UInt64] {
+        try shardMetadata(BatchJournal.batchKey).map { UInt64($0) ?? 0 }
+    }
+
+    /// Each shard's record under `key`, for a view of shards.
+    func shardMetadata(_ key: String) throws(SearchlightError) -> [String] {
+        let handle = try open()
+        var values: UnsafeMutablePointer<CChar>?
+        try withText(key) { key throws(SearchlightError) in
+            try check { error in cx_database_shard_metadata(handle, key, &values, error) }
+        }
+        defer { cx_string_free(values) }
+        let text = values.map { String(cString: $0) } ?? ""
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     }
 
     deinit {
@@ -299,4 +346,11 @@ extension SearchQuery.Scope {
         case .private: CX_SCOPE_PRIVATE
         }
     }
+}
+
+/// Runs `body` with C copies of `strings` (NULL for nil), valid during the call.
+private func withCStrings<T>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> T) -> T {
+    let copies = strings.map { $0.map { strdup($0) } ?? nil }
+    defer { for copy in copies { free(copy) } }
+    return body(copies.map { $0.map { UnsafePointer($0) } })
 }
