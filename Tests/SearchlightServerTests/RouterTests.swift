@@ -15,8 +15,8 @@ let adminToken = "admin-token-0123456789abcdef"
 
 /// A fresh index with a few items in two domains, behind the router.
 struct Fixture {
-    /// How the index is held: one folder, or shards (a topology of two local folders and one
-    /// `xapian-tcpsrv` on loopback), through which every service check must hold alike.
+    /// How the index is held: one folder, or shards (a writer's topology of three local folders),
+    /// through which every service check must hold alike.
     enum Storage: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case folder, shards
         var testDescription: String { rawValue }
@@ -25,19 +25,13 @@ struct Fixture {
     let directory: String
     let service: IndexPool
     let application: Application<RouterResponder<SearchlightRequestContext>>
-    /// The remote shard's server, for `.shards`.
-    let shardServer: LoopbackServer?
 
     init(_ storage: Storage = .folder, readOnly: ServerConfiguration.ReadOnly? = nil, metricsPublic: Bool = false)
         throws
     {
         directory = try TemporaryFolder.subfolder("server")
         if storage == .shards {
-            let server = try LoopbackServer.shard(folder: directory + "/shard-3")
-            try TemporaryFolder.write("index", "auto shard-1\nauto shard-2\n\(server.shardLine)\n", in: directory)
-            shardServer = server
-        } else {
-            shardServer = nil
+            try TemporaryFolder.write("index", "auto shard-1\nauto shard-2\nauto shard-3\n", in: directory)
         }
         let seed: [SearchableItem] = [
             Self.item("shop/public", "Red lantern", .public, "com.example.shop"),
@@ -308,7 +302,7 @@ struct ReadingTests {
             #expect(all["documents"] as? Int == 4)
             #expect(all["path"] as? String == fixture.directory + "/index")
             if storage == .shards {
-                // The items are spread: visibility is checked across shards, the remote one too.
+                // The items are spread: visibility is checked across shards.
                 let shards = (all["shards"] as? [[String: Any]] ?? []).map { $0["documents"] as? Int ?? 0 }
                 #expect(shards.count == 3 && shards.filter { $0 > 0 }.count >= 2 && shards[2] > 0, "\(shards)")
             }

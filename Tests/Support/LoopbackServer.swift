@@ -16,13 +16,12 @@ public final class LoopbackServer: @unchecked Sendable {
         try start()
     }
 
-    /// `xapian-tcpsrv --writable` serving one shard's folder, creating the folder; it closes a
+    /// `xapian-tcpsrv` serving one shard's folder (a database already) read-only; it closes a
     /// connection idle for `idleTimeout` milliseconds (Xapian's default: 60,000).
     public static func shard(folder: String, idleTimeout: Int? = nil) throws -> LoopbackServer {
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let timeout = idleTimeout.map { ["--idle-timeout", String($0)] } ?? []
         return try LoopbackServer(program: "/usr/bin/xapian-tcpsrv") { port in
-            ["--writable", "--interface", "127.0.0.1", "--port", String(port), "-q"] + timeout + [folder]
+            ["--interface", "127.0.0.1", "--port", String(port), "-q"] + timeout + [folder]
         }
     }
 
