@@ -49,7 +49,7 @@ struct StatsCommand: ParsableCommand {
                     print(
                         "  " + Output.padded(Output.shown(shard.shard), to: shardWidth) + "  "
                             + "\(String(shard.documents).leftPadded(to: 6)) items (\(shard.public) public, "
-                            + "\(shard.private) private, \(shard.expired) expired)" + size)
+                            + "\(shard.private) private, \(shard.expired) expired), batch \(shard.batch)" + size)
                 }
             }
             guard !stats.domains.isEmpty else { return }

@@ -263,7 +263,7 @@ struct ShardTests {
         #expect(service.stop() == 0)
     }
 
-    @Test("scripts/cluster-demo runs three shard servers and a replica, and stops them all")
+    @Test("scripts/cluster-demo runs a writer, three shard machines and a search service, and stops them all")
     func clusterDemo() throws {
         // Below Linux's ephemeral range (32768 and up), where a concurrent test's client socket
         // could hold one of the demo's ports.
@@ -273,7 +273,8 @@ struct ShardTests {
             environment: ["SEARCHLIGHT_BINARY": binaryPath, "CLUSTER_PORT": String(base)])
         #expect(status == 0, "\(printed)")
         #expect(printed.contains("$ searchlight index corpus") && printed.contains("127.0.0.1:\(base + 3)"))
-        #expect(printed.contains("the replica served it") && printed.contains("Replicated lighthouse"))
+        #expect(printed.contains("the search service served it") && printed.contains("Replicated lighthouse"))
+        #expect(printed.contains("127.0.0.1:\(base + 1)") && printed.contains("batch 1"))
         #expect(printed.contains(#""code":2014"#) && printed.contains("http://127.0.0.1:\(base + 21)"))
         let ports = [1, 2, 3, 10, 20, 21].map { String(base + $0) }.joined(separator: "|")
         let left = try runProgram("/usr/bin/pgrep", ["-f", "(--port (\(ports))|-p \(base + 10))"])

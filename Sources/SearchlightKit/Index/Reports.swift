@@ -116,6 +116,9 @@ public struct ShardStatistics: Sendable, Hashable, Codable {
     public var `public`: Int
     public var `private`: Int
     public var expired: Int
+    /// The number of the last batch it committed (``SearchableIndex/performBatch(_:)``): a shard
+    /// machine's replica whose number is below the writer's shards' is behind.
+    public var batch: UInt64
     /// Its size on disk; `nil` for a remote shard.
     public var sizeBytes: Int?
 }

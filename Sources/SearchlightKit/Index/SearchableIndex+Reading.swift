@@ -133,7 +133,8 @@ extension SearchableIndex {
             if case .folder(let folder) = shard { size = IndexLayout.size(at: folder) }
             return ShardStatistics(
                 shard: shard.name, documents: counts.documents, public: counts.publicCount,
-                private: counts.privateCount, expired: counts.expiredCount, sizeBytes: size)
+                private: counts.privateCount, expired: counts.expiredCount, batch: try BatchJournal.batch(of: reader),
+                sizeBytes: size)
         }
         func total(_ count: (ShardStatistics) -> Int) -> Int { shards.reduce(0) { $0 + count($1) } }
         return IndexStatistics(

@@ -46,9 +46,16 @@ public final class SearchableIndex: Sendable {
 
     struct SpareView {
         var view: XapianDatabase?
-        /// Whether its shards held different batches when last looked at: it is then opened
-        /// afresh, since a connection to a replica's server never sees the replica's new copy.
+        /// Whether its shards held different batches when last looked at.
         var mixed = false
+        var opened = ContinuousClock.now
+
+        /// Whether to open it afresh rather than reopen it: its shards held different batches, or
+        /// it is ``freshness`` old. A shard server's connection reopens the database it opened,
+        /// never the new copy a replica of a new generation switches to; a new connection does.
+        var isStale: Bool { view == nil || mixed || ContinuousClock.now - opened > Self.freshness }
+
+        static let freshness = Duration.seconds(5)
     }
     /// What opening for writing rebuilt into the current index format: the index, or the local
     /// shards of its topology, that were in an earlier one (``FormatUpgrade``). Empty otherwise.
@@ -180,19 +187,19 @@ public final class SearchableIndex: Sendable {
     }
 
     /// Moves a topology's view to the shards' latest batch when every shard holds it. The spare
-    /// view is brought to each shard's latest revision (opened afresh when its shards held
-    /// different batches last time, or a local shard has a new generation); when its shards all
-    /// report one batch other than the view's, the two change places. The view read never mixes
-    /// batches.
+    /// view is brought to each shard's latest revision (opened afresh when ``SpareView/isStale``
+    /// or a local shard has a new generation); when its shards all report one batch other than
+    /// the view's, the two change places. The view read never mixes batches.
     private func moveView(_ view: inout XapianDatabase, _ topology: Topology) throws(SearchlightError) {
         try spare.withLock { spare throws(SearchlightError) in
             do throws(SearchlightError) {
-                if let candidate = spare.view, !spare.mixed, !isSuperseded(candidate) {
+                if let candidate = spare.view, !spare.isStale, !isSuperseded(candidate) {
                     try candidate.reopen()
                 } else {
                     try? spare.view?.close()
                     spare.view = nil
                     spare.view = try Self.openView(topology, waiting: nil)
+                    spare.opened = .now
                 }
                 guard let candidate = spare.view else { return }
                 let batches = try candidate.shardBatches()
