@@ -57,6 +57,9 @@ public final class LoopbackServer: @unchecked Sendable {
     /// would: nothing of theirs runs on.
     public func kill() {
         guard let process else { return }
+        // Stopped first, it forks no connection process while its children are killed: one that
+        // outlived it would hold the test's pipe to it until its idle timeout.
+        Foundation.kill(process.processIdentifier, SIGSTOP)
         let children = Process()
         children.executableURL = URL(fileURLWithPath: "/usr/bin/pkill")
         children.arguments = ["-KILL", "-P", String(process.processIdentifier)]

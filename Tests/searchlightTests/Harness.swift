@@ -37,7 +37,7 @@ struct Run {
 
 /// A folder in the test's temporary folder (its suite has the `.temporaryFolder` trait), with an
 /// index path inside.
-final class Workspace {
+final class Workspace: Sendable {
     let path: String
     var index: String { path + "/index" }
 

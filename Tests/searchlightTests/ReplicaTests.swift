@@ -5,22 +5,35 @@ import Testing
 /// `xapian-replicate` keeping a replica of the primary `master` in step, asking every second and
 /// applying changesets at once (`-r 0`: Searchlight's readers reopen when overtaken).
 final class Replicator {
-    private let process = Process()
+    private let arguments: [String]
+    private var process: Process?
 
     init(port: Int32, master: String, replica: String) throws {
+        arguments = ["-h", "127.0.0.1", "-p", String(port), "-m", master, "-i", "1", "-r", "0", "-q", replica]
+        try start()
+    }
+
+    /// Starts it again after ``kill()``.
+    func start() throws {
+        let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/xapian-replicate")
-        process.arguments = ["-h", "127.0.0.1", "-p", String(port), "-m", master, "-i", "1", "-r", "0", "-q", replica]
+        process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
+        self.process = process
     }
 
-    deinit {
-        // SIGKILL: the test process's blocked SIGTERM is inherited, and the replicator does not
-        // unblock it.
-        kill(process.processIdentifier, SIGKILL)
+    /// Kills it (-9), as a machine's crash would. SIGKILL also because the test process's blocked
+    /// SIGTERM is inherited, and the replicator does not unblock it.
+    func kill() {
+        guard let process else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+        self.process = nil
     }
+
+    deinit { kill() }
 }
 
 @Suite("Read replicas (xapian-replicate and serve --read-only)", .temporaryFolder, .serialized)

@@ -195,7 +195,9 @@ struct ShardTests {
         #expect(removed.status == 0 || removed.status == 1, "\(removed.stderr)")
     }
 
-    @Test("a shard that cannot be reached is named, exits 69, and answers again once restarted; remote shards refuse writes")
+    @Test(
+        "a shard that cannot be reached is named, exits 69, and answers again once restarted; remote shards refuse writes"
+    )
     func unreachableShard() throws {
         let workspace = try Workspace()
         let cluster = try Cluster(in: workspace)
@@ -218,7 +220,8 @@ struct ShardTests {
         // A topology of remote shards is read: the writer's topology of local folders is written.
         let write = try workspace.run(["index", repositoryRoot + "/corpus", "--index", cluster.topology])
         #expect(write.status == 1 && write.stderr.contains("code 2014"), "\(write.stderr)")
-        #expect(write.stderr.contains("127.0.0.1:\(cluster.servers[0].port)") && write.stderr.contains("xapian-replicate"))
+        #expect(
+            write.stderr.contains("127.0.0.1:\(cluster.servers[0].port)") && write.stderr.contains("xapian-replicate"))
     }
 
     @Test("serve over shards answers 503 naming a shard that cannot be reached, and heals once it is back")
@@ -228,7 +231,8 @@ struct ShardTests {
         #expect(
             try workspace.run(["index", repositoryRoot + "/corpus", "--index", cluster.writer, "--now", corpusNow])
                 .status == 0)
-        let service = try RunningServer(index: cluster.topology, tokens: try writeTokens(workspace), extra: ["--read-only"])
+        let service = try RunningServer(
+            index: cluster.topology, tokens: try writeTokens(workspace), extra: ["--read-only"])
         let search = service.baseURL + "/v1/search?q=deep&limit=100"
         let before = try await http("GET", search)
         #expect(before.status == 200)
@@ -250,7 +254,8 @@ struct ShardTests {
     func idleConnections() async throws {
         let workspace = try Workspace()
         let cluster = try Cluster(in: workspace, idleTimeout: 300)
-        let service = try RunningServer(index: cluster.topology, tokens: try writeTokens(workspace), extra: ["--read-only"])
+        let service = try RunningServer(
+            index: cluster.topology, tokens: try writeTokens(workspace), extra: ["--read-only"])
         for round in 1...3 {
             let file = try workspace.write(
                 "idle-\(round).json", #"{"$canonical_identifier":"idle/\#(round)","$og_title":"Idle lantern"}"#)

@@ -64,7 +64,8 @@ extension SearchableIndex {
                 for writer in begun { writer.cancel() }
                 return result
             }
-            let batch = try writers.map { writer throws(SearchlightError) in try BatchJournal.batch(of: writer) }
+            let batch =
+                try writers.map { writer throws(SearchlightError) in try BatchJournal.batch(of: writer) }
                 .max()! + 1
             for writer in writers { try writer.setMetadata(BatchJournal.batchKey, String(batch)) }
             try BatchJournal(batch: batch, writes: writes).save(for: topology)

@@ -1,0 +1,325 @@
+import Foundation
+import SearchlightTesting
+import Synchronization
+import Testing
+
+/// A writer's topology of three local shards, and numbered batches written to it: batch `b` is a
+/// file of ``size`` items and three markers (new items in a row, so one lands on each shard), each
+/// carrying the field `batch` = `b<b>`.
+struct Batches: Sendable {
+    static let size = 1_000
+    let workspace: Workspace
+    /// The writer's topology file, in the folder `xapian-replicate-server` serves.
+    let writer: String
+    /// Every process that commits to the shards keeps changesets for their replicas.
+    static let changesets = ["XAPIAN_MAX_CHANGESETS": "100"]
+
+    init(_ workspace: Workspace) throws {
+        self.workspace = workspace
+        try FileManager.default.createDirectory(atPath: workspace.path + "/writer", withIntermediateDirectories: true)
+        writer = try workspace.write("writer/cluster", "auto shard-1\nauto shard-2\nauto shard-3\n")
+        let field = try workspace.run(
+            ["fields", "add", "batch", "--type", "string", "--index", writer], environment: Self.changesets)
+        try #require(field.status == 0, "\(field.stderr)")
+    }
+
+    /// The file of batch `batch`.
+    func file(_ batch: Int) throws -> String {
+        let name = "batch-\(batch).jsonl"
+        if FileManager.default.fileExists(atPath: workspace.path + "/" + name) { return workspace.path + "/" + name }
+        func line(_ identifier: String, _ title: String) -> String {
+            #"{"canonicalIdentifier":"\#(identifier)","title":"\#(title)","contentDescription":"One of a batch","#
+                + #""contentIndexMode":"public","contentMetadata":{"customMetadata":{"batch":"b\#(batch)"}}}"#
+        }
+        let lines =
+            (1...Self.size).map { line("b\(batch)/\($0)", "item \($0 % 50)") }
+            + (1...3).map { line("marker/b\(batch)/\($0)", "marker") }
+        return try workspace.write(name, lines.joined(separator: "\n") + "\n")
+    }
+
+    /// Starts `searchlight index` of batch `batch` into `index` (the writer's topology).
+    func start(_ batch: Int, into index: String? = nil) throws -> BackgroundRun {
+        try startBinary(["index", try file(batch), "--index", index ?? writer], environment: Self.changesets)
+    }
+
+    /// Indexes batch `batch` into `index` to the end.
+    func write(_ batch: Int, into index: String? = nil) throws {
+        let run = try workspace.run(
+            ["index", try file(batch), "--index", index ?? writer], environment: Self.changesets)
+        #expect(run.status == 0, "batch \(batch): \(run.stderr)")
+    }
+
+    /// The batches a search of `index` sees, each with how many of its items: from a fresh reader.
+    func seen(in index: String) throws -> [String: Int] {
+        let run = try workspace.run(["search", "", "--facet", "batch", "--limit", "0", "--json", "--index", index])
+        try #require(run.status == 0, "\(run.stderr)")
+        let facets = try #require((try run.object()["facets"] as? [String: Any])?["batch"] as? [String: Any])
+        let values = facets["values"] as? [[String: Any]] ?? []
+        return Dictionary(uniqueKeysWithValues: values.map { ($0["value"] as? String ?? "", $0["count"] as? Int ?? 0) })
+    }
+
+    /// What a search service over the shards shows that it must not: part of a batch (a batch
+    /// counted with other than all of its items, or with some of its three markers). `nil` when
+    /// every batch it shows is whole, or when it did not answer (a shard's server down).
+    static func partOfABatch(at service: String) async -> String? {
+        func counts(_ query: String) async -> [String: Int]? {
+            guard let answer = try? await http("GET", service + "/v1/search?q=\(query)&limit=0&facets=batch"),
+                answer.status == 200,
+                let object = try? JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any]
+            else { return nil }
+            let values = ((object["facets"] as? [String: Any])?["batch"] as? [String: Any])?["values"]
+            return Dictionary(
+                uniqueKeysWithValues: (values as? [[String: Any]] ?? []).map {
+                    ($0["value"] as? String ?? "", $0["count"] as? Int ?? 0)
+                })
+        }
+        guard let items = await counts(""), let markers = await counts("marker") else { return nil }
+        if let partial = items.first(where: { $0.value != size + 3 }) {
+            return "batch \(partial.key) counted with \(partial.value) items"
+        }
+        if let partial = markers.first(where: { $0.value != 3 }) {
+            return "batch \(partial.key) shows \(partial.value) of its 3 markers"
+        }
+        return nil
+    }
+
+    /// Asks `service` again and again, until stopped, what part of a batch it shows.
+    final class Watcher: Sendable {
+        private final class Findings: Sendable {
+            let seen = Mutex<(checks: Int, partial: [String])>((0, []))
+            let stopped = Flag()
+        }
+        private let findings = Findings()
+        private let task: Task<Void, Never>
+
+        init(_ service: String) {
+            let findings = findings
+            task = Task {
+                while !findings.stopped.isSet {
+                    let partial = await Batches.partOfABatch(at: service)
+                    findings.seen.withLock {
+                        $0.checks += 1
+                        if let partial { $0.partial.append(partial) }
+                    }
+                }
+            }
+        }
+
+        /// Stops asking: how many times it asked, and every part of a batch it saw.
+        func stop() async -> (checks: Int, partial: [String]) {
+            findings.stopped.set()
+            await task.value
+            return findings.seen.withLock { $0 }
+        }
+    }
+
+    /// Checks that `index` holds what one index written with the batches it shows, in order, holds:
+    /// the same items, stored the same (`export`), numbered the same (ties come in document order).
+    func expectSameAsOneIndex(_ index: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let seen = try self.seen(in: index)
+        let batches = seen.keys.compactMap { Int($0.dropFirst()) }.sorted()
+        #expect(seen.values.allSatisfy { $0 == Self.size + 3 }, "\(seen)", sourceLocation: sourceLocation)
+        let one = workspace.path + "/one-\(UUID().uuidString)"
+        #expect(
+            try workspace.run(["fields", "add", "batch", "--type", "string", "--index", one]).status == 0)
+        for batch in batches { try write(batch, into: one) }
+        func export(_ index: String) throws -> [String] {
+            let run = try workspace.run(["export", "--all-domains", "--index", index])
+            #expect(run.status == 0, "\(run.stderr)", sourceLocation: sourceLocation)
+            return run.stdout.split(separator: "\n").map(String.init).sorted()
+        }
+        #expect(try export(index) == export(one), sourceLocation: sourceLocation)
+        for query in [["marker"], ["item", "--offset", "300"]] {
+            let search = ["search"] + query + ["--limit", "100", "--json", "--index"]
+            let answers = try [index, one].map { try workspace.run(search + [$0]).stdout }
+            #expect(answers[0] == answers[1], "\(query)", sourceLocation: sourceLocation)
+        }
+    }
+}
+
+/// Writes batches one after another, each with `searchlight index`, on a thread of its own (a
+/// test's tasks share the machine's two threads).
+final class BatchWriter: Sendable {
+    private final class State: Sendable {
+        let progress = Mutex<(stop: Bool, last: Int, done: Bool)>((false, 0, false))
+    }
+    private let state = State()
+
+    init(_ batches: Batches, from first: Int) {
+        let state = state
+        Thread.detachNewThread {
+            var batch = first
+            while !state.progress.withLock({ $0.stop }) {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: binaryPath)
+                guard let file = try? batches.file(batch) else { break }
+                process.arguments = ["index", file, "--index", batches.writer]
+                process.environment = ProcessInfo.processInfo.environment.merging(Batches.changesets) { $1 }
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = FileHandle.nullDevice
+                guard (try? process.run()) != nil else { break }
+                process.waitUntilExit()
+                guard process.terminationStatus == 0 else { break }
+                state.progress.withLock { $0.last = batch }
+                batch += 1
+            }
+            state.progress.withLock { $0.done = true }
+        }
+    }
+
+    /// Stops after the batch being written: the number of the last batch written.
+    func stop() -> Int {
+        state.progress.withLock { $0.stop = true }
+        while !state.progress.withLock({ $0.done }) { usleep(10_000) }
+        return state.progress.withLock { $0.last }
+    }
+}
+
+/// A flag one task sets and another reads.
+final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+    var isSet: Bool { value.load(ordering: .relaxed) }
+    func set() { value.store(true, ordering: .relaxed) }
+}
+
+/// One shard machine: a replica of its shard kept by `xapian-replicate`, served read-only by
+/// `xapian-tcpsrv`.
+final class ShardMachine {
+    let replica: String
+    let replicator: Replicator
+    let server: LoopbackServer
+
+    init(shard: Int, replicationPort: Int32, in workspace: Workspace) throws {
+        replica = workspace.path + "/machine-\(shard)/shard"
+        try FileManager.default.createDirectory(
+            atPath: workspace.path + "/machine-\(shard)", withIntermediateDirectories: true)
+        // The first copy, before the server opens it.
+        let first = try runProgram(
+            "/usr/bin/xapian-replicate",
+            ["-h", "127.0.0.1", "-p", String(replicationPort), "-m", "shard-\(shard)", "-o", "-q", replica])
+        try #require(first.status == 0, "\(first.output)")
+        replicator = try Replicator(port: replicationPort, master: "shard-\(shard)", replica: replica)
+        server = try LoopbackServer.shard(folder: replica)
+    }
+
+    /// The replica's live copy, which its stub names (`auto replica_0` after Xapian's comments).
+    var liveCopy: String {
+        let stub = (try? String(contentsOfFile: replica + "/XAPIANDB", encoding: .utf8)) ?? ""
+        let line = stub.split(separator: "\n").first { $0.hasPrefix("auto ") } ?? ""
+        return replica + "/" + line.dropFirst(5)
+    }
+}
+
+@Suite("A topology's batches are whole: on every shard or on none", .temporaryFolder, .serialized)
+struct BatchTests {
+    @Test(
+        "a writer killed (-9) at random moments, 20 times: shards pass xapian-check, readers never see part of a batch, and the next writer completes it"
+    )
+    func writerKilled() async throws {
+        let workspace = try Workspace()
+        let batches = try Batches(workspace)
+        // How long a batch takes to commit here: the kills fall late in it, where it commits.
+        let started = Date()
+        try batches.write(1)
+        let duration = Date().timeIntervalSince(started)
+        let service = try RunningServer(index: batches.writer, extra: ["--read-only"])
+        defer { _ = service.stop() }
+        let watcher = Batches.Watcher(service.baseURL)
+        var journaled = 0
+        let journal = batches.writer + ".journal"
+        for batch in 2...21 {
+            let writer = try batches.start(batch)
+            if batch % 2 == 0 {
+                // At any moment of its second half.
+                try await Task.sleep(for: .seconds(Double.random(in: 0.4...1.05) * duration))
+            } else {
+                // While it commits: from its journal's writing on, when the shards commit.
+                while writer.isRunning, !FileManager.default.fileExists(atPath: journal) { usleep(200) }
+                usleep(UInt32.random(in: 0...3_000))
+            }
+            kill(writer.processIdentifier, SIGKILL)
+            writer.finish()
+            if FileManager.default.fileExists(atPath: journal) { journaled += 1 }
+            for shard in 1...3 {
+                let check = try runProgram("/usr/bin/xapian-check", [workspace.path + "/writer/shard-\(shard)"])
+                #expect(check.status == 0, "shard \(shard) after batch \(batch): \(check.output)")
+            }
+        }
+        // The next writer completes a batch left journaled.
+        try batches.write(22)
+        #expect(!FileManager.default.fileExists(atPath: batches.writer + ".journal"))
+        let (checks, partial) = await watcher.stop()
+        #expect(partial.isEmpty, "\(partial.prefix(5))")
+        #expect(checks > 20)
+        try batches.expectSameAsOneIndex(batches.writer)
+        // Kills that left a journal: their batches were completed, not lost.
+        #expect(journaled > 0, "no kill fell while the shards committed")
+        print("BatchTests.writerKilled: \(journaled) of 20 kills left a journaled batch; \(checks) checks")
+    }
+
+    enum Victim: String, CaseIterable, Sendable {
+        case replicator = "a replicator"
+        case shardServer = "a shard server"
+    }
+
+    @Test(
+        "a replicator or a shard server killed (-9) at random moments, 20 times each, while batches are written: readers never see part of a batch, and the shard machines catch up whole",
+        arguments: Victim.allCases)
+    func shardMachineKilled(_ victim: Victim) async throws {
+        let workspace = try Workspace()
+        let batches = try Batches(workspace)
+        try batches.write(1)
+        let master = try LoopbackServer(program: "/usr/bin/xapian-replicate-server") { port in
+            ["--interface", "127.0.0.1", "--port", String(port), workspace.path + "/writer"]
+        }
+        let machines = try (1...3).map { try ShardMachine(shard: $0, replicationPort: master.port, in: workspace) }
+        let topology = try workspace.write(
+            "cluster", machines.map(\.server.shardLine).joined(separator: "\n") + "\n")
+        let service = try RunningServer(index: topology, extra: ["--read-only"])
+        defer { _ = service.stop() }
+        let watcher = Batches.Watcher(service.baseURL)
+
+        // The writer commits one batch after another meanwhile.
+        let writer = BatchWriter(batches, from: 2)
+        for _ in 1...20 {
+            try await Task.sleep(for: .milliseconds(Int.random(in: 50...500)))
+            let machine = machines.randomElement()!
+            switch victim {
+            case .replicator:
+                machine.replicator.kill()
+                try await Task.sleep(for: .milliseconds(Int.random(in: 0...300)))
+                try machine.replicator.start()
+            case .shardServer:
+                machine.server.kill()
+                try await Task.sleep(for: .milliseconds(Int.random(in: 0...300)))
+                try machine.server.start()
+            }
+        }
+        let last = writer.stop()
+        #expect(last > 5, "the writer wrote \(last) batches")
+
+        // Every shard machine catches up with the writer, each replica whole.
+        let deadline = Date().addingTimeInterval(60)
+        let caughtUp = Date()
+        while try batches.seen(in: topology).count < last, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        print(
+            "BatchTests.shardMachineKilled(\(victim)): \(last) batches; caught up in \(Date().timeIntervalSince(caughtUp)) s"
+        )
+        let (checks, partial) = await watcher.stop()
+        #expect(partial.isEmpty, "\(partial.prefix(5))")
+        #expect(checks > 20)
+        for machine in machines {
+            machine.replicator.kill()  // it writes the live copy while it runs
+        }
+        for machine in machines {
+            let check = try runProgram("/usr/bin/xapian-check", [machine.liveCopy])
+            #expect(check.status == 0, "\(machine.liveCopy): \(check.output)")
+        }
+        let seen = try batches.seen(in: topology)
+        #expect(seen.count == last, "\(seen.count) of \(last) batches served")
+        try batches.expectSameAsOneIndex(topology)
+        withExtendedLifetime(master) {}
+    }
+}
