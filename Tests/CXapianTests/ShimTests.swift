@@ -121,6 +121,13 @@ private func search(
     }
 }
 
+/// Calls `body` with `string` as a `cx_text`.
+private func withText<Result>(_ string: String, _ body: (cx_text) -> Result) -> Result {
+    Array(string.utf8).withUnsafeBufferPointer { raw in
+        raw.withMemoryRebound(to: CChar.self) { body(cx_text(data: $0.baseAddress, length: $0.count)) }
+    }
+}
+
 /// Searches for one plain word.
 private func search(_ database: OpaquePointer, _ word: String) -> (status: cx_status, count: Int, message: String?) {
     search(database, [(CX_NODE_WORD, CX_FIELD_ANY, word, 0)])
@@ -354,6 +361,54 @@ struct ShimTests {
         #expect(store(writer, id: "early", title: "early", documentID: 3) == CX_ERR_INVALID_ARGUMENT)
         #expect(found(["five", "early"]) == ([5, 0], 6))
         #expect(search(writer, "again").count == 1)
+    }
+
+    @Test("a view of shards reads each shard at the revision it opened until reopened, and searches them as one")
+    func viewOfShards() throws {
+        let folders = (1...2).map { TemporaryFolder.path + "/shard-\($0)" }
+        let key = "searchlight.batch"
+        /// Commits `value` under the key, and one item, on the shard at `folder`.
+        func commit(_ folder: String, _ value: String) throws {
+            let (database, status, message) = open(folder, CX_OPEN_WRITE)
+            let writer = try #require(database, "\(status): \(message ?? "")")
+            defer { cx_database_free(writer) }
+            #expect(call { cx_database_begin(writer, $0) }.status == CX_OK)
+            #expect(store(writer, id: "\(folder)-\(value)", title: "lantern \(value)") == CX_OK)
+            let set = withText(key) { key in
+                withText(value) { value in call { cx_database_set_metadata(writer, key, value, $0) } }
+            }
+            #expect(set.status == CX_OK)
+            #expect(call { cx_database_commit(writer, $0) }.status == CX_OK)
+        }
+        for folder in folders { try commit(folder, "1") }
+        var opened: OpaquePointer?
+        let shards = folders.map { strdup($0) }
+        defer { for shard in shards { free(shard) } }
+        let specs = shards.map { cx_shard(folder: $0, host: nil, port: 0) }
+        #expect(call { cx_database_open_shards("topology", specs, specs.count, 1000, &opened, $0) }.status == CX_OK)
+        let view = try #require(opened)
+        defer { cx_database_free(view) }
+        func batches() -> String {
+            var values: UnsafeMutablePointer<CChar>?
+            _ = withText(key) { key in call { cx_database_shard_metadata(view, key, &values, $0) } }
+            defer { cx_string_free(values) }
+            return values.map { String(cString: $0) } ?? "none"
+        }
+        #expect(batches() == "1\n1")
+        #expect(search(view, "lantern").count == 2)
+        // One shard commits: the view stays where it was until it is reopened, whole.
+        try commit(folders[1], "2")
+        #expect(batches() == "1\n1")
+        #expect(search(view, "lantern").count == 2)
+        #expect(call { cx_database_reopen(view, $0) }.status == CX_OK)
+        #expect(batches() == "1\n2")
+        #expect(search(view, "lantern").count == 3)
+        // One index is not a view of shards.
+        let (single, _, _) = open(folders[0], CX_OPEN_READ)
+        defer { cx_database_free(single) }
+        var values: UnsafeMutablePointer<CChar>?
+        let refused = withText(key) { key in call { cx_database_shard_metadata(single, key, &values, $0) } }
+        #expect(refused.status == CX_ERR_INVALID_ARGUMENT)
     }
 
     @Test("documents are stored only with the items they were built from")
