@@ -11,7 +11,8 @@ import FoundationEssentials
 ///
 /// `auto PATH` (or `glass PATH`) names a local index folder (a path relative to the file's folder
 /// is taken from there, as Xapian does); `remote HOST:PORT` (`[IPv6]:PORT`) a database that
-/// `xapian-tcpsrv` serves. Lines starting with `#` are comments. Xapian opens the same file as one
+/// `xapian-tcpsrv` serves, read-only: a topology is written on its writer's machine, as local
+/// folders, which shard machines follow with `xapian-replicate` (``BatchJournal``). Lines starting with `#` are comments. Xapian opens the same file as one
 /// database whose statistics are the shards' together, so searches rank as in one index; every
 /// Xapian tool (`quest`, `delve`) reads it too.
 ///
