@@ -69,7 +69,9 @@ enum ParallelWork {
     static func map<Element: Sendable, Result: Sendable>(
         _ elements: [Element], _ body: (Element) throws(SearchlightError) -> Result
     ) throws(SearchlightError) -> [Result] {
-        guard elements.count > 1 else { return try elements.map { element throws(SearchlightError) in try body(element) } }
+        guard elements.count > 1 else {
+            return try elements.map { element throws(SearchlightError) in try body(element) }
+        }
         let results = Mutex([Swift.Result<Result, SearchlightError>?](repeating: nil, count: elements.count))
         withoutActuallyEscaping(body) { body in
             nonisolated(unsafe) let body = body

@@ -28,11 +28,11 @@ public struct IndexTransaction: Sendable {
     var database: XapianDatabase { shards[0] }
 
     /// Does `write` on the shard at `index` (the index's own database for one that is not made of
-    /// shards), and records it in the batch's journal.
+    /// shards), and records it in the batch's journal unless it left the shard as it was.
     @discardableResult
     func write(_ write: ShardWrite, on index: Int = 0) throws(SearchlightError) -> ShardWrite.Outcome {
         let outcome = try naming(index) { () throws(SearchlightError) in try write.perform(on: shards[index]) }
-        journal?.record(write, on: index)
+        if !outcome.changesNothing { journal?.record(write, on: index) }
         return outcome
     }
 
@@ -119,12 +119,13 @@ public struct IndexTransaction: Sendable {
         }
         let (placed, shardOf) = try placed(items, now: now)
         var positions = [[Int]](repeating: [], count: shards.count)
-        for (position, shard) in shardOf.enumerated() { positions[shard].append(position) }
+        for (position, shard) in shardOf.enumerated() where shard >= 0 { positions[shard].append(position) }
         let parts = positions.map { $0.map { placed[$0] } }
         let results = try eachShard { index, _ throws(SearchlightError) in
             parts[index].isEmpty ? [] : try write(.store(items: parts[index], now: now), on: index).stored
         }
-        var ordered = [XapianDatabase.StoreOutcome](repeating: .unchanged, count: items.count)
+        // An item expired already that no shard holds is written nowhere.
+        var ordered = shardOf.map { $0 < 0 ? XapianDatabase.StoreOutcome.expired : .unchanged }
         for (shardPositions, shardResults) in zip(positions, results) {
             for (position, result) in zip(shardPositions, shardResults) { ordered[position] = result }
         }
@@ -132,7 +133,8 @@ public struct IndexTransaction: Sendable {
         return report
     }
 
-    /// Where each of `items` goes in a topology, and each with the document id it is stored at.
+    /// Where each of `items` goes in a topology (-1 for an expired item that no shard holds), and
+    /// each with the document id it is stored at.
     ///
     /// Xapian numbers a topology's documents by interleaving its shards' (the document `d` of the
     /// shard at position `s` of `k` is `(d - 1) × k + s + 1`). An item already stored stays where it
@@ -158,8 +160,10 @@ public struct IndexTransaction: Sendable {
             } else if let earlier = given[identity] {
                 // The same item twice in one write: the second replaces the first.
                 shardOf[index] = shardOf[earlier]
-            } else if item.expiration == 0 || item.expiration > now {
-                // An item expired already is not stored, and takes no id.
+            } else if item.expiration != 0 && item.expiration <= now {
+                // An item expired already is not stored, takes no id, and removes nothing.
+                shardOf[index] = -1
+            } else {
                 guard next <= UInt64(UInt32.max) else {
                     throw SearchlightError(
                         .indexUnavailable, "The index at \(topology?.path ?? "") has used every document id")

@@ -42,6 +42,8 @@ enum ShardWrite: Codable, Sendable {
         /// The field added or removed (nil when the shard did not have the field to remove), and
         /// how many items it filled or cleared.
         case field(ItemAttribute?, items: Int)
+        /// Done, with nothing to report.
+        case done
 
         var stored: [XapianDatabase.StoreOutcome] { if case .stored(let outcomes) = self { outcomes } else { [] } }
         var removed: [XapianDatabase.RemovalOutcome] { if case .removed(let outcomes) = self { outcomes } else { [] } }
@@ -50,6 +52,18 @@ enum ShardWrite: Codable, Sendable {
             switch self {
             case .count(let count), .field(_, let count): count
             default: 0
+            }
+        }
+
+        /// Whether the write left its shard as it was: a batch of such writes commits nothing.
+        var changesNothing: Bool {
+            switch self {
+            case .stored(let outcomes): outcomes.allSatisfy { $0 == .unchanged }
+            case .removed(let outcomes): !outcomes.contains(.removed)
+            case .viewed(let recorded): !recorded.contains(true)
+            case .count(let count): count == 0
+            case .field(let field, _): field == nil
+            case .done: false
             }
         }
     }
@@ -94,7 +108,7 @@ enum ShardWrite: Codable, Sendable {
         case .clearMeaning:
             try shard.clearMeaning()
             try shard.setMeaningModel(nil)
-            return .count(0)
+            return .done
         }
     }
 }

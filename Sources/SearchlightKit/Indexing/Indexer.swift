@@ -134,9 +134,11 @@ public struct Indexer: Sendable {
     private func indexDirectly(
         _ inputs: [Input], into index: SearchableIndex, report: inout IndexingReport, progress: (Progress) -> Void
     ) throws(SearchlightError) {
-        // The files are decoded on every core.
-        let decoded = try ParallelWork.map(inputs) { input in input.read() }
-        progress(Progress(phase: .reading, files: inputs.count, filesRead: inputs.count, items: 0))
+        var decoded: [DecodedInput] = []
+        for (position, input) in inputs.enumerated() {
+            decoded.append(input.read())
+            progress(Progress(phase: .reading, files: inputs.count, filesRead: position + 1, items: 0))
+        }
         if strict, report.rejected > 0 {
             for input in decoded {
                 report.rejected += input.rejections.count
