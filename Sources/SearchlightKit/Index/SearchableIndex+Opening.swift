@@ -28,7 +28,9 @@ extension SearchableIndex {
             guard case .folder(let folder) = shard else { preconditionFailure("a remote shard") }
             var writer = try openWriter(path: folder, lockTimeout: lockTimeout)
             do throws(SearchlightError) {
-                return (writer, try upgradeIfOlder(path: folder, writer: &writer))
+                // Rebuilding replaces the writer with the new generation's.
+                let upgrade = try upgradeIfOlder(path: folder, writer: &writer)
+                return (writer, upgrade)
             } catch {
                 try? writer.close()
                 throw error
