@@ -62,24 +62,4 @@ enum ParallelWork {
         }
     }
 
-    /// `body` of each element, up to one at a time a core (`DispatchQueue.concurrentPerform`), in
-    /// their order: for work that computes without blocking, such as decoding input files.
-    ///
-    /// - Throws: the error of the first element (in their order) whose work failed.
-    static func map<Element: Sendable, Result: Sendable>(
-        _ elements: [Element], _ body: (Element) throws(SearchlightError) -> Result
-    ) throws(SearchlightError) -> [Result] {
-        guard elements.count > 1 else {
-            return try elements.map { element throws(SearchlightError) in try body(element) }
-        }
-        let results = Mutex([Swift.Result<Result, SearchlightError>?](repeating: nil, count: elements.count))
-        withoutActuallyEscaping(body) { body in
-            nonisolated(unsafe) let body = body
-            DispatchQueue.concurrentPerform(iterations: elements.count) { index in
-                let outcome = Swift.Result { () throws(SearchlightError) in try body(elements[index]) }
-                results.withLock { $0[index] = outcome }
-            }
-        }
-        return try results.withLock { $0 }.map { outcome throws(SearchlightError) in try outcome!.get() }
-    }
 }

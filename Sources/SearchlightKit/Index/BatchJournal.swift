@@ -93,16 +93,20 @@ struct BatchJournal: Codable {
 extension SearchableIndex {
     /// Completes on every shard the batch a journal holds, if any: a shard whose number is one
     /// below the journal's does its writes again and commits them with the journal's number. Then
-    /// the journal goes. Without a journal, the shards must all hold the same batch.
+    /// the journal goes. Without a journal, the shards must all hold the same batch. Returns the
+    /// number of the batch every shard then holds.
     ///
     /// - Throws: ``SearchlightError/Code/indexUnavailable`` naming the shards and their batches
     ///   when they hold batches that no journal reconciles (a shard restored from an older backup,
     ///   say); what a shard's write or commit fails with, naming the shard.
-    static func completeJournaledBatch(_ writers: [XapianDatabase], _ topology: Topology) throws(SearchlightError) {
+    @discardableResult
+    static func completeJournaledBatch(_ writers: [XapianDatabase], _ topology: Topology) throws(SearchlightError)
+        -> UInt64
+    {
         let batches = try writers.map { writer throws(SearchlightError) in try BatchJournal.batch(of: writer) }
         guard let journal = try BatchJournal.read(for: topology) else {
             guard Set(batches).count <= 1 else { throw differentBatches(batches, topology) }
-            return
+            return batches.first ?? 0
         }
         guard journal.writes.count == writers.count,
             batches.allSatisfy({ $0 == journal.batch || $0 + 1 == journal.batch })
@@ -121,6 +125,7 @@ extension SearchableIndex {
             }
         }
         BatchJournal.remove(for: topology)
+        return journal.batch
     }
 
     private static func differentBatches(_ batches: [UInt64], _ topology: Topology, journal: UInt64? = nil)

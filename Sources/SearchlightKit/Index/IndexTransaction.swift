@@ -51,17 +51,10 @@ public struct IndexTransaction: Sendable {
         try SearchableItem.validateDomain(options.domainIdentifier)
         let options = options.with(customFields: try database.customFields())
         var report = IndexingReport()
-        var inputs = inputs
-        for index in inputs.indices { report.unchanged += try confirmKnownLines(&inputs[index], now: now) }
-        // Each input's items are prepared on every core, then stored in the inputs' order.
-        let prepared = try ParallelWork.map(inputs) { input throws(SearchlightError) in
-            var prepared = IndexingReport()
-            return (try options.prepare(input, now: now, report: &prepared).map(\.item), prepared)
-        }
         var items: [StoredItem] = []
-        for (inputItems, inputReport) in prepared {
-            items += inputItems
-            report.merge(inputReport)
+        for var input in inputs {
+            report.unchanged += try confirmKnownLines(&input, now: now)
+            items += try options.prepare(input, now: now, report: &report).map(\.item)
         }
         report.indexed = report.unchanged
         guard !items.isEmpty, !(strict && report.rejected > 0) else { return report }

@@ -53,8 +53,8 @@ extension SearchableIndex {
     /// Opens a writer with `open`, trying again every 50 ms until `deadline` while Xapian's lock
     /// is held. Local writers wait for each other in the kernel on the folder's lock
     /// (``FolderLock``), so Xapian's is free at once unless a process that does not take the
-    /// folder's lock holds it (`xapian-compact`, a writer of a stub file of the user's); a remote
-    /// shard's server gives no way to wait but asking again.
+    /// folder's lock holds it (`xapian-compact`, a writer of a stub file of the user's), which gives
+    /// no way to wait but asking again.
     ///
     /// - Throws: ``SearchlightError/Code/indexLocked`` past the deadline, or whatever opening
     ///   fails with.

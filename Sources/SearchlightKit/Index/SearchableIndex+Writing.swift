@@ -23,8 +23,9 @@ extension SearchableIndex {
         if let topology {
             return try shardWriters.withLock { writers throws(SearchlightError) in
                 // A batch an earlier commit left on some shards only is completed first.
-                try Self.completeJournaledBatch(writers, topology)
-                return try Self.shardedTransaction(writers, topology) { journal throws(SearchlightError) in
+                let last = try Self.completeJournaledBatch(writers, topology)
+                return try Self.shardedTransaction(writers, topology, batch: last + 1) {
+                    journal throws(SearchlightError) in
                     try body(IndexTransaction(shards: writers, topology: topology, journal: journal))
                 }
             }
@@ -41,14 +42,15 @@ extension SearchableIndex {
     }
 
     /// Runs `body` in one transaction on each shard, journals what it wrote (``BatchJournal``),
-    /// and commits the shards concurrently, each with the batch's number, then removes the journal.
+    /// and commits the shards concurrently, each with the number `batch`, then removes the journal.
     /// A batch that wrote nothing commits nothing.
     ///
     /// - Throws: the first error of `body` (every shard's transaction is then abandoned); when a
     ///   shard fails to commit, its error naming it: the batch stays journaled, and the next write
     ///   (or the next writer to open the topology) completes it on the shards that did not commit.
     static func shardedTransaction<T>(
-        _ writers: [XapianDatabase], _ topology: Topology, _ body: (ShardJournal) throws(SearchlightError) -> T
+        _ writers: [XapianDatabase], _ topology: Topology, batch: UInt64,
+        _ body: (ShardJournal) throws(SearchlightError) -> T
     ) throws(SearchlightError) -> T {
         var begun: [XapianDatabase] = []
         let journal = ShardJournal(shards: writers.count)
@@ -64,9 +66,6 @@ extension SearchableIndex {
                 for writer in begun { writer.cancel() }
                 return result
             }
-            let batch =
-                try writers.map { writer throws(SearchlightError) in try BatchJournal.batch(of: writer) }
-                .max()! + 1
             for writer in writers { try writer.setMetadata(BatchJournal.batchKey, String(batch)) }
             try BatchJournal(batch: batch, writes: writes).save(for: topology)
         } catch {

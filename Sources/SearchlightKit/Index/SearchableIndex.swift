@@ -164,7 +164,7 @@ public final class SearchableIndex: Sendable {
                 } catch  where error.failure == .modified && topology != nil {
                     // The shards moved on by more than a commit while the spare view found them
                     // holding different batches: a view of one batch is waited for.
-                    database = try Self.openView(topology!, waiting: Self.remoteTimeout)
+                    database = try Self.openReader(path: path, topology: topology)
                     return try body(database)
                 }
             }
