@@ -46,21 +46,6 @@ void copy_kit_records(const Xapian::Database &from, Xapian::WritableDatabase &to
     }
 }
 
-/// Opens the database a compaction just wrote, for writing. The compactor held its lock while
-/// writing; a process this one spawned meanwhile keeps a copy of that lock until it runs its
-/// program, so a busy lock is tried again for a while before it counts as a failure.
-Xapian::WritableDatabase open_merged(const std::string &path) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (true) {
-        try {
-            return Xapian::WritableDatabase(path, Xapian::DB_OPEN | Xapian::DB_NO_SYNC);
-        } catch (const Xapian::DatabaseLockError &) {
-            if (std::chrono::steady_clock::now() >= deadline) throw;
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        }
-    }
-}
-
 }  // namespace
 
 namespace {
@@ -96,7 +81,7 @@ int32_t add_item(cx_bulk &bulk, Segment &segment, uint32_t segment_index, const 
             if (occurrence.base != 0) cx::keep_views(document, stored, item);
             segment.count_spelling(document);
             segment.sources.record(segment.writer, item);
-            occurrence.stored = segment.add(document, item.data.length, bulk.flush_bytes);
+            occurrence.stored = segment.add(document, item.data.length, bulk.flush_bytes, item.document_id);
             // An item read from another file than its stored version is stored again for its
             // source, and reported unchanged (4).
             occurrence.outcome = sameness == cx::Sameness::moved ? 4 : occurrence.base != 0 ? 1 : 0;
@@ -243,7 +228,8 @@ cx_status cx_bulk_copy_survivors(cx_bulk *bulk, uint32_t segment_index, char **o
     }
 }
 
-cx_status cx_bulk_merge(cx_bulk *bulk, const char *destination, bool survivors_copied, char **out_error) {
+cx_status cx_bulk_merge(cx_bulk *bulk, const char *destination, bool survivors_copied, bool keep_ids,
+                        char **out_error) {
     if (bulk == nullptr || !bulk->resolved || destination == nullptr)
         return cx::fail(CX_ERR_INVALID_ARGUMENT, "no resolved build or no destination", out_error);
     try {
@@ -259,23 +245,27 @@ cx_status cx_bulk_merge(cx_bulk *bulk, const char *destination, bool survivors_c
             segment->commit_all();
             sources.add_database(Xapian::Database(segment->path));
         }
-        sources.compact(destination);
+        sources.compact(destination, keep_ids ? Xapian::DBCOMPACT_NO_RENUMBER : 0);
         // Nobody reads the new database before it is published, and one that is not published is
         // thrown away: no syncing here (the caller syncs it before publishing). Not DB_DANGEROUS:
         // deleting in place from a compacted glass database damages its postlist table (Xapian
         // 1.4.22, seen in IndexerTests.rerun).
-        Xapian::WritableDatabase merged = open_merged(destination);
+        Xapian::WritableDatabase merged = cx::open_compacted(destination, Xapian::DB_OPEN | Xapian::DB_NO_SYNC);
         // Xapian's compactor renumbers each source after the previous one, squeezing out only the
         // gap before its first document: the current database, first, keeps its documents at
-        // `id - (first - 1)`.
+        // `id - (first - 1)`, or, keeping ids, at `id`.
+        const Xapian::docid shift = keep_ids ? 0 : base_first - 1;
         if (!rebuild) {
-            for (Xapian::docid id : bulk->superseded) merged.delete_document(id - (base_first - 1));
+            for (Xapian::docid id : bulk->superseded) merged.delete_document(id - shift);
         } else {
             // The current database was not compacted in: its source paths and the Kit's records
             // are copied.
             copy_source_paths(first.base, merged);
             copy_kit_records(first.base, merged);
         }
+        // An empty current database is not compacted in either, but may hold the Kit's records
+        // (custom fields added before the first item).
+        if (!first.has_base && !bulk->base_path.empty()) copy_kit_records(first.base, merged);
         merged.set_metadata(cx::format_key, cx::format);
         cx::build_tiers(merged);
         merged.commit();

@@ -59,10 +59,16 @@ struct Segment {
     /// A segment is written with DB_DANGEROUS, which glass cannot cancel: when adding fails (the
     /// disk is full, say), glass's own clean-up throws "cancel() not supported" in place of the
     /// failure, which is then reported as the failure to write the segment that it stands for.
-    Xapian::docid add(const Xapian::Document &document, uint64_t data_bytes, uint64_t flush_bytes) {
-        Xapian::docid added;
+    /// With `id`, the document is stored at that id.
+    Xapian::docid add(const Xapian::Document &document, uint64_t data_bytes, uint64_t flush_bytes,
+                      Xapian::docid id = 0) {
+        Xapian::docid added = id;
         try {
-            added = writer.add_document(document);
+            if (id == 0) {
+                added = writer.add_document(document);
+            } else {
+                writer.replace_document(id, document);
+            }
         } catch (const Xapian::InvalidOperationError &error) {
             throw Xapian::DatabaseError(
                 "Cannot write a segment of the bulk build at " + path + "; the disk may be full", error.get_msg());

@@ -48,6 +48,18 @@ cx_status check_format(cx_database &database, char **out_error) {
 
 }  // namespace
 
+Xapian::WritableDatabase cx::open_compacted(const std::string &path, int flags) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (true) {
+        try {
+            return Xapian::WritableDatabase(path, flags);
+        } catch (const Xapian::DatabaseLockError &) {
+            if (std::chrono::steady_clock::now() >= deadline) throw;
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+    }
+}
+
 extern "C" {
 
 cx_status cx_database_open(const char *path, cx_open_mode mode, cx_database **out, char **out_error) {
@@ -178,7 +190,7 @@ cx_status cx_database_compact(cx_database *database, const char *destination, ch
         }
         Xapian::Database committed(database->path);
         committed.compact(destination);
-        Xapian::WritableDatabase compacted(destination, Xapian::DB_OPEN);
+        Xapian::WritableDatabase compacted = cx::open_compacted(destination, Xapian::DB_OPEN);
         if (database->writable) cx::restamp_tiers(compacted);
         else cx::build_tiers(compacted);
         compacted.commit();

@@ -51,3 +51,13 @@ struct cx_database {
     /// them (tiers.cpp).
     std::shared_ptr<cx::TierNotes> tier_notes;
 };
+
+namespace cx {
+
+/// Opens the database a compaction just wrote into `path`, for writing, with Xapian's `flags`.
+/// The compactor held that folder's lock while writing; a process spawned meanwhile by any thread
+/// keeps a copy of the lock until it runs its program, so a busy lock is tried again for a while
+/// before it counts as a failure.
+Xapian::WritableDatabase open_compacted(const std::string &path, int flags);
+
+}  // namespace cx

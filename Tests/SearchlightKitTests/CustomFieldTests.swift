@@ -97,6 +97,21 @@ struct CustomFieldTests {
         try reopened.close()
     }
 
+    @Test("fields added to an empty index stay through its first bulk build, which merges no items of its own")
+    func keptByFirstBulkBuild() throws {
+        let test = try TestIndex()
+        _ = try test.index.addField("color", type: .string)
+        let lines = (0..<3000).map { number in
+            #"{"canonicalIdentifier":"bulk/\#(number)","title":"Bulk paint \#(String(repeating: "pigment ", count: 40))","color":"\#(number % 3 == 0 ? "teal" : "ochre")"}"#
+        }
+        let report = try Indexer(jobs: 2, now: now).index(
+            [.data(Data(lines.joined(separator: "\n").utf8), name: "bulk.jsonl", format: .lines)], into: test.index)
+        #expect(report.added == 3000)
+        #expect(test.index.generation == 1)
+        #expect(try test.index.fields().map(\.name) == ["color"])
+        #expect(try test.index.search(SearchQuery("color:teal"), now: now).total == 1000)
+    }
+
     @Test("a field added to more items than one pass reads reaches every carrier, once, and only them")
     func addedOverManyPasses() throws {
         let test = try TestIndex()

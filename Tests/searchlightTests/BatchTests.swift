@@ -5,17 +5,21 @@ import Testing
 
 /// A writer's topology of three local shards, and numbered batches written to it: batch `b` is a
 /// file of ``size`` items and three markers (new items in a row, so one lands on each shard), each
-/// carrying the field `batch` = `b<b>`.
+/// carrying the field `batch` = `b<b>`. Batches are small (one transaction a shard) or `large`,
+/// over a megabyte, which the writer builds with bulk builders into each shard's next generation
+/// while the shards hold fewer than about 15,000 items.
 struct Batches: Sendable {
     static let size = 1_000
     let workspace: Workspace
+    let large: Bool
     /// The writer's topology file, in the folder `xapian-replicate-server` serves.
     let writer: String
     /// Every process that commits to the shards keeps changesets for their replicas.
     static let changesets = ["XAPIAN_MAX_CHANGESETS": "100"]
 
-    init(_ workspace: Workspace) throws {
+    init(_ workspace: Workspace, large: Bool = false) throws {
         self.workspace = workspace
+        self.large = large
         try FileManager.default.createDirectory(atPath: workspace.path + "/writer", withIntermediateDirectories: true)
         writer = try workspace.write("writer/cluster", "auto shard-1\nauto shard-2\nauto shard-3\n")
         let field = try workspace.run(
@@ -27,14 +31,37 @@ struct Batches: Sendable {
     func file(_ batch: Int) throws -> String {
         let name = "batch-\(batch).jsonl"
         if FileManager.default.fileExists(atPath: workspace.path + "/" + name) { return workspace.path + "/" + name }
-        func line(_ identifier: String, _ title: String) -> String {
-            #"{"canonicalIdentifier":"\#(identifier)","title":"\#(title)","contentDescription":"One of a batch","#
+        let lines = self.lines(batch)
+        return try workspace.write(name, lines.joined(separator: "\n") + "\n")
+    }
+
+    /// The lines of batch `batch`'s file.
+    private func lines(_ batch: Int) -> [String] {
+        func line(_ identifier: String, _ title: String, _ number: Int) -> String {
+            let description =
+                large
+                ? "One of a batch, " + (0..<160).map { "word\(($0 * 7 + number) % 211)" }.joined(separator: " ")
+                : "One of a batch"
+            return
+                #"{"canonicalIdentifier":"\#(identifier)","title":"\#(title)","contentDescription":"\#(description)","#
                 + #""contentIndexMode":"public","contentMetadata":{"customMetadata":{"batch":"b\#(batch)"}}}"#
         }
-        let lines =
-            (1...Self.size).map { line("b\(batch)/\($0)", "item \($0 % 50)") }
-            + (1...3).map { line("marker/b\(batch)/\($0)", "marker") }
-        return try workspace.write(name, lines.joined(separator: "\n") + "\n")
+        return (1...Self.size).map { line("b\(batch)/\($0)", "item \($0 % 50)", $0) }
+            + (1...3).map { line("marker/b\(batch)/\($0)", "marker", $0) }
+    }
+
+    /// Writes batch `batch` into `index` in runs of a tenth of it, each in one transaction: one
+    /// index numbering the batch's items in the order they are read. Each item names the batch's
+    /// file as its source, as when the file is indexed whole.
+    func writeInRuns(_ batch: Int, into index: String) throws {
+        let source = try file(batch)
+        let lines = self.lines(batch).map { $0.dropLast() + #","source":"\#(source)"}"# }
+        for start in stride(from: 0, to: lines.count, by: lines.count / 10 + 1) {
+            let part = lines[start..<min(start + lines.count / 10 + 1, lines.count)]
+            let file = try workspace.write("run-\(batch)-\(start).jsonl", part.joined(separator: "\n") + "\n")
+            let run = try workspace.run(["index", file, "--index", index], environment: Self.changesets)
+            #expect(run.status == 0, "batch \(batch): \(run.stderr)")
+        }
     }
 
     /// Starts `searchlight index` of batch `batch` into `index` (the writer's topology).
@@ -122,7 +149,12 @@ struct Batches: Sendable {
         let one = workspace.path + "/one-\(UUID().uuidString)"
         #expect(
             try workspace.run(["fields", "add", "batch", "--type", "string", "--index", one]).status == 0)
-        for batch in batches { try write(batch, into: one) }
+        for batch in batches {
+            // One index of large batches built in bulk numbers each segment's items in turn: runs
+            // small enough for one transaction each number them in the order they are read, as a
+            // topology does.
+            if large { try writeInRuns(batch, into: one) } else { try write(batch, into: one) }
+        }
         func export(_ index: String) throws -> [String] {
             let run = try workspace.run(["export", "--all-domains", "--index", index])
             #expect(run.status == 0, "\(run.stderr)", sourceLocation: sourceLocation)
@@ -213,15 +245,20 @@ final class ShardMachine {
 @Suite("A topology's batches are whole: on every shard or on none", .temporaryFolder, .serialized)
 struct BatchTests {
     @Test(
-        "a writer killed (-9) at random moments, 20 times: shards pass xapian-check, readers never see part of a batch, and the next writer completes it"
-    )
-    func writerKilled() async throws {
+        "a writer killed (-9) at random moments, 20 times: shards pass xapian-check, readers never see part of a batch, and the next writer completes it",
+        arguments: [false, true])
+    func writerKilled(large: Bool) async throws {
         let workspace = try Workspace()
-        let batches = try Batches(workspace)
+        let batches = try Batches(workspace, large: large)
         // How long a batch takes to commit here: the kills fall late in it, where it commits.
         let started = Date()
         try batches.write(1)
         let duration = Date().timeIntervalSince(started)
+        for shard in 1...3 {
+            // A large batch is published as each shard's next generation.
+            let stub = try? String(contentsOfFile: workspace.path + "/writer/shard-\(shard)/XAPIANDB", encoding: .utf8)
+            #expect((stub == "auto gen-000001\n") == large, "shard \(shard): \(stub ?? "no stub")")
+        }
         let service = try RunningServer(index: batches.writer, extra: ["--read-only"])
         defer { _ = service.stop() }
         let watcher = Batches.Watcher(service.baseURL)
@@ -241,7 +278,8 @@ struct BatchTests {
             writer.finish()
             if FileManager.default.fileExists(atPath: journal) { journaled += 1 }
             for shard in 1...3 {
-                let check = try runProgram("/usr/bin/xapian-check", [workspace.path + "/writer/shard-\(shard)"])
+                let check = try runProgram(
+                    "/usr/bin/xapian-check", [currentDatabase(workspace.path + "/writer/shard-\(shard)")])
                 #expect(check.status == 0, "shard \(shard) after batch \(batch): \(check.output)")
             }
         }
@@ -254,7 +292,9 @@ struct BatchTests {
         try batches.expectSameAsOneIndex(batches.writer)
         // Kills that left a journal: their batches were completed, not lost.
         #expect(journaled > 0, "no kill fell while the shards committed")
-        print("BatchTests.writerKilled: \(journaled) of 20 kills left a journaled batch; \(checks) checks")
+        print(
+            "BatchTests.writerKilled(large: \(large)): \(journaled) of 20 kills left a journaled batch; \(checks) checks"
+        )
     }
 
     enum Victim: String, CaseIterable, Sendable {

@@ -39,7 +39,9 @@ struct ShardTests {
     }
 
     /// Each query's answer: its total, and its results' identifiers and scores in order.
-    func answers(_ workspace: Workspace, index: String) throws -> [(total: Int, ids: [String], scores: [Int])] {
+    func answers(_ workspace: Workspace, index: String) throws -> [(
+        total: Int, estimated: Bool, ids: [String], scores: [Int]
+    )] {
         try Self.queries.map { query in
             let run = try workspace.run(
                 ["search"] + query + ["--index", index, "--now", corpusNow, "--limit", "400", "--json"])
@@ -48,6 +50,7 @@ struct ShardTests {
             let results = answer["results"] as? [[String: Any]] ?? []
             return (
                 answer["total"] as? Int ?? -1,
+                answer["totalIsEstimate"] as? Bool ?? true,
                 results.map { "\($0["domain"] ?? "")/\($0["canonicalIdentifier"] ?? "")" },
                 results.map { $0["score"] as? Int ?? -1 }
             )
@@ -170,6 +173,56 @@ struct ShardTests {
         #expect(compared == 540)
         // Ties are common in these answers: their order is part of what is compared.
         #expect(tied > 100, "\(tied) answers with ties")
+    }
+
+    @Test(
+        "a large file indexed through shards is built in bulk into each shard's next generation, and answers as one index of the same items, ties included"
+    )
+    func bulkBuiltAsOneIndex() throws {
+        let workspace = try Workspace()
+        let cluster = try Cluster(in: workspace)
+        // The corpus eight times over (each copy's items named apart): 1.4 MB, and ties everywhere.
+        let reference = workspace.path + "/corpus-index"
+        #expect(try workspace.run(["index", repositoryRoot + "/corpus", "--index", reference]).status == 0)
+        let exported = try workspace.run(["export", "--all-domains", "--index", reference])
+        let items = exported.stdout.split(separator: "\n").map(String.init)
+        let lines = (1...8).flatMap { copy in
+            items.map {
+                $0.replacingOccurrences(
+                    of: #""$canonical_identifier":""#, with: #""$canonical_identifier":"c\#(copy)/"#)
+            }
+        }
+        let large = try workspace.write("large.jsonl", lines.joined(separator: "\n") + "\n")
+        let indexed = try workspace.run(["index", large, "--index", cluster.writer, "--now", corpusNow, "--json"])
+        #expect(indexed.status == 0, "\(indexed.stderr)")
+        #expect(try indexed.object()["added"] as? Int == lines.count)
+        for shard in 1...3 {
+            let stub = try? String(contentsOfFile: workspace.path + "/shard-\(shard)/XAPIANDB", encoding: .utf8)
+            #expect(stub == "auto gen-000001\n", "shard \(shard) has a new generation")
+        }
+        // One index written in runs of one transaction each numbers the items in the order read,
+        // as the topology's writer does.
+        let one = workspace.path + "/one-index"
+        for start in stride(from: 0, to: lines.count, by: 400) {
+            let part = try workspace.write(
+                "part-\(start).jsonl", lines[start..<min(start + 400, lines.count)].joined(separator: "\n") + "\n")
+            #expect(try workspace.run(["index", part, "--index", one, "--now", corpusNow]).status == 0)
+        }
+        // Totals the matcher estimates (an empty query seen by one domain, here) are estimated
+        // from each shard's own figures, and may differ; so may whether one is exact.
+        let single = try answers(workspace, index: one)
+        for index in [cluster.topology, cluster.writer] {
+            for (query, (a, b)) in zip(Self.queries, zip(try answers(workspace, index: index), single)) {
+                #expect(a.ids == b.ids && a.scores == b.scores, "\(query) on \(index)")
+                #expect(a.estimated || b.estimated || a.total == b.total, "\(query) on \(index)")
+            }
+        }
+        // The same file again changes nothing: no shard commits.
+        let again = try workspace.run(["index", large, "--index", cluster.writer, "--now", corpusNow, "--json"])
+        #expect(try again.object()["unchanged"] as? Int == lines.count)
+        let stats = try workspace.run(["stats", "--index", cluster.writer, "--json"]).object()
+        let batches = (stats["shards"] as? [[String: Any]] ?? []).compactMap { $0["batch"] as? Int }
+        #expect(batches == [1, 1, 1])
     }
 
     @Test("indexing the same files again through shards changes nothing")

@@ -166,7 +166,9 @@ typedef struct cx_item {
     /// The document id a new item is stored at, or 0 for the next one (Xapian's own): the writer of
     /// a topology gives each new item the id one index of the same items would give it, on the
     /// shard Xapian reads that id from (`cx_database_find_documents`). Ignored for an item already
-    /// stored, which keeps its id. Must be past the database's last id.
+    /// stored, which keeps its id. Must be past the database's last id. In a bulk build
+    /// (`cx_bulk_add`), the id its segment stores it at, a stored item's new version included, for
+    /// a merge that keeps every id (`cx_bulk_merge` with `keep_ids`).
     uint32_t document_id;
 } cx_item;
 
@@ -665,11 +667,13 @@ cx_status cx_bulk_copy_survivors(cx_bulk *_Nullable bulk, uint32_t segment, char
 /// Writes a resolved build as a new database in `destination` (a NUL-terminated path that must
 /// not exist): the current database and the segments compacted together, then the superseded
 /// documents deleted, committed; or, with `survivors_copied` (`cx_bulk_copy_survivors` ran for
-/// every segment), the segments alone compacted. Runs on the calling thread. Returns `CX_ERR_IO`
-/// (for example, the disk is full; `destination` may then hold a partial database for the caller
-/// to remove).
+/// every segment), the segments alone compacted. With `keep_ids`, every document keeps its id:
+/// the current database's, and the ids its items were added at (`cx_item.document_id`, each past
+/// the current database's last id), as a topology's shard needs. Runs on the calling thread.
+/// Returns `CX_ERR_IO` (for example, the disk is full; `destination` may then hold a partial
+/// database for the caller to remove).
 cx_status cx_bulk_merge(cx_bulk *_Nullable bulk, const char *_Nullable destination, bool survivors_copied,
-                        char *_Nullable *_Nullable out_error);
+                        bool keep_ids, char *_Nullable *_Nullable out_error);
 
 /// Frees the build, closing its segments. Removes nothing from disk. Accepts NULL.
 void cx_bulk_free(cx_bulk *_Nullable bulk);

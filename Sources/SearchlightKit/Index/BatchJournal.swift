@@ -19,6 +19,10 @@ struct BatchJournal: Codable {
     var batch: UInt64
     /// Each shard's writes, in the topology's order.
     var writes: [[ShardWrite]]
+    /// For a batch written by bulk builders (``Indexer``), the generation each shard it wrote
+    /// publishes (`nil` for a shard that only commits the batch's number): built whole, synced and
+    /// holding the batch's number before the journal is written, and kept until it is published.
+    var generations: [Int?]?
 
     static func path(of topology: Topology) -> String { topology.path + ".journal" }
 
@@ -54,7 +58,12 @@ struct BatchJournal: Codable {
             if index > 0 { data.append(UInt8(ascii: ",")) }
             data.append(part)
         }
-        data.append(contentsOf: "]}".utf8)
+        data.append(contentsOf: "]".utf8)
+        if let generations {
+            data.append(contentsOf: ",\"generations\":".utf8)
+            data.append(try JSONEncoder().encode(generations))
+        }
+        data.append(contentsOf: "}".utf8)
         return data
     }
 
@@ -100,18 +109,22 @@ extension SearchableIndex {
     ///   when they hold batches that no journal reconciles (a shard restored from an older backup,
     ///   say); what a shard's write or commit fails with, naming the shard.
     @discardableResult
-    static func completeJournaledBatch(_ writers: [XapianDatabase], _ topology: Topology) throws(SearchlightError)
-        -> UInt64
+    static func completeJournaledBatch(_ writers: inout [XapianDatabase], _ topology: Topology)
+        throws(SearchlightError) -> UInt64
     {
         let batches = try writers.map { writer throws(SearchlightError) in try BatchJournal.batch(of: writer) }
         guard let journal = try BatchJournal.read(for: topology) else {
             guard Set(batches).count <= 1 else { throw differentBatches(batches, topology) }
             return batches.first ?? 0
         }
-        guard journal.writes.count == writers.count,
+        guard journal.writes.count == writers.count, journal.generations.map({ $0.count == writers.count }) ?? true,
             batches.allSatisfy({ $0 == journal.batch || $0 + 1 == journal.batch })
         else { throw differentBatches(batches, topology, journal: journal.batch) }
         for (index, writer) in writers.enumerated() where batches[index] < journal.batch {
+            if let generation = journal.generations?[index] {
+                try publishJournaled(generation, of: journal, on: &writers[index], shard: index, of: topology)
+                continue
+            }
             try ParallelWork.naming(topology.shards[index].name) { () throws(SearchlightError) in
                 try writer.begin()
                 do throws(SearchlightError) {
@@ -126,6 +139,56 @@ extension SearchableIndex {
         }
         BatchJournal.remove(for: topology)
         return journal.batch
+    }
+
+    /// Publishes the generation a journaled batch built for a shard, which holds the batch's
+    /// number, and makes its writer the shard's.
+    private static func publishJournaled(
+        _ generation: Int, of journal: BatchJournal, on writer: inout XapianDatabase, shard index: Int,
+        of topology: Topology
+    ) throws(SearchlightError) {
+        let shard = topology.shards[index]
+        guard case .folder(let path) = shard else { return }
+        let folder = path + "/" + IndexLayout.folderName(generation)
+        try ParallelWork.naming(shard.name) { () throws(SearchlightError) in
+            guard FileSystem.kind(atPath: folder) == .directory else {
+                throw SearchlightError(
+                    .indexUnavailable,
+                    "The generation \(folder) that the journal \(BatchJournal.path(of: topology))"
+                        + " of batch \(journal.batch) publishes is missing: restore the shards from one backup, or "
+                        + "index everything again into new shards", failure: .corrupt)
+            }
+            let built = try retryingWhileLocked(until: .now.advanced(by: .seconds(10))) {
+                () throws(SearchlightError) in
+                try XapianDatabase(path: folder, writable: true, layout: .generation(generation))
+            }
+            do throws(SearchlightError) {
+                guard try BatchJournal.batch(of: built) == journal.batch else {
+                    throw SearchlightError(
+                        .indexUnavailable,
+                        "The generation \(folder) does not hold batch \(journal.batch), which its journal names",
+                        failure: .corrupt)
+                }
+                try publish(built, generation, at: path, replacing: &writer)
+            } catch {
+                try? built.close()
+                throw error
+            }
+        }
+    }
+
+    /// Makes `built`, the writer of a generation written whole and synced, the current one of the
+    /// index folder at `path` and the writer in place of `writer`, which is closed; then removes
+    /// what is stale.
+    static func publish(
+        _ built: XapianDatabase, _ generation: Int, at path: String, replacing writer: inout XapianDatabase
+    ) throws(SearchlightError) {
+        try IndexLayout.publish(generation, at: path, from: writer.layout)
+        built.folderLock = writer.folderLock
+        writer.folderLock = nil
+        try? writer.close()
+        writer = built
+        IndexLayout.removeStale(at: path, keeping: [generation])
     }
 
     private static func differentBatches(_ batches: [UInt64], _ topology: Topology, journal: UInt64? = nil)

@@ -26,7 +26,9 @@ extension SearchableIndex {
         let opened = ParallelWork.outcomes(topology.shards, names: topology.shards.map(\.name)) {
             _, shard throws(SearchlightError) -> (XapianDatabase, FormatUpgrade?) in
             guard case .folder(let folder) = shard else { preconditionFailure("a remote shard") }
-            var writer = try openWriter(path: folder, lockTimeout: lockTimeout)
+            // What is stale goes once a journaled batch is complete: it may publish a generation
+            // that looks stale until then.
+            var writer = try openWriter(path: folder, lockTimeout: lockTimeout, removingStale: false)
             do throws(SearchlightError) {
                 // Rebuilding replaces the writer with the new generation's.
                 let upgrade = try upgradeIfOlder(path: folder, writer: &writer)
@@ -36,16 +38,19 @@ extension SearchableIndex {
                 throw error
             }
         }
-        let writers = opened.compactMap { try? $0.get().0 }
+        var writers = opened.compactMap { try? $0.get().0 }
         for case .failure(let error) in opened {
             for writer in writers { try? writer.close() }
             throw error
         }
         do throws(SearchlightError) {
-            try completeJournaledBatch(writers, topology)
+            try completeJournaledBatch(&writers, topology)
         } catch {
             for writer in writers { try? writer.close() }
             throw error
+        }
+        for case (.folder(let folder), let writer) in zip(topology.shards, writers) {
+            IndexLayout.removeStale(at: folder, keeping: writer.layout.kept)
         }
         return (writers, opened.compactMap { try? $0.get().1 })
     }
@@ -190,8 +195,11 @@ extension SearchableIndex {
     /// the one it opens stays current. Xapian's lock is checked all the same: a writer that does
     /// not take the folder's lock (`xapian-compact`, a stub file of the user's) may hold it; a
     /// generation replaced meanwhile by such a writer is let go and the current one opened. Once
-    /// it holds both, the writer removes what a killed compaction or build left behind.
-    static func openWriter(path: String, lockTimeout: Duration) throws(SearchlightError) -> XapianDatabase {
+    /// it holds both, the writer removes what a killed compaction or build left behind, unless
+    /// `removingStale` is false (a topology's writer does so once a journaled batch is complete).
+    static func openWriter(path: String, lockTimeout: Duration, removingStale: Bool = true) throws(SearchlightError)
+        -> XapianDatabase
+    {
         let deadline = ContinuousClock.now.advanced(by: lockTimeout)
         if case .replica = IndexLayout.read(path) { throw replicaIsReadOnly(path) }
         let folderLock = try lockFolder(path, until: deadline, lockTimeout: lockTimeout)
@@ -212,7 +220,7 @@ extension SearchableIndex {
                 try? writer.close()
                 continue
             }
-            IndexLayout.removeStale(at: path, keeping: current.kept)
+            if removingStale { IndexLayout.removeStale(at: path, keeping: current.kept) }
             writer.layout = current
             writer.folderLock = folderLock
             return writer

@@ -23,7 +23,7 @@ extension SearchableIndex {
         if let topology {
             return try shardWriters.withLock { writers throws(SearchlightError) in
                 // A batch an earlier commit left on some shards only is completed first.
-                let last = try Self.completeJournaledBatch(writers, topology)
+                let last = try Self.completeJournaledBatch(&writers, topology)
                 return try Self.shardedTransaction(writers, topology, batch: last + 1) {
                     journal throws(SearchlightError) in
                     try body(IndexTransaction(shards: writers, topology: topology, journal: journal))

@@ -122,7 +122,13 @@ public struct Indexer: Sendable {
         }
         let sizes = inputs.map(\.size)
         let small = sizes.allSatisfy { $0 != nil } && sizes.reduce(0) { $0 + ($1 ?? 0) } < Self.directInputLimit
-        if small || !index.isFolder {
+        if let topology = index.topology, !small,
+            WriteCosts.shardsMerge(
+                inputBytes: sizes.reduce(0) { $0 + ($1 ?? Self.directInputLimit) },
+                documents: try index.shardDocumentBound())
+        {
+            try indexInBulk(inputs, acrossShardsOf: index, topology: topology, report: &report, progress: progress)
+        } else if small || !index.isFolder {
             try indexDirectly(inputs, into: index, report: &report, progress: progress)
         } else {
             try indexInBulk(inputs, into: index, report: &report, progress: progress)

@@ -94,8 +94,11 @@ final class BulkBuild: @unchecked Sendable {
 
     /// Writes the resolved build as a new database in `destination`: the segments and the current
     /// generation, or, once ``copySurvivors(into:)`` ran for every segment, the segments alone.
-    func merge(to destination: String, survivorsCopied: Bool) throws(SearchlightError) {
-        try XapianDatabase.check(path: indexPath) { error in cx_bulk_merge(handle, destination, survivorsCopied, error)
+    /// `keepingIDs`: every document keeps its id, the items' being those they were added at
+    /// (``StoredItem/documentID``), as a topology's shard needs.
+    func merge(to destination: String, survivorsCopied: Bool, keepingIDs: Bool = false) throws(SearchlightError) {
+        try XapianDatabase.check(path: indexPath) { error in
+            cx_bulk_merge(handle, destination, survivorsCopied, keepingIDs, error)
         }
     }
 }
