@@ -111,29 +111,12 @@ extension Indexer {
             }
 
             var order = 0
-            read: for (file, input) in inputs.enumerated() {
-                let emit = { (piece: DecodedInput) -> Bool in
-                    defer { order += 1 }
-                    return queues[order % jobs].put(Unit(order: order, file: file, input: piece))
-                }
-                switch input {
-                case .file(let name):
-                    BranchUniversalObjectReader.read(path: name, piece: 500, filter: filter) { piece in
-                        guard emit(piece) else { return false }
-                        progress(
-                            Progress(
-                                phase: .reading, files: inputs.count, filesRead: file,
-                                items: processed.load(ordering: .relaxed)))
-                        return true
-                    }
-                case .data:
-                    guard emit(input.read()) else { break read }
-                }
-                if queues.contains(where: \.isCancelled) { break }
-                progress(
-                    Progress(
-                        phase: .reading, files: inputs.count, filesRead: file + 1,
-                        items: processed.load(ordering: .relaxed)))
+            readInPieces(
+                inputs, filter: filter, progress: progress, items: { processed.load(ordering: .relaxed) },
+                stopped: { queues.contains(where: \.isCancelled) }
+            ) { piece, file in
+                defer { order += 1 }
+                return queues[order % jobs].put(Unit(order: order, file: file, input: piece))
             }
             for queue in queues { queue.close() }
 
@@ -169,6 +152,29 @@ extension Indexer {
                     try build.merge(to: destination, survivorsCopied: copying)
                 }
             }
+        }
+    }
+
+    /// Reads the inputs in pieces of about 500 items, handing each to `emit` with its input's
+    /// place in the run (`emit` returns false to stop), and reports the reading after each piece
+    /// and each input, with the `items` done so far. `stopped` is asked after each input.
+    func readInPieces(
+        _ inputs: [Input], filter: LineFilter?, progress: (Progress) -> Void, items: () -> Int,
+        stopped: () -> Bool, emit: (DecodedInput, Int) -> Bool
+    ) {
+        read: for (file, input) in inputs.enumerated() {
+            switch input {
+            case .file(let name):
+                BranchUniversalObjectReader.read(path: name, piece: 500, filter: filter) { piece in
+                    guard emit(piece, file) else { return false }
+                    progress(Progress(phase: .reading, files: inputs.count, filesRead: file, items: items()))
+                    return true
+                }
+            case .data:
+                guard emit(input.read(), file) else { break read }
+            }
+            if stopped() { break }
+            progress(Progress(phase: .reading, files: inputs.count, filesRead: file + 1, items: items()))
         }
     }
 

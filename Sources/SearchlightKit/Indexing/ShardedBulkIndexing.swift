@@ -176,26 +176,9 @@ extension Indexer {
                     return false
                 }
             }
-            read: for (file, input) in inputs.enumerated() {
-                switch input {
-                case .file(let name):
-                    BranchUniversalObjectReader.read(path: name, piece: 500) { piece in
-                        guard send(piece, file) else { return false }
-                        progress(
-                            Progress(
-                                phase: .reading, files: inputs.count, filesRead: file,
-                                items: processed.load(ordering: .relaxed)))
-                        return true
-                    }
-                case .data:
-                    guard send(input.read(), file) else { break read }
-                }
-                if failure != nil || queues.contains(where: \.isCancelled) { break }
-                progress(
-                    Progress(
-                        phase: .reading, files: inputs.count, filesRead: file + 1,
-                        items: processed.load(ordering: .relaxed)))
-            }
+            readInPieces(
+                inputs, filter: nil, progress: progress, items: { processed.load(ordering: .relaxed) },
+                stopped: { failure != nil || queues.contains(where: \.isCancelled) }, emit: send)
             if failure != nil { cancelAll() }
             for queue in queues { queue.close() }
             if let failure { throw failure }
