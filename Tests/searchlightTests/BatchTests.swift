@@ -49,20 +49,6 @@ struct Batches: Sendable {
             + (1...3).map { line("marker/b\(batch)/\($0)", "marker", $0) }
     }
 
-    /// Writes batch `batch` into `index` in runs of a tenth of it, each in one transaction: one
-    /// index numbering the batch's items in the order they are read. Each item names the batch's
-    /// file as its source, as when the file is indexed whole.
-    func writeInRuns(_ batch: Int, into index: String) throws {
-        let source = try file(batch)
-        let lines = self.lines(batch).map { $0.dropLast() + #","source":"\#(source)"}"# }
-        for start in stride(from: 0, to: lines.count, by: lines.count / 10 + 1) {
-            let part = lines[start..<min(start + lines.count / 10 + 1, lines.count)]
-            let file = try workspace.write("run-\(batch)-\(start).jsonl", part.joined(separator: "\n") + "\n")
-            let run = try workspace.run(["index", file, "--index", index], environment: Self.changesets)
-            #expect(run.status == 0, "batch \(batch): \(run.stderr)")
-        }
-    }
-
     /// Starts `searchlight index` of batch `batch` into `index` (the writer's topology).
     func start(_ batch: Int, into index: String? = nil) throws -> BackgroundRun {
         try startBinary(["index", try file(batch), "--index", index ?? writer], environment: Self.changesets)
@@ -148,12 +134,13 @@ struct Batches: Sendable {
         let one = workspace.path + "/one-\(UUID().uuidString)"
         #expect(
             try workspace.run(["fields", "add", "batch", "--type", "string", "--index", one]).status == 0)
-        for batch in batches {
-            // One index of large batches built in bulk numbers each segment's items in turn: runs
-            // small enough for one transaction each number them in the order they are read, as a
-            // topology does.
-            if large { try writeInRuns(batch, into: one) } else { try write(batch, into: one) }
-        }
+        // The batches' files in one run, with one segment builder: one index numbering the items
+        // in the order they are read, as a topology does (several builders number each one's
+        // items in turn).
+        let written = try workspace.run(
+            ["index"] + (try batches.map { try file($0) }) + ["--jobs", "1", "--index", one],
+            environment: Self.changesets)
+        #expect(written.status == 0, "\(written.stderr)", sourceLocation: sourceLocation)
         func export(_ index: String) throws -> [String] {
             let run = try workspace.run(["export", "--all-domains", "--index", index])
             #expect(run.status == 0, "\(run.stderr)", sourceLocation: sourceLocation)

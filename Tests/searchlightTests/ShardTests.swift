@@ -200,14 +200,10 @@ struct ShardTests {
             let stub = try? String(contentsOfFile: workspace.path + "/shard-\(shard)/XAPIANDB", encoding: .utf8)
             #expect(stub == "auto gen-000001\n", "shard \(shard) has a new generation")
         }
-        // One index written in runs of one transaction each numbers the items in the order read,
-        // as the topology's writer does.
+        // One index built with one segment builder numbers the items in the order read, as the
+        // topology's writer does (several builders number each one's items in turn).
         let one = workspace.path + "/one-index"
-        for start in stride(from: 0, to: lines.count, by: 400) {
-            let part = try workspace.write(
-                "part-\(start).jsonl", lines[start..<min(start + 400, lines.count)].joined(separator: "\n") + "\n")
-            #expect(try workspace.run(["index", part, "--index", one, "--now", corpusNow]).status == 0)
-        }
+        #expect(try workspace.run(["index", large, "--jobs", "1", "--index", one, "--now", corpusNow]).status == 0)
         // Totals the matcher estimates (an empty query seen by one domain, here) are estimated
         // from each shard's own figures, and may differ; so may whether one is exact.
         let single = try answers(workspace, index: one)
@@ -223,6 +219,32 @@ struct ShardTests {
         let stats = try workspace.run(["stats", "--index", cluster.writer, "--json"]).object()
         let batches = (stats["shards"] as? [[String: Any]] ?? []).compactMap { $0["batch"] as? Int }
         #expect(batches == [1, 1, 1])
+    }
+
+    @Test(
+        "a large file with a bad item, indexed through shards with --strict, writes nothing and leaves no build behind")
+    func strictBulkWritesNothing() throws {
+        let workspace = try Workspace()
+        let cluster = try Cluster(in: workspace)
+        let good = (1...2500).map {
+            #"{"canonicalIdentifier":"item/\#($0)","title":"Item \#($0) \#(String(repeating: "padding ", count: 60))"}"#
+        }
+        let file = try workspace.write("large.jsonl", (good + [#"{"title":"no identifier"}"#]).joined(separator: "\n"))
+        let run = try workspace.run(["index", file, "--index", cluster.writer, "--strict"])
+        #expect(run.stdout.contains("--strict: nothing was written"), "\(run.stdout)\(run.stderr)")
+        #expect(run.stderr.contains("large.jsonl"), "the rejection names the file: \(run.stderr)")
+        let stats = try workspace.run(["stats", "--index", cluster.writer, "--json"]).object()
+        #expect(stats["documents"] as? Int == 0)
+        #expect((stats["shards"] as? [[String: Any]] ?? []).compactMap { $0["batch"] as? Int } == [0, 0, 0])
+        for shard in 1...3 {
+            let names = try FileManager.default.contentsOfDirectory(atPath: workspace.path + "/shard-\(shard)")
+            #expect(!names.contains { $0.hasPrefix("gen-") || $0.hasPrefix("build-") }, "shard \(shard): \(names)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: cluster.writer + ".journal"))
+        // Without --strict, the good items go in, built in bulk.
+        let again = try workspace.run(["index", file, "--index", cluster.writer, "--json"])
+        #expect(try again.object()["added"] as? Int == good.count)
+        #expect(currentDatabase(workspace.path + "/shard-1").hasSuffix("gen-000001"))
     }
 
     @Test("indexing the same files again through shards changes nothing")

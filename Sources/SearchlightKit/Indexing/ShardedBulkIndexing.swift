@@ -1,3 +1,4 @@
+import Dispatch
 import FoundationEssentials
 import Synchronization
 
@@ -79,7 +80,8 @@ private struct ShardBuildState: Sendable {
 
 extension Indexer {
     /// Indexes the inputs into a topology's shards with a bulk build each: the reading thread
-    /// decodes and places the items, one builder a shard writes its items into a segment, and each
+    /// decodes and places the items, one builder a shard writes its items into a segment (at most
+    /// ``jobs`` of them at once), and each
     /// shard the run changes merges with its segment into its next generation, keeping every
     /// document id. The batch then goes whole or not at all, as any batch of a topology
     /// (``BatchJournal``): the generations are built, synced and stamped with the batch's number,
@@ -121,6 +123,9 @@ extension Indexer {
             let states = Mutex([ShardBuildState](repeating: ShardBuildState(), count: writers.count))
             let processed = Atomic<Int>(0)
             let queues = writers.map { _ in WorkQueue<ShardPiece>(capacity: 2) }
+            // At most ``jobs`` builders write at once, as many as a local build runs (a service
+            // leaves a core to its searches).
+            let turns = DispatchSemaphore(value: jobs)
             let cancelAll: @Sendable () -> Void = { for queue in queues { queue.cancel() } }
             for (shard, queue) in queues.enumerated() {
                 let (build, now) = (builds[shard], self.now)
@@ -128,6 +133,8 @@ extension Indexer {
                     try queue.serve(threads: 1, name: "shard-build-\(shard + 1)", stackSize: 4 << 20) { _, pieces in
                         for piece in pieces {
                             do throws(SearchlightError) {
+                                turns.wait()
+                                defer { turns.signal() }
                                 let outcomes = try build.add(
                                     piece.items, sequences: piece.sequences, segment: 0, now: now)
                                 states.withLock { $0[shard].report.count(outcomes) }
