@@ -158,10 +158,7 @@ extension SearchableIndex {
                         + " of batch \(journal.batch) publishes is missing: restore the shards from one backup, or "
                         + "index everything again into new shards", failure: .corrupt)
             }
-            let built = try retryingWhileLocked(until: .now.advanced(by: .seconds(10))) {
-                () throws(SearchlightError) in
-                try XapianDatabase(path: folder, writable: true, layout: .generation(generation))
-            }
+            let built = try lockGeneration(generation, at: path)
             do throws(SearchlightError) {
                 guard try BatchJournal.batch(of: built) == journal.batch else {
                     throw SearchlightError(
@@ -175,20 +172,6 @@ extension SearchableIndex {
                 throw error
             }
         }
-    }
-
-    /// Makes `built`, the writer of a generation written whole and synced, the current one of the
-    /// index folder at `path` and the writer in place of `writer`, which is closed; then removes
-    /// what is stale.
-    static func publish(
-        _ built: XapianDatabase, _ generation: Int, at path: String, replacing writer: inout XapianDatabase
-    ) throws(SearchlightError) {
-        try IndexLayout.publish(generation, at: path, from: writer.layout)
-        built.folderLock = writer.folderLock
-        writer.folderLock = nil
-        try? writer.close()
-        writer = built
-        IndexLayout.removeStale(at: path, keeping: [generation])
     }
 
     private static func differentBatches(_ batches: [UInt64], _ topology: Topology, journal: UInt64? = nil)

@@ -91,36 +91,57 @@ extension SearchableIndex {
     static func publishGeneration(
         at path: String, replacing database: inout XapianDatabase, write: (String) throws(SearchlightError) -> Void
     ) throws(SearchlightError) {
-        let current = database.layout
-        let next = (current.generation ?? 0) + 1
-        let folder = path + "/" + IndexLayout.folderName(next)
+        let next = (database.layout.generation ?? 0) + 1
+        let writer = try buildGeneration(next, at: path, write: write)
+        do throws(SearchlightError) {
+            try publish(writer, next, at: path, replacing: &database)
+        } catch {
+            try? writer.close()
+            try? FileManager.default.removeItem(atPath: path + "/" + IndexLayout.folderName(next))
+            throw error
+        }
+    }
+
+    /// Writes generation `generation` of the index folder at `path` with `write` (into a folder
+    /// that does not exist yet), syncs it, and returns its writer, unpublished. A failure removes
+    /// the partial generation.
+    static func buildGeneration(
+        _ generation: Int, at path: String, write: (String) throws(SearchlightError) -> Void
+    ) throws(SearchlightError) -> XapianDatabase {
+        let folder = path + "/" + IndexLayout.folderName(generation)
         try? FileManager.default.removeItem(atPath: folder)
-        let writer: XapianDatabase
         do throws(SearchlightError) {
             try write(folder)
             IndexLayout.syncFiles(in: folder)
-            // Lock the new generation before anyone can find it, so no other writer gets in
-            // between this one's two locks. Its lock may be busy for a moment: a process this one
-            // spawned while the generation was open for the merge holds a copy of the lock until
-            // it runs its program.
-            writer = try Self.retryingWhileLocked(until: .now.advanced(by: .seconds(10))) {
-                () throws(SearchlightError) in
-                try XapianDatabase(path: folder, writable: true, layout: .generation(next))
-            }
-            do throws(SearchlightError) {
-                try IndexLayout.publish(next, at: path, from: current)
-            } catch {
-                try? writer.close()
-                throw error
-            }
+            return try lockGeneration(generation, at: path)
         } catch {
             try? FileManager.default.removeItem(atPath: folder)
             throw error
         }
-        writer.folderLock = database.folderLock
-        database.folderLock = nil
-        try? database.close()
-        database = writer
-        IndexLayout.removeStale(at: path, keeping: [next])
+    }
+
+    /// The writer of generation `generation` of the index folder at `path`, written but not yet
+    /// published: locked before anyone can find it, so no other writer gets in between this
+    /// one's two locks. Its lock may be busy for a moment: a process spawned while the generation
+    /// was open for its merge holds a copy of the lock until it runs its program.
+    static func lockGeneration(_ generation: Int, at path: String) throws(SearchlightError) -> XapianDatabase {
+        try retryingWhileLocked(until: .now.advanced(by: .seconds(10))) { () throws(SearchlightError) in
+            try XapianDatabase(
+                path: path + "/" + IndexLayout.folderName(generation), writable: true, layout: .generation(generation))
+        }
+    }
+
+    /// Makes `built`, the writer of a generation written whole and synced, the current one of the
+    /// index folder at `path` and the writer in place of `writer`, which is closed; then removes
+    /// what is stale. A failure to publish leaves `writer` current and `built` as it was.
+    static func publish(
+        _ built: XapianDatabase, _ generation: Int, at path: String, replacing writer: inout XapianDatabase
+    ) throws(SearchlightError) {
+        try IndexLayout.publish(generation, at: path, from: writer.layout)
+        built.folderLock = writer.folderLock
+        writer.folderLock = nil
+        try? writer.close()
+        writer = built
+        IndexLayout.removeStale(at: path, keeping: [generation])
     }
 }

@@ -212,27 +212,20 @@ extension Indexer {
             let built = ParallelWork.outcomes(builds, names: names) {
                 shard, build throws(SearchlightError) -> XapianDatabase? in
                 guard merging[shard] else { return nil }
-                let generation = nextGenerations[shard]
-                let folder = folders[shard] + "/" + IndexLayout.folderName(generation)
-                try? FileManager.default.removeItem(atPath: folder)
-                do throws(SearchlightError) {
+                let writer = try SearchableIndex.buildGeneration(nextGenerations[shard], at: folders[shard]) {
+                    folder throws(SearchlightError) in
                     try build.merge(to: folder, survivorsCopied: false, keepingIDs: true)
-                    let writer = try SearchableIndex.retryingWhileLocked(until: .now.advanced(by: .seconds(10))) {
-                        () throws(SearchlightError) in
-                        try XapianDatabase(path: folder, writable: true, layout: .generation(generation))
-                    }
-                    do throws(SearchlightError) {
-                        try writer.begin()
-                        try writer.setMetadata(BatchJournal.batchKey, String(batch))
-                        try writer.commit()
-                    } catch {
-                        try? writer.close()
-                        throw error
-                    }
-                    IndexLayout.syncFiles(in: folder)
+                }
+                do throws(SearchlightError) {
+                    // Committed with Xapian's sync, as every writer of a generation commits.
+                    try writer.begin()
+                    try writer.setMetadata(BatchJournal.batchKey, String(batch))
+                    try writer.commit()
                     return writer
                 } catch {
-                    try? FileManager.default.removeItem(atPath: folder)
+                    try? writer.close()
+                    try? FileManager.default.removeItem(
+                        atPath: folders[shard] + "/" + IndexLayout.folderName(nextGenerations[shard]))
                     throw error
                 }
             }
