@@ -420,6 +420,32 @@ struct WritingTests {
         }
     }
 
+    @Test(
+        "POST /v1/items of a megabyte or more is built in bulk, over shards into each shard's next generation",
+        arguments: Fixture.Storage.allCases)
+    func largeBody(storage: Fixture.Storage) async throws {
+        try await withRouter(storage) { client, fixture in
+            let lines = (1...1500).map {
+                #"{"$canonical_identifier":"bulk/\#($0)","$og_title":"Paper lantern \#($0) \#(String(repeating: "glow ", count: 140))"}"#
+            }
+            let body = ByteBuffer(string: lines.joined(separator: "\n"))
+            #expect(body.readableBytes >= Indexer.directInputLimit)
+            var fields = headers(writerToken)
+            fields[.contentType] = "application/x-ndjson"
+            let written = try await client.execute(uri: "/v1/items", method: .post, headers: fields, body: body)
+            #expect(written.status == .ok)
+            #expect(try json(written)["added"] as? Int == 1500)
+            let last = try await client.execute(
+                uri: "/v1/items/bulk%2F1500", method: .get, headers: headers(readerToken))
+            #expect(last.status == .ok)
+            let folders =
+                storage == .shards ? (1...3).map { fixture.directory + "/shard-\($0)" } : [fixture.directory + "/index"]
+            for folder in folders {
+                #expect(currentDatabase(folder).hasSuffix("/gen-000001"), "\(folder)")
+            }
+        }
+    }
+
     @Test("a write token cannot write another domain; admin can", arguments: Fixture.Storage.allCases)
     func domains(storage: Fixture.Storage) async throws {
         try await withRouter(storage) { client, _ in
