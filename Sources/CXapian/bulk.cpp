@@ -78,6 +78,7 @@ int32_t add_item(cx_bulk &bulk, Segment &segment, uint32_t segment_index, const 
             occurrence.outcome = 3;
         } else {
             Xapian::Document document = cx::make_document(segment.generator, item, unique);
+            if (bulk.common) cx::add_pairs(document, *bulk.common);
             if (occurrence.base != 0) cx::keep_views(document, stored, item);
             segment.count_spelling(document);
             segment.sources.record(segment.writer, item);
@@ -89,6 +90,35 @@ int32_t add_item(cx_bulk &bulk, Segment &segment, uint32_t segment_index, const 
     }
     segment.occurrences.push_back(occurrence);
     return occurrence.outcome;
+}
+
+/// Chooses the build's common words, when the current database has none, from its words and
+/// those of `items`, the first piece the build stores: once they are `cx::common_words_choice`
+/// items or more together.
+void choose_common_words(cx_bulk &bulk, const cx_item *items, size_t count) {
+    std::lock_guard<std::mutex> guard(bulk.choice_mutex);
+    if (!bulk.choosing) return;
+    std::unordered_map<std::string, Xapian::doccount> frequencies;
+    Xapian::doccount total = 0;
+    const Segment &first = *bulk.segments.front();
+    if (first.has_base) {
+        for (auto &[word, frequency] : cx::word_frequencies(first.base)) frequencies[word] += frequency;
+        total += first.base.get_doccount();
+    }
+    Xapian::TermGenerator generator = cx::make_generator();
+    for (size_t i = 0; i < count; ++i) {
+        const Xapian::Document document =
+            cx::make_document(generator, items[i], cx::unique_term(str(items[i].domain), str(items[i].identifier)));
+        for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it)
+            if (cx::is_word(*it)) ++frequencies[*it];
+        ++total;
+    }
+    if (total >= cx::common_words_choice) {
+        bulk.common = std::make_shared<const cx::CommonWords>(
+            cx::choose_common_words({frequencies.begin(), frequencies.end()}, total));
+        bulk.chose = true;
+    }
+    bulk.choosing = false;
 }
 
 }  // namespace
@@ -122,6 +152,9 @@ cx_status cx_bulk_open(const char *base, const char *folder, uint32_t segment_co
             }
             bulk->segments.push_back(std::move(segment));
         }
+        const Segment &first = *bulk->segments.front();
+        if (base != nullptr) bulk->common = cx::recorded_common_words(first.base);
+        bulk->choosing = !bulk->common && (!first.has_base || first.base.get_doccount() < cx::common_words_choice);
         *out = bulk.release();
         return CX_OK;
     } catch (...) {
@@ -136,6 +169,7 @@ cx_status cx_bulk_add(cx_bulk *bulk, uint32_t segment, const cx_item *items, con
     if ((items == nullptr || sequences == nullptr) && count > 0)
         return cx::fail(CX_ERR_INVALID_ARGUMENT, "no items", out_error);
     try {
+        if (bulk->choosing) choose_common_words(*bulk, items, count);
         Segment &target = *bulk->segments[segment];
         for (size_t i = 0; i < count; ++i) {
             const int32_t outcome = add_item(*bulk, target, segment, items[i], sequences[i], now_ms);
@@ -190,6 +224,10 @@ cx_status cx_bulk_apply(cx_bulk *bulk, cx_database *database, char **out_error) 
         // Every winner that replaces a stored item has that item among the superseded: delete
         // those, then add every segment document.
         for (Xapian::docid id : bulk->superseded) writer.delete_document(id);
+        if (bulk->chose) {
+            cx::record_common_words(writer, *bulk->common);
+            cx::add_pairs_to_items(writer, *bulk->common);
+        }
         cx::SpellingCounts spelling;
         for (auto &segment : bulk->segments) {
             for (auto it = segment->writer.postlist_begin(""); it != segment->writer.postlist_end(""); ++it) {
@@ -219,6 +257,7 @@ cx_status cx_bulk_copy_survivors(cx_bulk *bulk, uint32_t segment_index, char **o
             if (n % count != segment_index) continue;
             if (std::binary_search(superseded.begin(), superseded.end(), *it)) continue;
             Xapian::Document document = segment.base.get_document(*it);
+            if (bulk->chose) cx::add_pairs(document, *bulk->common);
             segment.count_spelling(document);
             segment.add(document, 0, bulk->flush_bytes);
         }
@@ -257,6 +296,9 @@ cx_status cx_bulk_merge(cx_bulk *bulk, const char *destination, bool survivors_c
         const Xapian::docid shift = keep_ids ? 0 : base_first - 1;
         if (!rebuild) {
             for (Xapian::docid id : bulk->superseded) merged.delete_document(id - shift);
+            // The current database's items, first, get the pairs of the words the build chose.
+            if (bulk->chose && first.has_base)
+                cx::add_pairs_to_items(merged, *bulk->common, first.base.get_lastdocid() - shift);
         } else {
             // The current database was not compacted in: its source paths and the Kit's records
             // are copied.
@@ -267,6 +309,7 @@ cx_status cx_bulk_merge(cx_bulk *bulk, const char *destination, bool survivors_c
         // (custom fields added before the first item).
         if (!first.has_base && !bulk->base_path.empty()) copy_kit_records(first.base, merged);
         merged.set_metadata(cx::format_key, cx::format);
+        if (bulk->common) cx::record_common_words(merged, *bulk->common);
         cx::build_tiers(merged);
         merged.commit();
         merged.close();

@@ -2,10 +2,12 @@
 // (deciding which occurrence of an identity wins).
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 
 #include "document.hpp"
+#include "pairs.hpp"
 
 namespace cx {
 
@@ -108,4 +110,13 @@ struct cx_bulk {
     std::mutex kept_mutex;
     /// (current database document, sequence) of lines recognized as stored unchanged.
     std::vector<std::pair<Xapian::docid, uint64_t>> kept;
+    /// The common words whose pairs every document the build stores gets (pairs.cpp): the current
+    /// database's, or chosen by the build; null for none.
+    std::shared_ptr<const cx::CommonWords> common;
+    /// Whether the build chose them, so that the current database's items get their pairs too.
+    bool chose = false;
+    /// Whether the first `cx_bulk_add` is still to choose them (under `choice_mutex`): the current
+    /// database has not chosen, and holds fewer than `cx::common_words_choice` items.
+    std::atomic<bool> choosing{false};
+    std::mutex choice_mutex;
 };

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "errors.hpp"
+#include "pairs.hpp"
 #include "read.hpp"
 #include "schema.hpp"
 #include "tiers.hpp"
@@ -44,6 +45,21 @@ cx_status check_format(cx_database &database, char **out_error) {
     database.format_status = CX_ERR_VERSION;
     if (database.writable) return cx::fail(CX_ERR_VERSION, database.format_error, out_error);
     return CX_OK;
+}
+
+/// Chooses the common words of a writer's index that has chosen none, once its transaction leaves
+/// it with `common_words_choice` items or more, from its words, and gives every item its pairs.
+/// An index of more than `common_words_retrofit` items that has not chosen (written only by bulk
+/// builds over an index that had not chosen) keeps searching phrases by positions alone.
+void choose_common_words_when_due(cx_database &database) {
+    Xapian::WritableDatabase &writer = database.writer;
+    const Xapian::doccount items = writer.get_doccount();
+    if (items < cx::common_words_choice || items > cx::common_words_retrofit || cx::recorded_common_words(writer))
+        return;
+    auto common = std::make_shared<const cx::CommonWords>(cx::choose_common_words(cx::word_frequencies(writer), items));
+    cx::record_common_words(writer, *common);
+    cx::add_pairs_to_items(writer, *common);
+    database.common_words = std::move(common);
 }
 
 }  // namespace
@@ -236,6 +252,7 @@ cx_status cx_database_begin(cx_database *database, char **out_error) {
                                 " when opened for writing",
                             out_error);
         }
+        database->common_words = cx::recorded_common_words(writer);
         return CX_OK;
     } catch (...) {
         return cx::status_from_current_exception(out_error);
@@ -249,6 +266,7 @@ cx_status cx_database_commit(cx_database *database, char **out_error) {
     try {
         // Xapian: if commit_transaction() throws, the transaction is cancelled and the database
         // keeps its last committed revision.
+        choose_common_words_when_due(*database);
         cx::flush_tiers(*database);
         database->writer.commit_transaction();
         return CX_OK;

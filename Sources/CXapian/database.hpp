@@ -18,6 +18,7 @@
 #include "CXapian.h"
 
 namespace cx {
+struct CommonWords;
 struct Snapshot;
 struct TierNotes;
 }  // namespace cx
@@ -50,6 +51,9 @@ struct cx_database {
     /// A writer's thresholds of the index's impact tiers, and the postings its transaction adds to
     /// them (tiers.cpp).
     std::shared_ptr<cx::TierNotes> tier_notes;
+    /// A writer's common words, read as its transaction begins: every item it stores gets their
+    /// pairs (pairs.cpp). Null while the index has chosen none.
+    std::shared_ptr<const cx::CommonWords> common_words;
 };
 
 namespace cx {

@@ -13,6 +13,7 @@
 #include "columns.hpp"
 #include "database.hpp"
 #include "errors.hpp"
+#include "pairs.hpp"
 #include "schema.hpp"
 #include "snippet.hpp"
 #include "terms.hpp"
@@ -54,9 +55,11 @@ bool is_empty(const Query &query) { return query.empty(); }
 
 class Builder {
   public:
-    Builder(const Xapian::Database &database, const cx_query_node *nodes, size_t count, bool relaxed,
+    Builder(const Xapian::Database &database, bool pairs, const cx_query_node *nodes, size_t count, bool relaxed,
             cx_database *keeping)
-        : terms_(database),
+        : database_(database),
+          pairs_(pairs),
+          terms_(database),
           nodes_(nodes),
           count_(count),
           relaxed_(relaxed),
@@ -73,6 +76,11 @@ class Builder {
     }
 
   private:
+    const Xapian::Database &database_;
+    /// Whether phrases may be filtered by the database's pairs of common words.
+    bool pairs_;
+    /// The common words, once a phrase has read them.
+    std::shared_ptr<const CommonWords> common_;
     LeafTerms terms_;
     const cx_query_node *nodes_;
     size_t count_;
@@ -90,6 +98,10 @@ class Builder {
     /// is checked on the words' positions, which keep the fields apart).
     Query text(const cx_query_node &leaf, bool positive) {
         Query query = terms_.words(leaf);
+        if (leaf.kind == CX_NODE_PHRASE && pairs_) {
+            if (!common_) common_ = recorded_common_words(database_);
+            if (common_) query = with_pairs(query, *common_);
+        }
         if (const FieldFilter *filter = terms_.field_filter(leaf.field); filter != nullptr && !query.empty()) {
             const Query in_field = terms_.in_field(leaf, *filter);
             if (!in_field.empty()) query = Query(Query::OP_FILTER, query, in_field);
@@ -259,10 +271,10 @@ bool is_relaxable(const cx_query_node *nodes, size_t count, size_t index) {
     return std::all_of(children.begin(), children.end(), [&](size_t child) { return is_relaxable_word(nodes[child]); });
 }
 
-BuiltQuery build_query(const Xapian::Database &database, const cx_query_node *nodes, size_t count,
-                       bool relaxed, cx_database *keeping) {
+BuiltQuery build_query(const cx_database &database, const cx_query_node *nodes, size_t count, bool relaxed,
+                       cx_database *keeping) {
     if (nodes == nullptr || count == 0) throw Xapian::InvalidArgumentError("the query tree is empty");
-    return Builder(database, nodes, count, relaxed, keeping).build();
+    return Builder(database.reader, !database.sharded, nodes, count, relaxed, keeping).build();
 }
 
 bool can_relax(const cx_query_node *nodes, size_t count) {

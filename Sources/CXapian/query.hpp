@@ -39,7 +39,10 @@ struct BuiltQuery {
 /// With `keeping`, the read-only handle of `database` that keeps fields in memory
 /// (`keeps_fields`), a range reads its number from the kept column (`column_range`) rather than
 /// the slot's value stream.
-BuiltQuery build_query(const Xapian::Database &database, const cx_query_node *nodes, size_t count,
+///
+/// A phrase of the common words a database of its own records is filtered by their pairs
+/// (pairs.cpp); over shards, which may each have chosen other words, it is not.
+BuiltQuery build_query(const cx_database &database, const cx_query_node *nodes, size_t count,
                        bool relaxed = false, cx_database *keeping = nullptr);
 
 /// The index of the node after the subtree at `index` (the nodes follow in pre-order).

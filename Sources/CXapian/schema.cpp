@@ -14,8 +14,6 @@ namespace cx {
 
 namespace {
 
-/// Xapian's glass backend refuses terms over 245 bytes; stay clear of it.
-constexpr size_t term_limit = 240;
 constexpr size_t kept_bytes = 200;
 
 /// Whether a character can begin words: a word character outside the ranges Xapian splits into
@@ -100,7 +98,7 @@ double document_expiration(const Xapian::Document &document) {
 }
 
 bool is_rebuildable(const std::string &recorded) {
-    return recorded.size() == 1 && recorded[0] >= '2' && recorded[0] <= '9';
+    return (recorded.size() == 1 && recorded[0] >= '2' && recorded[0] <= '9') || recorded == "10";
 }
 
 Xapian::termcount field_wdf(Field field) {

@@ -46,7 +46,12 @@ inline const std::string beginning = "XB";
 /// The file the item was read from (boolean): `XF` and eight bytes of `fnv1a64(path)`, the path
 /// itself in the metadata under `source_key_prefix` and the same eight bytes (`source_key`).
 inline const std::string source = "XF";
+/// Two common words side by side (boolean, `pair_term`): what a phrase of them is filtered by.
+inline const std::string pair = "XW";
 }  // namespace prefix
+
+/// Xapian's glass backend refuses terms over 245 bytes; stay clear of it.
+constexpr size_t term_limit = 240;
 
 namespace slot {
 /// `sortable_serialise` of the expiration in epoch ms; absent for items that never expire, so that
@@ -84,16 +89,18 @@ double view_boost(int64_t views);
 /// description (`add_elsewhere_terms`); one set of word beginnings serves as-you-type. The item's
 /// attributes are values (`slot::first_attribute` up), and its data is its JSON object less the
 /// attributes whose values give them back, those values carried compactly before it (`stored_data`)
-/// so that a page of results reads each item's data alone, read back whole (`item_data`).
+/// so that a page of results reads each item's data alone, read back whole (`item_data`). Each two
+/// of the index's common words side by side in an item are a pair term (`XW`, pairs.cpp), which a
+/// phrase of them is filtered by.
 ///
 /// An index of an earlier format (`is_rebuildable`) is not searched: its items are read (get,
 /// export) and rebuilt into a new generation of this format by its next writer, from their stored
 /// data, as indexing stores them (the Kit's `SearchableIndex.upgradeIfOlder`).
 inline const std::string format_key = "searchlight.format";
-inline const std::string format = "10";
+inline const std::string format = "11";
 
 /// Whether an index that records `recorded` is of an earlier format whose items its next writer can
-/// rebuild into this one: formats 2 to 9, from whose stored data and values `item_data` reads every
+/// rebuild into this one: formats 2 to 10, from whose stored data and values `item_data` reads every
 /// item's JSON whole.
 bool is_rebuildable(const std::string &recorded);
 

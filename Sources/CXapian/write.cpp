@@ -8,6 +8,7 @@
 #include "database.hpp"
 #include "document.hpp"
 #include "errors.hpp"
+#include "pairs.hpp"
 #include "read.hpp"
 #include "schema.hpp"
 #include "tiers.hpp"
@@ -28,6 +29,7 @@ int32_t store(cx_database &database, const cx_item &item, const std::string &uni
         return 2;
     }
     spelling.count(document);
+    if (database.common_words) cx::add_pairs(document, *database.common_words);
     // Xapian: replace_document(term, doc) replaces the first document indexed by `term` and
     // deletes any others.
     Xapian::docid id;

@@ -1,0 +1,60 @@
+// What pairs.cpp offers the other files of the shim: an index's common words, chosen once, and a
+// boolean term for each two of them side by side in an item, which a phrase of them is filtered by.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_set>
+#include <xapian.h>
+
+namespace cx {
+
+/// The words an index chose as common (`choose_common_words`): every item it holds has a pair term
+/// (`pair_term`) for each two of them at positions side by side.
+struct CommonWords {
+    std::unordered_set<std::string> words;
+};
+
+/// An index chooses its common words once it holds this many items.
+constexpr Xapian::doccount common_words_choice = 500;
+
+/// A writer gives the items an index already holds their pairs when it chooses, up to this many:
+/// an index chooses as it passes `common_words_choice` items, so only an index written by another
+/// path holds more then.
+constexpr Xapian::doccount common_words_retrofit = 5000;
+
+/// The term of two words side by side, `first` then `second` (boolean: it weighs nothing and adds
+/// nothing to the item's length).
+std::string pair_term(const std::string &first, const std::string &second);
+
+/// The common words `database` records, or null when it has chosen none.
+std::shared_ptr<const CommonWords> recorded_common_words(const Xapian::Database &database);
+
+/// Records `common` as `writer`'s common words.
+void record_common_words(Xapian::WritableDatabase &writer, const CommonWords &common);
+
+/// Chooses the common words of items whose words' document frequencies `frequencies` gives, out of
+/// `items`: the words at least 2 % of them hold, at most the 128 most frequent.
+CommonWords choose_common_words(const std::vector<std::pair<std::string, Xapian::doccount>> &frequencies,
+                                Xapian::doccount items);
+
+/// Whether `term` is a word of the shared term space (no capital prefix).
+bool is_word(const std::string &term);
+
+/// The words of `database` (its unprefixed terms) with their document frequencies.
+std::vector<std::pair<std::string, Xapian::doccount>> word_frequencies(const Xapian::Database &database);
+
+/// Adds to `document` the pair term of every two common words at positions side by side. Adding
+/// them again adds nothing.
+void add_pairs(Xapian::Document &document, const CommonWords &common);
+
+/// Gives every item of `writer` up to `last` (every item, for 0) its pairs.
+void add_pairs_to_items(Xapian::WritableDatabase &writer, const CommonWords &common, Xapian::docid last = 0);
+
+/// `phrase` (Xapian's OP_PHRASE of terms, as the query parser makes it) filtered by the pair terms
+/// of its common words side by side, so that the matcher reads only the items holding them; for
+/// two words that are a pair, their AND filtered by it, with no position read. Weighs as the
+/// phrase does. Any other query is returned as it is.
+Xapian::Query with_pairs(const Xapian::Query &phrase, const CommonWords &common);
+
+}  // namespace cx
