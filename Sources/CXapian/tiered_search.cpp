@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 
 #include "matching.hpp"
@@ -133,6 +134,8 @@ class Walk {
             case Query::OP_NEAR:
             case Query::OP_PHRASE:
             case Query::OP_FILTER: {
+                if (finding_ == candidates)
+                    if (std::optional<Part> pair = phrase_of_pair(query, factor)) return *pair;
                 // A match matches every subquery: the candidates of the smallest covered one hold
                 // every match, and nothing else weighs from it. OP_FILTER weighs by its first
                 // subquery alone.
@@ -216,6 +219,42 @@ class Walk {
         matched.reserve(matches.size());
         for (auto it = matches.begin(); it != matches.end(); ++it) matched.push_back(*it);
         return matched;
+    }
+
+    /// A phrase of two common words read through their pair (`with_pairs`: their AND filtered by the
+    /// pair's term), when the pair has a tier: its candidates, each weighing at most what its impacts
+    /// for the two words give, and any other item holding the pair at most what both θ give.
+    std::optional<Part> phrase_of_pair(const Query &query, double factor) {
+        if (query.get_type() != Query::OP_FILTER || query.get_num_subqueries() != 2) return std::nullopt;
+        const Query words = query.get_subquery(0), pair = query.get_subquery(1);
+        if (pair.get_type() != Query::LEAF_TERM || words.get_type() != Query::OP_AND || words.get_num_subqueries() != 2)
+            return std::nullopt;
+        const Query first = words.get_subquery(0), second = words.get_subquery(1);
+        if (first.get_type() != Query::LEAF_TERM || second.get_type() != Query::LEAF_TERM) return std::nullopt;
+        const std::string name = *pair.get_terms_begin();
+        std::string first_word, second_word;
+        if (!pair_words(name, first_word, second_word) || first_word != *first.get_terms_begin() ||
+            second_word != *second.get_terms_begin())
+            return std::nullopt;
+        double first_threshold, second_threshold;
+        std::vector<PairTierPosting> tier;
+        if (!read_pair_tier(reader_, name, first_threshold, second_threshold, tier)) return std::nullopt;
+        if (factor != 0) weighed_parts += 2;
+        const auto weight = [&](const std::string &word) {
+            return factor * weight_per_impact(items_, reader_.get_termfreq(word), std::max(1u, wqf_[word]));
+        };
+        const double first_weight = weight(first_word), second_weight = weight(second_word);
+        first_threshold = std::min(1.0, first_threshold * growth_);
+        second_threshold = std::min(1.0, second_threshold * growth_);
+        Part part;
+        part.bound = first_weight * first_threshold + second_weight * second_threshold;
+        const auto ceiling = [&](uint8_t impact, double threshold) {
+            return std::max(std::min(1.0, impact / 255.0 * growth_), threshold);
+        };
+        for (const PairTierPosting &posting : tier)
+            part.ceilings[posting.id] = first_weight * ceiling(posting.first, first_threshold) +
+                                        second_weight * ceiling(posting.second, second_threshold);
+        return part;
     }
 
     Part term(const std::string &name, double factor) {

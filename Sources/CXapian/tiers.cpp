@@ -24,6 +24,15 @@
 // stay in a tier until the next build: a candidate that no longer matches is simply not found.
 // When the average length grows, an item's impact can grow with it, by at most the ratio of the
 // averages: the bound is scaled by it.
+//
+// A pair of common words (pairs.cpp) held by more than `pair_tier_limit` items has a tier of its own,
+// for the phrase of its two words: the items holding the pair with the `tier_size` highest impacts
+// for its first word and those with the `tier_size` highest for its second, each with both impacts,
+// and θ for each word, which every item holding the pair that the tier leaves out stays at or under
+// for that word. Every item holding a phrase of the two words holds the pair, so a phrase's page is
+// proven from the pair's tier as one word's is from its own.
+//   `cx.pair-thresholds`   every pair with a tier, with its two θ
+//   `cx.pair-tier:` + pair  both θ, then the tier's document ids (as deltas), each with two impacts
 
 #include "tiers.hpp"
 
@@ -31,9 +40,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <unordered_map>
 
+#include "schema.hpp"
 #include "search.hpp"
 #include "tiers_format.hpp"
 
@@ -48,6 +59,9 @@ struct TierNotes {
     double average = 0;
     std::unordered_map<std::string, double> thresholds;
     std::unordered_map<std::string, std::vector<std::pair<Xapian::docid, double>>> noted;
+    /// The pairs with a tier, with their θ for each word, and the postings noted for them.
+    std::unordered_map<std::string, std::pair<double, double>> pair_thresholds;
+    std::unordered_map<std::string, std::vector<PairTierPosting>> noted_pairs;
 };
 
 double impact(Xapian::termcount wdf, double length, double average) {
@@ -62,6 +76,8 @@ namespace {
 const std::string tiers_key = "cx.tiers";
 const std::string thresholds_key = "cx.tier-thresholds";
 const std::string tier_prefix = "cx.tier:";
+const std::string pair_thresholds_key = "cx.pair-thresholds";
+const std::string pair_tier_prefix = "cx.pair-tier:";
 
 /// The longest term a tier is kept for: its key must stay within Xapian's key limit.
 constexpr size_t longest_tiered_term = 200;
@@ -126,6 +142,80 @@ bool decode_tier(const std::string &record, double &threshold, std::vector<TierP
 }
 
 
+/// A pair's tier record: both θ as text and a newline, then each posting: its id as a delta, its
+/// impacts for the first and the second word.
+std::string encode_pair_tier(double first, double second, const std::vector<PairTierPosting> &postings) {
+    std::string out = number_text(first) + ' ' + number_text(second) + '\n';
+    Xapian::docid previous = 0;
+    for (const PairTierPosting &posting : postings) {
+        put_varint(out, posting.id - previous);
+        out.push_back(char(posting.first));
+        out.push_back(char(posting.second));
+        previous = posting.id;
+    }
+    return out;
+}
+
+bool decode_pair_tier(const std::string &record, double &first, double &second, std::vector<PairTierPosting> &postings) {
+    const size_t line = record.find('\n');
+    if (line == std::string::npos) return false;
+    char *end = nullptr;
+    first = std::strtod(record.c_str(), &end);
+    second = std::strtod(end, nullptr);
+    Xapian::docid id = 0;
+    for (size_t at = line + 1; at < record.size();) {
+        uint64_t delta;
+        if (!get_varint(record, at, delta) || at + 1 >= record.size()) return false;
+        id += Xapian::docid(delta);
+        postings.push_back({id, uint8_t(record[at]), uint8_t(record[at + 1])});
+        at += 2;
+    }
+    return true;
+}
+
+/// Builds the tier of `pair` (held by more than `pair_tier_limit` items) and adds it to
+/// `thresholds`.
+void build_pair_tier(Xapian::WritableDatabase &database, const std::string &pair, double average,
+                     std::string &thresholds) {
+    std::string first_word, second_word;
+    if (!pair_words(pair, first_word, second_word)) return;
+    std::vector<Xapian::docid> ids;
+    std::vector<std::pair<double, double>> impacts;
+    Xapian::PostingIterator first = database.postlist_begin(first_word), second = database.postlist_begin(second_word);
+    const Xapian::PostingIterator first_end = database.postlist_end(first_word),
+                                  second_end = database.postlist_end(second_word);
+    for (auto it = database.postlist_begin(pair); it != database.postlist_end(pair); ++it) {
+        first.skip_to(*it);
+        second.skip_to(*it);
+        if (first == first_end || second == second_end) break;
+        if (*first != *it || *second != *it) continue;
+        const double length = it.get_doclength();
+        impacts.emplace_back(impact(first.get_wdf(), length, average), impact(second.get_wdf(), length, average));
+        ids.push_back(*it);
+    }
+    if (impacts.size() <= tier_size) return;
+    // θ of each word: the impact of the first posting its order leaves out; postings tied with it
+    // stay out too.
+    const auto threshold = [&](auto impact_of) {
+        std::vector<double> sorted;
+        sorted.reserve(impacts.size());
+        for (const auto &both : impacts) sorted.push_back(impact_of(both));
+        std::nth_element(sorted.begin(), sorted.begin() + tier_size, sorted.end(), std::greater<double>());
+        return sorted[tier_size];
+    };
+    const double first_threshold = threshold([](const auto &both) { return both.first; });
+    const double second_threshold = threshold([](const auto &both) { return both.second; });
+    std::vector<PairTierPosting> tier;
+    for (size_t i = 0; i < ids.size(); ++i) {
+        const auto &[first_impact, second_impact] = impacts[i];
+        if (first_impact > first_threshold || second_impact > second_threshold)
+            tier.push_back({ids[i], rounded_up(first_impact), rounded_up(second_impact)});
+    }
+    database.set_metadata(pair_tier_prefix + pair, encode_pair_tier(first_threshold, second_threshold, tier));
+    put_varint(thresholds, pair.size());
+    thresholds += pair + number_text(first_threshold) + ' ' + number_text(second_threshold) + '\n';
+}
+
 std::optional<TiersRecord> parse_record(const std::string &text) {
     TiersRecord record;
     unsigned long long revision = 0;
@@ -153,6 +243,8 @@ void load_thresholds(cx_database &database, TierNotes &notes) {
     notes.record = record;
     notes.thresholds.clear();
     notes.noted.clear();
+    notes.pair_thresholds.clear();
+    notes.noted_pairs.clear();
     const std::optional<TiersRecord> parsed = parse_record(record);
     notes.average = parsed ? parsed->average : 0;
     if (!parsed) return;
@@ -165,6 +257,19 @@ void load_thresholds(cx_database &database, TierNotes &notes) {
         const size_t line = list.find('\n', at);
         if (line == std::string::npos) break;
         notes.thresholds.emplace(std::move(term), std::strtod(list.c_str() + at, nullptr));
+        at = line + 1;
+    }
+    const std::string pairs = database.writer.get_metadata(pair_thresholds_key);
+    for (size_t at = 0; at < pairs.size();) {
+        uint64_t length;
+        if (!get_varint(pairs, at, length) || at + length > pairs.size()) break;
+        std::string pair = pairs.substr(at, length);
+        at += length;
+        const size_t line = pairs.find('\n', at);
+        if (line == std::string::npos) break;
+        char *end = nullptr;
+        const double first = std::strtod(pairs.c_str() + at, &end);
+        notes.pair_thresholds.emplace(std::move(pair), std::make_pair(first, std::strtod(end, nullptr)));
         at = line + 1;
     }
 }
@@ -184,6 +289,20 @@ bool read_tier(const Xapian::Database &reader, const std::string &term, double &
     return decode_tier(reader.get_metadata(tier_prefix + term), threshold, postings);
 }
 
+bool read_pair_tier(const Xapian::Database &reader, const std::string &pair, double &first_threshold,
+                    double &second_threshold, std::vector<PairTierPosting> &postings) {
+    return decode_pair_tier(reader.get_metadata(pair_tier_prefix + pair), first_threshold, second_threshold, postings);
+}
+
+bool pair_words(const std::string &pair, std::string &first, std::string &second) {
+    if (pair.compare(0, prefix::pair.size(), prefix::pair) != 0) return false;
+    const size_t space = pair.find(' ', prefix::pair.size());
+    if (space == std::string::npos) return false;
+    first = pair.substr(prefix::pair.size(), space - prefix::pair.size());
+    second = pair.substr(space + 1);
+    return !first.empty() && !second.empty();
+}
+
 bool is_weighed_term(const std::string &term) {
     if (term.empty() || term.size() > longest_tiered_term) return false;
     if (term[0] < 'A' || term[0] > 'Z') return true;
@@ -197,11 +316,15 @@ void build_tiers(Xapian::WritableDatabase &database) {
     std::vector<std::string> old;
     for (auto it = database.metadata_keys_begin(tier_prefix); it != database.metadata_keys_end(tier_prefix); ++it)
         old.push_back(*it);
+    for (auto it = database.metadata_keys_begin(pair_tier_prefix); it != database.metadata_keys_end(pair_tier_prefix);
+         ++it)
+        old.push_back(*it);
     for (const std::string &key : old) database.set_metadata(key, "");
     const double average = database.get_avlength();
     if (database.get_doccount() == 0 || !(average > 0)) {
         database.set_metadata(tiers_key, "");
         database.set_metadata(thresholds_key, "");
+        database.set_metadata(pair_thresholds_key, "");
         return;
     }
     std::string thresholds;
@@ -231,6 +354,10 @@ void build_tiers(Xapian::WritableDatabase &database) {
         }
     }
     database.set_metadata(thresholds_key, thresholds);
+    std::string pair_thresholds;
+    for (auto it = database.allterms_begin(prefix::pair); it != database.allterms_end(prefix::pair); ++it)
+        if (it.get_termfreq() > pair_tier_limit) build_pair_tier(database, *it, average, pair_thresholds);
+    database.set_metadata(pair_thresholds_key, pair_thresholds);
     database.set_metadata(tiers_key, make_record(average, database.get_revision() + 1));
 }
 
@@ -242,18 +369,34 @@ void restamp_tiers(Xapian::WritableDatabase &database) {
 void note_tiers(cx_database &database, Xapian::docid id, const Xapian::Document &document) {
     TierNotes &tiers = notes(database);
     load_thresholds(database, tiers);
-    if (tiers.thresholds.empty()) return;
+    if (tiers.thresholds.empty() && tiers.pair_thresholds.empty()) return;
     // One pass over the terms: the item's length is their wdfs' sum, and its tiered terms are few.
     double length = 0;
     std::vector<std::pair<const std::pair<const std::string, double> *, Xapian::termcount>> tiered;
+    std::vector<const std::pair<const std::string, std::pair<double, double>> *> pairs;
     for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it) {
         length += it.get_wdf();
         const auto found = tiers.thresholds.find(*it);
         if (found != tiers.thresholds.end()) tiered.emplace_back(&*found, it.get_wdf());
+        const auto pair = tiers.pair_thresholds.find(*it);
+        if (pair != tiers.pair_thresholds.end()) pairs.push_back(&*pair);
     }
     for (const auto &[term, wdf] : tiered) {
         const double weight = impact(wdf, length, tiers.average);
         if (weight > term->second) tiers.noted[term->first].emplace_back(id, weight);
+    }
+    const auto wdf_of = [&](const std::string &word) -> Xapian::termcount {
+        Xapian::TermIterator it = document.termlist_begin();
+        it.skip_to(word);
+        return it != document.termlist_end() && *it == word ? it.get_wdf() : 0;
+    };
+    for (const auto *pair : pairs) {
+        std::string first, second;
+        if (!pair_words(pair->first, first, second)) continue;
+        const double first_impact = impact(wdf_of(first), length, tiers.average);
+        const double second_impact = impact(wdf_of(second), length, tiers.average);
+        if (first_impact > pair->second.first || second_impact > pair->second.second)
+            tiers.noted_pairs[pair->first].push_back({id, rounded_up(first_impact), rounded_up(second_impact)});
     }
 }
 
@@ -275,12 +418,27 @@ void flush_tiers(cx_database &database) {
             writer.set_metadata(tier_prefix + term, encode_tier(threshold, tier));
         }
         database.tier_notes->noted.clear();
+        for (auto &[pair, noted] : database.tier_notes->noted_pairs) {
+            double first, second;
+            std::vector<PairTierPosting> tier;
+            if (!decode_pair_tier(writer.get_metadata(pair_tier_prefix + pair), first, second, tier)) continue;
+            // A rewritten item's new impacts replace those it entered with.
+            std::map<Xapian::docid, std::pair<uint8_t, uint8_t>> merged;
+            for (const PairTierPosting &posting : tier) merged[posting.id] = {posting.first, posting.second};
+            for (const PairTierPosting &posting : noted) merged[posting.id] = {posting.first, posting.second};
+            tier.clear();
+            for (const auto &[id, impacts] : merged) tier.push_back({id, impacts.first, impacts.second});
+            writer.set_metadata(pair_tier_prefix + pair, encode_pair_tier(first, second, tier));
+        }
+        database.tier_notes->noted_pairs.clear();
     }
     writer.set_metadata(tiers_key, make_record(record->average, writer.get_revision() + 1));
 }
 
 void forget_tiers(cx_database &database) {
-    if (database.tier_notes) database.tier_notes->noted.clear();
+    if (!database.tier_notes) return;
+    database.tier_notes->noted.clear();
+    database.tier_notes->noted_pairs.clear();
 }
 
 }  // namespace cx

@@ -32,6 +32,23 @@ std::optional<TiersRecord> current_tiers(const Xapian::Database &reader);
 bool read_tier(const Xapian::Database &reader, const std::string &term, double &threshold,
                std::vector<TierPosting> &postings);
 
+/// A posting of a pair's tier (pairs.cpp): the item, and its impacts for the pair's first and second
+/// word, as `TierPosting::impact`.
+struct PairTierPosting {
+    Xapian::docid id;
+    uint8_t first;
+    uint8_t second;
+};
+
+/// Reads the tier of the pair term `pair`: θ for each of its words (every item holding the pair that
+/// the tier leaves out has impacts at most these) and its postings, in ascending ids. False when it
+/// has none.
+bool read_pair_tier(const Xapian::Database &reader, const std::string &pair, double &first_threshold,
+                    double &second_threshold, std::vector<PairTierPosting> &postings);
+
+/// The two words of the pair term `pair`, or false when it is not one.
+bool pair_words(const std::string &pair, std::string &first, std::string &second);
+
 /// An item's impact for a term it holds `wdf` times, when its length is `length` and the average
 /// is `average`: wdf / (k1 (b · max(length / average, ½) + 1 − b) + wdf), below 1. With a length
 /// of 0, the most any item holding the term that often can have, whatever its length.
