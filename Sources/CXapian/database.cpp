@@ -49,13 +49,10 @@ cx_status check_format(cx_database &database, char **out_error) {
 
 /// Chooses the common words of a writer's index that has chosen none, once its transaction leaves
 /// it with `common_words_choice` items or more, from its words, and gives every item its pairs.
-/// An index of more than `common_words_retrofit` items that has not chosen (written only by bulk
-/// builds over an index that had not chosen) keeps searching phrases by positions alone.
 void choose_common_words_when_due(cx_database &database) {
     Xapian::WritableDatabase &writer = database.writer;
     const Xapian::doccount items = writer.get_doccount();
-    if (items < cx::common_words_choice || items > cx::common_words_retrofit || cx::recorded_common_words(writer))
-        return;
+    if (items < cx::common_words_choice || cx::recorded_common_words(writer)) return;
     auto common = std::make_shared<const cx::CommonWords>(cx::choose_common_words(cx::word_frequencies(writer), items));
     cx::record_common_words(writer, *common);
     cx::add_pairs_to_items(writer, *common);

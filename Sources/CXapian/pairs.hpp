@@ -18,11 +18,6 @@ struct CommonWords {
 /// An index chooses its common words once it holds this many items.
 constexpr Xapian::doccount common_words_choice = 500;
 
-/// A writer gives the items an index already holds their pairs when it chooses, up to this many:
-/// an index chooses as it passes `common_words_choice` items, so only an index written by another
-/// path holds more then.
-constexpr Xapian::doccount common_words_retrofit = 5000;
-
 /// The term of two words side by side, `first` then `second` (boolean: it weighs nothing and adds
 /// nothing to the item's length).
 std::string pair_term(const std::string &first, const std::string &second);

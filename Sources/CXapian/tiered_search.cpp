@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -35,6 +36,14 @@ double weight_per_impact(double items, double frequency, double wqf) {
     return std::log(ratio) * (bm25_k1 + 1) * (bm25_k3 + 1) * wqf / (bm25_k3 + wqf);
 }
 
+
+/// A term leaf's frequency in the query: `Query(word#2@1)` for 2, 1 when its description names none.
+unsigned leaf_wqf(const Query &leaf) {
+    const std::string description = leaf.get_description();
+    const size_t hash = description.rfind('#');
+    if (hash == std::string::npos) return 1;
+    return unsigned(std::max(1L, std::strtol(description.c_str() + hash + 1, nullptr, 10)));
+}
 
 /// What the walk of a subquery learned: its candidates, each with its ceiling (the most it can
 /// weigh from the subquery), whether every item it matches is one of them, and `bound`, the most
@@ -240,20 +249,21 @@ class Walk {
         std::vector<PairTierPosting> tier;
         if (!read_pair_tier(reader_, name, first_threshold, second_threshold, tier)) return std::nullopt;
         if (factor != 0) weighed_parts += 2;
-        const auto weight = [&](const std::string &word) {
-            return factor * weight_per_impact(items_, reader_.get_termfreq(word), std::max(1u, wqf_[word]));
+        // Each word of a phrase is a term of its own, which Xapian weighs by its own frequency in the
+        // query (1 for a phrase's), whatever other parts of the query hold the same word.
+        const auto weight = [&](const Query &leaf) {
+            return factor * weight_per_impact(items_, reader_.get_termfreq(*leaf.get_terms_begin()), leaf_wqf(leaf));
         };
-        const double first_weight = weight(first_word), second_weight = weight(second_word);
+        const double first_weight = weight(first), second_weight = weight(second);
         first_threshold = std::min(1.0, first_threshold * growth_);
         second_threshold = std::min(1.0, second_threshold * growth_);
         Part part;
         part.bound = first_weight * first_threshold + second_weight * second_threshold;
-        const auto ceiling = [&](uint8_t impact, double threshold) {
-            return std::max(std::min(1.0, impact / 255.0 * growth_), threshold);
-        };
+        // A pair's tier holds the impacts its items have now (writers replace them), so an item in it
+        // for one word weighs by its own impact for the other, however far under θ.
+        const auto ceiling = [&](uint8_t impact) { return std::min(1.0, impact / 255.0 * growth_); };
         for (const PairTierPosting &posting : tier)
-            part.ceilings[posting.id] = first_weight * ceiling(posting.first, first_threshold) +
-                                        second_weight * ceiling(posting.second, second_threshold);
+            part.ceilings[posting.id] = first_weight * ceiling(posting.first) + second_weight * ceiling(posting.second);
         return part;
     }
 

@@ -30,7 +30,10 @@
 // for its first word and those with the `tier_size` highest for its second, each with both impacts,
 // and θ for each word, which every item holding the pair that the tier leaves out stays at or under
 // for that word. Every item holding a phrase of the two words holds the pair, so a phrase's page is
-// proven from the pair's tier as one word's is from its own.
+// proven from the pair's tier as one word's is from its own. A writer notes every item it stores
+// that holds a tiered pair: it enters the tier with its impacts when either passes its θ, and
+// leaves it otherwise, so that the tier's impacts are those of the items holding the pair now (an
+// item deleted, or rewritten without the pair, stays a candidate that no longer matches).
 //   `cx.pair-thresholds`   every pair with a tier, with its two θ
 //   `cx.pair-tier:` + pair  both θ, then the tier's document ids (as deltas), each with two impacts
 
@@ -61,7 +64,10 @@ struct TierNotes {
     std::unordered_map<std::string, std::vector<std::pair<Xapian::docid, double>>> noted;
     /// The pairs with a tier, with their θ for each word, and the postings noted for them.
     std::unordered_map<std::string, std::pair<double, double>> pair_thresholds;
-    std::unordered_map<std::string, std::vector<PairTierPosting>> noted_pairs;
+    /// A stored item holding a tiered pair is noted whatever its impacts, with whether it passes
+    /// either θ: it enters the tier, or leaves it, so that a pair's tier holds no stale impacts
+    /// for an item holding the pair.
+    std::unordered_map<std::string, std::vector<std::pair<PairTierPosting, bool>>> noted_pairs;
 };
 
 double impact(Xapian::termcount wdf, double length, double average) {
@@ -395,8 +401,8 @@ void note_tiers(cx_database &database, Xapian::docid id, const Xapian::Document 
         if (!pair_words(pair->first, first, second)) continue;
         const double first_impact = impact(wdf_of(first), length, tiers.average);
         const double second_impact = impact(wdf_of(second), length, tiers.average);
-        if (first_impact > pair->second.first || second_impact > pair->second.second)
-            tiers.noted_pairs[pair->first].push_back({id, rounded_up(first_impact), rounded_up(second_impact)});
+        const bool passes = first_impact > pair->second.first || second_impact > pair->second.second;
+        tiers.noted_pairs[pair->first].push_back({{id, rounded_up(first_impact), rounded_up(second_impact)}, passes});
     }
 }
 
@@ -422,10 +428,13 @@ void flush_tiers(cx_database &database) {
             double first, second;
             std::vector<PairTierPosting> tier;
             if (!decode_pair_tier(writer.get_metadata(pair_tier_prefix + pair), first, second, tier)) continue;
-            // A rewritten item's new impacts replace those it entered with.
+            // A rewritten item's new impacts replace those it entered with, or take it out.
             std::map<Xapian::docid, std::pair<uint8_t, uint8_t>> merged;
             for (const PairTierPosting &posting : tier) merged[posting.id] = {posting.first, posting.second};
-            for (const PairTierPosting &posting : noted) merged[posting.id] = {posting.first, posting.second};
+            for (const auto &[posting, passes] : noted) {
+                if (passes) merged[posting.id] = {posting.first, posting.second};
+                else merged.erase(posting.id);
+            }
             tier.clear();
             for (const auto &[id, impacts] : merged) tier.push_back({id, impacts.first, impacts.second});
             writer.set_metadata(pair_tier_prefix + pair, encode_pair_tier(first, second, tier));

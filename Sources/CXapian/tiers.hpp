@@ -23,7 +23,7 @@ constexpr Xapian::doccount tier_size = 1000;
 
 /// A pair of common words (pairs.cpp) has a tier of its own when more items than this hold it: a
 /// phrase of a rarer pair is evaluated in full among the pair's items, as quickly.
-constexpr Xapian::doccount pair_tier_limit = 20000;
+constexpr Xapian::doccount pair_tier_limit = 2000;
 
 /// The most candidates a tiered search weighs; with more, a full evaluation is as quick.
 constexpr size_t most_candidates = 12000;

@@ -57,7 +57,9 @@ struct PhrasePairsTests {
         }
     }
 
-    @Test("an index chooses its common words as a transaction passes 500 items, and phrases read through their pairs answer as by positions alone, with tiers or without")
+    @Test(
+        "an index chooses its common words as a transaction passes 500 items, and phrases read through their pairs answer as by positions alone, with tiers or without"
+    )
     func sameAnswers() throws {
         let random = PseudoRandom(seed: 61)
         let test = try pseudoRandomCatalogue(perBatch: 1_500, viewedEvery: 2, random: random) { word(random) }
@@ -78,7 +80,9 @@ struct PhrasePairsTests {
         try checkWithXapian(test.path)
     }
 
-    @Test("a phrase of common words is found through their pair: a record naming a word no item was paired with hides its phrases")
+    @Test(
+        "a phrase of common words is found through their pair: a record naming a word no item was paired with hides its phrases"
+    )
     func readThroughPairs() throws {
         let random = PseudoRandom(seed: 62)
         let test = try pseudoRandomCatalogue(perBatch: 600, viewedEvery: 2, random: random) { word(random) }
@@ -99,7 +103,9 @@ struct PhrasePairsTests {
         #expect(page(try misrecorded.search(paired, now: now)) == page(try test.index.search(paired, now: now)))
     }
 
-    @Test("the items an index held before it chose get their pairs: as a transaction passes 500 items, and in a bulk build's new generation")
+    @Test(
+        "the items an index held before it chose get their pairs: as a transaction passes 500 items, and in a bulk build's new generation"
+    )
     func earlierItemsPaired() throws {
         // The items written before the choice are private to a domain of their own, so that a search
         // from it sees them alone.
@@ -144,5 +150,36 @@ struct PhrasePairsTests {
             #expect(paired >= phrases.count / 2, "\(paired) phrases find the earlier items")
             try checkWithXapian(test.path)
         }
+    }
+
+    @Test(
+        "a phrase of a pair more items hold than a tier's limit is proven from the pair's tier, and items written after the build enter it"
+    )
+    func pairTiers() throws {
+        let random = PseudoRandom(seed: 64)
+        let test = try pseudoRandomCatalogue(perBatch: 2_500, viewedEvery: 2, random: random) { word(random) }
+        // Compaction builds the tiers, the pairs' with them.
+        _ = try test.index.compact()
+        // Short items, each of which outweighs every item of the pair's tier built.
+        let late = (0..<3).map {
+            item(
+                "late/\($0)", title: "River garden river garden river garden",
+                description: "River garden river garden.",
+                mode: .public)
+        }
+        try test.index.indexSearchableItems(late, now: now)
+        let positions = try withoutPairs(test)
+        var fromTiers: Set<String> = []
+        for search in Self.searches {
+            let results = try test.index.search(search, now: now)
+            #expect(page(results) == page(try positions.search(search, now: now)), "\(search.text) \(search.scope)")
+            if results.fromTiers { fromTiers.insert(search.text) }
+        }
+        #expect(
+            fromTiers.isSuperset(of: [
+                "\"river garden\"", "\"garden river\"", "\"river river\"", "title:\"river garden\"",
+            ]), "\(fromTiers.sorted())")
+        let first = try test.index.search(SearchQuery("\"river garden\"", domainIdentifier: nil, limit: 20), now: now)
+        #expect(first.results.prefix(3).allSatisfy { $0.canonicalIdentifier.hasPrefix("late/") })
     }
 }
