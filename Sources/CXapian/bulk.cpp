@@ -162,6 +162,17 @@ cx_status cx_bulk_open(const char *base, const char *folder, uint32_t segment_co
     }
 }
 
+cx_status cx_bulk_choose_common_words(cx_bulk *bulk, const cx_item *items, size_t count, char **out_error) {
+    if (bulk == nullptr || bulk->resolved) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no open build", out_error);
+    if (items == nullptr && count > 0) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no items", out_error);
+    try {
+        if (bulk->choosing) choose_common_words(*bulk, items, count);
+        return CX_OK;
+    } catch (...) {
+        return cx::status_from_current_exception(out_error);
+    }
+}
+
 cx_status cx_bulk_add(cx_bulk *bulk, uint32_t segment, const cx_item *items, const uint64_t *sequences, size_t count,
                       int64_t now_ms, int32_t *out_outcomes, char **out_error) {
     if (bulk == nullptr || bulk->resolved || segment >= bulk->segments.size())
@@ -233,7 +244,8 @@ cx_status cx_bulk_apply(cx_bulk *bulk, cx_database *database, char **out_error) 
             for (auto it = segment->writer.postlist_begin(""); it != segment->writer.postlist_end(""); ++it) {
                 Xapian::Document document = segment->writer.get_document(*it);
                 spelling.count(document);
-                writer.add_document(document);
+                // As a transaction's items do, they enter the impact tiers they pass.
+                cx::note_tiers(*database, writer.add_document(document), document);
             }
             copy_source_paths(segment->writer, writer);
         }

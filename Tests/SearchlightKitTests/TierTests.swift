@@ -181,4 +181,35 @@ struct TierTests {
         let expected = try Self.fromTiersAsInFull("(alpha beta) OR gamma", items: items)
         #expect(expected.results.prefix(5).allSatisfy { $0.canonicalIdentifier.hasPrefix("short/") })
     }
+
+    @Test("items a bulk build writes into the current generation enter the tiers: a page stays a full evaluation's")
+    func appliedBuildKeepsTiers() throws {
+        let test = try TestIndex()
+        let indexer = Indexer(options: IndexingOptions(maximumTimeToLive: nil), jobs: 2, now: now)
+        // Long items that hold `river garden` once; the short ones outweigh every one of them.
+        func line(_ number: Int, short: Bool) -> String {
+            let description = short ? "River garden river garden." : "River garden. " + Self.filler(60)
+            let title = short ? "River garden" : "Walk \(number)"
+            return #"{"canonicalIdentifier":"item/\#(number)","title":"\#(title)","#
+                + #""contentDescription":"\#(description)","contentIndexMode":"public"}"#
+        }
+        let first = (0..<3_000).map { line($0, short: false) }
+        let input = try TemporaryFolder.write("first.jsonl", first.joined(separator: "\n") + "\n")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: input)).count > Indexer.directInputLimit)
+        #expect(try indexer.index([.path(input)], into: test.index).added == 3_000)
+        var second = first
+        for number in stride(from: 0, to: 3_000, by: 150) { second[number] = line(number, short: true) }
+        // The same file, rewritten: its unchanged lines are recognized, and 20 items are stored.
+        _ = try TemporaryFolder.write("first.jsonl", second.joined(separator: "\n") + "\n")
+        #expect(try indexer.index([.path(input)], into: test.index).updated == 20)
+        // Written into the current generation rather than merged into a new one.
+        #expect(currentDatabase(test.path).hasSuffix("gen-000001"))
+        for text in ["river", "garden", "\"river garden\""] {
+            let page = try test.index.search(SearchQuery(text, limit: 20), now: now)
+            #expect(page.fromTiers, "\(text)")
+            #expect(
+                Set(page.results.map(\.canonicalIdentifier))
+                    == Set(stride(from: 0, to: 3_000, by: 150).map { "item/\($0)" }), "\(text)")
+        }
+    }
 }

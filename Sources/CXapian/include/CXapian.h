@@ -630,6 +630,14 @@ typedef struct cx_bulk_plan {
 cx_status cx_bulk_open(const char *_Nullable base, const char *_Nullable folder, uint32_t segment_count,
                        uint64_t memory_budget, cx_bulk *_Nullable *_Nonnull out, char *_Nullable *_Nullable out_error);
 
+/// Chooses the index's common words (pairs of them side by side are terms a phrase reads) when the
+/// current database has chosen none and holds fewer than 500 items: from its words and those of
+/// `items`, the run's first piece, once they are 500 items or more together. Call it before any
+/// `cx_bulk_add`, so that the choice does not depend on which segment stores first; otherwise the
+/// first `cx_bulk_add` makes it from its own items.
+cx_status cx_bulk_choose_common_words(cx_bulk *_Nullable bulk, const cx_item *_Nullable items, size_t count,
+                                      char *_Nullable *_Nullable out_error);
+
 /// Stores `count` items in segment `segment`, the item `items[i]` having the sequence `sequences[i]`.
 /// One thread at a time may use a segment; different segments may be used from different threads at
 /// once. `out_outcomes` receives one value per item (0 added, 1 replaced, 2 expired, 3 unchanged,

@@ -116,6 +116,19 @@ extension Indexer {
                 stopped: { queues.contains(where: \.isCancelled) }
             ) { piece, file in
                 defer { order += 1 }
+                if order == 0 {
+                    // The first piece chooses the common words of an index that has none, before any
+                    // builder stores.
+                    do throws(SearchlightError) {
+                        var scratch = IndexingReport()
+                        try build.chooseCommonWords(
+                            from: try options.prepare(piece, now: now, report: &scratch).map(\.item))
+                    } catch {
+                        state.withLock { $0.failure = $0.failure ?? error }
+                        cancelAll()
+                        return false
+                    }
+                }
                 return queues[order % jobs].put(Unit(order: order, file: file, input: piece))
             }
             for queue in queues { queue.close() }

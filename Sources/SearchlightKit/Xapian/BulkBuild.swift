@@ -36,6 +36,17 @@ final class BulkBuild: @unchecked Sendable {
 
     deinit { cx_bulk_free(handle) }
 
+    /// Chooses the index's common words from the current generation's words and `items`, the run's
+    /// first piece, when it has none and holds fewer than 500 items (`cx_bulk_choose_common_words`):
+    /// before any segment stores, so that the same inputs always make the same index.
+    func chooseCommonWords(from items: [StoredItem]) throws(SearchlightError) {
+        try TextArena.withItems(items) { buffer throws(SearchlightError) in
+            try XapianDatabase.check(path: indexPath) { error in
+                cx_bulk_choose_common_words(handle, buffer.baseAddress, buffer.count, error)
+            }
+        }
+    }
+
     /// Stores items in one segment; their sequences are their places in the run.
     func add(_ items: [StoredItem], sequences: [UInt64], segment: Int, now: Int64) throws(SearchlightError)
         -> [XapianDatabase.StoreOutcome]
