@@ -241,6 +241,21 @@ TierNotes &notes(cx_database &database) {
     return *database.tier_notes;
 }
 
+/// Calls `entry(term, values)` for each entry of a thresholds list (`cx.tier-thresholds`,
+/// `cx.pair-thresholds`): its term, and the text of its θ (two of them for a pair) up to the line's end.
+template <typename Entry> void for_each_threshold(const std::string &list, Entry entry) {
+    for (size_t at = 0; at < list.size();) {
+        uint64_t length;
+        if (!get_varint(list, at, length) || at + length > list.size()) return;
+        std::string term = list.substr(at, length);
+        at += length;
+        const size_t line = list.find('\n', at);
+        if (line == std::string::npos) return;
+        entry(std::move(term), list.c_str() + at);
+        at = line + 1;
+    }
+}
+
 /// Reads the thresholds the first time a writer needs them after a build.
 void load_thresholds(cx_database &database, TierNotes &notes) {
     const std::string record = database.writer.get_metadata(tiers_key);
@@ -254,30 +269,14 @@ void load_thresholds(cx_database &database, TierNotes &notes) {
     const std::optional<TiersRecord> parsed = parse_record(record);
     notes.average = parsed ? parsed->average : 0;
     if (!parsed) return;
-    const std::string list = database.writer.get_metadata(thresholds_key);
-    for (size_t at = 0; at < list.size();) {
-        uint64_t length;
-        if (!get_varint(list, at, length) || at + length > list.size()) break;
-        std::string term = list.substr(at, length);
-        at += length;
-        const size_t line = list.find('\n', at);
-        if (line == std::string::npos) break;
-        notes.thresholds.emplace(std::move(term), std::strtod(list.c_str() + at, nullptr));
-        at = line + 1;
-    }
-    const std::string pairs = database.writer.get_metadata(pair_thresholds_key);
-    for (size_t at = 0; at < pairs.size();) {
-        uint64_t length;
-        if (!get_varint(pairs, at, length) || at + length > pairs.size()) break;
-        std::string pair = pairs.substr(at, length);
-        at += length;
-        const size_t line = pairs.find('\n', at);
-        if (line == std::string::npos) break;
+    for_each_threshold(database.writer.get_metadata(thresholds_key), [&](std::string term, const char *values) {
+        notes.thresholds.emplace(std::move(term), std::strtod(values, nullptr));
+    });
+    for_each_threshold(database.writer.get_metadata(pair_thresholds_key), [&](std::string pair, const char *values) {
         char *end = nullptr;
-        const double first = std::strtod(pairs.c_str() + at, &end);
+        const double first = std::strtod(values, &end);
         notes.pair_thresholds.emplace(std::move(pair), std::make_pair(first, std::strtod(end, nullptr)));
-        at = line + 1;
-    }
+    });
 }
 
 }  // namespace
