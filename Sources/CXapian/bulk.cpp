@@ -95,7 +95,7 @@ int32_t add_item(cx_bulk &bulk, Segment &segment, uint32_t segment_index, const 
 /// Chooses the build's common words, when the current database has none, from its words and
 /// those of `items`, the first piece the build stores: once they are `cx::common_words_choice`
 /// items or more together.
-void choose_common_words(cx_bulk &bulk, const cx_item *items, size_t count) {
+void choose_from_first_piece(cx_bulk &bulk, const cx_item *items, size_t count) {
     std::lock_guard<std::mutex> guard(bulk.choice_mutex);
     if (!bulk.choosing) return;
     std::unordered_map<std::string, Xapian::doccount> frequencies;
@@ -110,7 +110,7 @@ void choose_common_words(cx_bulk &bulk, const cx_item *items, size_t count) {
         const Xapian::Document document =
             cx::make_document(generator, items[i], cx::unique_term(str(items[i].domain), str(items[i].identifier)));
         for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it)
-            if (cx::is_word(*it)) ++frequencies[*it];
+            if (cx::is_shared_word(*it)) ++frequencies[*it];
         ++total;
     }
     if (total >= cx::common_words_choice) {
@@ -166,7 +166,7 @@ cx_status cx_bulk_choose_common_words(cx_bulk *bulk, const cx_item *items, size_
     if (bulk == nullptr || bulk->resolved) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no open build", out_error);
     if (items == nullptr && count > 0) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no items", out_error);
     try {
-        if (bulk->choosing) choose_common_words(*bulk, items, count);
+        if (bulk->choosing) choose_from_first_piece(*bulk, items, count);
         return CX_OK;
     } catch (...) {
         return cx::status_from_current_exception(out_error);
@@ -180,7 +180,7 @@ cx_status cx_bulk_add(cx_bulk *bulk, uint32_t segment, const cx_item *items, con
     if ((items == nullptr || sequences == nullptr) && count > 0)
         return cx::fail(CX_ERR_INVALID_ARGUMENT, "no items", out_error);
     try {
-        if (bulk->choosing) choose_common_words(*bulk, items, count);
+        if (bulk->choosing) choose_from_first_piece(*bulk, items, count);
         Segment &target = *bulk->segments[segment];
         for (size_t i = 0; i < count; ++i) {
             const int32_t outcome = add_item(*bulk, target, segment, items[i], sequences[i], now_ms);

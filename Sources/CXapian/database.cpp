@@ -52,7 +52,7 @@ cx_status check_format(cx_database &database, char **out_error) {
 void choose_common_words_when_due(cx_database &database) {
     Xapian::WritableDatabase &writer = database.writer;
     const Xapian::doccount items = writer.get_doccount();
-    if (items < cx::common_words_choice || cx::recorded_common_words(writer)) return;
+    if (items < cx::common_words_choice || database.common_words || cx::recorded_common_words(writer)) return;
     auto common = std::make_shared<const cx::CommonWords>(cx::choose_common_words(cx::word_frequencies(writer), items));
     cx::record_common_words(writer, *common);
     cx::add_pairs_to_items(writer, *common);

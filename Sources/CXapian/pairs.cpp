@@ -41,8 +41,6 @@ constexpr size_t most_common_words = 128;
 
 }  // namespace
 
-bool is_word(const std::string &term) { return !term.empty() && !(term[0] >= 'A' && term[0] <= 'Z'); }
-
 std::string pair_term(const std::string &first, const std::string &second) {
     return prefix::pair + first + ' ' + second;
 }
@@ -85,7 +83,7 @@ std::vector<std::pair<std::string, Xapian::doccount>> word_frequencies(const Xap
     std::vector<std::pair<std::string, Xapian::doccount>> frequencies;
     for (auto it = database.allterms_begin(); it != database.allterms_end(); ++it) {
         const std::string term = *it;
-        if (is_word(term)) frequencies.emplace_back(term, it.get_termfreq());
+        if (is_shared_word(term)) frequencies.emplace_back(term, it.get_termfreq());
     }
     return frequencies;
 }

@@ -33,9 +33,6 @@ void record_common_words(Xapian::WritableDatabase &writer, const CommonWords &co
 CommonWords choose_common_words(const std::vector<std::pair<std::string, Xapian::doccount>> &frequencies,
                                 Xapian::doccount items);
 
-/// Whether `term` is a word of the shared term space (no capital prefix).
-bool is_word(const std::string &term);
-
 /// The words of `database` (its unprefixed terms) with their document frequencies.
 std::vector<std::pair<std::string, Xapian::doccount>> word_frequencies(const Xapian::Database &database);
 

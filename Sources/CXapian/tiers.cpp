@@ -383,6 +383,7 @@ void note_tiers(cx_database &database, Xapian::docid id, const Xapian::Document 
         length += it.get_wdf();
         const auto found = tiers.thresholds.find(*it);
         if (found != tiers.thresholds.end()) tiered.emplace_back(&*found, it.get_wdf());
+        if (tiers.pair_thresholds.empty() || (*it).compare(0, prefix::pair.size(), prefix::pair) != 0) continue;
         const auto pair = tiers.pair_thresholds.find(*it);
         if (pair != tiers.pair_thresholds.end()) pairs.push_back(&*pair);
     }
