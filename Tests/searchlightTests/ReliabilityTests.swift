@@ -85,11 +85,25 @@ struct ReliabilityTests {
                 #expect(count == perFile, "run \(run): file \(file) has \(count) of \(perFile) items")
             }
             #expect(perFileCounts.isEmpty || perFileCounts.count == files, "run \(run): \(perFileCounts.count) files")
+            // The run's commit chose the index's common words (2,400 items) and gave every item its
+            // pairs with it: a phrase of them is found in every item, or the run is absent.
+            if !perFileCounts.isEmpty { try expectPhrasesEverywhere(workspace, items: files * perFile, "run \(run)") }
         }
         let finish = try workspace.run(["index", workspace.path + "/in", "--json"])
         #expect(finish.status == 0)
         #expect(try exportedItems(workspace).count == files * perFile)
         try checkWithXapian(workspace.index)
+        try expectPhrasesEverywhere(workspace, items: files * perFile, "finished")
+    }
+
+    /// Phrases every item of `writeBatch` holds, of words the index chose as common, are counted in
+    /// every item.
+    private func expectPhrasesEverywhere(_ workspace: Workspace, items: Int, _ when: String) throws {
+        #expect(try indexMetadata(workspace.index, "cx.common-words").hasPrefix("1\n"), "\(when)")
+        for phrase in ["description one", "one of file"] {
+            let search = try workspace.run(["search", "\"\(phrase)\"", "--all-domains", "--limit", "0", "--json"])
+            #expect(try search.object()["total"] as? Int == items, "\(when): \(phrase)")
+        }
     }
 
     @Test("killed with SIGKILL while an index is rebuilt into format 11, the old generation stays whole")
