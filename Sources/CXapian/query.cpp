@@ -14,6 +14,7 @@
 #include "database.hpp"
 #include "errors.hpp"
 #include "pairs.hpp"
+#include "read.hpp"
 #include "schema.hpp"
 #include "snippet.hpp"
 #include "terms.hpp"
@@ -55,11 +56,11 @@ bool is_empty(const Query &query) { return query.empty(); }
 
 class Builder {
   public:
-    Builder(const Xapian::Database &database, bool pairs, const cx_query_node *nodes, size_t count, bool relaxed,
+    Builder(const cx_database &database, Snapshot &snapshot, const cx_query_node *nodes, size_t count, bool relaxed,
             cx_database *keeping)
         : database_(database),
-          pairs_(pairs),
-          terms_(database),
+          snapshot_(snapshot),
+          terms_(database.reader),
           nodes_(nodes),
           count_(count),
           relaxed_(relaxed),
@@ -76,11 +77,9 @@ class Builder {
     }
 
   private:
-    const Xapian::Database &database_;
-    /// Whether phrases may be filtered by the database's pairs of common words.
-    bool pairs_;
-    /// The common words, once a phrase has read them.
-    std::shared_ptr<const CommonWords> common_;
+    const cx_database &database_;
+    /// The snapshot the common words are read from, once a phrase needs them.
+    Snapshot &snapshot_;
     LeafTerms terms_;
     const cx_query_node *nodes_;
     size_t count_;
@@ -98,10 +97,9 @@ class Builder {
     /// is checked on the words' positions, which keep the fields apart).
     Query text(const cx_query_node &leaf, bool positive) {
         Query query = terms_.words(leaf);
-        if (leaf.kind == CX_NODE_PHRASE && pairs_) {
-            if (!common_) common_ = recorded_common_words(database_);
-            if (common_) query = with_pairs(query, *common_);
-        }
+        if (leaf.kind == CX_NODE_PHRASE)
+            if (const std::shared_ptr<const CommonWords> common = common_words(database_, snapshot_))
+                query = with_pairs(query, *common);
         if (const FieldFilter *filter = terms_.field_filter(leaf.field); filter != nullptr && !query.empty()) {
             const Query in_field = terms_.in_field(leaf, *filter);
             if (!in_field.empty()) query = Query(Query::OP_FILTER, query, in_field);
@@ -271,10 +269,10 @@ bool is_relaxable(const cx_query_node *nodes, size_t count, size_t index) {
     return std::all_of(children.begin(), children.end(), [&](size_t child) { return is_relaxable_word(nodes[child]); });
 }
 
-BuiltQuery build_query(const cx_database &database, const cx_query_node *nodes, size_t count, bool relaxed,
-                       cx_database *keeping) {
+BuiltQuery build_query(const cx_database &database, Snapshot &snapshot, const cx_query_node *nodes, size_t count,
+                       bool relaxed, cx_database *keeping) {
     if (nodes == nullptr || count == 0) throw Xapian::InvalidArgumentError("the query tree is empty");
-    return Builder(database.reader, !database.sharded, nodes, count, relaxed, keeping).build();
+    return Builder(database, snapshot, nodes, count, relaxed, keeping).build();
 }
 
 bool can_relax(const cx_query_node *nodes, size_t count) {

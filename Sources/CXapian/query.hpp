@@ -8,6 +8,8 @@
 
 namespace cx {
 
+struct Snapshot;
+
 /// A Xapian query built from the Kit's query tree, with what searching needs to know about it.
 struct BuiltQuery {
     Xapian::Query query;
@@ -41,8 +43,9 @@ struct BuiltQuery {
 /// the slot's value stream.
 ///
 /// A phrase of the common words a database of its own records is filtered by their pairs
-/// (pairs.cpp); over shards, which may each have chosen other words, it is not.
-BuiltQuery build_query(const cx_database &database, const cx_query_node *nodes, size_t count,
+/// (pairs.cpp), read once a snapshot; over shards, which may each have chosen other words, it is
+/// not.
+BuiltQuery build_query(const cx_database &database, Snapshot &snapshot, const cx_query_node *nodes, size_t count,
                        bool relaxed = false, cx_database *keeping = nullptr);
 
 /// The index of the node after the subtree at `index` (the nodes follow in pre-order).

@@ -9,6 +9,7 @@
 #include "errors.hpp"
 #include "matching.hpp"
 #include "meaning.hpp"
+#include "pairs.hpp"
 #include "schema.hpp"
 #include "stored.hpp"
 
@@ -68,6 +69,15 @@ std::shared_ptr<Snapshot> snapshot(cx_database &database) {
     fresh->revision = revision;
     if (keeps) database.snapshot = fresh;
     return fresh;
+}
+
+std::shared_ptr<const CommonWords> common_words(const cx_database &database, Snapshot &snapshot) {
+    if (database.sharded) return nullptr;
+    if (!snapshot.common_words_read) {
+        snapshot.common_words = recorded_common_words(database.reader);
+        snapshot.common_words_read = true;
+    }
+    return snapshot.common_words;
 }
 
 cx_status require_open(cx_database *database, char **out_error) {

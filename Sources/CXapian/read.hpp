@@ -11,6 +11,7 @@ struct ViewBoosts;
 struct MostViewed;
 struct SpellingWords;
 struct KeptFields;
+struct CommonWords;
 
 /// One revision of an index as its searches see it: what they read once and reuse, each on first
 /// need: the items a domain may see (visibility.cpp), the recorded views' boosts (views.cpp) and
@@ -32,7 +33,14 @@ struct Snapshot {
     std::shared_ptr<const SpellingWords> spelling;
     /// What searches keep in memory of this revision's fields (`cx::column`, `cx::ranks`).
     std::shared_ptr<KeptFields> fields;
+    /// The common words the revision records (pairs.cpp), once a phrase has read them.
+    std::shared_ptr<const CommonWords> common_words;
+    bool common_words_read = false;
 };
+
+/// The common words `database` records, read once a snapshot: null when it has chosen none, and
+/// over shards, which may each have chosen other words.
+std::shared_ptr<const CommonWords> common_words(const cx_database &database, Snapshot &snapshot);
 
 /// The snapshot of the revision `database` reads (see `Snapshot`).
 std::shared_ptr<Snapshot> snapshot(cx_database &database);

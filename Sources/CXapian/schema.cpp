@@ -98,7 +98,7 @@ double document_expiration(const Xapian::Document &document) {
 }
 
 bool is_rebuildable(const std::string &recorded) {
-    return (recorded.size() == 1 && recorded[0] >= '2' && recorded[0] <= '9') || recorded == "10";
+    return (recorded.size() == 1 && recorded[0] >= '2' && recorded[0] <= '9') || recorded == "10" || recorded == "11";
 }
 
 Xapian::termcount field_wdf(Field field) {

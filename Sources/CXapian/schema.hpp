@@ -97,7 +97,7 @@ double view_boost(int64_t views);
 /// export) and rebuilt into a new generation of this format by its next writer, from their stored
 /// data, as indexing stores them (the Kit's `SearchableIndex.upgradeIfOlder`).
 inline const std::string format_key = "searchlight.format";
-inline const std::string format = "11";
+inline const std::string format = "12";
 
 /// Whether an index that records `recorded` is of an earlier format whose items its next writer can
 /// rebuild into this one: formats 2 to 10, from whose stored data and values `item_data` reads every

@@ -280,7 +280,7 @@ Xapian::doccount run_hybrid(cx_database &database, cx_database *keeping, cx::Sna
 
     const std::vector<cx_query_node> selection_nodes = cx::selection_nodes(request.nodes, request.node_count);
     const cx::BuiltQuery selection =
-        cx::build_query(database, selection_nodes.data(), selection_nodes.size(), false, keeping);
+        cx::build_query(database, snapshot, selection_nodes.data(), selection_nodes.size(), false, keeping);
     const auto by_meaning = cx::nearest(database, snapshot, request,
                                         selection.matches_everything ? nullptr : &selection.query, {},
                                         request.meaning, request.meaning_dimensions, depth,
@@ -317,7 +317,7 @@ void run_search(cx_database &database, const cx_search_request &request, cx_resu
     const std::shared_ptr<cx::Snapshot> snapshot = cx::snapshot(database);
     cx_database *keeping = cx::keeps_fields(database, request) ? &database : nullptr;
     cx::BuiltQuery built =
-        cx::build_query(database, request.nodes, request.node_count, false, keeping);
+        cx::build_query(database, *snapshot, request.nodes, request.node_count, false, keeping);
     const bool hybrid = request.limit > 0 && cx::searches_by_meaning(database, request);
     uint64_t word_matches = 0;
     if (hybrid) {
@@ -330,7 +330,7 @@ void run_search(cx_database &database, const cx_search_request &request, cx_resu
     // (limit 0) counts the exact query.
     if (word_matches == 0 && request.relax && request.limit > 0 && cx::can_relax(request.nodes, request.node_count)) {
         const cx::BuiltQuery relaxed =
-            cx::build_query(database, request.nodes, request.node_count, true, keeping);
+            cx::build_query(database, *snapshot, request.nodes, request.node_count, true, keeping);
         cx_results found;
         const uint64_t relaxed_matches = hybrid ? run_hybrid(database, keeping, *snapshot, request, relaxed, found)
                                                 : (run_built(database, keeping, *snapshot, request, relaxed, found),
@@ -413,7 +413,7 @@ cx_status cx_search_similar(cx_database *database, const cx_search_request *requ
             return;
         }
         // Every other item the caller may see that the request's query selects.
-        const cx::BuiltQuery built = cx::build_query(*database, request->nodes, request->node_count);
+        const cx::BuiltQuery built = cx::build_query(*database, *snapshot, request->nodes, request->node_count);
         const Xapian::doccount depth = request->offset + request->limit;
         Xapian::doccount near = 0;
         const auto nearest = cx::nearest(*database, *snapshot, *request, built.matches_everything ? nullptr : &built.query,

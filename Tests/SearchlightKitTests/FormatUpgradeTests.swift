@@ -13,7 +13,7 @@ func earlierFormatIndex(_ format: String = "5", _ name: String = "old") throws -
     return copy
 }
 
-@Suite("Index format 11: earlier formats read, and rebuilt by their next writer", .temporaryFolder)
+@Suite("Index format 12: earlier formats read, and rebuilt by their next writer", .temporaryFolder)
 struct FormatUpgradeTests {
     /// Queries of every kind, from every domain the fixtures hold.
     static let queries: [(String, String?)] = [
@@ -58,8 +58,8 @@ struct FormatUpgradeTests {
     }
 
     @Test(
-        "an index of format 5, 6, 7, 8, 9 or 10 is read but not searched, saying how to rebuild it; opened for writing, it is rebuilt into format 11 and searched as if indexed afresh",
-        arguments: [("5", 70), ("6", 70), ("7", 133), ("8", 133), ("9", 133), ("10", 133)])
+        "an index of format 5, 6, 7, 8, 9, 10 or 11 is read but not searched, saying how to rebuild it; opened for writing, it is rebuilt into format 12 and searched as if indexed afresh",
+        arguments: [("5", 70), ("6", 70), ("7", 133), ("8", 133), ("9", 133), ("10", 133), ("11", 133)])
     func upgrade(format: String, count: Int) throws {
         let old = try earlierFormatIndex(format)
         let given = try items(old)
@@ -72,16 +72,16 @@ struct FormatUpgradeTests {
         }
         #expect(error?.code == .indexUnavailable && error?.failure == .earlierFormat)
         #expect(
-            error?.message.contains("index format \(format), which its next writer rebuilds into format 11") == true,
+            error?.message.contains("index format \(format), which its next writer rebuilds into format 12") == true,
             "\(error?.message ?? "")")
         try reader.close()
 
         let writer = try SearchableIndex(path: old, access: .readWrite(lockTimeout: .seconds(5)))
         #expect(
-            writer.formatUpgrades == [FormatUpgrade(path: old, fromFormat: format, toFormat: "11", items: count)])
+            writer.formatUpgrades == [FormatUpgrade(path: old, fromFormat: format, toFormat: "12", items: count)])
         #expect(writer.generation == 2)
         try writer.close()
-        #expect(try indexFormat(old) == "11")
+        #expect(try indexFormat(old) == "12")
         #expect(try items(old) == given)
         let rebuilt = try answers(old)
         #expect(rebuilt.allSatisfy { !$0.isEmpty }, "\(rebuilt)")

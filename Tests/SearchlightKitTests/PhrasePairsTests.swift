@@ -6,7 +6,8 @@ import Testing
 /// Words most items hold: the index chooses them as common.
 private let commonWords = ["river", "garden", "harvest", "museum", "concert", "station"]
 
-/// Rarer words, each held by a few dozen items.
+/// Rarer words, each held by a few dozen items: paired with the common words beside them, and not
+/// with each other.
 private let rarerWords: [String] = {
     let syllables = ["ka", "lo", "mi", "ne", "su", "ta", "ri", "po"]
     return syllables.flatMap { a in syllables.flatMap { b in syllables.map { c in a + b + c } } }
@@ -38,6 +39,12 @@ private func page(_ results: SearchResults) -> [String] {
     return results.totalIsEstimate ? page.dropLast() + ["an estimate"] : page
 }
 
+/// The words the index records as common (`cx.common-words`: "2", the items it chose from, then a
+/// word and the items holding it on each line).
+private func recordedWords(_ record: String) -> Set<String> {
+    Set(record.split(separator: "\n").dropFirst(2).map { String($0.split(separator: " ")[0]) })
+}
+
 /// The index's current database copied to a folder of its own, with its common words forgotten: the
 /// same items and terms, whose phrases are found by positions alone.
 private func withoutPairs(_ test: TestIndex) throws -> SearchableIndex {
@@ -63,9 +70,18 @@ struct PhrasePairsTests {
     func sameAnswers() throws {
         let random = PseudoRandom(seed: 61)
         let test = try pseudoRandomCatalogue(perBatch: 1_500, viewedEvery: 2, random: random) { word(random) }
-        let recorded = try indexMetadata(test.path, "cx.common-words").split(separator: "\n").map(String.init)
-        #expect(recorded.first == "1")
-        #expect(Set(recorded).isSuperset(of: commonWords), "\(recorded)")
+        let record = try indexMetadata(test.path, "cx.common-words")
+        #expect(record.hasPrefix("2\n"))
+        #expect(recordedWords(record).isSuperset(of: commonWords + rarerWords), "\(record)")
+        // A common word beside a rarer one is a pair; two rarer words are not.
+        #expect(try termFrequency(test.path, "XWriver \(rarerWords[5])") > 0)
+        #expect(try termFrequency(test.path, "XWriver garden") > 0)
+        let rarerSideBySide = try #require(
+            try rarerWords.lazy.map { "\"\(rarerWords[0]) \($0)\"" }
+                .first {
+                    try !test.index.search(SearchQuery($0, domainIdentifier: nil, limit: 1), now: now).results.isEmpty
+                })
+        #expect(try termFrequency(test.path, "XW" + rarerSideBySide.dropFirst().dropLast()) == 0)
         let positions = try withoutPairs(test)
         let expected = try Self.searches.map { page(try positions.search($0, now: now)) }
         #expect(expected.filter { $0.count > 1 }.count >= Self.searches.count / 2, "most phrases find items")
@@ -81,21 +97,26 @@ struct PhrasePairsTests {
     }
 
     @Test(
-        "a phrase of common words is found through their pair: a record naming a word no item was paired with hides its phrases"
+        "a phrase of paired words is found through their pair: a record pairing two words no item was paired with hides their phrases"
     )
     func readThroughPairs() throws {
         let random = PseudoRandom(seed: 62)
         let test = try pseudoRandomCatalogue(perBatch: 600, viewedEvery: 2, random: random) { word(random) }
-        let recorded = try indexMetadata(test.path, "cx.common-words")
-        // A rarer word the index did not choose, found after `river`.
-        let unchosen = Set(rarerWords).subtracting(recorded.split(separator: "\n").map(String.init))
+        // Two rarer words side by side, which are not paired.
         let phrase = try #require(
-            try unchosen.sorted().lazy.map { SearchQuery("\"river \($0)\"", domainIdentifier: nil, limit: 20) }
+            try rarerWords.lazy.map { SearchQuery("\"\(rarerWords[1]) \($0)\"", domainIdentifier: nil, limit: 20) }
                 .first { try !test.index.search($0, now: now).results.isEmpty })
-        let rarer = String(phrase.text.dropFirst(7).dropLast())
+        let words = phrase.text.dropFirst().dropLast().split(separator: " ").map(String.init)
+        #expect(try termFrequency(test.path, "XW" + words.joined(separator: " ")) == 0)
+        // A record saying every item holds each of them, which pairs them.
+        var lines = try indexMetadata(test.path, "cx.common-words").split(separator: "\n").map(String.init)
+        for (number, line) in lines.enumerated().dropFirst(2)
+        where words.contains(String(line.split(separator: " ")[0])) {
+            lines[number] = line.split(separator: " ")[0] + " " + lines[1]
+        }
         let copy = try TemporaryFolder.subfolder("misrecorded") + "/index"
         try FileManager.default.copyItem(atPath: currentDatabase(test.path), toPath: copy)
-        try setIndexMetadata(copy, "cx.common-words", recorded + "\n" + rarer)
+        try setIndexMetadata(copy, "cx.common-words", lines.joined(separator: "\n"))
         let misrecorded = try SearchableIndex(path: copy, access: .readOnly)
         #expect(try misrecorded.search(phrase, now: now).results.isEmpty)
         // A phrase of words paired all along is found as before.
@@ -123,7 +144,7 @@ struct PhrasePairsTests {
         try small.index.indexSearchableItems(items(0..<400, random, early: true), now: now)
         #expect(try indexMetadata(small.path, "cx.common-words").isEmpty)
         try small.index.indexSearchableItems(items(400..<600, random), now: now)
-        #expect(try indexMetadata(small.path, "cx.common-words").hasPrefix("1\n"))
+        #expect(try indexMetadata(small.path, "cx.common-words").hasPrefix("2\n"))
         // 300 items, then a bulk build of 4,000: the build chooses.
         let bulk = try TestIndex()
         try bulk.index.indexSearchableItems(items(0..<300, random, early: true), now: now)
@@ -135,7 +156,7 @@ struct PhrasePairsTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: input)).count > Indexer.directInputLimit)
         let indexer = Indexer(options: IndexingOptions(maximumTimeToLive: nil), jobs: 2, now: now)
         #expect(try indexer.index([.path(input)], into: bulk.index).added == 4_000)
-        #expect(try indexMetadata(bulk.path, "cx.common-words").hasPrefix("1\n"))
+        #expect(try indexMetadata(bulk.path, "cx.common-words").hasPrefix("2\n"))
         for test in [small, bulk] {
             let positions = try withoutPairs(test)
             var paired = 0

@@ -62,6 +62,16 @@ public func setIndexMetadata(_ index: String, _ key: String, _ value: String) th
     try xapianMetadata("set '\(currentDatabase(index))' '\(key)' '\(value)'")
 }
 
+/// How many items of the index's current database hold `term` (`xapian-delve -t`): 0 for none.
+public func termFrequency(_ index: String, _ term: String) throws -> Int {
+    let output = index + ".delve"
+    let status = system("/usr/bin/xapian-delve -t '\(term)' '\(currentDatabase(index))' > '\(output)' 2>&1")
+    let text = try String(contentsOfFile: output, encoding: .utf8)
+    #expect(status == 0, "xapian-delve -t \(term): \(text)")
+    guard let found = text.firstRange(of: "termfreq ") else { return 0 }
+    return Int(text[found.upperBound...].prefix { $0.isNumber }) ?? 0
+}
+
 /// Runs `xapian-metadata` through the shell: Foundation's `Process` leaks a weak reference on
 /// every run, which LeakSanitizer reports in the Kit's tests.
 private func xapianMetadata(_ arguments: String) throws {
