@@ -179,24 +179,47 @@ bool decode_pair_tier(const std::string &record, double &first, double &second, 
     return true;
 }
 
+/// What building the pairs' tiers reads once for all of them: every item's length, and one word's
+/// wdf in every item, by document id (0 for an item lacking the word).
+struct PairTierReading {
+    std::vector<Xapian::termcount> lengths;
+    std::vector<Xapian::termcount> wdfs;
+    std::string word;
+
+    explicit PairTierReading(const Xapian::Database &database)
+        : lengths(database.get_lastdocid() + 1), wdfs(database.get_lastdocid() + 1) {
+        for (auto it = database.postlist_begin(""); it != database.postlist_end(""); ++it)
+            lengths[*it] = it.get_doclength();
+    }
+
+    /// Reads `word`'s wdfs, in place of the last word's.
+    void read(const Xapian::Database &database, const std::string &next) {
+        if (next == word) return;
+        std::fill(wdfs.begin(), wdfs.end(), 0);
+        for (auto it = database.postlist_begin(next); it != database.postlist_end(next); ++it) wdfs[*it] = it.get_wdf();
+        word = next;
+    }
+};
+
 /// Builds the tier of `pair` (held by more than `pair_tier_limit` items) and adds it to
-/// `thresholds`.
-void build_pair_tier(Xapian::WritableDatabase &database, const std::string &pair, double average,
-                     std::string &thresholds) {
-    std::string first_word, second_word;
-    if (!pair_words(pair, first_word, second_word)) return;
+/// `thresholds`. `reading` holds the wdfs of the pair's more frequent word, `frequent_first` says
+/// which of the two it is; the other word's are looked up in its list, so that a word most items
+/// hold is read once for all its pairs rather than once a pair.
+void build_pair_tier(const Xapian::Database &database, const std::string &pair, const std::string &other,
+                     bool frequent_first, double average, const PairTierReading &reading,
+                     std::vector<std::pair<std::string, std::string>> &records, std::string &thresholds) {
     std::vector<Xapian::docid> ids;
     std::vector<std::pair<double, double>> impacts;
-    Xapian::PostingIterator first = database.postlist_begin(first_word), second = database.postlist_begin(second_word);
-    const Xapian::PostingIterator first_end = database.postlist_end(first_word),
-                                  second_end = database.postlist_end(second_word);
+    Xapian::PostingIterator looked = database.postlist_begin(other);
+    const Xapian::PostingIterator looked_end = database.postlist_end(other);
     for (auto it = database.postlist_begin(pair); it != database.postlist_end(pair); ++it) {
-        first.skip_to(*it);
-        second.skip_to(*it);
-        if (first == first_end || second == second_end) break;
-        if (*first != *it || *second != *it) continue;
-        const double length = it.get_doclength();
-        impacts.emplace_back(impact(first.get_wdf(), length, average), impact(second.get_wdf(), length, average));
+        const Xapian::termcount frequent_wdf = reading.wdfs[*it];
+        looked.skip_to(*it);
+        if (looked == looked_end) break;
+        if (frequent_wdf == 0 || *looked != *it) continue;
+        const double length = reading.lengths[*it];
+        const double frequent = impact(frequent_wdf, length, average), rarer = impact(looked.get_wdf(), length, average);
+        impacts.emplace_back(frequent_first ? frequent : rarer, frequent_first ? rarer : frequent);
         ids.push_back(*it);
     }
     if (impacts.size() <= tier_size) return;
@@ -217,9 +240,43 @@ void build_pair_tier(Xapian::WritableDatabase &database, const std::string &pair
         if (first_impact > first_threshold || second_impact > second_threshold)
             tier.push_back({ids[i], rounded_up(first_impact), rounded_up(second_impact)});
     }
-    database.set_metadata(pair_tier_prefix + pair, encode_pair_tier(first_threshold, second_threshold, tier));
+    records.emplace_back(pair_tier_prefix + pair, encode_pair_tier(first_threshold, second_threshold, tier));
     put_varint(thresholds, pair.size());
     thresholds += pair + number_text(first_threshold) + ' ' + number_text(second_threshold) + '\n';
+}
+
+/// Builds the tier of every pair more than `pair_tier_limit` items hold, grouped by the more
+/// frequent word of each, and records them with their thresholds.
+void build_pair_tiers(Xapian::WritableDatabase &database, double average) {
+    struct Tiered {
+        std::string frequent, pair, other;
+        bool frequent_first;
+    };
+    std::vector<Tiered> pairs;
+    for (auto it = database.allterms_begin(prefix::pair); it != database.allterms_end(prefix::pair); ++it) {
+        std::string first, second;
+        if (it.get_termfreq() <= pair_tier_limit || !pair_words(*it, first, second)) continue;
+        const bool frequent_first = database.get_termfreq(first) >= database.get_termfreq(second);
+        pairs.push_back(frequent_first ? Tiered{first, *it, second, true} : Tiered{second, *it, first, false});
+    }
+    std::string thresholds;
+    std::vector<std::pair<std::string, std::string>> records;
+    if (!pairs.empty()) {
+        std::stable_sort(pairs.begin(), pairs.end(), [](const Tiered &a, const Tiered &b) { return a.frequent < b.frequent; });
+        PairTierReading reading(database);
+        std::vector<std::pair<std::string, std::string>> thresholds_of;
+        for (const Tiered &tiered : pairs) {
+            reading.read(database, tiered.frequent);
+            std::string line;
+            build_pair_tier(database, tiered.pair, tiered.other, tiered.frequent_first, average, reading, records, line);
+            if (!line.empty()) thresholds_of.emplace_back(tiered.pair, std::move(line));
+        }
+        // The thresholds' record lists the pairs in term order.
+        std::sort(thresholds_of.begin(), thresholds_of.end());
+        for (const auto &entry : thresholds_of) thresholds += entry.second;
+    }
+    for (const auto &[key, record] : records) database.set_metadata(key, record);
+    database.set_metadata(pair_thresholds_key, thresholds);
 }
 
 std::optional<TiersRecord> parse_record(const std::string &text) {
@@ -359,10 +416,7 @@ void build_tiers(Xapian::WritableDatabase &database) {
         }
     }
     database.set_metadata(thresholds_key, thresholds);
-    std::string pair_thresholds;
-    for (auto it = database.allterms_begin(prefix::pair); it != database.allterms_end(prefix::pair); ++it)
-        if (it.get_termfreq() > pair_tier_limit) build_pair_tier(database, *it, average, pair_thresholds);
-    database.set_metadata(pair_thresholds_key, pair_thresholds);
+    build_pair_tiers(database, average);
     database.set_metadata(tiers_key, make_record(average, database.get_revision() + 1));
 }
 
