@@ -36,8 +36,8 @@ namespace {
 
 const std::string common_words_key = "cx.common-words";
 
-/// The most common words an index chooses (at 1,000,000 items of a Zipf vocabulary of 88,000 words,
-/// about 1,100 can be paired).
+/// The most common words an index chooses (at 1,000,000 items of the benchmark's corpus, a Zipf
+/// vocabulary of 50,000 words, about 1,360 can be paired).
 constexpr size_t most_common_words = 4096;
 
 }  // namespace
