@@ -59,6 +59,9 @@ std::shared_ptr<const CommonWords> recorded_common_words(const Xapian::Database 
     auto common = std::make_shared<CommonWords>();
     size_t at = 2, end = record.find('\n', at);
     common->items = Xapian::doccount(std::strtoul(record.substr(at, end - at).c_str(), nullptr, 10));
+    // A record that names no items pairs nothing: phrases are read by positions, not filtered by
+    // pairs no item holds.
+    if (common->items == 0) return nullptr;
     while (end != std::string::npos) {
         at = end + 1;
         end = record.find('\n', at);

@@ -122,6 +122,15 @@ struct PhrasePairsTests {
         // A phrase of words paired all along is found as before.
         let paired = SearchQuery("\"river garden\"", domainIdentifier: nil, limit: 20)
         #expect(page(try misrecorded.search(paired, now: now)) == page(try test.index.search(paired, now: now)))
+        // A record whose words are chosen from no items pairs nothing: phrases are found by positions.
+        let unnamed = try TemporaryFolder.subfolder("unnamed") + "/index"
+        try FileManager.default.copyItem(atPath: currentDatabase(test.path), toPath: unnamed)
+        let recorded = try indexMetadata(test.path, "cx.common-words").split(separator: "\n").map(String.init)
+        try setIndexMetadata(unnamed, "cx.common-words", (["2", "0"] + recorded.dropFirst(2)).joined(separator: "\n"))
+        let byPositions = try SearchableIndex(path: unnamed, access: .readOnly)
+        for query in [phrase, paired] {
+            #expect(page(try byPositions.search(query, now: now)) == page(try test.index.search(query, now: now)))
+        }
     }
 
     @Test(
