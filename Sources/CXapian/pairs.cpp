@@ -46,11 +46,15 @@ std::string pair_term(const std::string &first, const std::string &second) {
     return prefix::pair + first + ' ' + second;
 }
 
+bool CommonWords::paired(Xapian::doccount first, Xapian::doccount second) const {
+    return double(first) * double(second) >= least_pair_share * items * items;
+}
+
 bool CommonWords::paired(const std::string &first, const std::string &second) const {
     const auto a = frequencies.find(first);
     if (a == frequencies.end()) return false;
     const auto b = frequencies.find(second);
-    return b != frequencies.end() && double(a->second) * double(b->second) >= least_pair_share * items * items;
+    return b != frequencies.end() && paired(a->second, b->second);
 }
 
 std::shared_ptr<const CommonWords> recorded_common_words(const Xapian::Database &database) {
@@ -114,18 +118,19 @@ void add_pairs(Xapian::Document &document, const CommonWords &common) {
     if (common.frequencies.empty()) return;
     // The common words at each position (a position may hold more than one term: Chinese
     // characters and their pairs).
-    std::vector<std::pair<Xapian::termpos, const std::string *>> at;
+    std::vector<std::pair<Xapian::termpos, const std::pair<const std::string, Xapian::doccount> *>> at;
     for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it) {
         const auto found = common.frequencies.find(*it);
         if (found == common.frequencies.end()) continue;
         for (auto position = it.positionlist_begin(); position != it.positionlist_end(); ++position)
-            at.emplace_back(*position, &found->first);
+            at.emplace_back(*position, &*found);
     }
     std::sort(at.begin(), at.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
     for (size_t i = 0; i < at.size(); ++i) {
         for (size_t j = i + 1; j < at.size() && at[j].first <= at[i].first + 1; ++j) {
-            if (at[j].first == at[i].first + 1 && common.paired(*at[i].second, *at[j].second))
-                document.add_boolean_term(pair_term(*at[i].second, *at[j].second));
+            const auto &first = *at[i].second, &second = *at[j].second;
+            if (at[j].first == at[i].first + 1 && common.paired(first.second, second.second))
+                document.add_boolean_term(pair_term(first.first, second.first));
         }
     }
 }

@@ -22,6 +22,8 @@ struct CommonWords {
     /// each independent of the other, at least `least_pair_share` of the items would hold both,
     /// as the index's frequencies were when it chose. Their phrase costs that AND without the pair.
     bool paired(const std::string &first, const std::string &second) const;
+    /// The same for two words held by `first` and `second` items as the index chose.
+    bool paired(Xapian::doccount first, Xapian::doccount second) const;
 };
 
 /// The share of an index's items two words side by side are expected to be held by together,

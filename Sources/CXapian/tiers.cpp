@@ -201,13 +201,13 @@ struct PairTierReading {
     }
 };
 
-/// Builds the tier of `pair` (held by more than `pair_tier_limit` items) and adds it to
-/// `thresholds`. `reading` holds the wdfs of the pair's more frequent word, `frequent_first` says
-/// which of the two it is; the other word's are looked up in its list, so that a word most items
-/// hold is read once for all its pairs rather than once a pair.
-void build_pair_tier(const Xapian::Database &database, const std::string &pair, const std::string &other,
-                     bool frequent_first, double average, const PairTierReading &reading,
-                     std::vector<std::pair<std::string, std::string>> &records, std::string &thresholds) {
+/// Builds and records the tier of `pair` (held by more than `pair_tier_limit` items), and returns
+/// its line of the thresholds' record (empty when it needs no tier). `reading` holds the wdfs of
+/// the pair's more frequent word, `frequent_first` says which of the two it is; the other word's
+/// are looked up in its list, so that a word most items hold is read once for all its pairs rather
+/// than once a pair.
+std::string build_pair_tier(Xapian::WritableDatabase &database, const std::string &pair, const std::string &other,
+                            bool frequent_first, double average, const PairTierReading &reading) {
     std::vector<Xapian::docid> ids;
     std::vector<std::pair<double, double>> impacts;
     Xapian::PostingIterator looked = database.postlist_begin(other);
@@ -222,7 +222,7 @@ void build_pair_tier(const Xapian::Database &database, const std::string &pair, 
         impacts.emplace_back(frequent_first ? frequent : rarer, frequent_first ? rarer : frequent);
         ids.push_back(*it);
     }
-    if (impacts.size() <= tier_size) return;
+    if (impacts.size() <= tier_size) return {};
     // θ of each word: the impact of the first posting its order leaves out; postings tied with it
     // stay out too.
     const auto threshold = [&](auto impact_of) {
@@ -240,9 +240,10 @@ void build_pair_tier(const Xapian::Database &database, const std::string &pair, 
         if (first_impact > first_threshold || second_impact > second_threshold)
             tier.push_back({ids[i], rounded_up(first_impact), rounded_up(second_impact)});
     }
-    records.emplace_back(pair_tier_prefix + pair, encode_pair_tier(first_threshold, second_threshold, tier));
-    put_varint(thresholds, pair.size());
-    thresholds += pair + number_text(first_threshold) + ' ' + number_text(second_threshold) + '\n';
+    database.set_metadata(pair_tier_prefix + pair, encode_pair_tier(first_threshold, second_threshold, tier));
+    std::string line;
+    put_varint(line, pair.size());
+    return line + pair + number_text(first_threshold) + ' ' + number_text(second_threshold) + '\n';
 }
 
 /// Builds the tier of every pair more than `pair_tier_limit` items hold, grouped by the more
@@ -259,23 +260,19 @@ void build_pair_tiers(Xapian::WritableDatabase &database, double average) {
         const bool frequent_first = database.get_termfreq(first) >= database.get_termfreq(second);
         pairs.push_back(frequent_first ? Tiered{first, *it, second, true} : Tiered{second, *it, first, false});
     }
-    std::string thresholds;
-    std::vector<std::pair<std::string, std::string>> records;
+    // The thresholds' record lists the pairs in term order, whatever order they are built in.
+    std::map<std::string, std::string> lines;
     if (!pairs.empty()) {
         std::stable_sort(pairs.begin(), pairs.end(), [](const Tiered &a, const Tiered &b) { return a.frequent < b.frequent; });
         PairTierReading reading(database);
-        std::vector<std::pair<std::string, std::string>> thresholds_of;
         for (const Tiered &tiered : pairs) {
             reading.read(database, tiered.frequent);
-            std::string line;
-            build_pair_tier(database, tiered.pair, tiered.other, tiered.frequent_first, average, reading, records, line);
-            if (!line.empty()) thresholds_of.emplace_back(tiered.pair, std::move(line));
+            std::string line = build_pair_tier(database, tiered.pair, tiered.other, tiered.frequent_first, average, reading);
+            if (!line.empty()) lines.emplace(tiered.pair, std::move(line));
         }
-        // The thresholds' record lists the pairs in term order.
-        std::sort(thresholds_of.begin(), thresholds_of.end());
-        for (const auto &entry : thresholds_of) thresholds += entry.second;
     }
-    for (const auto &[key, record] : records) database.set_metadata(key, record);
+    std::string thresholds;
+    for (const auto &entry : lines) thresholds += entry.second;
     database.set_metadata(pair_thresholds_key, thresholds);
 }
 
