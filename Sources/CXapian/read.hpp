@@ -8,7 +8,6 @@ namespace cx {
 
 struct DocumentBits;
 struct ViewBoosts;
-struct MostViewed;
 struct SpellingWords;
 struct KeptFields;
 struct CommonWords;
@@ -28,8 +27,6 @@ struct Snapshot {
     std::unordered_map<std::string, std::shared_ptr<const DocumentBits>> visible;
     static constexpr size_t visible_domains = 16;
     std::shared_ptr<const ViewBoosts> views;
-    /// The most viewed items a tiered search takes as candidates (`most_viewed`).
-    std::shared_ptr<const MostViewed> most_viewed;
     std::shared_ptr<const SpellingWords> spelling;
     /// What searches keep in memory of this revision's fields (`cx::column`, `cx::ranks`).
     std::shared_ptr<KeptFields> fields;

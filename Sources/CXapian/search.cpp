@@ -82,7 +82,7 @@ double most_for_views(const Xapian::Database &reader, const cx::BuiltQuery &buil
 Query with_views(cx_database &database, cx::Snapshot &snapshot, const cx::BuiltQuery &built) {
     const double weight = most_for_views(database.reader, built);
     if (weight == 0) return built.query;
-    return Query(Query::OP_AND_MAYBE, built.query, Query(Query::OP_SCALE_WEIGHT, cx::view_boosts(database, snapshot), weight));
+    return cx::with_view_boosts(database, snapshot, built.query, weight);
 }
 
 /// The query `request` asks for, with visibility, views and expiry applied.
@@ -156,15 +156,11 @@ Xapian::MSet count_facets(cx_database &database, cx_database *keeping, const cx_
     return counted;
 }
 
-/// What recorded views add to the weights of a search of `built`: the most viewed items with their
-/// gains, and the most any other item gains.
+/// What recorded views add to the weights of a search of `built`.
 cx::ViewsBound views_bound(cx_database &database, cx::Snapshot &snapshot, const cx::BuiltQuery &built) {
     const double weight = most_for_views(database.reader, built);
     if (weight == 0) return {};
-    const cx::MostViewed &most = cx::most_viewed(database, snapshot);
-    cx::ViewsBound bound{{}, weight * most.rest};
-    for (const auto &[id, boost] : most.items) bound.most_viewed.emplace_back(id, weight * boost);
-    return bound;
+    return {weight, cx::view_boosts_of(database, snapshot)};
 }
 
 /// Whether a search of `request` may take its page from the index's impact tiers (tiers.cpp):

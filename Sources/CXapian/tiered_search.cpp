@@ -15,6 +15,7 @@
 #include "search.hpp"
 #include "tiers.hpp"
 #include "tiers_format.hpp"
+#include "views.hpp"
 
 namespace cx {
 
@@ -411,6 +412,104 @@ std::optional<double> corrected_percent_factor(const Xapian::MSet &mset, unsigne
     return 100 * (whole - 1) / (parts * greatest);
 }
 
+/// A tiered search's candidates, in two lists, each most promising first: the walk's, each
+/// weighing at most its ceiling and what its own views add; and the viewed items outside them,
+/// each weighing at most the walk's bound and what its views add, from the most viewed. Any other
+/// item weighs at most the walk's bound. The second list is read as far as a search asks.
+class Candidates {
+  public:
+    Candidates(const Part &root, const ViewsBound &views) : root_(root), views_(views) {
+        walked_.reserve(root.ceilings.size());
+        size_t viewed_among_walked = 0;
+        for (const auto &[id, ceiling] : root.ceilings) {
+            const double gain = views.viewed ? views.weight * views.viewed->boost(id) : 0.0;
+            if (gain > 0) ++viewed_among_walked;
+            walked_.emplace_back(ceiling + gain, id);
+        }
+        std::sort(walked_.begin(), walked_.end(),
+                  [](const auto &a, const auto &b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+        // An item outside a covered walk's candidates matches nothing, views or not.
+        if (views.viewed && !root.covered) {
+            viewed_ = views.viewed.get();
+            viewed_count_ = viewed_->documents.size() - viewed_among_walked;
+        }
+    }
+
+    size_t walked() const { return walked_.size(); }
+    size_t viewed() const { return viewed_count_; }
+
+    /// The ceiling of the walk's candidate at `position` (from 0); −∞ past the last.
+    double walked_ceiling(size_t position) const {
+        return position < walked_.size() ? walked_[position].first : -std::numeric_limits<double>::infinity();
+    }
+
+    /// The ceiling of the viewed candidate at `position` (from 0); −∞ past the last.
+    double viewed_ceiling(size_t position) {
+        read_viewed(position + 1);
+        return position < viewed_ids_.size() ? root_.bound + views_.weight * viewed_->boosts[viewed_ids_[position]]
+                                              : -std::numeric_limits<double>::infinity();
+    }
+
+    /// The ceiling of the candidate at `depth` (from 1) of both lists together.
+    double ceiling_at(size_t depth) {
+        size_t walked = 0, viewed = 0;
+        double ceiling = -std::numeric_limits<double>::infinity();
+        for (size_t i = 0; i < depth; ++i) {
+            const double next_walked = walked_ceiling(walked), next_viewed = viewed_ceiling(viewed);
+            ceiling = std::max(next_walked, next_viewed);
+            (next_walked >= next_viewed ? walked : viewed) += 1;
+        }
+        return ceiling;
+    }
+
+    /// The first `walked` of the walk's candidates and the first `viewed` viewed ones, in ascending ids.
+    std::vector<Xapian::docid> first(size_t walked, size_t viewed) {
+        read_viewed(viewed);
+        std::vector<Xapian::docid> ids;
+        ids.reserve(walked + viewed);
+        for (size_t i = 0; i < walked && i < walked_.size(); ++i) ids.push_back(walked_[i].second);
+        for (size_t i = 0; i < viewed && i < viewed_ids_.size(); ++i) ids.push_back(viewed_->documents[viewed_ids_[i]]);
+        std::sort(ids.begin(), ids.end());
+        return ids;
+    }
+
+    /// How many of the walk's candidates lead up to the last whose ceiling `weight` does not pass.
+    size_t walked_reaching(double weight) const {
+        size_t count = 0;
+        while (count < walked_.size() && !passes(weight, walked_[count].first)) ++count;
+        return count;
+    }
+
+    /// How many viewed candidates lead up to the last whose ceiling `weight` does not pass, or
+    /// `most_candidates` + 1 when more do.
+    size_t viewed_reaching(double weight) {
+        size_t count = 0;
+        while (count <= most_candidates && count < viewed_count_ && !passes(weight, viewed_ceiling(count))) ++count;
+        return count;
+    }
+
+    /// Whether `weight` passes `bound`, with room for rounding.
+    static bool passes(double weight, double bound) { return weight > bound * (1 + rounding_margin) + rounding_margin; }
+
+  private:
+    const Part &root_;
+    const ViewsBound &views_;
+    const ViewBoosts *viewed_ = nullptr;
+    size_t viewed_count_ = 0;
+    std::vector<std::pair<double, Xapian::docid>> walked_;
+    /// The viewed candidates read so far: positions in `viewed_`'s lists.
+    std::vector<uint32_t> viewed_ids_;
+    size_t next_by_boost_ = 0;
+
+    /// Reads the viewed candidates until `count` are read (or all are).
+    void read_viewed(size_t count) {
+        while (viewed_ && viewed_ids_.size() < count && next_by_boost_ < viewed_->by_boost.size()) {
+            const uint32_t position = viewed_->by_boost[next_by_boost_++];
+            if (root_.ceilings.count(viewed_->documents[position]) == 0) viewed_ids_.push_back(position);
+        }
+    }
+};
+
 }  // namespace
 
 std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Query &words,
@@ -421,17 +520,10 @@ std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Quer
     if (!tiers || limit == 0 || Walk(reader, *tiers, Walk::coverage).walk(words, 1).covered) return std::nullopt;
     Walk walk(reader, *tiers, Walk::candidates);
     walk.count_terms(words);
-    Part root = walk.walk(words, 1);
+    const Part root = walk.walk(words, 1);
     if (!walk.ok || root.ceilings.size() > most_candidates) return std::nullopt;
     const ViewsBound views = bound_views();
-    // The most viewed items are candidates too: an item outside them gains at most `views.rest`.
-    std::unordered_map<Xapian::docid, double> viewed;
-    std::vector<Xapian::docid> candidates = candidate_ids(root);
-    for (const auto &[id, gain] : views.most_viewed) {
-        viewed.emplace(id, gain);
-        if (root.ceilings.count(id) == 0) candidates.push_back(id);
-    }
-    if (candidates.size() > most_candidates) return std::nullopt;
+    Candidates candidates(root, views);
 
     const auto run = [&](std::vector<Xapian::docid> ids, Xapian::doccount check) -> std::optional<Xapian::MSet> {
         const std::optional<Query> limited = among(std::move(ids));
@@ -445,59 +537,57 @@ std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Quer
     // filter, a posting source, as one more part each result matches.
     const auto proven = [&](Xapian::MSet mset) -> std::optional<TieredPage> {
         TieredPage page{std::move(mset), {}};
-        const std::optional<double> factor =
-            corrected_percent_factor(page.mset, walk.weighed_parts + (views.rest > 0 || !views.most_viewed.empty() ? 1 : 0));
+        const std::optional<double> factor = corrected_percent_factor(page.mset, walk.weighed_parts + (views.viewed ? 1 : 0));
         if (!factor) return std::nullopt;
         for (auto it = page.mset.begin(); it != page.mset.end(); ++it)
             page.percents.push_back(rated_percent(it.get_weight(), *factor));
         return page;
     };
     const Xapian::doccount depth = offset + limit;
-    // What an item outside the candidates can weigh (nothing matches there when the root is covered).
-    const double outside = root.bound + views.rest;
-    const auto outweighs = [](const Xapian::MSet &page, Xapian::doccount limit, double bound) {
-        return page.size() == limit &&
-               page[page.size() - 1].get_weight() > bound * (1 + rounding_margin) + rounding_margin;
-    };
+    // What an item neither walked nor viewed can weigh (nothing matches there when the root is covered).
+    const double outside = root.bound;
+    const auto passes = Candidates::passes;
 
-    // Otherwise the candidates are weighed most promising first, in growing batches, until the
-    // page's last result outweighs every candidate left and every item outside them.
-    std::vector<std::pair<double, Xapian::docid>> ordered;
-    ordered.reserve(candidates.size());
-    for (Xapian::docid id : candidates) {
-        const auto gain = viewed.find(id);
-        ordered.emplace_back(root.ceiling(id) + (gain == viewed.end() ? views.rest : gain->second), id);
-    }
-    std::sort(ordered.begin(), ordered.end(),
-              [](const auto &a, const auto &b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
     // The page's last result weighs at most the ceiling of the candidate at its depth: when that
     // does not pass what an item outside them can weigh, nothing can be proven.
-    const auto hopeless = [&](double best_last) { return !(best_last > outside * (1 + rounding_margin) + rounding_margin); };
-    if (ordered.size() < depth || hopeless(ordered[depth - 1].first)) return std::nullopt;
+    if (candidates.walked() + candidates.viewed() < depth || !passes(candidates.ceiling_at(depth), outside))
+        return std::nullopt;
+    // The walk's most promising candidates are weighed first; then, until the page's last result
+    // outweighs every candidate left and every item outside them, those it does not outweigh.
     const size_t first_batch = std::max<size_t>(64, 4 * size_t(depth));
-    for (size_t batch = first_batch;; batch *= 4) {
-        const size_t taken = std::min(batch, ordered.size());
-        std::vector<Xapian::docid> ids;
-        ids.reserve(taken);
-        for (size_t i = 0; i < taken; ++i) ids.push_back(ordered[i].second);
-        std::sort(ids.begin(), ids.end());
-        std::optional<Xapian::MSet> page = run(std::move(ids), depth);
+    size_t walked = std::min(candidates.walked(), first_batch), viewed = 0;
+    if (walked < first_batch) viewed = std::min(candidates.viewed(), first_batch - walked);
+    for (;;) {
+        std::optional<Xapian::MSet> page = run(candidates.first(walked, viewed), depth);
         if (!page) return std::nullopt;
-        const double rest = taken < ordered.size() ? ordered[taken].first : -std::numeric_limits<double>::infinity();
-        if (outweighs(*page, limit, std::max(rest, outside))) return proven(std::move(*page));
-        if (taken == ordered.size()) return std::nullopt;
-        // Matches this sparse among the candidates (an AND of frequent words) would not fill the
-        // page from all of them either.
-        if (page->size() < limit && double(page->size()) * double(ordered.size()) / double(taken) < limit)
-            return std::nullopt;
-        // The last result can still rise, to at most the ceiling of the first candidate left.
-        const double last = page->size() == limit ? (*page)[page->size() - 1].get_weight() : 0.0;
-        if (hopeless(std::max(last, rest))) return std::nullopt;
-        // Past two batches, go on only when the page's last result already outweighs every item
-        // outside the candidates: more candidates then end in a proof. Otherwise (an AND of frequent
-        // words, whose last result an item outside may pass) weighing them all costs more than the
-        // full evaluation saves.
-        if (batch >= 4 * first_batch && hopeless(last)) return std::nullopt;
+        const double rest = std::max(candidates.walked_ceiling(walked), candidates.viewed_ceiling(viewed));
+        const bool full = page->size() == limit;
+        if (full && passes((*page)[page->size() - 1].get_weight(), std::max(rest, outside))) return proven(std::move(*page));
+        if (walked == candidates.walked() && viewed == candidates.viewed()) return std::nullopt;
+        size_t next_walked = walked, next_viewed = viewed;
+        if (full) {
+            // The last result only rises as more candidates are weighed: those whose ceilings it
+            // passes cannot enter the page, and weighing every other one proves the page, unless its
+            // last result is still no heavier than an item outside them can be.
+            const double last = (*page)[page->size() - 1].get_weight();
+            if (!passes(std::max(last, rest), outside)) return std::nullopt;
+            const double bar = std::max(last, outside);
+            next_walked = std::max(walked, candidates.walked_reaching(bar));
+            next_viewed = std::max(viewed, candidates.viewed_reaching(bar));
+        } else {
+            // Matches this sparse among the walk's candidates (an AND of frequent words) would not
+            // fill the page from all of them either, nor, past two batches, would more of them be
+            // likely to; viewed items outside them match no more often.
+            if (double(page->size()) * double(candidates.walked()) / double(std::max<size_t>(1, walked)) < limit ||
+                walked + viewed >= 4 * first_batch)
+                return std::nullopt;
+            next_walked = std::min(candidates.walked(), 4 * walked);
+            if (next_walked == walked) next_viewed = candidates.viewed();
+        }
+        // Weighing this many costs more than the full evaluation saves.
+        if (next_walked + next_viewed > most_candidates) return std::nullopt;
+        walked = next_walked;
+        viewed = next_viewed;
     }
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,17 +57,20 @@ struct TieredPage {
     std::vector<int32_t> percents;
 };
 
-/// What recorded views add to a search's weights: the most viewed items with what each gains, and
-/// the most any other item gains.
+struct ViewBoosts;
+
+/// What recorded views add to a search's weights: `weight` times each viewed item's boost (none
+/// when `viewed` is null).
 struct ViewsBound {
-    std::vector<std::pair<Xapian::docid, double>> most_viewed;
-    double rest = 0;
+    double weight = 0;
+    std::shared_ptr<const ViewBoosts> viewed;
 };
 
 /// The page `offset`, `limit` of a search of `words` ranked by `weighting`, when the tiers of its
 /// terms prove it: `among(candidates)` gives the search's whole query (visibility, expiry and
 /// views, which add to weights what `views()` says) limited to the candidates (every tier, every
-/// rarer term's whole list, the most viewed items), or nothing when it cannot. The page is the
+/// rarer term's whole list, and the viewed items whose views could lift them into the page), or
+/// nothing when it cannot. The page is the
 /// candidates' when its last result outweighs the most an item outside them can weigh, or when no
 /// item outside them matches. Nothing when a full evaluation is needed: the index has no current
 /// tiers, the tiers prove nothing, or every match lies in posting lists of `whole_list_limit` items

@@ -4,23 +4,30 @@
 #include "database.hpp"
 #include "read.hpp"
 
+#include <memory>
+#include <vector>
+
 namespace cx {
 
-/// A posting source over the viewed items, weighing each by its boost (`view_boost`), as
-/// `snapshot` holds them.
-Xapian::Query view_boosts(cx_database &database, Snapshot &snapshot);
+/// `query` with `weight` times each matching item's views boost (`view_boost`) added to its weight,
+/// as `snapshot` holds the boosts: ANDed with a part that every item matches, weighing each by its
+/// boost (0 without views). Xapian's percentages count it as one more part of the query, which
+/// every result matches: views never lower a percentage.
+Xapian::Query with_view_boosts(cx_database &database, Snapshot &snapshot, const Xapian::Query &query, double weight);
 
-/// The viewed items of greatest boost, and the greatest boost of the others (0 when there are none).
-struct MostViewed {
-    std::vector<std::pair<Xapian::docid, double>> items;
-    double rest = 0;
+/// The viewed items, in document order, with their boosts (`view_boost`, 0 to 1).
+struct ViewBoosts {
+    std::vector<Xapian::docid> documents;
+    std::vector<double> boosts;
+    /// Positions in `documents`, from the greatest boost to the least.
+    std::vector<uint32_t> by_boost;
+    double greatest = 0;
+
+    /// The boost of item `id`: 0 when it has no views.
+    double boost(Xapian::docid id) const;
 };
 
-/// How many of the most viewed items `most_viewed` gives.
-constexpr size_t most_viewed_count = 256;
-
-/// The `most_viewed_count` viewed items of greatest boost, as `snapshot` holds them (read once per
-/// snapshot).
-const MostViewed &most_viewed(cx_database &database, Snapshot &snapshot);
+/// The viewed items and their boosts, as `snapshot` holds them (read once per snapshot).
+std::shared_ptr<const ViewBoosts> view_boosts_of(cx_database &database, Snapshot &snapshot);
 
 }  // namespace cx

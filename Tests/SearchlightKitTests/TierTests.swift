@@ -182,6 +182,37 @@ struct TierTests {
         #expect(expected.results.prefix(5).allSatisfy { $0.canonicalIdentifier.hasPrefix("short/") })
     }
 
+    @Test("viewed items outside every tier enter a page read from the tiers as they enter a full evaluation's")
+    func viewedOutsideTiers() throws {
+        // 2,400 items hold `river` alike (a tier keeps none of them: all tie with the first left out),
+        // and five short ones more, which the tier keeps. Views lift the viewed among the rest.
+        var items = (0..<2_400).map {
+            item("even/\($0)", title: "Walks", description: "River garden path.", mode: .public)
+        }
+        items += (0..<5).map { item("short/\($0)", title: "River", description: "River.", mode: .public) }
+        // Twelve items viewed most, each more than the next; then a hundred viewed alike, more than
+        // the page has room for; then two hundred viewed once.
+        var views: [String] = []
+        for rank in 0..<12 { views += Array(repeating: "even/\(2_000 + rank)", count: 60 - rank) }
+        for number in 100..<200 { views += Array(repeating: "even/\(number)", count: 5) }
+        views += (600..<800).map { "even/\($0)" }
+        let tiered = try TestIndex()
+        let full = try TestIndex()
+        for test in [tiered, full] { try test.index.indexSearchableItems(items, now: now) }
+        _ = try tiered.index.compact()
+        for test in [tiered, full] { _ = try test.index.recordViews(withIdentifiers: views, now: now) }
+        for (text, limit, offset) in [("river", 20, 0), ("river", 20, 10), ("river garden", 30, 0), ("riv", 20, 0)] {
+            let query = SearchQuery(text, limit: limit, offset: offset)
+            let page = try tiered.index.search(query, now: now)
+            let expected = try full.index.search(query, now: now)
+            #expect(page.fromTiers, "\(text) \(offset)")
+            #expect(Self.page(page).dropLast() == Self.page(expected).dropLast(), "\(text) \(offset)")
+            // The page holds viewed items outside the tier: the most viewed, then some viewed alike.
+            let identifiers = expected.results.map(\.canonicalIdentifier)
+            #expect(identifiers.contains("even/2011") && identifiers.contains { $0.hasPrefix("even/1") }, "\(text)")
+        }
+    }
+
     @Test("items a bulk build writes into the current generation enter the tiers: a page stays a full evaluation's")
     func appliedBuildKeepsTiers() throws {
         let test = try TestIndex()

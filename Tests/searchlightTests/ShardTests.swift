@@ -67,9 +67,25 @@ struct ShardTests {
             let run = try workspace.run(["index", repositoryRoot + "/corpus", "--index", index, "--now", corpusNow])
             #expect(run.status == 0, "\(run.stderr)")
         }
+        // Views, recorded alike in both: a viewed item gains as much, and every result is rated
+        // alike, over shards (where Xapian's own posting sources read them) as on one index.
+        for index in [local, one] {
+            for (identifier, domain, count) in [
+                ("article/deep-linking-005", "com.example.blog", 30), ("video/s1e02", "com.example.video", 5),
+            ] {
+                let identifiers = Array(repeating: identifier, count: count)
+                let run = try workspace.run(
+                    ["view"] + identifiers + ["--domain", domain, "--index", index, "--now", corpusNow])
+                #expect(run.status == 0, "\(run.stderr)")
+            }
+        }
         // The same totals, items, scores and order, ties included: a topology runs the query one
         // index runs, and its writer gives each item the document id one index gives it.
         let remote = try answers(workspace, index: cluster.topology)
+        // Views never lower a percentage: the best match, which nobody viewed, still rates 100.
+        let deepLinking = try #require(Self.queries.firstIndex(of: ["deep linking", "--all-domains"]))
+        #expect(remote[deepLinking].scores.first == 100 && remote[deepLinking].ids.first?.hasSuffix("-006") == true)
+        #expect(remote[deepLinking].ids.contains("com.example.blog/article/deep-linking-005"))
         for other in [local, one] {
             for (query, (a, b)) in zip(Self.queries, zip(remote, try answers(workspace, index: other))) {
                 #expect(a.total == b.total && a.ids == b.ids && a.scores == b.scores, "\(query) on \(other)")
