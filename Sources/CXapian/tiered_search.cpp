@@ -565,27 +565,28 @@ std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Quer
         if (full && passes((*page)[page->size() - 1].get_weight(), std::max(rest, outside))) return proven(std::move(*page));
         if (walked == candidates.walked() && viewed == candidates.viewed()) return std::nullopt;
         size_t next_walked = walked, next_viewed = viewed;
-        if (full) {
+        const double last = full ? (*page)[page->size() - 1].get_weight() : 0.0;
+        // The last result can still rise, to at most the ceiling of the first candidate left.
+        if (!passes(std::max(last, rest), outside)) return std::nullopt;
+        if (passes(last, outside)) {
             // The last result only rises as more candidates are weighed: those whose ceilings it
-            // passes cannot enter the page, and weighing every other one proves the page, unless its
-            // last result is still no heavier than an item outside them can be.
-            const double last = (*page)[page->size() - 1].get_weight();
-            if (!passes(std::max(last, rest), outside)) return std::nullopt;
-            const double bar = std::max(last, outside);
-            next_walked = std::max(walked, candidates.walked_reaching(bar));
-            next_viewed = std::max(viewed, candidates.viewed_reaching(bar));
+            // passes cannot enter the page, and weighing every other one proves it.
+            next_walked = std::max(walked, candidates.walked_reaching(last));
+            next_viewed = std::max(viewed, candidates.viewed_reaching(last));
         } else {
             // Matches this sparse among the walk's candidates (an AND of frequent words) would not
-            // fill the page from all of them either, nor, past two batches, would more of them be
-            // likely to; viewed items outside them match no more often.
-            if (double(page->size()) * double(candidates.walked()) / double(std::max<size_t>(1, walked)) < limit ||
-                walked + viewed >= 4 * first_batch)
+            // fill the page from all of them either; nor, past two batches, would more of them be
+            // likely to lift its last result past an item outside them. Viewed items outside them
+            // match no more often.
+            if (!full && double(page->size()) * double(candidates.walked()) / double(std::max<size_t>(1, walked)) < limit)
                 return std::nullopt;
+            if (walked + viewed >= 4 * first_batch) return std::nullopt;
             next_walked = std::min(candidates.walked(), 4 * walked);
-            if (next_walked == walked) next_viewed = candidates.viewed();
+            if (next_walked == walked) next_viewed = std::min(candidates.viewed(), std::max(4 * viewed, first_batch));
         }
         // Weighing this many costs more than the full evaluation saves.
-        if (next_walked + next_viewed > most_candidates) return std::nullopt;
+        if (next_walked + next_viewed > most_candidates || next_walked + next_viewed == walked + viewed)
+            return std::nullopt;
         walked = next_walked;
         viewed = next_viewed;
     }
