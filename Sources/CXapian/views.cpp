@@ -96,7 +96,6 @@ std::shared_ptr<const ViewBoosts> view_boosts_of(cx_database &database, Snapshot
 }
 
 Xapian::Query with_view_boosts(cx_database &database, Snapshot &snapshot, const Xapian::Query &query, double weight) {
-    const Xapian::Database &reader = database.reader;
     using Query = Xapian::Query;
     // A posting source sees each shard with its own document ids, and a shard server knows
     // Xapian's own only: there, the viewed items' boosts come from the value stream, and every
