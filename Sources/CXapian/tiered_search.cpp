@@ -503,8 +503,10 @@ class Candidates {
 
     /// Reads the viewed candidates until `count` are read (or all are).
     void read_viewed(size_t count) {
-        while (viewed_ && viewed_ids_.size() < count && next_by_boost_ < viewed_->by_boost.size()) {
-            const uint32_t position = viewed_->by_boost[next_by_boost_++];
+        if (!viewed_) return;
+        const std::vector<uint32_t> &by_boost = viewed_->by_boost();
+        while (viewed_ids_.size() < count && next_by_boost_ < by_boost.size()) {
+            const uint32_t position = by_boost[next_by_boost_++];
             if (root_.ceilings.count(viewed_->documents[position]) == 0) viewed_ids_.push_back(position);
         }
     }

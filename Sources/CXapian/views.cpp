@@ -20,6 +20,15 @@ double ViewBoosts::boost(Xapian::docid id) const {
     return found == documents.end() || *found != id ? 0 : boosts[size_t(found - documents.begin())];
 }
 
+const std::vector<uint32_t> &ViewBoosts::by_boost() const {
+    std::call_once(ordered_, [this] {
+        by_boost_.resize(documents.size());
+        for (uint32_t i = 0; i < by_boost_.size(); ++i) by_boost_[i] = i;
+        std::stable_sort(by_boost_.begin(), by_boost_.end(), [this](uint32_t a, uint32_t b) { return boosts[a] > boosts[b]; });
+    });
+    return by_boost_;
+}
+
 namespace {
 
 std::shared_ptr<const ViewBoosts> read_boosts(const Xapian::Database &reader) {
@@ -30,11 +39,6 @@ std::shared_ptr<const ViewBoosts> read_boosts(const Xapian::Database &reader) {
         boosts->boosts.push_back(boost);
         boosts->greatest = std::max(boosts->greatest, boost);
     }
-    boosts->by_boost.resize(boosts->documents.size());
-    for (uint32_t i = 0; i < boosts->by_boost.size(); ++i) boosts->by_boost[i] = i;
-    const std::vector<double> &boost = boosts->boosts;
-    std::stable_sort(boosts->by_boost.begin(), boosts->by_boost.end(),
-                     [&](uint32_t a, uint32_t b) { return boost[a] > boost[b]; });
     return boosts;
 }
 

@@ -5,6 +5,7 @@
 #include "read.hpp"
 
 #include <memory>
+#include <mutex>
 #include <vector>
 
 namespace cx {
@@ -19,12 +20,18 @@ Xapian::Query with_view_boosts(cx_database &database, Snapshot &snapshot, const 
 struct ViewBoosts {
     std::vector<Xapian::docid> documents;
     std::vector<double> boosts;
-    /// Positions in `documents`, from the greatest boost to the least.
-    std::vector<uint32_t> by_boost;
     double greatest = 0;
 
     /// The boost of item `id`: 0 when it has no views.
     double boost(Xapian::docid id) const;
+
+    /// Positions in `documents`, from the greatest boost to the least: ordered on first need (a
+    /// search read from the impact tiers), once.
+    const std::vector<uint32_t> &by_boost() const;
+
+  private:
+    mutable std::once_flag ordered_;
+    mutable std::vector<uint32_t> by_boost_;
 };
 
 /// The viewed items and their boosts, as `snapshot` holds them (read once per snapshot).
