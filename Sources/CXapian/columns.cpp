@@ -22,6 +22,9 @@ struct KeptFields {
     std::unordered_map<Xapian::valueno, std::shared_ptr<const Column>> columns;
     std::unordered_map<Xapian::valueno, std::shared_ptr<const Ranks>> ranks;
     std::shared_ptr<const Vectors> vectors;
+    std::shared_ptr<const Lengths> lengths;
+    /// How many searches at the revision have asked for the lengths while they were not kept.
+    unsigned length_asks = 0;
 };
 
 namespace {
@@ -63,6 +66,15 @@ std::shared_ptr<Vectors> read_vectors(const Xapian::Database &reader, uint32_t d
         if (vectors->scales[id] != 0) ++vectors->count;
     }
     return vectors;
+}
+
+/// Reads every item's length into `Lengths`.
+std::shared_ptr<Lengths> read_lengths(const Xapian::Database &reader) {
+    auto lengths = std::make_shared<Lengths>();
+    lengths->of.assign(size_t(reader.get_lastdocid()) + 1, 0);
+    for (auto item = reader.postlist_begin(""); item != reader.postlist_end(""); ++item)
+        lengths->of[*item] = item.get_doclength();
+    return lengths;
 }
 
 /// How many ranks `Ranks` keeps past the first: enough to tell apart the top 0.025 % of the items.
@@ -192,6 +204,19 @@ std::shared_ptr<const Vectors> vectors(cx_database &database, uint32_t dimension
     entry->vectors = read_vectors(reader, dimensions);
     entry->bytes += bytes;
     return entry->vectors;
+}
+
+std::shared_ptr<const Lengths> lengths(cx_database &database) {
+    const Xapian::Database &reader = database.reader;
+    const size_t bytes = (size_t(reader.get_lastdocid()) + 1) * sizeof(Xapian::termcount);
+    std::lock_guard<std::mutex> guard(kept_lock);
+    KeptFields *entry = kept_of(database);
+    if (entry == nullptr) return nullptr;
+    if (entry->lengths) return entry->lengths;
+    if (++entry->length_asks < searches_before_lengths || entry->bytes + bytes > most_column_bytes) return nullptr;
+    entry->lengths = read_lengths(reader);
+    entry->bytes += bytes;
+    return entry->lengths;
 }
 
 Xapian::Query column_range(std::shared_ptr<const Column> column, double low, double high) {

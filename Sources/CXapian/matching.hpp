@@ -35,6 +35,10 @@ void set_counting_query(Xapian::Enquire &enquire, const Xapian::Database &reader
 /// the same double.
 double scale_factor(const Xapian::Query &query);
 
+/// A term leaf's frequency in the query (its wqf): `Query(word#2@1)` for 2, 1 when its description
+/// names none.
+unsigned leaf_wqf(const Xapian::Query &leaf);
+
 /// The pattern of an `OP_WILDCARD` query, from its description ("Query(WILDCARD SYNONYM foo)").
 std::optional<std::string> wildcard_pattern(const Xapian::Query &query);
 

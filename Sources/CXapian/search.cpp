@@ -23,6 +23,7 @@
 #include "tiers.hpp"
 #include "views.hpp"
 #include "visibility.hpp"
+#include "weighing.hpp"
 
 struct cx_results {
     uint64_t total = 0;
@@ -76,19 +77,29 @@ double most_for_views(const Xapian::Database &reader, const cx::BuiltQuery &buil
     return built.matches_everything ? 1.0 : view_weight(reader, built.query);
 }
 
-/// `query` with recorded views added to the scores: up to `view_weight`, growing with the
-/// logarithm of the count (`cx::view_boost`). Only viewed items carry the value, and an index
-/// without views is searched as before.
-Query with_views(cx_database &database, cx::Snapshot &snapshot, const cx::BuiltQuery &built) {
+/// The words of `built` as a search of `request` weighs them: from the items' lengths kept in
+/// memory (`cx::weighed_from_lengths`) when it keeps fields, else as built.
+Query weighed_words(cx_database &database, const cx_search_request &request, const cx::BuiltQuery &built) {
+    if (!cx::keeps_fields(database, request) || built.matches_everything) return built.query;
+    const std::shared_ptr<const cx::Lengths> lengths = cx::lengths(database);
+    return lengths ? cx::weighed_from_lengths(database.reader, built.query, lengths) : built.query;
+}
+
+/// The words of `built`, weighed as `weighed_words` weighs them, with recorded views added to the
+/// scores: up to `view_weight`, growing with the logarithm of the count (`cx::view_boost`). Only
+/// viewed items carry the value, and an index without views is searched as before.
+Query with_views(cx_database &database, cx::Snapshot &snapshot, const cx_search_request &request,
+                 const cx::BuiltQuery &built) {
+    const Query words = weighed_words(database, request, built);
     const double weight = most_for_views(database.reader, built);
-    if (weight == 0) return built.query;
-    return cx::with_view_boosts(database, snapshot, built.query, weight);
+    if (weight == 0) return words;
+    return cx::with_view_boosts(database, snapshot, words, weight);
 }
 
 /// The query `request` asks for, with visibility, views and expiry applied.
 Query full_query(cx_database &database, cx::Snapshot &snapshot, const cx_search_request &request,
                  const cx::BuiltQuery &built) {
-    return cx::visible_now(database, snapshot, request, with_views(database, snapshot, built));
+    return cx::visible_now(database, snapshot, request, with_views(database, snapshot, request, built));
 }
 
 /// How many matches a search checks: 1,000 past its page, so that totals up to there are exact;
@@ -202,7 +213,8 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
                (tiered = cx::tiered_page(
                     reader, built.query,
                     [&](std::vector<Xapian::docid> candidates) {
-                        return cx::visible_now_among(database, snapshot, request, with_views(database, snapshot, built),
+                        return cx::visible_now_among(database, snapshot, request,
+                                                     with_views(database, snapshot, request, built),
                                                      std::move(candidates));
                     },
                     [&] { return views_bound(database, snapshot, built); }, request.offset, request.limit,

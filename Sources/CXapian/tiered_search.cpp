@@ -38,14 +38,6 @@ double weight_per_impact(double items, double frequency, double wqf) {
 }
 
 
-/// A term leaf's frequency in the query: `Query(word#2@1)` for 2, 1 when its description names none.
-unsigned leaf_wqf(const Query &leaf) {
-    const std::string description = leaf.get_description();
-    const size_t hash = description.rfind('#');
-    if (hash == std::string::npos) return 1;
-    return unsigned(std::max(1L, std::strtol(description.c_str() + hash + 1, nullptr, 10)));
-}
-
 /// What the walk of a subquery learned: its candidates, each with its ceiling (the most it can
 /// weigh from the subquery), whether every item it matches is one of them, and `bound`, the most
 /// any other item can weigh from it (nothing, when the candidates hold every match).

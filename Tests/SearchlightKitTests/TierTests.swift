@@ -84,6 +84,43 @@ struct TierTests {
         #expect(full.contains { $0.totalIsEstimate } && full.contains { !$0.totalIsEstimate })
     }
 
+    @Test("a reader that keeps the items' lengths weighs words as Xapian does: the same pages, scores and totals")
+    func keptLengths() throws {
+        let random = PseudoRandom(seed: 65)
+        let test = try pseudoRandomCatalogue(perBatch: 1_200, viewedEvery: 3, random: random) { word(random) }
+        // Several words of differing frequencies summed, a word and a beginning weighed under a scale
+        // (as-you-type), a phrase and a synonym that keep Xapian's own weighing beside words.
+        let more = [
+            "river OR garden OR \(rarerWords[5]) OR harvest", "river garden museum concert", "river garden*",
+            "\"river garden\" station", "museum OR (concert -\(rarerWords[2]))", "title:harvest station ga",
+        ]
+        var searches: [SearchQuery] = []
+        for domain in ["default", nil] {
+            for scope in [SearchQuery.Scope.all, .public] {
+                for text in queries + more {
+                    searches.append(SearchQuery(text, domainIdentifier: domain, scope: scope, limit: 20))
+                }
+                searches.append(SearchQuery("river", domainIdentifier: domain, scope: scope, limit: 30, offset: 20))
+            }
+        }
+        // First every page a full evaluation (a catalogue written in transactions has no tiers), then,
+        // compacted, pages from the tiers too, whose candidates are weighed the same way.
+        for compacted in [false, true] {
+            if compacted { _ = try test.index.compact() }
+            let keeping = try SearchableIndex(path: test.path, access: .readOnly, keepsFieldsInMemory: true)
+            var fromTiers = 0
+            for search in searches {
+                let expected = try test.index.search(search, now: now)
+                let kept = try keeping.search(search, now: now)
+                #expect(
+                    Self.page(kept) == Self.page(expected),
+                    "\(search.text) \(search.domainIdentifier ?? "") \(search.scope) compacted: \(compacted)")
+                if kept.fromTiers { fromTiers += 1 }
+            }
+            #expect(compacted == (fromTiers > 0), "\(fromTiers) pages from the tiers")
+        }
+    }
+
     @Test("items a writer stores after the tiers were built enter them: pages stay those of a full evaluation")
     func writerKeepsTiers() throws {
         // The same catalogue twice: one compacted (with tiers), one as written (without).
