@@ -23,8 +23,16 @@ struct KeptFields {
     std::unordered_map<Xapian::valueno, std::shared_ptr<const Ranks>> ranks;
     std::shared_ptr<const Vectors> vectors;
     std::shared_ptr<const Lengths> lengths;
-    /// How many searches at the revision have asked for the lengths while they were not kept.
-    unsigned length_asks = 0;
+    /// The items that can expire, ordered by expiration (`expiration_times` ascending).
+    std::vector<double> expiration_times;
+    std::vector<Xapian::docid> expiring_items;
+    bool expirations_read = false;
+    /// The expired items, ascending, when the first `expired_count` of `expiring_items` have expired.
+    std::shared_ptr<const std::vector<Xapian::docid>> expired;
+    size_t expired_count = 0;
+    /// How many searches at the revision have asked for the lengths, or the expirations, while they
+    /// were not kept.
+    unsigned length_asks = 0, expiration_asks = 0;
 };
 
 namespace {
@@ -213,10 +221,46 @@ std::shared_ptr<const Lengths> lengths(cx_database &database) {
     KeptFields *entry = kept_of(database);
     if (entry == nullptr) return nullptr;
     if (entry->lengths) return entry->lengths;
-    if (++entry->length_asks < searches_before_lengths || entry->bytes + bytes > most_column_bytes) return nullptr;
+    if (++entry->length_asks < searches_before_keeping || entry->bytes + bytes > most_column_bytes) return nullptr;
     entry->lengths = read_lengths(reader);
     entry->bytes += bytes;
     return entry->lengths;
+}
+
+std::shared_ptr<const std::vector<Xapian::docid>> expired_items(cx_database &database, int64_t now_ms) {
+    const Xapian::Database &reader = database.reader;
+    std::lock_guard<std::mutex> guard(kept_lock);
+    KeptFields *entry = kept_of(database);
+    if (entry == nullptr) return nullptr;
+    if (!entry->expirations_read) {
+        const Xapian::doccount expiring = reader.get_value_freq(slot::expiration);
+        const size_t bytes = size_t(expiring) * (sizeof(double) + sizeof(Xapian::docid));
+        if (++entry->expiration_asks < searches_before_keeping || entry->bytes + bytes > most_column_bytes)
+            return nullptr;
+        std::vector<std::pair<double, Xapian::docid>> by_time;
+        by_time.reserve(expiring);
+        for (auto value = reader.valuestream_begin(slot::expiration); value != reader.valuestream_end(slot::expiration);
+             ++value)
+            by_time.emplace_back(Xapian::sortable_unserialise(*value), value.get_docid());
+        std::sort(by_time.begin(), by_time.end());
+        for (const auto &[time, item] : by_time) {
+            entry->expiration_times.push_back(time);
+            entry->expiring_items.push_back(item);
+        }
+        entry->expirations_read = true;
+        entry->bytes += bytes;
+    }
+    // The items whose expiration is at or before `now_ms`: what `OP_VALUE_LE` on the serialised
+    // times leaves out, since `sortable_serialise` keeps the order of the numbers.
+    const std::vector<double> &times = entry->expiration_times;
+    const size_t count = size_t(std::upper_bound(times.begin(), times.end(), double(now_ms)) - times.begin());
+    if (!entry->expired || entry->expired_count != count) {
+        std::vector<Xapian::docid> expired(entry->expiring_items.begin(), entry->expiring_items.begin() + long(count));
+        std::sort(expired.begin(), expired.end());
+        entry->expired = std::make_shared<const std::vector<Xapian::docid>>(std::move(expired));
+        entry->expired_count = count;
+    }
+    return entry->expired;
 }
 
 Xapian::Query column_range(std::shared_ptr<const Column> column, double low, double high) {

@@ -77,16 +77,25 @@ struct Lengths {
     std::vector<Xapian::termcount> of;
 };
 
-/// How many searches at a revision weigh words with Xapian's own lengths before the lengths are
-/// kept: reading them costs about 25 ms at 1,000,000 items, what 8 searches save, so a revision
-/// that a write replaces after a search or two (a service recording views) never reads them.
-constexpr unsigned searches_before_lengths = 8;
+/// How many searches at a revision read Xapian's own lengths and expirations before the kept ones
+/// are read: reading them costs about 25 ms at 1,000,000 items, what 8 searches save, so a
+/// revision that a write replaces after a search or two (a service recording views) never reads
+/// them.
+constexpr unsigned searches_before_keeping = 8;
 
 /// The lengths of the revision read-only `database` has open, for a search that keeps fields
 /// (`keeps_fields`), kept as `column` keeps columns (4 bytes an item), read by the
-/// `searches_before_lengths`th search at the revision that asks. Null before, when keeping them
+/// `searches_before_keeping`th search at the revision that asks. Null before, when keeping them
 /// would pass `most_column_bytes`, or for a database without a UUID.
 std::shared_ptr<const Lengths> lengths(cx_database &database);
+
+/// The items of the revision read-only `database` has open that have expired at `now_ms`, in
+/// ascending document ids: what a search that keeps fields leaves out instead of comparing the
+/// expiration value of each match with `now_ms` (for two words of 1,000,000 items, that
+/// comparison cost more than weighing them). Kept as `lengths` are (the items that can expire,
+/// ordered by expiration: 12 bytes each), the expired ones for the latest number of them.
+/// Null when they are not kept.
+std::shared_ptr<const std::vector<Xapian::docid>> expired_items(cx_database &database, int64_t now_ms);
 
 /// The column of `slot` for a search of `request`: the kept one (`column`) when the search keeps
 /// fields (`keeps_fields`) and there is one, else one read for the caller alone.

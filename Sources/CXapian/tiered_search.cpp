@@ -360,7 +360,11 @@ class IdSource final : public Xapian::PostingSource {
 }  // namespace
 
 Query id_query(std::vector<Xapian::docid> ids) {
-    return Query((new IdSource(std::make_shared<const std::vector<Xapian::docid>>(std::move(ids))))->release());
+    return id_query(std::make_shared<const std::vector<Xapian::docid>>(std::move(ids)));
+}
+
+Query id_query(std::shared_ptr<const std::vector<Xapian::docid>> ids) {
+    return Query((new IdSource(std::move(ids)))->release());
 }
 
 /// Xapian 1.4's rating of a weight with a page's percent factor (`MSet::convert_to_percent`).

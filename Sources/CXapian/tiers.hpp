@@ -81,5 +81,6 @@ std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Xapi
 
 /// A query matching the documents `ids` (ascending), each weighing nothing.
 Xapian::Query id_query(std::vector<Xapian::docid> ids);
+Xapian::Query id_query(std::shared_ptr<const std::vector<Xapian::docid>> ids);
 
 }  // namespace cx

@@ -3,6 +3,7 @@
 
 #include "tiers.hpp"
 
+#include "columns.hpp"
 #include "database.hpp"
 #include "errors.hpp"
 #include "read.hpp"
@@ -159,6 +160,19 @@ Visibility visibility(cx_database &database, Snapshot &snapshot, const cx_search
     return {{}, Xapian::Query((new DocumentSetSource(std::move(bits), last))->release())};
 }
 
+/// `query` less the items expired at the request's time. Expired items are never returned, pruned
+/// or not. Only items that can expire have a value, and few of them have expired, so excluding
+/// those is cheaper than testing every match; a search that keeps fields excludes them from the
+/// list it keeps (`expired_items`).
+Xapian::Query not_expired(cx_database &database, const cx_search_request &request, const Xapian::Query &query) {
+    if (keeps_fields(database, request))
+        if (std::shared_ptr<const std::vector<Xapian::docid>> expired = expired_items(database, request.now_ms))
+            return expired->empty() ? query : Xapian::Query(Xapian::Query::OP_AND_NOT, query, id_query(std::move(expired)));
+    return Xapian::Query(Xapian::Query::OP_AND_NOT, query,
+                         Xapian::Query(Xapian::Query::OP_VALUE_LE, slot::expiration,
+                                       Xapian::sortable_serialise(static_cast<double>(request.now_ms))));
+}
+
 }  // namespace
 
 bool visible_set(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
@@ -180,11 +194,7 @@ Xapian::Query visible_only(cx_database &database, Snapshot &snapshot, const cx_s
 
 Xapian::Query visible_now(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
                           const Xapian::Query &query, bool rated) {
-    // Expired items are never returned, pruned or not. Only items that can expire have a value,
-    // and few of them have expired, so excluding those is cheaper than testing every match.
-    return Xapian::Query(Xapian::Query::OP_AND_NOT, visible_only(database, snapshot, request, query, rated),
-                         Xapian::Query(Xapian::Query::OP_VALUE_LE, slot::expiration,
-                                       Xapian::sortable_serialise(static_cast<double>(request.now_ms))));
+    return not_expired(database, request, visible_only(database, snapshot, request, query, rated));
 }
 
 std::optional<Xapian::Query> visible_now_among(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
@@ -195,10 +205,7 @@ std::optional<Xapian::Query> visible_now_among(cx_database &database, Snapshot &
         candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
                                         [&](Xapian::docid id) { return !bits->contains(id); }),
                          candidates.end());
-    const Xapian::Query among(Xapian::Query::OP_FILTER, query, id_query(std::move(candidates)));
-    return Xapian::Query(Xapian::Query::OP_AND_NOT, among,
-                         Xapian::Query(Xapian::Query::OP_VALUE_LE, slot::expiration,
-                                       Xapian::sortable_serialise(static_cast<double>(request.now_ms))));
+    return not_expired(database, request, Xapian::Query(Xapian::Query::OP_FILTER, query, id_query(std::move(candidates))));
 }
 
 }  // namespace cx

@@ -84,8 +84,8 @@ struct TierTests {
         #expect(full.contains { $0.totalIsEstimate } && full.contains { !$0.totalIsEstimate })
     }
 
-    @Test("a reader that keeps the items' lengths weighs words as Xapian does: the same pages, scores and totals")
-    func keptLengths() throws {
+    @Test("a reader that keeps the items' lengths and expirations finds the pages, scores and totals Xapian's own give")
+    func keptLengthsAndExpirations() throws {
         let random = PseudoRandom(seed: 65)
         let test = try pseudoRandomCatalogue(perBatch: 1_200, viewedEvery: 3, random: random) { word(random) }
         // Several words of differing frequencies summed, a word and a beginning weighed under a scale
@@ -109,13 +109,16 @@ struct TierTests {
             if compacted { _ = try test.index.compact() }
             let keeping = try SearchableIndex(path: test.path, access: .readOnly, keepsFieldsInMemory: true)
             var fromTiers = 0
-            for search in searches {
-                let expected = try test.index.search(search, now: now)
-                let kept = try keeping.search(search, now: now)
-                #expect(
-                    Self.page(kept) == Self.page(expected),
-                    "\(search.text) \(search.domainIdentifier ?? "") \(search.scope) compacted: \(compacted)")
-                if kept.fromTiers { fromTiers += 1 }
+            // A tenth of the items expired a day ago, a tenth expire in a day: two days on, both are gone.
+            for time in [now, now + 2 * day] {
+                for search in searches {
+                    let expected = try test.index.search(search, now: time)
+                    let kept = try keeping.search(search, now: time)
+                    #expect(
+                        Self.page(kept) == Self.page(expected),
+                        "\(search.text) \(search.domainIdentifier ?? "") \(search.scope) compacted: \(compacted) \(time)")
+                    if kept.fromTiers { fromTiers += 1 }
+                }
             }
             #expect(compacted == (fromTiers > 0), "\(fromTiers) pages from the tiers")
         }
