@@ -116,7 +116,8 @@ struct TierTests {
                     let kept = try keeping.search(search, now: time)
                     #expect(
                         Self.page(kept) == Self.page(expected),
-                        "\(search.text) \(search.domainIdentifier ?? "") \(search.scope) compacted: \(compacted) \(time)")
+                        "\(search.text) \(search.domainIdentifier ?? "") \(search.scope) compacted: \(compacted) \(time)"
+                    )
                     if kept.fromTiers { fromTiers += 1 }
                 }
             }
