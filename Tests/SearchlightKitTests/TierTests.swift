@@ -114,8 +114,12 @@ struct TierTests {
                 for search in searches {
                     let expected = try test.index.search(search, now: time)
                     let kept = try keeping.search(search, now: time)
+                    // A total past the matches checked is estimated from the kept list's exact size
+                    // rather than Xapian's guess at the expired share: both are estimates.
+                    #expect(kept.totalIsEstimate == expected.totalIsEstimate)
                     #expect(
-                        Self.page(kept) == Self.page(expected),
+                        Self.page(kept).dropLast(kept.totalIsEstimate ? 1 : 0)
+                            == Self.page(expected).dropLast(expected.totalIsEstimate ? 1 : 0),
                         "\(search.text) \(search.domainIdentifier ?? "") \(search.scope) compacted: \(compacted) \(time)"
                     )
                     if kept.fromTiers { fromTiers += 1 }
