@@ -22,6 +22,11 @@
 // query in the shape Searchlight builds it (`floor_query`), checking 1,020 and reading 20 results,
 // with no visibility or expiry filter, no snippet and nothing decoded: what Xapian alone takes to
 // match what Searchlight matches.
+//
+//   xapian-query floor INDEX queries.json
+//
+// times the same floor for the phrases and as-you-type queries the service was timed on, each once
+// (`run_floor`), and says which phrases were paired.
 
 #include <xapian.h>
 
@@ -120,6 +125,53 @@ __attribute__((noinline)) size_t floor_search_once(const Xapian::Database &datab
     return mset.size();
 }
 
+/// A phrase the way Searchlight builds it (Sources/CXapian/pairs.cpp): two words the index holds
+/// the pair term of (`XW` and the words: they are common and paired) as their AND filtered by it;
+/// other words as Xapian's phrase of the plain words, each at its position.
+Xapian::Query phrase_query(const Xapian::Database &database, const std::string &quoted) {
+    const std::string text = quoted.size() >= 2 && quoted.front() == '"' ? quoted.substr(1, quoted.size() - 2) : quoted;
+    std::vector<Xapian::Query> words;
+    for (size_t start = 0, end; start < text.size(); start = end + 1) {
+        end = text.find(' ', start);
+        if (end == std::string::npos) end = text.size();
+        if (end > start) words.emplace_back(text.substr(start, end - start), 1, Xapian::termpos(words.size() + 1));
+    }
+    if (words.size() == 2) {
+        const std::string pair = "XW" + *words[0].get_terms_begin() + ' ' + *words[1].get_terms_begin();
+        if (database.term_exists(pair))
+            return Xapian::Query(Xapian::Query::OP_FILTER, Xapian::Query(Xapian::Query::OP_AND, words.begin(), words.end()),
+                                 Xapian::Query(pair));
+    }
+    return Xapian::Query(Xapian::Query::OP_PHRASE, words.begin(), words.end(), Xapian::termcount(words.size()));
+}
+
+/// `xapian-query floor INDEX queries.json`: the queries the service was timed on, `{"phrase": […],
+/// "prefix": […]}` as they were sent, each run once by Xapian alone in the shape Searchlight builds
+/// it (a phrase as `phrase_query`, as-you-type as `floor_query`), in the same order: what Xapian
+/// takes for queries it has not seen, beside the service's time for them.
+int run_floor(const std::string &index, const std::string &queries_path) {
+    std::ifstream queries_file(queries_path);
+    const nlohmann::json queries = nlohmann::json::parse(queries_file);
+    Xapian::Database database(index);
+    nlohmann::json floor, paired;
+    for (const auto &[kind, texts] : queries.items()) {
+        std::vector<double> times;
+        std::vector<bool> pairs;
+        for (const auto &text : texts) {
+            const std::string words = text.get<std::string>();
+            const Xapian::Query query = kind == "phrase" ? phrase_query(database, words) : floor_query(words);
+            const auto start = std::chrono::steady_clock::now();
+            floor_search_once(database, query);
+            times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+            pairs.push_back(query.get_type() == Xapian::Query::OP_FILTER);
+        }
+        floor[kind] = times;
+        if (kind == "phrase") paired[kind] = pairs;
+    }
+    std::printf("%s\n", nlohmann::json{{"latencies_floor", floor}, {"paired", paired}}.dump().c_str());
+    return 0;
+}
+
 int run(const std::string &index, const std::string &manifest_path, int rounds, const std::string &only) {
     std::ifstream manifest_file(manifest_path);
     nlohmann::json manifest = nlohmann::json::parse(manifest_file);
@@ -180,8 +232,9 @@ int run(const std::string &index, const std::string &manifest_path, int rounds, 
 
 int main(int argc, char **argv) {
     try {
+        if (argc == 4 && std::string(argv[1]) == "floor") return run_floor(argv[2], argv[3]);
         if (argc == 4 || argc == 5) return run(argv[1], argv[2], std::atoi(argv[3]), argc == 5 ? argv[4] : "");
-        std::fprintf(stderr, "usage: xapian-query INDEX manifest.json ROUNDS [KIND]\n");
+        std::fprintf(stderr, "usage: xapian-query INDEX manifest.json ROUNDS [KIND] | xapian-query floor INDEX queries.json\n");
         return 64;
     } catch (const Xapian::Error &error) {
         std::fprintf(stderr, "xapian-query: %s\n", error.get_description().c_str());
