@@ -82,7 +82,7 @@ double most_for_views(const Xapian::Database &reader, const cx::BuiltQuery &buil
 Query weighed_words(cx_database &database, const cx_search_request &request, const cx::BuiltQuery &built) {
     if (!cx::keeps_fields(database, request) || built.matches_everything) return built.query;
     const std::shared_ptr<const cx::Lengths> lengths = cx::lengths(database);
-    return lengths ? cx::weighed_from_lengths(database.reader, built.query, lengths) : built.query;
+    return lengths ? cx::weighed_from_lengths(built.query, lengths) : built.query;
 }
 
 /// The words of `built`, weighed as `weighed_words` weighs them, with recorded views added to the

@@ -103,8 +103,7 @@ class WordSource final : public Xapian::PostingSource {
 
 class Rewrite {
   public:
-    Rewrite(const Xapian::Database &reader, std::shared_ptr<const Lengths> lengths)
-        : reader_(reader), lengths_(std::move(lengths)) {}
+    explicit Rewrite(std::shared_ptr<const Lengths> lengths) : lengths_(std::move(lengths)) {}
 
     /// `query` weighing `factor` times what it weighs alone: Xapian multiplies the factors of the
     /// weight scales from the root down, and a word's source takes its product as Xapian's own
@@ -139,7 +138,6 @@ class Rewrite {
     }
 
   private:
-    const Xapian::Database &reader_;
     std::shared_ptr<const Lengths> lengths_;
 
     /// `query` weighing `factor` times its own weight, as Xapian weighs it.
@@ -158,8 +156,8 @@ class Rewrite {
 
 }  // namespace
 
-Query weighed_from_lengths(const Xapian::Database &reader, const Query &query, std::shared_ptr<const Lengths> lengths) {
-    return Rewrite(reader, std::move(lengths))(query, 1);
+Query weighed_from_lengths(const Query &query, std::shared_ptr<const Lengths> lengths) {
+    return Rewrite(std::move(lengths))(query, 1);
 }
 
 }  // namespace cx

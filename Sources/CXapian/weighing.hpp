@@ -16,7 +16,6 @@ namespace cx {
 /// 1,000,000 items, 3 ms of the search's 5. The scores, the order, the percentages and the counts
 /// are the same; a phrase, a synonym or another leaf keeps its own weighing, under the factor of
 /// the weight scales above it.
-Xapian::Query weighed_from_lengths(const Xapian::Database &reader, const Xapian::Query &query,
-                                   std::shared_ptr<const Lengths> lengths);
+Xapian::Query weighed_from_lengths(const Xapian::Query &query, std::shared_ptr<const Lengths> lengths);
 
 }  // namespace cx
