@@ -189,7 +189,9 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
     const Xapian::Database &reader = database.reader;
     Xapian::Enquire enquire(reader);
     // The counts rewrite the query for themselves (`set_counting_query`), from the query as built.
-    const Query full = full_query(database, snapshot, request, built);
+    // The words weighed, with views, once: the tiers' runs and the full evaluation share them.
+    const Query weighed = with_views(database, snapshot, request, built);
+    const Query full = cx::visible_now(database, snapshot, request, weighed);
     cx::set_matchable_query(enquire, reader, full);
     const Xapian::doccount check_at_least = matches_to_check(reader, request);
     limit_checking(enquire, check_at_least);
@@ -213,9 +215,7 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
                (tiered = cx::tiered_page(
                     reader, built.query,
                     [&](std::vector<Xapian::docid> candidates) {
-                        return cx::visible_now_among(database, snapshot, request,
-                                                     with_views(database, snapshot, request, built),
-                                                     std::move(candidates));
+                        return cx::visible_now_among(database, snapshot, request, weighed, std::move(candidates));
                     },
                     [&] { return views_bound(database, snapshot, built); }, request.offset, request.limit,
                     cx::weighting()))) {
@@ -365,7 +365,7 @@ cx_text text_of(const std::string &text) { return {text.data(), text.size()}; }
 
 namespace cx {
 
-Xapian::BM25Weight weighting() { return Xapian::BM25Weight(bm25_k1, 0, 1, bm25_b, 0.5); }
+Xapian::BM25Weight weighting() { return Xapian::BM25Weight(bm25_k1, 0, bm25_k3, bm25_b, bm25_min_normlen); }
 
 double term_weight(double items, double frequency, double wdf) {
     // BM25's term weight (Xapian 1.4's, without relevance data) times the within-item factor

@@ -10,6 +10,10 @@ namespace cx {
 /// (docs/ranking.md); Xapian's defaults are 1 and 0.5.
 constexpr double bm25_k1 = 1.2;
 constexpr double bm25_b = 0.5;
+/// BM25's k3 (Xapian's default: a term repeated in a query weighs (k3 + 1) wqf / (k3 + wqf) times)
+/// and the least normalised length, as `weighting()` has them.
+constexpr double bm25_k3 = 1;
+constexpr double bm25_min_normlen = 0.5;
 
 /// The weighting every search uses: BM25 with `bm25_k1` and `bm25_b`, Xapian's defaults otherwise.
 Xapian::BM25Weight weighting();

@@ -23,9 +23,6 @@ namespace {
 
 using Query = Xapian::Query;
 
-/// BM25's k3, Xapian's default: a term repeated in a query weighs (k3 + 1) wqf / (k3 + wqf) times.
-constexpr double bm25_k3 = 1;
-
 /// The bound's margin for rounding: Xapian computes the same products in another order.
 constexpr double rounding_margin = 1e-9;
 

@@ -21,10 +21,6 @@ namespace {
 
 using Query = Xapian::Query;
 
-/// BM25's k3, Xapian's default, and the least normalised length `weighting()` uses.
-constexpr double bm25_k3 = 1;
-constexpr double bm25_min_normlen = 0.5;
-
 /// One word's postings, weighed as Xapian 1.4's `BM25Weight` weighs a term of `wqf` under `factor`
 /// (`weight/bm25weight.cc`, `weight/weight.cc`), the length of each item read from `lengths`.
 class WordSource final : public Xapian::PostingSource {
