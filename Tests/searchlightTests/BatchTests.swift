@@ -3,6 +3,10 @@ import SearchlightTesting
 import Synchronization
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// A writer's topology of three local shards, and numbered batches written to it: batch `b` is a
 /// file of ``size`` items and three markers (new items in a row, so one lands on each shard), each
 /// carrying the field `batch` = `b<b>`. Batches are small (one transaction a shard) or `large`,
@@ -63,8 +67,18 @@ struct Batches: Sendable {
 
     /// The batches a search of `index` sees, each with how many of its items: from a fresh reader.
     func seen(in index: String) throws -> [String: Int] {
+        try #require(try seenIfAnswered(in: index), "the search of \(index) failed (its error is printed above)")
+    }
+
+    /// The batches a search of `index` sees, as ``seen(in:)``, or `nil` when the search fails: a
+    /// replica still catching up (a shard behind for longer than a search waits) is not yet an
+    /// answer. The failure is printed, to be read beside a test that then fails.
+    func seenIfAnswered(in index: String) throws -> [String: Int]? {
         let run = try workspace.run(["search", "", "--facet", "batch", "--limit", "0", "--json", "--index", index])
-        try #require(run.status == 0, "\(run.stderr)")
+        guard run.status == 0 else {
+            print("Batches.seenIfAnswered: exit \(run.status): \(run.stderr)")
+            return nil
+        }
         let facets = try #require((try run.object()["facets"] as? [String: Any])?["batch"] as? [String: Any])
         let values = facets["values"] as? [[String: Any]] ?? []
         return Dictionary(uniqueKeysWithValues: values.map { ($0["value"] as? String ?? "", $0["count"] as? Int ?? 0) })
@@ -72,12 +86,13 @@ struct Batches: Sendable {
 
     /// What a search service over the shards shows that it must not: part of a batch (a batch
     /// counted with other than all of its items, or with some of its three markers). `nil` when
-    /// every batch it shows is whole, or when it did not answer (a shard's server down).
-    static func partOfABatch(at service: String) async -> String? {
-        func counts(_ query: String) async -> [String: Int]? {
-            guard let answer = try? await http("GET", service + "/v1/search?q=\(query)&limit=0&facets=batch"),
+    /// every batch it shows is whole, or when it did not answer (a shard's server down). Blocks
+    /// the calling thread.
+    static func partOfABatch(at service: String) -> String? {
+        func counts(_ query: String) -> [String: Int]? {
+            guard let answer = blockingGet(service + "/v1/search?q=\(query)&limit=0&facets=batch"),
                 answer.status == 200,
-                let object = try? JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any]
+                let object = try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any]
             else { return nil }
             let values = ((object["facets"] as? [String: Any])?["batch"] as? [String: Any])?["values"]
             return Dictionary(
@@ -85,7 +100,7 @@ struct Batches: Sendable {
                     ($0["value"] as? String ?? "", $0["count"] as? Int ?? 0)
                 })
         }
-        guard let items = await counts(""), let markers = await counts("marker") else { return nil }
+        guard let items = counts(""), let markers = counts("marker") else { return nil }
         if let partial = items.first(where: { $0.value != size + 3 }) {
             return "batch \(partial.key) counted with \(partial.value) items"
         }
@@ -95,33 +110,38 @@ struct Batches: Sendable {
         return nil
     }
 
-    /// Asks `service` again and again, until stopped, what part of a batch it shows.
+    /// Asks `service` every 100 ms, until stopped, what part of a batch it shows: on a thread of its
+    /// own, as ``BatchWriter`` writes, so that the tests' blocking work beside it (kills,
+    /// `xapian-check`) cannot starve it of Swift's two cooperative threads, and pausing so that it
+    /// leaves the writers it watches their share of the two cores.
     final class Watcher: Sendable {
         private final class Findings: Sendable {
-            let seen = Mutex<(checks: Int, partial: [String])>((0, []))
+            let seen = Mutex<(checks: Int, partial: [String], done: Bool)>((0, [], false))
             let stopped = Flag()
         }
         private let findings = Findings()
-        private let task: Task<Void, Never>
 
         init(_ service: String) {
             let findings = findings
-            task = Task {
+            Thread.detachNewThread {
                 while !findings.stopped.isSet {
-                    let partial = await Batches.partOfABatch(at: service)
+                    let partial = Batches.partOfABatch(at: service)
                     findings.seen.withLock {
                         $0.checks += 1
                         if let partial { $0.partial.append(partial) }
                     }
+                    usleep(100_000)
                 }
+                findings.seen.withLock { $0.done = true }
             }
         }
 
-        /// Stops asking: how many times it asked, and every part of a batch it saw.
-        func stop() async -> (checks: Int, partial: [String]) {
+        /// Stops asking, once the question being asked is answered: how many times it asked, and
+        /// every part of a batch it saw.
+        func stop() -> (checks: Int, partial: [String]) {
             findings.stopped.set()
-            await task.value
-            return findings.seen.withLock { $0 }
+            while !findings.seen.withLock({ $0.done }) { usleep(10_000) }
+            return findings.seen.withLock { ($0.checks, $0.partial) }
         }
     }
 
@@ -193,12 +213,33 @@ final class BatchWriter: Sendable {
         }
     }
 
+    /// The number of the last batch written so far (0 before the first).
+    var last: Int { state.progress.withLock { $0.last } }
+
     /// Stops after the batch being written: the number of the last batch written.
     func stop() -> Int {
         state.progress.withLock { $0.stop = true }
         while !state.progress.withLock({ $0.done }) { usleep(10_000) }
         return state.progress.withLock { $0.last }
     }
+}
+
+/// One HTTP GET, waited for on the calling thread (URLSession answers on threads of its own): the
+/// status and body, or `nil` when there was no answer.
+func blockingGet(_ url: String) -> (status: Int, body: Data)? {
+    final class Answer: @unchecked Sendable {
+        // Written by URLSession's handler before `done` is signalled; read after.
+        var value: (status: Int, body: Data)?
+        let done = DispatchSemaphore(value: 0)
+    }
+    guard let url = URL(string: url) else { return nil }
+    let answer = Answer()
+    URLSession.shared.dataTask(with: url) { data, response, _ in
+        if let data, let response = response as? HTTPURLResponse { answer.value = (response.statusCode, data) }
+        answer.done.signal()
+    }.resume()
+    answer.done.wait()
+    return answer.value
 }
 
 /// A flag one task sets and another reads.
@@ -280,7 +321,7 @@ struct BatchTests {
         // The next writer completes a batch left journaled.
         try batches.write(22)
         #expect(!FileManager.default.fileExists(atPath: batches.writer + ".journal"))
-        let (checks, partial) = await watcher.stop()
+        let (checks, partial) = watcher.stop()
         #expect(partial.isEmpty, "\(partial.prefix(5))")
         #expect(checks > 20)
         try batches.expectSameAsOneIndex(batches.writer)
@@ -314,9 +355,12 @@ struct BatchTests {
         defer { _ = service.stop() }
         let watcher = Batches.Watcher(service.baseURL)
 
-        // The writer commits one batch after another meanwhile.
+        // The writer commits one batch after another meanwhile: 20 kills, and more until it has
+        // written four batches under them (a large batch takes seconds on a busy machine).
         let writer = BatchWriter(batches, from: 2)
-        for _ in 1...20 {
+        var kills = 0
+        while kills < 20 || (writer.last < 6 && kills < 80) {
+            kills += 1
             try await Task.sleep(for: .milliseconds(Int.random(in: 50...500)))
             let machine = machines.randomElement()!
             switch victim {
@@ -336,13 +380,13 @@ struct BatchTests {
         // Every shard machine catches up with the writer, each replica whole.
         let deadline = Date().addingTimeInterval(60)
         let caughtUp = Date()
-        while try batches.seen(in: topology).count < last, Date() < deadline {
+        while (try batches.seenIfAnswered(in: topology)?.count ?? 0) < last, Date() < deadline {
             try await Task.sleep(for: .milliseconds(100))
         }
         print(
             "BatchTests.shardMachineKilled(\(victim), large: \(large)): \(last) batches; caught up in \(Date().timeIntervalSince(caughtUp)) s"
         )
-        let (checks, partial) = await watcher.stop()
+        let (checks, partial) = watcher.stop()
         #expect(partial.isEmpty, "\(partial.prefix(5))")
         #expect(checks > 20)
         for machine in machines {
