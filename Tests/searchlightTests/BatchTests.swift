@@ -111,37 +111,31 @@ struct Batches: Sendable {
     }
 
     /// Asks `service` every 100 ms, until stopped, what part of a batch it shows: on a thread of its
-    /// own, as ``BatchWriter`` writes, so that the tests' blocking work beside it (kills,
+    /// own (``OnThread``), as ``BatchWriter`` writes, so that the tests' blocking work beside it (kills,
     /// `xapian-check`) cannot starve it of Swift's two cooperative threads, and pausing so that it
     /// leaves the writers it watches their share of the two cores.
     final class Watcher: Sendable {
-        private final class Findings: Sendable {
-            let seen = Mutex<(checks: Int, partial: [String], done: Bool)>((0, [], false))
-            let stopped = Flag()
-        }
-        private let findings = Findings()
+        private let stopped = Flag()
+        private let asking: OnThread<(checks: Int, partial: [String])>
 
         init(_ service: String) {
-            let findings = findings
-            Thread.detachNewThread {
-                while !findings.stopped.isSet {
-                    let partial = Batches.partOfABatch(at: service)
-                    findings.seen.withLock {
-                        $0.checks += 1
-                        if let partial { $0.partial.append(partial) }
-                    }
+            let stopped = stopped
+            asking = OnThread {
+                var (checks, partial) = (0, [String]())
+                while !stopped.isSet {
+                    if let found = Batches.partOfABatch(at: service) { partial.append(found) }
+                    checks += 1
                     usleep(100_000)
                 }
-                findings.seen.withLock { $0.done = true }
+                return (checks, partial)
             }
         }
 
         /// Stops asking, once the question being asked is answered: how many times it asked, and
         /// every part of a batch it saw.
-        func stop() -> (checks: Int, partial: [String]) {
-            findings.stopped.set()
-            while !findings.seen.withLock({ $0.done }) { usleep(10_000) }
-            return findings.seen.withLock { ($0.checks, $0.partial) }
+        func stop() throws -> (checks: Int, partial: [String]) {
+            stopped.set()
+            return try asking.value()
         }
     }
 
@@ -321,7 +315,7 @@ struct BatchTests {
         // The next writer completes a batch left journaled.
         try batches.write(22)
         #expect(!FileManager.default.fileExists(atPath: batches.writer + ".journal"))
-        let (checks, partial) = watcher.stop()
+        let (checks, partial) = try watcher.stop()
         #expect(partial.isEmpty, "\(partial.prefix(5))")
         #expect(checks > 20)
         try batches.expectSameAsOneIndex(batches.writer)
@@ -386,7 +380,7 @@ struct BatchTests {
         print(
             "BatchTests.shardMachineKilled(\(victim), large: \(large)): \(last) batches; caught up in \(Date().timeIntervalSince(caughtUp)) s"
         )
-        let (checks, partial) = watcher.stop()
+        let (checks, partial) = try watcher.stop()
         #expect(partial.isEmpty, "\(partial.prefix(5))")
         #expect(checks > 20)
         for machine in machines {
