@@ -91,4 +91,19 @@ cx_status cx_database_set_metadata(cx_database *database, cx_text key, cx_text v
     }
 }
 
+cx_status cx_database_copy_metadata(cx_database *to, cx_database *from, cx_text prefix, char **out_error) {
+    if (cx_status status = cx::require_writable(to, out_error)) return status;
+    if (cx_status status = cx::require_open(from, out_error)) return status;
+    const std::string start = cx::str(prefix);
+    if (!cx::is_kit_key(start)) return cx::fail(CX_ERR_INVALID_ARGUMENT, "not a prefix the Kit keeps: " + start, out_error);
+    try {
+        const Xapian::Database &reader = from->reader;
+        for (auto key = reader.metadata_keys_begin(start); key != reader.metadata_keys_end(start); ++key)
+            to->writer.set_metadata(*key, reader.get_metadata(*key));
+        return CX_OK;
+    } catch (...) {
+        return cx::status_from_current_exception(out_error);
+    }
+}
+
 }  // extern "C"

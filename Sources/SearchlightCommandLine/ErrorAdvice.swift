@@ -32,6 +32,8 @@ extension SearchlightError {
             "try again"
         case (.publicContentNotRemovable, _):
             "or pass --include-public"
+        case (.clientStateMismatch, _):
+            "searchlight client-state with the same --domain prints the stored one"
         default:
             nil
         }

@@ -67,6 +67,9 @@ public struct SearchlightError: Error, Sendable, CustomStringConvertible {
         /// 2023: the index's vectors of meaning were made by another model than the one installed.
         /// `searchlight embed --rebuild` (``SearchableIndex/clearMeaning()``) makes them anew.
         public static let meaningModelMismatch = Code(rawValue: 2023)
+        /// 2024: a batch's expected client state (``ClientStateUpdate/Condition/expecting(_:)``)
+        /// is not the one stored: nothing of the batch was committed.
+        public static let clientStateMismatch = Code(rawValue: 2024)
 
         public var description: String { String(rawValue) }
     }
@@ -163,6 +166,7 @@ public struct SearchlightError: Error, Sendable, CustomStringConvertible {
     public static let queryTooLarge = Code.queryTooLarge
     public static let fieldNotFound = Code.fieldNotFound
     public static let fieldConflict = Code.fieldConflict
+    public static let clientStateMismatch = Code.clientStateMismatch
 }
 
 extension SearchlightError.Code {

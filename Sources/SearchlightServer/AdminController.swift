@@ -81,3 +81,4 @@ extension RemovalReport: ResponseEncodable {}
 extension ViewReport: ResponseEncodable {}
 extension IndexStatistics: ResponseEncodable {}
 extension FieldReport: ResponseEncodable {}
+extension ClientStateRecord: ResponseEncodable {}

@@ -30,6 +30,7 @@ extension SearchlightError {
         case .forbidden: .forbidden
         case .itemNotFound, .fieldNotFound: .notFound
         case .publicContentNotRemovable, .fieldConflict: .conflict
+        case .clientStateMismatch: .preconditionFailed
         case .readOnly, .methodNotAllowed: .methodNotAllowed
         case .bodyTooLarge: .contentTooLarge
         case .indexLocked, .indexUnavailable, .tooManyConnections: .serviceUnavailable

@@ -3,13 +3,15 @@ import Hummingbird
 import Logging
 import SearchlightKit
 
-/// Writes: index (`POST /v1/items`), remove one (`DELETE /v1/items/{id}`), remove a list
-/// (`POST /v1/items/remove`), remove all private items (`DELETE /v1/items?mode=private`), record
-/// a view (`POST /v1/items/{id}/views`).
+/// Writes: index (`POST /v1/items`, with a client state as Core Spotlight's batches carry one),
+/// remove one (`DELETE /v1/items/{id}`), remove a list (`POST /v1/items/remove`), remove all
+/// private items (`DELETE /v1/items?mode=private`), record a view (`POST /v1/items/{id}/views`);
+/// and the client state of the caller's last batch (`GET /v1/client-state`).
 struct ItemsController {
     let service: IndexPool
 
     func addRoutes(to group: RouterGroup<SearchlightRequestContext>) {
+        group.get("client-state", use: clientState)
         group.post("items", use: index)
         group.delete("items/{id}", use: removeOne)
         group.post("items/remove", use: removeList)
@@ -39,10 +41,12 @@ struct ItemsController {
             contentType.contains("ndjson") || contentType.contains("jsonl") ? .lines : .automatic
         let options = IndexingOptions(domainIdentifier: domain, itemsMayChooseDomain: context.caller.role == .admin)
         let now = SearchableIndex.currentTime()
+        let clientState = try clientStateUpdate(request, domain: domain)
         if body.count >= Indexer.directInputLimit {
             // A large batch is built in segments, leaving a core to the searches, and published as
             // a new generation; the searches in flight go on from the old one.
-            let indexer = Indexer(options: options, jobs: CoreBudget.machine.serviceBuilders, now: now)
+            let indexer = Indexer(
+                options: options, jobs: CoreBudget.machine.serviceBuilders, now: now, clientState: clientState)
             let report = try await service.writeAlone { index throws(SearchlightError) in
                 try indexer.index([.data(body, name: "request body", format: format)], into: index)
             }
@@ -55,8 +59,48 @@ struct ItemsController {
             throw first
         }
         return try await service.write { batch throws(SearchlightError) in
-            try batch.index([input], options: options, now: now)
+            try batch.index([input], options: options, clientState: clientState, now: now)
         }
+    }
+
+    /// The client state a write commits with its items: `clientState`, committed only if the
+    /// domain's stored state is `expectedClientState` when that is given (empty: none stored), both
+    /// text unless `clientStateEncoding=base64`.
+    private func clientStateUpdate(_ request: Request, domain: String) throws -> ClientStateUpdate? {
+        let base64: Bool
+        switch request.parameter("clientStateEncoding") {
+        case nil, "text": base64 = false
+        case "base64": base64 = true
+        case let other?:
+            throw SearchlightError(.invalidArgument, "clientStateEncoding must be text or base64, not \(other)")
+        }
+        let expected = try request.parameter("expectedClientState").map {
+            try ClientStateUpdate.bytes(of: $0, base64: base64, naming: "expectedClientState")
+        }
+        guard let given = request.parameter("clientState") else {
+            if expected != nil {
+                throw SearchlightError(
+                    .invalidArgument, "expectedClientState needs clientState, the state to commit if it matches")
+            }
+            return nil
+        }
+        return ClientStateUpdate(
+            domainIdentifier: domain,
+            newState: try ClientStateUpdate.bytes(of: given, base64: base64, naming: "clientState"),
+            condition: expected.map { .expecting($0) } ?? .unconditional)
+    }
+
+    /// The client state of the caller's domain's last batch (an admin's: of the `domain` named, else
+    /// its own), `null` members when there is none.
+    @Sendable func clientState(request: Request, context: SearchlightRequestContext) async throws
+        -> ClientStateRecord
+    {
+        try context.caller.require(.read, to: "Reading a client state")
+        let domain = try context.caller.readDomain(request).domain ?? context.caller.domain ?? ""
+        let state = try await service.read { reader throws(SearchlightError) in
+            try reader.fetchLastClientState(domainIdentifier: domain)
+        }
+        return ClientStateRecord(domain: domain, state: state)
     }
 
     @Sendable func removeOne(request: Request, context: SearchlightRequestContext) async throws -> RemovalReport {

@@ -19,6 +19,8 @@ struct IndexCommand: ParsableCommand {
               searchlight index corpus/
               searchlight index products.jsonl --domain com.example.shop --max-ttl 7d
               cat items.json | searchlight index - --strict --json
+              searchlight index page-43.jsonl --domain com.example.shop --client-state page-43 \\
+                --expect-client-state page-42
             """
     )
 
@@ -55,6 +57,21 @@ struct IndexCommand: ParsableCommand {
                 + "embed gives them theirs)."))
     var noMeaning = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Commit this client state with the run (1 to 1,024 bytes), as a Core Spotlight batch does; "
+                + "searchlight client-state reads it back.", valueName: "state"))
+    var clientState: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "With --client-state: write only if the domain's stored client state is this one ('' for none stored "
+                + "yet); otherwise write nothing and exit 1.", valueName: "state"))
+    var expectClientState: String?
+
+    @Flag(help: "--client-state and --expect-client-state are base64 of the state's bytes, not text.")
+    var clientStateBase64 = false
+
     @Flag(help: "Report progress on stderr even when it is not a terminal (a line a second).")
     var progress = false
 
@@ -79,6 +96,13 @@ struct IndexCommand: ParsableCommand {
         }
         if mirror, !watch { throw ValidationError("--mirror needs --watch") }
         if quiet, progress { throw ValidationError("Use either --quiet or --progress, not both") }
+        if expectClientState != nil, clientState == nil {
+            throw ValidationError("--expect-client-state needs --client-state, the state to commit if it matches")
+        }
+        if clientStateBase64, clientState == nil { throw ValidationError("--client-state-base64 needs --client-state") }
+        if watch, clientState != nil {
+            throw ValidationError("--client-state commits one run's files as a batch; --watch runs until stopped")
+        }
         if jobs < 1 || jobs > CoreBudget.maximumBuilders {
             throw ValidationError("--jobs must be between 1 and \(CoreBudget.maximumBuilders), not \(jobs)")
         }
@@ -90,7 +114,7 @@ struct IndexCommand: ParsableCommand {
                 options: IndexingOptions(
                     domainIdentifier: domain.domain, maximumTimeToLive: maxTtl.duration,
                     defaultTimeToLive: defaultTtl.duration),
-                strict: strict, jobs: jobs, now: commandTime(now))
+                strict: strict, jobs: jobs, now: commandTime(now), clientState: try clientStateUpdate())
             if watch { return try self.watch(indexer) }
             let index = try SearchableIndex.openForWriting(global, writer)
             let display = Progress(forced: progress, quiet: quiet)
@@ -113,6 +137,19 @@ struct IndexCommand: ParsableCommand {
             try printReport(report, meaning: meaning, files: files)
             if report.rejected > 0 { throw ExitStatus.failure }
         }
+    }
+
+    /// The client state to commit with the run, from --client-state and --expect-client-state.
+    private func clientStateUpdate() throws(SearchlightError) -> ClientStateUpdate? {
+        guard let clientState else { return nil }
+        let state = try ClientStateUpdate.bytes(
+            of: clientState, base64: clientStateBase64, naming: "--client-state")
+        let expected = try expectClientState.map { text throws(SearchlightError) in
+            try ClientStateUpdate.bytes(of: text, base64: clientStateBase64, naming: "--expect-client-state")
+        }
+        return ClientStateUpdate(
+            domainIdentifier: domain.domain, newState: state,
+            condition: expected.map { .expecting($0) } ?? .unconditional)
     }
 
     /// Gives the items added or changed their vectors of meaning, when the model is installed.

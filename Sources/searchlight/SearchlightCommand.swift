@@ -74,7 +74,7 @@ struct SearchlightCommand: ParsableCommand {
         subcommands: [
             IndexCommand.self, SearchCommand.self, GetCommand.self, RemoveCommand.self, PruneCommand.self,
             StatsCommand.self, ExportCommand.self, CompactCommand.self, ViewCommand.self, FieldsCommand.self,
-            EmbedCommand.self, SimilarCommand.self, ServeCommand.self,
+            EmbedCommand.self, SimilarCommand.self, ClientStateCommand.self, ServeCommand.self,
         ]
     )
 }

@@ -328,7 +328,8 @@ struct OpenAPITests {
                     "GET /v1/search", "POST /v1/items", "DELETE /v1/items", "GET /v1/items/{id}",
                     "GET /v1/items/{id}/similar",
                     "DELETE /v1/items/{id}", "POST /v1/items/remove", "POST /v1/items/{id}/views", "POST /v1/prune",
-                    "GET /v1/stats", "GET /v1/fields", "POST /v1/fields", "DELETE /v1/fields/{name}", "GET /health",
+                    "GET /v1/stats", "GET /v1/client-state", "GET /v1/fields", "POST /v1/fields",
+                    "DELETE /v1/fields/{name}", "GET /health",
                     "GET /", "GET /metrics", "GET /openapi.json",
                 ])
             let components = try #require(document["components"] as? [String: Any])

@@ -500,6 +500,12 @@ cx_status cx_database_metadata(cx_database *_Nullable database, cx_text key, cha
 cx_status cx_database_set_metadata(cx_database *_Nullable database, cx_text key, cx_text value,
                                    char *_Nullable *_Nullable out_error);
 
+/// Copies each record `from` holds under a key that begins with `prefix` (a `searchlight.` prefix
+/// of records the Kit keeps, such as its client states) into `to`, a writable handle, with its
+/// transaction if one is open. Neither handle is taken over.
+cx_status cx_database_copy_metadata(cx_database *_Nullable to, cx_database *_Nullable from, cx_text prefix,
+                                    char *_Nullable *_Nullable out_error);
+
 /// True when the handle was opened with `CX_OPEN_WRITE`.
 bool cx_database_is_writable(const cx_database *_Nullable database);
 

@@ -1,4 +1,4 @@
-import FoundationEssentials
+public import FoundationEssentials
 
 /// The writes of one transaction, handed to ``SearchableIndex/performBatch(_:)``'s closure.
 ///
@@ -44,11 +44,15 @@ public struct IndexTransaction: Sendable {
         return try store(items, now: now)
     }
 
-    /// Indexes decoded input; see ``SearchableIndex/index(_:options:strict:now:)``.
-    public func index(_ inputs: [DecodedInput], options: IndexingOptions, strict: Bool = false, now: Int64)
-        throws(SearchlightError) -> IndexingReport
-    {
+    /// Indexes decoded input; see ``SearchableIndex/index(_:options:strict:clientState:now:)``.
+    /// With `clientState`, its condition is checked before anything is written, and its state is
+    /// recorded unless `strict` rejects everything.
+    public func index(
+        _ inputs: [DecodedInput], options: IndexingOptions, strict: Bool = false,
+        clientState: ClientStateUpdate? = nil, now: Int64
+    ) throws(SearchlightError) -> IndexingReport {
         try SearchableItem.validateDomain(options.domainIdentifier)
+        try clientState?.check(in: self)
         let options = options.with(customFields: try database.customFields())
         var report = IndexingReport()
         var items: [StoredItem] = []
@@ -57,7 +61,9 @@ public struct IndexTransaction: Sendable {
             items += try options.prepare(input, now: now, report: &report).map(\.item)
         }
         report.indexed = report.unchanged
-        guard !items.isEmpty, !(strict && report.rejected > 0) else { return report }
+        guard !(strict && report.rejected > 0) else { return report }
+        if let clientState { _ = try onEveryShard(clientState.write) }
+        guard !items.isEmpty else { return report }
         report.merge(try store(items, now: now))
         return report
     }
@@ -192,6 +198,26 @@ public struct IndexTransaction: Sendable {
     /// unchanged file then neither decodes nor rewrites its items.
     public func lineFilter(options: IndexingOptions, now: Int64) throws(SearchlightError) -> LineFilter {
         LineFilter(snapshot: try XapianDatabase(path: database.path, writable: false), options: options, now: now)
+    }
+
+    /// The client state of the domain's last committed batch (or the one this transaction set);
+    /// `nil` before the domain's first. See ``SearchableIndex/fetchLastClientState(domainIdentifier:)``.
+    public func clientState(domainIdentifier: String) throws(SearchlightError) -> Data? {
+        try SearchableItem.validateDomain(domainIdentifier)
+        // Every batch records the state on every shard, so the first shard's is every shard's.
+        return ClientStateUpdate.decode(try database.metadata(ClientStateUpdate.key(for: domainIdentifier)))
+    }
+
+    /// Commits `update`'s state with this transaction's writes, on every shard of a topology,
+    /// when its condition holds.
+    ///
+    /// - Throws: ``SearchlightError/Code/clientStateMismatch`` when the stored state is not the
+    ///   expected one (the caller's transaction is then abandoned, with every write in it),
+    ///   ``SearchlightError/Code/invalidArgument`` for a domain that is not valid or a state of
+    ///   no bytes or more than ``ClientStateUpdate/maximumSize``.
+    public func updateClientState(_ update: ClientStateUpdate) throws(SearchlightError) {
+        try update.check(in: self)
+        _ = try onEveryShard(update.write)
     }
 
     /// Removes items by identifier; see ``SearchableIndex/deleteSearchableItems(withIdentifiers:domainIdentifier:includePublic:)``.

@@ -76,24 +76,28 @@ extension SearchableIndex {
     }
 
     /// Writes the next generation with `write` (into a folder that does not exist yet), syncs it,
-    /// locks it, publishes it atomically, and makes it the writer's database; the old generation
+    /// locks it, commits to it what `prepare` writes (a batch's client state), publishes it
+    /// atomically, and makes it the writer's database; the old generation
     /// and anything else stale is then removed. Called with the writer's lock held.
     ///
     /// A failure (the disk is full, say) leaves the old generation current and removes the
     /// partial one; a process killed at any moment leaves the old generation or the new one.
     func publishGeneration(
-        replacing database: inout XapianDatabase, write: (String) throws(SearchlightError) -> Void
+        replacing database: inout XapianDatabase, write: (String) throws(SearchlightError) -> Void,
+        prepare: (XapianDatabase) throws(SearchlightError) -> Void = { _ in }
     ) throws(SearchlightError) {
-        try Self.publishGeneration(at: path, replacing: &database, write: write)
+        try Self.publishGeneration(at: path, replacing: &database, write: write, prepare: prepare)
     }
 
-    /// ``publishGeneration(replacing:write:)`` for the index folder at `path`.
+    /// ``publishGeneration(replacing:write:prepare:)`` for the index folder at `path`.
     static func publishGeneration(
-        at path: String, replacing database: inout XapianDatabase, write: (String) throws(SearchlightError) -> Void
+        at path: String, replacing database: inout XapianDatabase, write: (String) throws(SearchlightError) -> Void,
+        prepare: (XapianDatabase) throws(SearchlightError) -> Void = { _ in }
     ) throws(SearchlightError) {
         let next = (database.layout.generation ?? 0) + 1
         let writer = try buildGeneration(next, at: path, write: write)
         do throws(SearchlightError) {
+            try prepare(writer)
             try publish(writer, next, at: path, replacing: &database)
         } catch {
             try? writer.close()

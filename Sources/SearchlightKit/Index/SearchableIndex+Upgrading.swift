@@ -26,7 +26,7 @@ extension SearchableIndex {
 
     /// Stores every item of `old`, an index of an earlier format, in a new database at `folder`, as
     /// indexing stores it: each read back from its stored data, with its recorded views and the file
-    /// it came from, and the custom fields `old` records. Every format keeps each item whole, so
+    /// it came from, and the custom fields and client states `old` records. Every format keeps each item whole, so
     /// this one rebuild serves them all. Items expired but not yet pruned are kept, as they were;
     /// ``rebuildBatch`` items are committed at a time, nobody reading the database before it is
     /// published. Returns the number of items.
@@ -39,7 +39,10 @@ extension SearchableIndex {
         func store() throws(SearchlightError) {
             try fresh.begin()
             do throws(SearchlightError) {
-                if count == 0 { try fresh.setCustomFields(fields) }
+                if count == 0 {
+                    try fresh.setCustomFields(fields)
+                    try fresh.copyMetadata(from: old, prefix: ClientStateUpdate.keyPrefix)
+                }
                 // No item expires here: the rebuild keeps what is stored, and pruning is its own.
                 _ = try fresh.replace(batch, now: .min)
             } catch {

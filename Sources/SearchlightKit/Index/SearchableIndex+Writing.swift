@@ -97,12 +97,15 @@ extension SearchableIndex {
 
     /// Indexes decoded input files in one transaction: each file's accepted items are all stored
     /// or none; rejected items and files are reported, never stored, and never stop the others.
-    /// With `strict`, any rejection rejects everything: nothing is written.
+    /// With `strict`, any rejection rejects everything: nothing is written. With `clientState`,
+    /// its state is committed with the items (``ClientStateUpdate``), or, when its condition
+    /// fails, nothing is.
     public func index(
-        _ inputs: [DecodedInput], options: IndexingOptions, strict: Bool = false, now: Int64 = currentTime()
+        _ inputs: [DecodedInput], options: IndexingOptions, strict: Bool = false,
+        clientState: ClientStateUpdate? = nil, now: Int64 = currentTime()
     ) throws(SearchlightError) -> IndexingReport {
         try performBatch { batch throws(SearchlightError) in
-            try batch.index(inputs, options: options, strict: strict, now: now)
+            try batch.index(inputs, options: options, strict: strict, clientState: clientState, now: now)
         }
     }
 

@@ -26,6 +26,8 @@ enum ShardWrite: Codable, Sendable {
     case removeField(name: String)
     /// Removes every vector of meaning and the model recorded.
     case clearMeaning
+    /// Records a domain's client state (``ClientStateUpdate``), as its metadata record.
+    case clientState(domain: String, record: String)
 
     /// An item's name: its domain and identifier.
     struct ItemName: Codable, Sendable {
@@ -108,6 +110,9 @@ enum ShardWrite: Codable, Sendable {
         case .clearMeaning:
             try shard.clearMeaning()
             try shard.setMeaningModel(nil)
+            return .done
+        case .clientState(let domain, let record):
+            try shard.setMetadata(ClientStateUpdate.key(for: domain), record)
             return .done
         }
     }

@@ -63,6 +63,8 @@ extension Indexer {
     ) throws(SearchlightError) {
         let path = index.path
         try index.database.withLock { database throws(SearchlightError) in
+            // The writer's lock is held to the end: the state checked here is the one replaced.
+            try clientState?.check(in: IndexTransaction(database: database))
             let next = (database.layout.generation ?? 0) + 1
             let folder = path + "/" + IndexLayout.buildFolderName(next)
             try? FileManager.default.removeItem(atPath: folder)
@@ -144,10 +146,13 @@ extension Indexer {
             report.unchanged -= plan.unchangedThenUpdated
             report.updated += plan.addedThenUpdated + plan.unchangedThenUpdated
             if strict, report.rejected > 0 { return }
-            if plan.changesNothing { return }
-            if WriteCosts.applies(plan, jobs: jobs) {
+            if plan.changesNothing && clientState == nil { return }
+            if plan.changesNothing || WriteCosts.applies(plan, jobs: jobs) {
                 do {
-                    try database.transaction { try build.apply(to: database) }
+                    try database.transaction {
+                        if !plan.changesNothing { try build.apply(to: database) }
+                        _ = try clientState?.write.perform(on: database)
+                    }
                 } catch let error as SearchlightError {
                     throw error
                 } catch {
@@ -163,6 +168,16 @@ extension Indexer {
                         }
                     }
                     try build.merge(to: destination, survivorsCopied: copying)
+                } prepare: { [clientState] built throws(SearchlightError) in
+                    guard let clientState else { return }
+                    try built.begin()
+                    do throws(SearchlightError) {
+                        _ = try clientState.write.perform(on: built)
+                    } catch {
+                        built.cancel()
+                        throw error
+                    }
+                    try built.commit()
                 }
             }
         }

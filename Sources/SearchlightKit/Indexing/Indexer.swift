@@ -53,11 +53,18 @@ public struct Indexer: Sendable {
     public var memoryBudget: Int
     /// The time the run indexes at, in epoch milliseconds.
     public var now: Int64
+    /// A client state committed with the run (Core Spotlight's batches, ``IndexBatch``): the
+    /// run's items and the state are committed together, or, when the state's condition fails,
+    /// nothing is (``SearchlightError/Code/clientStateMismatch``). Its domain is the one the
+    /// state belongs to, usually ``IndexingOptions/domainIdentifier``.
+    public var clientState: ClientStateUpdate?
 
     public init(
         options: IndexingOptions = IndexingOptions(), strict: Bool = false, jobs: Int = CoreBudget.machine.builders,
-        memoryBudget: Int = Indexer.defaultMemoryBudget, now: Int64 = SearchableIndex.currentTime()
+        memoryBudget: Int = Indexer.defaultMemoryBudget, now: Int64 = SearchableIndex.currentTime(),
+        clientState: ClientStateUpdate? = nil
     ) {
+        self.clientState = clientState
         self.options = options
         self.strict = strict
         self.jobs = min(max(1, jobs), CoreBudget.maximumBuilders)
@@ -105,6 +112,7 @@ public struct Indexer: Sendable {
             throw SearchlightError(.invalidArgument, "The index at \(index.path) was opened read-only")
         }
         try SearchableItem.validateDomain(options.domainIdentifier)
+        try clientState?.validate()
         var report = IndexingReport()
         var inputs: [Input] = []
         for source in sources {
@@ -152,8 +160,8 @@ public struct Indexer: Sendable {
             }
             return
         }
-        guard !decoded.isEmpty else { return }
-        report.merge(try index.index(decoded, options: options, strict: strict, now: now))
+        guard !decoded.isEmpty || clientState != nil else { return }
+        report.merge(try index.index(decoded, options: options, strict: strict, clientState: clientState, now: now))
     }
 }
 

@@ -93,6 +93,9 @@ extension Indexer {
     ) throws(SearchlightError) {
         try index.shardWriters.withLock { writers throws(SearchlightError) in
             let batch = try SearchableIndex.completeJournaledBatch(&writers, topology) + 1
+            // The writers' lock is held to the end: the state checked here is the one replaced.
+            try clientState?.check(
+                in: IndexTransaction(shards: writers, topology: topology, journal: ShardJournal(shards: writers.count)))
             let folders = topology.shards.map { shard -> String in
                 guard case .folder(let folder) = shard else { preconditionFailure("a remote shard") }
                 return folder
@@ -205,7 +208,19 @@ extension Indexer {
             }
             report.merge(reading)
             if strict, report.rejected > 0 { return }
-            if plans.allSatisfy(\.changesNothing) { return }
+            if plans.allSatisfy(\.changesNothing) {
+                guard let clientState else { return }
+                // Only the state changes: an ordinary batch of one write on every shard.
+                try SearchableIndex.shardedTransaction(writers, topology, batch: batch) {
+                    journal throws(SearchlightError) in
+                    _ = try IndexTransaction(shards: writers, topology: topology, journal: journal).onEveryShard(
+                        clientState.write)
+                }
+                return
+            }
+            // What every shard commits beside its items: the batch's number, done by each commit,
+            // and the client state, journaled for the shards that the run does not merge.
+            let stateWrites = clientState.map { [$0.write] } ?? []
 
             // Each shard the run changes: its next generation, whole, synced, holding the batch.
             let merging = plans.map { !$0.changesNothing }
@@ -220,6 +235,7 @@ extension Indexer {
                     // Committed with Xapian's sync, as every writer of a generation commits.
                     try writer.begin()
                     try writer.setMetadata(BatchJournal.batchKey, String(batch))
+                    for write in stateWrites { _ = try write.perform(on: writer) }
                     try writer.commit()
                     return writer
                 } catch {
@@ -253,10 +269,11 @@ extension Indexer {
                         try writers[shard].begin()
                         begun.append(shard)
                         try writers[shard].setMetadata(BatchJournal.batchKey, String(batch))
+                        for write in stateWrites { _ = try write.perform(on: writers[shard]) }
                     }
                 }
                 try BatchJournal(
-                    batch: batch, writes: writers.map { _ in [] },
+                    batch: batch, writes: writers.indices.map { merging[$0] ? [] : stateWrites },
                     generations: writers.indices.map { merging[$0] ? nextGenerations[$0] : nil }
                 ).save(for: topology)
             } catch {

@@ -62,6 +62,16 @@ extension XapianDatabase {
         }
     }
 
+    /// Copies the records `other` holds under keys beginning with `prefix` (a `searchlight.`
+    /// prefix) into this writer, in its transaction.
+    func copyMetadata(from other: XapianDatabase, prefix: String) throws(SearchlightError) {
+        let handle = try open()
+        let source = try other.open()
+        try withText(prefix) { prefix throws(SearchlightError) in
+            try check { error in cx_database_copy_metadata(handle, source, prefix, error) }
+        }
+    }
+
     /// Removes every item's value of `field`; returns how many items held one.
     func clearAttribute(_ field: ItemAttribute) throws(SearchlightError) -> Int {
         let handle = try open()
