@@ -11,7 +11,9 @@ struct ClientStateCommand: ParsableCommand {
         discussion: """
             Core Spotlight's fetchLastClientState: the state a run of index --client-state committed \
             together with its items, so a job that was killed knows which batch was the last to commit \
-            and resumes after it. Prints nothing (and exits 0) when the domain has no state yet.
+            and resumes after it. Prints nothing (and exits 0) when the domain has no state yet. Over a \
+            topology whose writer was killed while committing, it first completes that batch on every \
+            shard, waiting for another writer up to --lock-timeout.
 
             Examples:
               searchlight client-state --domain com.example.shop
@@ -20,6 +22,7 @@ struct ClientStateCommand: ParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var writer: WriterOptions
     @OptionGroup var domain: DomainOption
 
     @Flag(help: "Print the state's bytes in base64 rather than as text.")
@@ -27,7 +30,11 @@ struct ClientStateCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors(global) {
-            let index = try SearchableIndex.openForReading(global)
+            // A batch that a killed writer left on some shards of a topology is completed first,
+            // so that the state read is the one every shard holds.
+            let index =
+                try SearchableIndex.hasUnfinishedBatch(at: global.indexPath)
+                ? try SearchableIndex.openForWriting(global, writer) : try SearchableIndex.openForReading(global)
             let state = try index.fetchLastClientState(domainIdentifier: domain.domain)
             try index.close()
             if global.json {

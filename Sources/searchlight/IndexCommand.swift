@@ -147,9 +147,12 @@ struct IndexCommand: ParsableCommand {
         let expected = try expectClientState.map { text throws(SearchlightError) in
             try ClientStateUpdate.bytes(of: text, base64: clientStateBase64, naming: "--expect-client-state")
         }
-        return ClientStateUpdate(
+        let update = ClientStateUpdate(
             domainIdentifier: domain.domain, newState: state,
             condition: expected.map { .expecting($0) } ?? .unconditional)
+        // Before the index is opened, which creates it.
+        try update.validate()
+        return update
     }
 
     /// Gives the items added or changed their vectors of meaning, when the model is installed.

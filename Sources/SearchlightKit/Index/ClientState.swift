@@ -45,7 +45,7 @@ public struct ClientStateUpdate: Sendable, Hashable {
     /// Checks the domain and the new state's size.
     ///
     /// - Throws: ``SearchlightError/Code/invalidArgument`` naming what is wrong.
-    func validate() throws(SearchlightError) {
+    public func validate() throws(SearchlightError) {
         try SearchableItem.validateDomain(domainIdentifier)
         guard (1...Self.maximumSize).contains(newState.count) else {
             throw SearchlightError(

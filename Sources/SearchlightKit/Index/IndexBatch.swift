@@ -132,6 +132,16 @@ extension SearchableIndex {
         IndexBatch(index: self, domainIdentifier: domainIdentifier)
     }
 
+    /// Whether the index at `path` is a topology whose last writer stopped between journaling a
+    /// batch and committing it on every shard (``BatchJournal``): the next writer to open it
+    /// completes the batch, client state included, and readers meanwhile may wait for its shards
+    /// to agree. A reader of client states opens such an index for writing, to read the state of
+    /// the batch it completes.
+    public static func hasUnfinishedBatch(at path: String) throws(SearchlightError) -> Bool {
+        guard let topology = try Topology.read(path) else { return false }
+        return FileSystem.kind(atPath: BatchJournal.path(of: topology)) != nil
+    }
+
     /// The client state committed with the domain's last batch (Core Spotlight's
     /// `fetchLastClientState`), `nil` before its first: an app that crashed resumes after the
     /// batch it names.
