@@ -133,7 +133,7 @@ extension SearchableIndex {
     }
 
     /// Whether the index at `path` is a topology whose last writer stopped between journaling a
-    /// batch and committing it on every shard (``BatchJournal``): the next writer to open it
+    /// batch and committing it on every shard (its journal): the next writer to open it
     /// completes the batch, client state included, and readers meanwhile may wait for its shards
     /// to agree. A reader of client states opens such an index for writing, to read the state of
     /// the batch it completes.

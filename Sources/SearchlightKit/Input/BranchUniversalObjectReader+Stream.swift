@@ -10,7 +10,7 @@ extension BranchUniversalObjectReader {
     /// holding its rejection. If `body` throws, reading stops and the error is rethrown.
     ///
     /// With a `filter`, lines it recognizes as stored unchanged are not decoded: the piece carries
-    /// them for the writer to confirm (``IndexTransaction/index(_:options:strict:now:)``).
+    /// them for the writer to confirm (``IndexTransaction/index(_:options:strict:clientState:now:)``).
     ///
     /// ```swift
     /// try BranchUniversalObjectReader.readLines(path: "items.jsonl") { piece in store(piece) }
