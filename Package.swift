@@ -14,7 +14,6 @@ let kitOnly = Context.environment["SEARCHLIGHT_LAYERS"] == "kit"
 
 let package = Package(
     name: "Searchlight",
-    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "searchlight", targets: ["searchlight"]),
         .executable(name: "searchlight-server", targets: ["searchlight-server"]),

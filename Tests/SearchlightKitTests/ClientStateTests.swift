@@ -177,22 +177,19 @@ struct ClientStateTests {
 
         let pool = try IndexPool(path: test.path, readers: 2)
         // Two writes expecting the same state join one batch: the second fails alone.
-        async let first: IndexingReport = pool.write { batch throws(SearchlightError) in
-            try batch.index(
-                [decode(#"{"$canonical_identifier":"one"}"#)],
-                options: IndexingOptions(domainIdentifier: "com.example.shop"),
-                clientState: ClientStateUpdate(
-                    domainIdentifier: "com.example.shop", newState: state("one"), condition: .expecting(state("kept"))),
-                now: now)
+        @Sendable func write(_ name: String) async throws -> IndexingReport {
+            try await pool.write { batch throws(SearchlightError) in
+                try batch.index(
+                    [decode(#"{"$canonical_identifier":"\#(name)"}"#)],
+                    options: IndexingOptions(domainIdentifier: "com.example.shop"),
+                    clientState: ClientStateUpdate(
+                        domainIdentifier: "com.example.shop", newState: state(name),
+                        condition: .expecting(state("kept"))),
+                    now: now)
+            }
         }
-        async let second: IndexingReport = pool.write { batch throws(SearchlightError) in
-            try batch.index(
-                [decode(#"{"$canonical_identifier":"two"}"#)],
-                options: IndexingOptions(domainIdentifier: "com.example.shop"),
-                clientState: ClientStateUpdate(
-                    domainIdentifier: "com.example.shop", newState: state("two"), condition: .expecting(state("kept"))),
-                now: now)
-        }
+        async let first = write("one")
+        async let second = write("two")
         let committed = [(try? await first) != nil, (try? await second) != nil]
         #expect(committed.filter { $0 }.count == 1)
         let stored = try await pool.read { reader throws(SearchlightError) in

@@ -200,26 +200,6 @@ public struct IndexTransaction: Sendable {
         LineFilter(snapshot: try XapianDatabase(path: database.path, writable: false), options: options, now: now)
     }
 
-    /// The client state of the domain's last committed batch (or the one this transaction set);
-    /// `nil` before the domain's first. See ``SearchableIndex/fetchLastClientState(domainIdentifier:)``.
-    public func clientState(domainIdentifier: String) throws(SearchlightError) -> Data? {
-        try SearchableItem.validateDomain(domainIdentifier)
-        // Every batch records the state on every shard, so the first shard's is every shard's.
-        return ClientStateUpdate.decode(try database.metadata(ClientStateUpdate.key(for: domainIdentifier)))
-    }
-
-    /// Commits `update`'s state with this transaction's writes, on every shard of a topology,
-    /// when its condition holds.
-    ///
-    /// - Throws: ``SearchlightError/Code/clientStateMismatch`` when the stored state is not the
-    ///   expected one (the caller's transaction is then abandoned, with every write in it),
-    ///   ``SearchlightError/Code/invalidArgument`` for a domain that is not valid or a state of
-    ///   no bytes or more than ``ClientStateUpdate/maximumSize``.
-    public func updateClientState(_ update: ClientStateUpdate) throws(SearchlightError) {
-        try update.check(in: self)
-        _ = try onEveryShard(update.write)
-    }
-
     /// Removes items by identifier; see ``SearchableIndex/deleteSearchableItems(withIdentifiers:domainIdentifier:includePublic:)``.
     public func deleteSearchableItems(
         withIdentifiers identifiers: [String], domainIdentifier: String, includePublic: Bool = false
