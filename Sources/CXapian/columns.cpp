@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <future>
 #include <map>
 #include <mutex>
 #include <unordered_map>
@@ -16,18 +17,28 @@
 
 namespace cx {
 
-/// The columns and ranks kept of one revision of one database.
+/// What a revision keeps of one kind, built once: by the first reader that asks for it, while the
+/// readers of the same revision that ask for it meanwhile wait for that one, and no other reader
+/// waits at all.
+template <typename T> using Once = std::shared_future<std::shared_ptr<const T>>;
+
+/// The items that can expire, ordered by expiration (`times` ascending).
+struct Expirations {
+    std::vector<double> times;
+    std::vector<Xapian::docid> items;
+};
+
+/// The columns and ranks kept of one revision of one database. Its members are read and changed
+/// with `kept_lock` held; what a `Once` holds is built without it.
 struct KeptFields {
     size_t bytes = 0;
-    std::unordered_map<Xapian::valueno, std::shared_ptr<const Column>> columns;
-    std::unordered_map<Xapian::valueno, std::shared_ptr<const Ranks>> ranks;
-    std::shared_ptr<const Vectors> vectors;
-    std::shared_ptr<const Lengths> lengths;
-    /// The items that can expire, ordered by expiration (`expiration_times` ascending).
-    std::vector<double> expiration_times;
-    std::vector<Xapian::docid> expiring_items;
-    bool expirations_read = false;
-    /// The expired items, ascending, when the first `expired_count` of `expiring_items` have expired.
+    std::unordered_map<Xapian::valueno, Once<Column>> columns;
+    std::unordered_map<Xapian::valueno, Once<Ranks>> ranks;
+    Once<Vectors> vectors;
+    uint32_t vector_dimensions = 0;
+    Once<Lengths> lengths;
+    Once<Expirations> expirations;
+    /// The expired items, ascending, when the first `expired_count` of the expirations' items have expired.
     std::shared_ptr<const std::vector<Xapian::docid>> expired;
     size_t expired_count = 0;
     /// How many searches at the revision have asked for the lengths, or the expirations, while they
@@ -155,16 +166,16 @@ class ColumnRange final : public Xapian::PostingSource {
 };
 
 /// Every revision's kept fields that a handle still reads, by the database's UUID and the revision.
-/// Each column or ranks is built while the lock is held, so two readers of the same revision build
-/// it once.
+/// The lock guards the map and each entry's members, never the reading of a column, a revision's
+/// lengths or vectors (`built_once`): a reader waits only for what it needs of its own revision.
 std::mutex kept_lock;
 std::map<std::pair<std::string, Xapian::rev>, std::weak_ptr<KeptFields>> kept;
 
 /// The kept fields of the revision `database` reads, with `kept_lock` held: its snapshot's, or
 /// those another handle of the same revision keeps, or new ones. Null for a database without a UUID.
-KeptFields *kept_of(cx_database &database) {
+std::shared_ptr<KeptFields> kept_of(cx_database &database) {
     const std::shared_ptr<Snapshot> snapshot = cx::snapshot(database);
-    if (snapshot->fields) return snapshot->fields.get();
+    if (snapshot->fields) return snapshot->fields;
     const std::string uuid = database.reader.get_uuid();
     if (uuid.empty()) return nullptr;
     for (auto entry = kept.begin(); entry != kept.end();) entry = entry->second.expired() ? kept.erase(entry) : ++entry;
@@ -174,7 +185,44 @@ KeptFields *kept_of(cx_database &database) {
         snapshot->fields = std::make_shared<KeptFields>();
         slot = snapshot->fields;
     }
-    return snapshot->fields.get();
+    return snapshot->fields;
+}
+
+/// What `slot` holds, built by `build` if no reader has begun to: `lock`, held on entry and on
+/// return, is let go while `build` runs, or while another reader's build is waited for. A build
+/// that fails leaves `slot` empty for the next reader to try again, and fails the readers waiting
+/// for it alike.
+template <typename T, typename Build>
+std::shared_ptr<const T> built_once(std::unique_lock<std::mutex> &lock, Once<T> &slot, Build build) {
+    if (slot.valid()) {
+        const Once<T> pending = slot;
+        lock.unlock();
+        std::shared_ptr<const T> value;
+        try {
+            value = pending.get();
+        } catch (...) {
+            lock.lock();
+            throw;
+        }
+        lock.lock();
+        return value;
+    }
+    std::promise<std::shared_ptr<const T>> promise;
+    Once<T> &mine = slot;
+    mine = promise.get_future().share();
+    lock.unlock();
+    std::shared_ptr<const T> value;
+    try {
+        value = build();
+    } catch (...) {
+        lock.lock();
+        mine = Once<T>();
+        promise.set_exception(std::current_exception());
+        throw;
+    }
+    promise.set_value(value);
+    lock.lock();
+    return value;
 }
 
 }  // namespace
@@ -182,15 +230,21 @@ KeptFields *kept_of(cx_database &database) {
 std::shared_ptr<const Column> column(cx_database &database, Xapian::valueno slot, bool number) {
     const Xapian::Database &reader = database.reader;
     const size_t bytes = (size_t(reader.get_lastdocid()) + 1) * (number ? sizeof(double) : sizeof(uint32_t));
-    std::lock_guard<std::mutex> guard(kept_lock);
-    KeptFields *entry = kept_of(database);
+    std::unique_lock<std::mutex> lock(kept_lock);
+    const std::shared_ptr<KeptFields> entry = kept_of(database);
     if (entry == nullptr) return nullptr;
-    if (auto found = entry->columns.find(slot); found != entry->columns.end()) return found->second;
-    if (entry->bytes + bytes > most_column_bytes) return nullptr;
-    std::shared_ptr<const Column> built = read_column(reader, slot, number);
-    entry->bytes += bytes;
-    for (const std::string &text : built->texts) entry->bytes += text.size();
-    entry->columns.emplace(slot, built);
+    const auto found = entry->columns.find(slot);
+    if (found == entry->columns.end()) {
+        if (entry->bytes + bytes > most_column_bytes) return nullptr;
+        entry->bytes += bytes;
+    }
+    // A node of the map stays where it is when others are added.
+    Once<Column> &kept_column = found == entry->columns.end() ? entry->columns[slot] : found->second;
+    std::shared_ptr<const Column> built = built_once(lock, kept_column, [&] {
+        return std::shared_ptr<const Column>(read_column(reader, slot, number));
+    });
+    if (found == entry->columns.end())
+        for (const std::string &text : built->texts) entry->bytes += text.size();
     return built;
 }
 
@@ -204,58 +258,66 @@ std::shared_ptr<const Column> column_or_read(cx_database &database, const cx_sea
 std::shared_ptr<const Vectors> vectors(cx_database &database, uint32_t dimensions) {
     const Xapian::Database &reader = database.reader;
     const size_t bytes = (size_t(reader.get_lastdocid()) + 1) * (sizeof(float) + dimensions);
-    std::lock_guard<std::mutex> guard(kept_lock);
-    KeptFields *entry = kept_of(database);
+    std::unique_lock<std::mutex> lock(kept_lock);
+    const std::shared_ptr<KeptFields> entry = kept_of(database);
     if (entry == nullptr) return nullptr;
-    if (entry->vectors && entry->vectors->dimensions == dimensions) return entry->vectors;
-    if (entry->vectors || entry->bytes + bytes > most_column_bytes) return nullptr;
-    entry->vectors = read_vectors(reader, dimensions);
-    entry->bytes += bytes;
-    return entry->vectors;
+    if (!entry->vectors.valid()) {
+        if (entry->bytes + bytes > most_column_bytes) return nullptr;
+        entry->bytes += bytes;
+        entry->vector_dimensions = dimensions;
+    } else if (entry->vector_dimensions != dimensions) {
+        return nullptr;
+    }
+    return built_once(lock, entry->vectors, [&] {
+        return std::shared_ptr<const Vectors>(read_vectors(reader, dimensions));
+    });
 }
 
 std::shared_ptr<const Lengths> lengths(cx_database &database) {
     const Xapian::Database &reader = database.reader;
     const size_t bytes = (size_t(reader.get_lastdocid()) + 1) * sizeof(Xapian::termcount);
-    std::lock_guard<std::mutex> guard(kept_lock);
-    KeptFields *entry = kept_of(database);
+    std::unique_lock<std::mutex> lock(kept_lock);
+    const std::shared_ptr<KeptFields> entry = kept_of(database);
     if (entry == nullptr) return nullptr;
-    if (entry->lengths) return entry->lengths;
-    if (++entry->length_asks < searches_before_keeping || entry->bytes + bytes > most_column_bytes) return nullptr;
-    entry->lengths = read_lengths(reader);
-    entry->bytes += bytes;
-    return entry->lengths;
+    if (!entry->lengths.valid()) {
+        if (++entry->length_asks < searches_before_keeping || entry->bytes + bytes > most_column_bytes) return nullptr;
+        entry->bytes += bytes;
+    }
+    return built_once(lock, entry->lengths, [&] { return std::shared_ptr<const Lengths>(read_lengths(reader)); });
 }
 
 std::shared_ptr<const std::vector<Xapian::docid>> expired_items(cx_database &database, int64_t now_ms) {
     const Xapian::Database &reader = database.reader;
-    std::lock_guard<std::mutex> guard(kept_lock);
-    KeptFields *entry = kept_of(database);
+    std::unique_lock<std::mutex> lock(kept_lock);
+    const std::shared_ptr<KeptFields> entry = kept_of(database);
     if (entry == nullptr) return nullptr;
-    if (!entry->expirations_read) {
+    if (!entry->expirations.valid()) {
         const Xapian::doccount expiring = reader.get_value_freq(slot::expiration);
         const size_t bytes = size_t(expiring) * (sizeof(double) + sizeof(Xapian::docid));
         if (++entry->expiration_asks < searches_before_keeping || entry->bytes + bytes > most_column_bytes)
             return nullptr;
+        entry->bytes += bytes;
+    }
+    const std::shared_ptr<const Expirations> expirations = built_once(lock, entry->expirations, [&] {
         std::vector<std::pair<double, Xapian::docid>> by_time;
-        by_time.reserve(expiring);
+        by_time.reserve(reader.get_value_freq(slot::expiration));
         for (auto value = reader.valuestream_begin(slot::expiration); value != reader.valuestream_end(slot::expiration);
              ++value)
             by_time.emplace_back(Xapian::sortable_unserialise(*value), value.get_docid());
         std::sort(by_time.begin(), by_time.end());
+        auto read = std::make_shared<Expirations>();
         for (const auto &[time, item] : by_time) {
-            entry->expiration_times.push_back(time);
-            entry->expiring_items.push_back(item);
+            read->times.push_back(time);
+            read->items.push_back(item);
         }
-        entry->expirations_read = true;
-        entry->bytes += bytes;
-    }
+        return std::shared_ptr<const Expirations>(std::move(read));
+    });
     // The items whose expiration is at or before `now_ms`: what `OP_VALUE_LE` on the serialised
     // times leaves out, since `sortable_serialise` keeps the order of the numbers.
-    const std::vector<double> &times = entry->expiration_times;
+    const std::vector<double> &times = expirations->times;
     const size_t count = size_t(std::upper_bound(times.begin(), times.end(), double(now_ms)) - times.begin());
     if (!entry->expired || entry->expired_count != count) {
-        std::vector<Xapian::docid> expired(entry->expiring_items.begin(), entry->expiring_items.begin() + long(count));
+        std::vector<Xapian::docid> expired(expirations->items.begin(), expirations->items.begin() + long(count));
         std::sort(expired.begin(), expired.end());
         entry->expired = std::make_shared<const std::vector<Xapian::docid>>(std::move(expired));
         entry->expired_count = count;
@@ -268,13 +330,12 @@ Xapian::Query column_range(std::shared_ptr<const Column> column, double low, dou
 }
 
 std::shared_ptr<const Ranks> ranks(cx_database &database, Xapian::valueno slot) {
-    std::lock_guard<std::mutex> guard(kept_lock);
-    KeptFields *entry = kept_of(database);
+    std::unique_lock<std::mutex> lock(kept_lock);
+    const std::shared_ptr<KeptFields> entry = kept_of(database);
     if (entry == nullptr) return nullptr;
-    if (auto found = entry->ranks.find(slot); found != entry->ranks.end()) return found->second;
-    std::shared_ptr<const Ranks> built = read_ranks(database.reader, slot);
-    entry->ranks.emplace(slot, built);
-    return built;
+    return built_once(lock, entry->ranks[slot], [&] {
+        return std::shared_ptr<const Ranks>(read_ranks(database.reader, slot));
+    });
 }
 
 }  // namespace cx

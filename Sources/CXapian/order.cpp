@@ -11,8 +11,8 @@
 #include "columns.hpp"
 #include "database.hpp"
 #include "matching.hpp"
+#include "percents.hpp"
 #include "schema.hpp"
-#include "search.hpp"
 
 namespace {
 

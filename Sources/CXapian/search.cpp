@@ -1,12 +1,11 @@
 // Searching: a query tree, the caller's visibility, and a page of results with snippets.
 
-#include "search.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <memory>
 #include <unordered_map>
 
+#include "bm25.hpp"
 #include "columns.hpp"
 #include "database.hpp"
 #include "errors.hpp"
@@ -48,6 +47,12 @@ namespace {
 
 using Query = Xapian::Query;
 
+/// What a term found in `frequency` of `items` items adds to the score of an item of average
+/// length, with `wdf` occurrences' worth of within-item frequency.
+double term_weight(double items, double frequency, double wdf) {
+    return cx::bm25::idf(items, frequency) * (cx::bm25::k1 + 1) * wdf / (cx::bm25::k1 + wdf);
+}
+
 /// The most recorded views can add to a score in this query: a tenth of what one description
 /// occurrence of its least weighty word adds to an item of average length (see README, Ranking).
 /// A title occurrence of a word adds about half again as much as a description occurrence, so a
@@ -55,7 +60,7 @@ using Query = Xapian::Query;
 /// plain word (the empty query, prefixes only), one occurrence of a word in half the items stands
 /// in.
 double view_weight(const Xapian::Database &reader, const Query &query) {
-    double least = cx::term_weight(2, 1, 1);
+    double least = term_weight(2, 1, 1);
     bool found = false;
     for (auto it = query.get_unique_terms_begin(); it != query.get_unique_terms_end(); ++it) {
         const std::string &term = *it;
@@ -64,7 +69,7 @@ double view_weight(const Xapian::Database &reader, const Query &query) {
         if (!cx::is_shared_word(stem ? term.substr(1) : term)) continue;
         const Xapian::doccount frequency = reader.get_termfreq(term);
         if (frequency == 0) continue;
-        const double weight = cx::term_weight(reader.get_doccount(), frequency, 1);
+        const double weight = term_weight(reader.get_doccount(), frequency, 1);
         least = found ? std::min(least, weight) : weight;
         found = true;
     }
@@ -195,7 +200,7 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
     cx::set_matchable_query(enquire, reader, full);
     const Xapian::doccount check_at_least = matches_to_check(reader, request);
     limit_checking(enquire, check_at_least);
-    enquire.set_weighting_scheme(cx::weighting());
+    enquire.set_weighting_scheme(cx::bm25::weighting());
     cx::set_order(enquire, request);
     Xapian::Enquire counting(reader);
     Xapian::MSet counted;
@@ -218,7 +223,7 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
                         return cx::visible_now_among(database, snapshot, request, weighed, std::move(candidates));
                     },
                     [&] { return views_bound(database, snapshot, built); }, request.offset, request.limit,
-                    cx::weighting()))) {
+                    cx::bm25::weighting()))) {
         mset = tiered->mset;
         results.from_tiers = true;
         if (request.facet_count == 0) {
@@ -277,7 +282,7 @@ Xapian::doccount run_hybrid(cx_database &database, cx_database *keeping, cx::Sna
     Xapian::Enquire enquire(reader);
     const Query words = full_query(database, snapshot, request, built);
     cx::set_matchable_query(enquire, reader, words);
-    enquire.set_weighting_scheme(cx::weighting());
+    enquire.set_weighting_scheme(cx::bm25::weighting());
     const Xapian::doccount check_at_least = std::max(depth, matches_to_check(reader, request));
     limit_checking(enquire, check_at_least);
     Xapian::Enquire counting(reader);
@@ -362,20 +367,6 @@ void run_search(cx_database &database, const cx_search_request &request, cx_resu
 cx_text text_of(const std::string &text) { return {text.data(), text.size()}; }
 
 }  // namespace
-
-namespace cx {
-
-Xapian::BM25Weight weighting() { return Xapian::BM25Weight(bm25_k1, 0, bm25_k3, bm25_b, bm25_min_normlen); }
-
-double term_weight(double items, double frequency, double wdf) {
-    // BM25's term weight (Xapian 1.4's, without relevance data) times the within-item factor
-    // (k1 + 1) wdf / (k1 + wdf) at the average length.
-    double ratio = (items - frequency + 0.5) / (frequency + 0.5);
-    if (ratio <= 2.0) ratio = ratio * 0.5 + 1.0;
-    return std::log(ratio) * (bm25_k1 + 1) * wdf / (bm25_k1 + wdf);
-}
-
-}  // namespace cx
 
 extern "C" {
 

@@ -11,8 +11,9 @@
 #include <optional>
 #include <unordered_map>
 
+#include "bm25.hpp"
 #include "matching.hpp"
-#include "search.hpp"
+#include "percents.hpp"
 #include "tiers.hpp"
 #include "tiers_format.hpp"
 #include "views.hpp"
@@ -26,12 +27,10 @@ using Query = Xapian::Query;
 /// The bound's margin for rounding: Xapian computes the same products in another order.
 constexpr double rounding_margin = 1e-9;
 
-/// BM25's term weight of a term `frequency` of `items` hold, as Xapian 1.4 computes it, times
-/// k1 + 1 and the query's repetition factor: what an item's impact is multiplied by.
+/// BM25's term weight of a term `frequency` of `items` hold, times k1 + 1 and the query's
+/// repetition factor: what an item's impact is multiplied by.
 double weight_per_impact(double items, double frequency, double wqf) {
-    double ratio = (items - frequency + 0.5) / (frequency + 0.5);
-    if (ratio <= 2.0) ratio = ratio * 0.5 + 1.0;
-    return std::log(ratio) * (bm25_k1 + 1) * (bm25_k3 + 1) * wqf / (bm25_k3 + wqf);
+    return bm25::idf(items, frequency) * (bm25::k1 + 1) * bm25::query_factor(wqf);
 }
 
 

@@ -47,8 +47,8 @@
 #include <map>
 #include <unordered_map>
 
+#include "bm25.hpp"
 #include "schema.hpp"
-#include "search.hpp"
 #include "tiers_format.hpp"
 
 namespace cx {
@@ -71,10 +71,7 @@ struct TierNotes {
 };
 
 double impact(Xapian::termcount wdf, double length, double average) {
-    // BM25's floor on an item's length relative to the average (Xapian's default, `cx::weighting`).
-    constexpr double min_normlen = 0.5;
-    const double normlen = std::max(average > 0 ? length / average : 1.0, min_normlen);
-    return wdf / (bm25_k1 * (normlen * bm25_b + (1 - bm25_b)) + wdf);
+    return bm25::impact(wdf, bm25::normalised_length(length, average));
 }
 
 namespace {

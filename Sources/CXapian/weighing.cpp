@@ -12,8 +12,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "bm25.hpp"
 #include "matching.hpp"
-#include "search.hpp"
 
 namespace cx {
 
@@ -41,12 +41,11 @@ class WordSource final : public Xapian::PostingSource {
         end_ = reader.postlist_end(word_);
         started_ = false;
         const Xapian::doccount items = reader.get_doccount();
-        double ratio = (items - frequency_ + 0.5) / (frequency_ + 0.5);
-        if (ratio < 2) ratio = ratio * 0.5 + 1;
-        term_weight_ = std::log(ratio) * factor_;
-        const double wqf = wqf_;
-        term_weight_ *= (bm25_k3 + 1) * wqf / (bm25_k3 + wqf);
-        term_weight_ *= (bm25_k1 + 1);
+        // In the order Xapian's BM25Weight multiplies them: its term weight under the scales above
+        // it, its query factor, then k1 + 1.
+        term_weight_ = bm25::idf(items, frequency_) * factor_;
+        term_weight_ *= bm25::query_factor(wqf_);
+        term_weight_ *= (bm25::k1 + 1);
         length_factor_ = items == 0 ? 0 : Xapian::doclength(reader.get_total_length()) / items;
         if (length_factor_ != 0) length_factor_ = 1 / length_factor_;
         // The most it can weigh, as Xapian bounds a term: at the greatest within-item frequency its
@@ -59,9 +58,8 @@ class WordSource final : public Xapian::PostingSource {
         }
         const Xapian::doclength shortest =
             std::max(std::max<Xapian::termcount>(most_wdf, reader.get_doclength_lower_bound()) * length_factor_,
-                     bm25_min_normlen);
-        const double denominator = bm25_k1 * (shortest * bm25_b + (1 - bm25_b)) + most_wdf;
-        set_maxweight(term_weight_ * (most_wdf / denominator));
+                     bm25::min_normlen);
+        set_maxweight(term_weight_ * bm25::impact(most_wdf, shortest));
     }
 
     void next(double) override {
@@ -80,10 +78,8 @@ class WordSource final : public Xapian::PostingSource {
     double get_weight() const override {
         const Xapian::docid id = *position_;
         const Xapian::termcount length = id < lengths_->of.size() ? lengths_->of[id] : 0;
-        const Xapian::doclength normalised = std::max(length * length_factor_, bm25_min_normlen);
-        const double wdf = position_.get_wdf();
-        const double denominator = bm25_k1 * (normalised * bm25_b + (1 - bm25_b)) + wdf;
-        return term_weight_ * (wdf / denominator);
+        const Xapian::doclength normalised = std::max(length * length_factor_, bm25::min_normlen);
+        return term_weight_ * bm25::impact(position_.get_wdf(), normalised);
     }
 
   private:

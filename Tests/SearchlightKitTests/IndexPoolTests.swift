@@ -140,6 +140,61 @@ struct IndexPoolTests {
         #expect(during.most == 2)
         try await pool.close()
     }
+
+    @Test(
+        "readers of one revision that need the same kept column, ranks or lengths at once get what a lone search gives")
+    func keptOnceUnderConcurrency() async throws {
+        let folder = try TemporaryFolder.subfolder("kept") + "/index"
+        let writer = try SearchableIndex(path: folder, access: .readWrite(lockTimeout: .seconds(5)))
+        let items = (0..<400).map { number in
+            var object = object(
+                "p/\(number)", title: "kettle \(number % 7 == 0 ? "copper" : "steel") \(number)",
+                description: "boils water \(number % 3 == 0 ? "fast" : "slowly")",
+                expiration: number % 5 == 0 ? now + day : nil)
+            object.contentMetadata.price = Double(number % 50)
+            object.contentMetadata.productCategory = number % 2 == 0 ? "Kitchen" : "Garden"
+            return SearchableItem(object: object, domainIdentifier: "default")
+        }
+        try writer.indexSearchableItems(items, now: now)
+        try writer.close()
+        let queries = [
+            SearchQuery("kettle", facets: ["price", "category"]),
+            SearchQuery("kettle", sort: SearchQuery.SortKey.list("-price")),
+            SearchQuery("boils water", limit: 10), SearchQuery("price:10..20 kettle"),
+        ]
+        // What one search alone gives, reading nothing kept; and later than every expiration, for
+        // the kept expirations.
+        let alone = try SearchableIndex(path: folder, access: .readOnly)
+        let times = [now, now + 2 * day]
+        var expected: [SearchResults] = []
+        for time in times { for query in queries { expected.append(try alone.search(query, now: time)) } }
+        let pool = try IndexPool(path: folder, readers: 4)
+        // Enough rounds at once that the lengths and expirations are kept (from a revision's 16th
+        // search) while others ask for them.
+        for _ in 0..<3 {
+            try await withThrowingTaskGroup(of: (Int, SearchResults).self) { group in
+                for (position, time) in times.enumerated() {
+                    for (index, query) in queries.enumerated() {
+                        for _ in 0..<4 {
+                            group.addTask {
+                                let results = try await pool.read { reader throws(SearchlightError) in
+                                    try reader.search(query, now: time)
+                                }
+                                return (position * queries.count + index, results)
+                            }
+                        }
+                    }
+                }
+                for try await (slot, results) in group {
+                    #expect(
+                        results.results.map(\.canonicalIdentifier) == expected[slot].results.map(\.canonicalIdentifier))
+                    #expect(results.facets == expected[slot].facets, "\(queries[slot % queries.count].text)")
+                    #expect(results.total == expected[slot].total || results.totalIsEstimate)
+                }
+            }
+        }
+        try await pool.close()
+    }
 }
 
 /// Counts a caller's reads: how many run now, the most at once, and how many have finished.
