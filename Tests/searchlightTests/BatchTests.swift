@@ -116,20 +116,27 @@ struct Batches: Sendable {
     /// leaves the writers it watches their share of the two cores.
     final class Watcher: Sendable {
         private let stopped = Flag()
+        private let asked = Counter()
         private let asking: OnThread<(checks: Int, partial: [String])>
 
         init(_ service: String) {
             let stopped = stopped
+            let asked = asked
             asking = OnThread {
                 var (checks, partial) = (0, [String]())
                 while !stopped.isSet {
                     if let found = Batches.partOfABatch(at: service) { partial.append(found) }
                     checks += 1
+                    asked.set(checks)
                     usleep(100_000)
                 }
                 return (checks, partial)
             }
         }
+
+        /// How many times it has asked so far: a service whose view waits for its shards to agree
+        /// answers slowly while replicas catch up.
+        var checks: Int { asked.current }
 
         /// Stops asking, once the question being asked is answered: how many times it asked, and
         /// every part of a batch it saw.
@@ -185,7 +192,8 @@ final class BatchWriter: Sendable {
     }
     private let state = State()
 
-    init(_ batches: Batches, from first: Int) {
+    /// Writes batches from `first` on, one after another, `pause` seconds apart.
+    init(_ batches: Batches, from first: Int, pause: Double = 0) {
         let state = state
         Thread.detachNewThread {
             var batch = first
@@ -202,6 +210,7 @@ final class BatchWriter: Sendable {
                 guard process.terminationStatus == 0 else { break }
                 state.progress.withLock { $0.last = batch }
                 batch += 1
+                if pause > 0 { Thread.sleep(forTimeInterval: pause) }
             }
             state.progress.withLock { $0.done = true }
         }
@@ -241,6 +250,13 @@ final class Flag: Sendable {
     private let value = Atomic<Bool>(false)
     var isSet: Bool { value.load(ordering: .relaxed) }
     func set() { value.store(true, ordering: .relaxed) }
+}
+
+/// A count that one thread sets and others read.
+final class Counter: Sendable {
+    private let value = Atomic<Int>(0)
+    var current: Int { value.load(ordering: .relaxed) }
+    func set(_ count: Int) { value.store(count, ordering: .relaxed) }
 }
 
 /// One shard machine: a replica of its shard kept by `xapian-replicate`, served read-only by
@@ -350,10 +366,13 @@ struct BatchTests {
         let watcher = Batches.Watcher(service.baseURL)
 
         // The writer commits one batch after another meanwhile: 20 kills, and more until it has
-        // written four batches under them (a large batch takes seconds on a busy machine).
-        let writer = BatchWriter(batches, from: 2)
+        // written four batches under them (a large batch takes seconds on a busy machine) and the
+        // watcher has asked 25 times (the service waits for its shards to agree while a replica
+        // catches up, so an answer can take a second), while the batches stay fewer than the 100
+        // values a count lists: small batches half a second apart.
+        let writer = BatchWriter(batches, from: 2, pause: large ? 0 : 0.5)
         var kills = 0
-        while kills < 20 || (writer.last < 6 && kills < 80) {
+        while kills < 20 || ((writer.last < 6 || watcher.checks < 25) && kills < 80 && writer.last < 80) {
             kills += 1
             try await Task.sleep(for: .milliseconds(Int.random(in: 50...500)))
             let machine = machines.randomElement()!
