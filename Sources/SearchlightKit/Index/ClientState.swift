@@ -107,13 +107,13 @@ public struct ClientStateUpdate: Sendable, Hashable {
 
 extension ClientStateUpdate {
     /// The bytes that `text` gives as a state: its UTF-8, or, with `base64`, the bytes its
-    /// standard base64 (padded or not) encodes. `name` names the value in the error.
+    /// standard base64 (padded or not, a space read as the `+` that form decoding made it) encodes.
+    /// `name` names the value in the error.
     ///
     /// - Throws: ``SearchlightError/Code/invalidArgument`` for text that is not base64.
     public static func bytes(of text: String, base64: Bool, naming name: String) throws(SearchlightError) -> Data {
         guard base64 else { return Data(text.utf8) }
-        let padded = text + String(repeating: "=", count: (4 - text.utf8.count % 4) % 4)
-        guard let bytes = Data(base64Encoded: padded) else {
+        guard let bytes = BranchLink.decodeBase64(text) else {
             throw SearchlightError(
                 .invalidArgument, "The \(name) \(quoted(text)) is not base64 (standard alphabet, padding optional)")
         }

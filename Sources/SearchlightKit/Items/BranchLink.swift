@@ -53,7 +53,8 @@ public enum BranchLink {
     }
 
     /// Standard base64, padded or not; spaces (a `+` that went through form decoding) read as `+`.
-    private static func decodeBase64(_ text: String) -> Data? {
+    /// Also a client state's (``ClientStateUpdate/bytes(of:base64:naming:)``).
+    static func decodeBase64(_ text: String) -> Data? {
         var base64 = text.replacing(" ", with: "+")
         base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
         return Data(base64Encoded: base64)
