@@ -208,15 +208,14 @@ std::shared_ptr<const T> built_once(std::unique_lock<std::mutex> &lock, Once<T> 
         return value;
     }
     std::promise<std::shared_ptr<const T>> promise;
-    Once<T> &mine = slot;
-    mine = promise.get_future().share();
+    slot = promise.get_future().share();
     lock.unlock();
     std::shared_ptr<const T> value;
     try {
         value = build();
     } catch (...) {
         lock.lock();
-        mine = Once<T>();
+        slot = Once<T>();
         promise.set_exception(std::current_exception());
         throw;
     }

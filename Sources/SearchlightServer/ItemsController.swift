@@ -74,9 +74,7 @@ struct ItemsController {
         case let other?:
             throw SearchlightError(.invalidArgument, "clientStateEncoding must be text or base64, not \(other)")
         }
-        let expected = try request.parameter("expectedClientState").map {
-            try ClientStateUpdate.bytes(of: $0, base64: base64, naming: "expectedClientState")
-        }
+        let expected = request.parameter("expectedClientState")
         guard let given = request.parameter("clientState") else {
             if expected != nil {
                 throw SearchlightError(
@@ -84,10 +82,9 @@ struct ItemsController {
             }
             return nil
         }
-        return ClientStateUpdate(
-            domainIdentifier: domain,
-            newState: try ClientStateUpdate.bytes(of: given, base64: base64, naming: "clientState"),
-            condition: expected.map { .expecting($0) } ?? .unconditional)
+        return try ClientStateUpdate(
+            domainIdentifier: domain, state: given, expected: expected, base64: base64,
+            names: ("clientState", "expectedClientState"))
     }
 
     /// The client state of the caller's domain's last batch (an admin's: of the `domain` named, else

@@ -45,9 +45,8 @@ struct ClientStateCommand: ParsableCommand {
             guard let text = String(validating: state, as: UTF8.self) else {
                 throw SearchlightError(
                     .invalidArgument,
-                    "The client state of domain \(domain.domain) is \(state.count) byte\(state.count == 1 ? "" : "s") that "
-                        + "are not UTF-8 text; "
-                        + "add --base64 to print them in base64")
+                    "The client state of domain \(domain.domain) is \(state.count) byte\(state.count == 1 ? "" : "s") "
+                        + "that are not UTF-8 text; add --base64 to print them in base64")
             }
             print(text)
         }

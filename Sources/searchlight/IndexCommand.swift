@@ -142,17 +142,10 @@ struct IndexCommand: ParsableCommand {
     /// The client state to commit with the run, from --client-state and --expect-client-state.
     private func clientStateUpdate() throws(SearchlightError) -> ClientStateUpdate? {
         guard let clientState else { return nil }
-        let state = try ClientStateUpdate.bytes(
-            of: clientState, base64: clientStateBase64, naming: "--client-state")
-        let expected = try expectClientState.map { text throws(SearchlightError) in
-            try ClientStateUpdate.bytes(of: text, base64: clientStateBase64, naming: "--expect-client-state")
-        }
-        let update = ClientStateUpdate(
-            domainIdentifier: domain.domain, newState: state,
-            condition: expected.map { .expecting($0) } ?? .unconditional)
-        // Before the index is opened, which creates it.
-        try update.validate()
-        return update
+        // Checked here, before the index is opened, which creates it.
+        return try ClientStateUpdate(
+            domainIdentifier: domain.domain, state: clientState, expected: expectClientState, base64: clientStateBase64,
+            names: ("--client-state", "--expect-client-state"))
     }
 
     /// Gives the items added or changed their vectors of meaning, when the model is installed.

@@ -106,12 +106,31 @@ public struct ClientStateUpdate: Sendable, Hashable {
 }
 
 extension ClientStateUpdate {
+    /// An update from states given as text, as a command line or a request gives them: `state` to
+    /// commit, unconditionally, or only if the stored one is `expected` ('' for none stored). Each
+    /// is its UTF-8, or, with `base64`, the bytes its standard base64 encodes; `names` name the two
+    /// values in errors. The update is checked (``validate()``).
+    ///
+    /// - Throws: ``SearchlightError/Code/invalidArgument`` for text that is not base64, or a state
+    ///   that ``validate()`` refuses.
+    public init(
+        domainIdentifier: String, state: String, expected: String?, base64: Bool,
+        names: (state: String, expected: String)
+    ) throws(SearchlightError) {
+        let expectedBytes = try expected.map { text throws(SearchlightError) in
+            try Self.bytes(of: text, base64: base64, naming: names.expected)
+        }
+        self.init(
+            domainIdentifier: domainIdentifier,
+            newState: try Self.bytes(of: state, base64: base64, naming: names.state),
+            condition: expectedBytes.map { .expecting($0) } ?? .unconditional)
+        try validate()
+    }
+
     /// The bytes that `text` gives as a state: its UTF-8, or, with `base64`, the bytes its
     /// standard base64 (padded or not, a space read as the `+` that form decoding made it) encodes.
     /// `name` names the value in the error.
-    ///
-    /// - Throws: ``SearchlightError/Code/invalidArgument`` for text that is not base64.
-    public static func bytes(of text: String, base64: Bool, naming name: String) throws(SearchlightError) -> Data {
+    private static func bytes(of text: String, base64: Bool, naming name: String) throws(SearchlightError) -> Data {
         guard base64 else { return Data(text.utf8) }
         guard let bytes = BranchLink.decodeBase64(text) else {
             throw SearchlightError(

@@ -53,7 +53,7 @@ public enum BranchLink {
     }
 
     /// Standard base64, padded or not; spaces (a `+` that went through form decoding) read as `+`.
-    /// Also a client state's (``ClientStateUpdate/bytes(of:base64:naming:)``).
+    /// Also a client state's (``ClientStateUpdate/init(domainIdentifier:state:expected:base64:names:)``).
     static func decodeBase64(_ text: String) -> Data? {
         var base64 = text.replacing(" ", with: "+")
         base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
