@@ -1,5 +1,6 @@
 // A libFuzzer target for the query language: any query must give results or an invalidQuery
-// error, never a crash, through validation, accent folding, Xapian's parser and snippets.
+// error (a value a field cannot read), never a crash, through validation, accent folding,
+// Xapian's parser and snippets; and how it was read must itself read as written.
 //
 // Built by scripts/fuzz; see FuzzHarness for how it runs.
 
@@ -45,6 +46,12 @@ public func fuzzQuery(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
             let results = try fuzzIndex.search(SearchQuery(text, domainIdentifier: domain, limit: 10))
             precondition(results.results.count <= 10)
             for result in results.results { precondition((0...100).contains(result.score)) }
+            // How a query was read is itself a query read as written (SPEC §2.1).
+            if let readAs = results.readAs,
+                let again = try? fuzzIndex.search(SearchQuery(readAs, domainIdentifier: domain, limit: 10))
+            {
+                precondition(again.readAs == nil, "\(text) read as \(readAs), read again as \(again.readAs ?? "")")
+            }
         } catch {
             precondition(error.code == .invalidQuery || error.code == .invalidArgument, "\(error)")
         }

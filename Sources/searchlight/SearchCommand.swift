@@ -68,7 +68,10 @@ struct SearchCommand: ParsableCommand {
             valueName: "ratio"))
     var semanticRatio: Double?
 
-    @Option(help: "Text output: the results as text, or their identifiers, one a line (ids), for scripts.")
+    @Option(
+        help: ArgumentHelp(
+            "Text output: the results as text, or their identifiers, one a line (ids), for scripts: the items the "
+                + "words select, none found by meaning alone unless --semantic-ratio is given."))
     var format = Format.text
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -110,7 +113,9 @@ struct SearchCommand: ParsableCommand {
                 domainIdentifier: visibility.domainIdentifier, scope: visibility.scope.scope, limit: limit,
                 offset: offset,
                 sort: sortKeys.flatMap { SearchQuery.SortKey.list($0) },
-                facets: facets.flatMap { SearchQuery.facetNames($0) }, semanticRatio: semanticRatio)
+                facets: facets.flatMap { SearchQuery.facetNames($0) },
+                // A script's list is what the words select (SPEC §2.4): meaning only when named.
+                semanticRatio: semanticRatio ?? (format == .ids && !global.json ? 0 : nil))
             let index = try SearchableIndex.openForReading(global)
             if interactive { return try runInteractive(search, in: index) }
             let results = try index.search(search, now: commandTime(now))
@@ -143,6 +148,7 @@ struct SearchCommand: ParsableCommand {
     /// query with text).
     static func printText(_ page: SearchResults, scores: Bool? = nil) {
         defer { printFacets(page.facets) }
+        if let readAs = page.readAs { print("Read as: \(Output.bold(readAs))") }
         guard !page.results.isEmpty else {
             let scopeText = page.total > 0 ? "No more results (\(page.total) in all)" : "No results"
             print(page.query.isEmpty ? "\(scopeText)." : "\(scopeText) for \(page.query.quotedForDisplay).")

@@ -70,13 +70,8 @@ struct Collection {
         try test.index.indexSearchableItems(
             documents.map { item($0.id, title: $0.title, description: $0.text.isEmpty ? nil : $0.text) }, now: now)
         if withMeaning { try test.index.completeMeaning(using: try MeaningModel.installed(), chunk: 512) }
-        func search(_ text: String) throws -> [String] {
-            do {
-                return try test.index.ids(text)
-            } catch let error as SearchlightError where error.code == .invalidQuery {
-                return []  // an unclosed quote or parenthesis, as written
-            }
-        }
+        // A question as typed is never refused for its syntax (an unclosed quote or parenthesis).
+        func search(_ text: String) throws -> [String] { try test.index.ids(text) }
         return (try nDCG(search, query: orJoined), try nDCG(search) { $0 })
     }
 
@@ -175,15 +170,19 @@ struct RelevanceTests {
         let second = try test.index.search(SearchQuery("copper kettle saucepan", limit: 2, offset: 1), now: now)
         #expect(second.relaxed)
         #expect(second.results.map(\.canonicalIdentifier) == ["all", "one"])
-        // Explicit operators, phrases, field words and filters stay exact.
+        // Explicit operators, field words and filters stay exact.
         for exact in [
-            "copper AND kettle AND saucepan", "\"copper saucepan\" kettle", "title:saucepan copper",
+            "copper AND kettle AND saucepan", "title:saucepan copper",
             "keyword:none copper kettle", "copper kettle saucepan -tools NOT pan",
         ] {
             let results = try search(exact)
             #expect(!results.relaxed, "\(exact)")
             #expect(results.results.isEmpty, "\(exact)")
         }
+        // A phrase no item holds, when nothing is found, is read as its words, relaxed with the rest.
+        let loose = try search("\"copper saucepan\" kettle")
+        #expect(loose.relaxed && loose.readAs == "copper saucepan kettle")
+        #expect(loose.results.map(\.canonicalIdentifier) == ["two", "all", "one"])
         // Words outside a phrase still relax around it: the phrase, and any of them.
         let around = try search("\"copper kettle\" saucepan tea")
         #expect(around.relaxed)

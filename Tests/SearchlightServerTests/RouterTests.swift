@@ -227,10 +227,15 @@ struct ReadingTests {
         }
     }
 
-    @Test("a malformed query is 400 with code 2004")
+    @Test("a question is never refused for its syntax, and readAs says how it was read; a bad value is 400 with 2004")
     func malformedQuery() async throws {
         try await withRouter { client, _ in
-            let response = try await client.execute(uri: "/v1/search?q=%28lantern", method: .get)
+            let read = try await client.execute(uri: "/v1/search?q=%28red+lantern+AND", method: .get)
+            #expect(read.status == .ok)
+            #expect(try json(read)["readAs"] as? String == "red lantern and")
+            let asWritten = try await client.execute(uri: "/v1/search?q=red+lantern", method: .get)
+            #expect(try json(asWritten)["readAs"] == nil)
+            let response = try await client.execute(uri: "/v1/search?q=mode%3Asecret", method: .get)
             #expect(response.status == .badRequest)
             #expect(try errorCode(response) == 2004)
         }

@@ -293,17 +293,30 @@ struct SearchCommandTests {
         #expect(try run.object()["total"] as? Int == 0)
     }
 
-    @Test("a malformed query exits 64 with a JSON error naming the query")
+    @Test("a value a field cannot read exits 64 with a JSON error naming the query")
     func malformed() throws {
         let workspace = try indexedWorkspace()
-        let run = try workspace.run(["search", "(deep", "--json"])
+        let run = try workspace.run(["search", "mode:secret", "--json"])
         #expect(run.status == 64)
         #expect(
             try canonicalJSON(run.stdout)
                 == canonicalJSON(
-                    #"{"error":{"code":2004,"message":"The query \"(deep\" has a '(' that is never closed (column 1)"}}"#
+                    #"{"error":{"code":2004,"message":"The query \"mode:secret\" cannot be parsed: mode: takes public or private, not 'secret' (column 1)"}}"#
                 ))
-        #expect(run.stderr.contains("never closed"))
+        #expect(run.stderr.contains("public or private"))
+    }
+
+    @Test("a pasted question with a quote or parenthesis left open is read, and the output says how")
+    func readAs() throws {
+        let workspace = try indexedWorkspace()
+        let json = try workspace.run(["search", "(deep \"linking", "--json", "--now", corpusNow])
+        #expect(json.status == 0, "\(json.stderr)")
+        #expect(try json.object()["readAs"] as? String == "deep \"linking\"")
+        #expect((try json.object()["total"] as? Int ?? 0) > 0)
+        let text = try workspace.run(["search", "deep AND", "--now", corpusNow])
+        #expect(text.status == 0 && text.stdout.contains("Read as: deep and"), "\(text.stdout)")
+        let plain = try workspace.run(["search", "deep linking", "--json"])
+        #expect(try plain.object()["readAs"] == nil)
     }
 
     @Test("a spelling suggestion is shown when nothing matches")
@@ -670,12 +683,11 @@ struct ScriptOutputTests {
         }
     }
 
-    @Test("NEAR and ADJ between words are refused with a message naming the column")
+    @Test("NEAR and ADJ between words are words, as any other")
     func proximity() throws {
         let workspace = try indexedWorkspace()
-        let run = try workspace.run(["search", "deep NEAR links"])
-        #expect(
-            run.status == 64 && run.stderr.contains("uses NEAR, a proximity operator")
-                && run.stderr.contains("column 6"))
+        let run = try workspace.run(["search", "deep NEAR links", "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try run.object()["readAs"] == nil)
     }
 }

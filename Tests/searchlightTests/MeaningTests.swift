@@ -40,6 +40,17 @@ struct MeaningTests {
             ["search", "--format", "ids", "--semantic-ratio", "0", "--", "a pot to heat water"],
             environment: withMeaning)
         #expect(!words.stdout.contains("teapot"))
+        // A script's list is what the words select, unless it names a ratio (SPEC §2.4): piped into
+        // `remove`, it removes nothing found by meaning alone.
+        let script = try workspace.run(
+            ["search", "--format", "ids", "--", "a pot to heat water"], environment: withMeaning)
+        #expect(
+            script.status == 0 && !script.stdout.contains("teapot"),
+            "\(script.stdout)")
+        let named = try workspace.run(
+            ["search", "--format", "ids", "--semantic-ratio", "0.5", "--", "a pot to heat water"],
+            environment: withMeaning)
+        #expect(named.stdout.contains("teapot"), "\(named.stdout)")
 
         let near = try workspace.run(["similar", "kettle", "--json"], environment: withMeaning)
         #expect(near.status == 0, "\(near.stderr)")

@@ -7,27 +7,49 @@ extension SearchableIndex {
     ///
     /// - Throws: ``SearchlightError/Code/invalidQuery`` for a malformed query.
     public func search(_ query: SearchQuery, now: Int64 = currentTime()) throws(SearchlightError) -> SearchResults {
+        var readAs: String?
+        var relaxedPhrases = false
         let raw = try read { database throws(SearchlightError) in
             // The index's custom fields are fields of the query language, sort keys and counts.
             let attributes = ItemAttribute.all + (try database.customFields())
-            let (expression, relaxable, sort, facets) = try query.parsed(attributes: attributes)
-            var shape = XapianDatabase.SearchShape(
-                offset: query.offset, limit: query.limit, relax: relaxable, sort: sort, facets: facets,
-                keepFieldsInMemory: keepsFieldsInMemory)
-            if let meaning = try Self.meaning(of: query, expression, sort: sort, database) {
-                (shape.meaning, shape.semanticRatio) = meaning
-            }
-            return try database.search(
-                expression, domain: query.domainIdentifier, scope: query.scope, now: now, shape: shape,
-                decode: decodeResult)
+            let reading = try query.parsed(attributes: attributes)
+            readAs = reading.readAs
+            let found = try search(query, reading, in: database, now: now)
+            // A question that finds nothing reads its phrases as words (SPEC §2.1).
+            guard found.total == 0, let asWords = reading.phrasesAsWords else { return found }
+            var relaxed = query
+            relaxed.text = asWords
+            let words = try relaxed.parsed(attributes: attributes)
+            let again = try search(query, words, in: database, now: now)
+            guard again.total > 0 else { return found }
+            (readAs, relaxedPhrases) = (words.readAs ?? asWords, true)
+            return again
         }
         let results = raw.hits.map { hit in SearchResult(item: hit.item, score: hit.percent, snippet: hit.snippet) }
         var page = SearchResults(
             query: query.text, total: raw.total, offset: query.offset, limit: query.limit,
-            suggestion: Self.suggestion(for: query.text, corrections: raw.corrections), results: results,
-            relaxed: raw.relaxed, facets: raw.facets, totalIsEstimate: raw.totalIsEstimate)
+            suggestion: Self.suggestion(
+                for: relaxedPhrases ? readAs ?? query.text : query.text, corrections: raw.corrections),
+            results: results,
+            relaxed: raw.relaxed || relaxedPhrases, facets: raw.facets, totalIsEstimate: raw.totalIsEstimate,
+            readAs: readAs)
         page.fromTiers = raw.fromTiers
         return page
+    }
+
+    /// One run of `query` as `reading` reads it.
+    private func search(
+        _ query: SearchQuery, _ reading: SearchQuery.Reading, in database: XapianDatabase, now: Int64
+    ) throws(SearchlightError) -> XapianDatabase.RawResults {
+        var shape = XapianDatabase.SearchShape(
+            offset: query.offset, limit: query.limit, relax: reading.relaxable, sort: reading.sort,
+            facets: reading.facets, keepFieldsInMemory: keepsFieldsInMemory)
+        if let meaning = try Self.meaning(of: query, reading.expression, sort: reading.sort, database) {
+            (shape.meaning, shape.semanticRatio) = meaning
+        }
+        return try database.search(
+            reading.expression, domain: query.domainIdentifier, scope: query.scope, now: now, shape: shape,
+            decode: decodeResult)
     }
 
     /// The query with its misspelled words replaced, or `nil` when there is nothing to correct.

@@ -215,7 +215,7 @@ extension SearchableIndex {
         }
         let raw = try read { database throws(SearchlightError) in
             let attributes = ItemAttribute.all + (try database.customFields())
-            let (expression, _, _, _) = try query.parsed(attributes: attributes)
+            let expression = try query.parsed(attributes: attributes).expression
             let shape = XapianDatabase.SearchShape(offset: query.offset, limit: query.limit)
             return try database.similar(
                 to: canonical, in: owner, among: expression, domain: query.domainIdentifier, scope: query.scope,

@@ -2,20 +2,30 @@
 /// values, parentheses and operators, each with its column for error messages.
 extension QueryParser {
     mutating func tokenize() throws(SearchlightError) {
-        var openColumns: [Int] = []
+        var groups: [OpenGroup] = []
+        /// The parentheses of the closed groups that exclude or name a field.
+        var bindingGroups = Set<Int>()
         var index = 0
         while index < characters.count {
             let character = characters[index]
-            let column = index + 1
             if character.isWhitespace {
                 index += 1
                 continue
             }
             if character == ")" {
-                guard !openColumns.isEmpty else { throw fail("has a ')' with no '(' before it", column: column) }
-                if case .open? = tokens.last { throw fail("has empty parentheses", column: column) }
-                openColumns.removeLast()
-                tokens.append(.close(column: column))
+                if let group = groups.popLast() {
+                    if case .open? = tokens.last {
+                        // Empty parentheses hold nothing to search for.
+                        tokens.removeLast()
+                        read(group.start..<(index + 1), as: " ")
+                    } else {
+                        tokens.append(.close(column: index + 1))
+                        if group.sign == .minus || group.field != .any { bindingGroups.insert(group.parenthesis) }
+                    }
+                } else {
+                    // A parenthesis that closes nothing is read as a word, which holds nothing to search for.
+                    read(index..<(index + 1), as: " ")
+                }
                 index += 1
                 continue
             }
@@ -32,11 +42,20 @@ extension QueryParser {
             }
             let start = index
             if characters[index] == "(" {
+                groups.append(
+                    OpenGroup(
+                        start: sign == .none ? start : start - 1, parenthesis: start, token: tokens.count, sign: sign,
+                        field: .any))
                 tokens.append(.open(column: start + 1, sign: sign, field: .any))
-                openColumns.append(start + 1)
                 index += 1
             } else if Self.isQuote(characters[index]) {
-                let phrase = try quotedText(from: index)
+                let phrase = quotedText(from: index)
+                if sign != .minus {
+                    freePhrases.append(
+                        PhraseQuotes(
+                            opening: .typed(index), closing: phrase.closing, content: (index + 1)..<phrase.contentEnd,
+                            groups: groups.map(\.parenthesis)))
+                }
                 tokens.append(.item(.phrase(phrase.text, field: .any), sign: sign))
                 index = phrase.end
             } else {
@@ -46,42 +65,49 @@ extension QueryParser {
                 if sign == .none, let op = Operator(rawValue: word) {
                     tokens.append(.op(op, column: start + 1))
                     index = end
-                } else if sign == .none, word.wholeMatch(of: /(NEAR|ADJ)(\/[0-9]+)?/) != nil, endsTerm(tokens.last),
-                    characters[end...].contains(where: { !$0.isWhitespace })
-                {
-                    // Xapian's proximity operators, between two terms.
-                    throw fail(
-                        "uses \(word.prefix { $0.isLetter }), a proximity operator Searchlight does not support; "
-                            + "put the words in quotes to find them side by side, or join them with AND",
-                        column: start + 1)
                 } else if let colon = word.firstIndex(of: ":"),
                     let field = Field(word[..<colon], attributes: attributes)
                 {
                     index = try fieldValue(
                         field, name: String(word[..<colon]), at: start, sign: sign,
-                        valueStart: start + word.distance(from: word.startIndex, to: colon) + 1,
-                        openColumns: &openColumns)
+                        valueStart: start + word.distance(from: word.startIndex, to: colon) + 1, groups: &groups)
                 } else if let colon = word.firstIndex(of: ":"), Self.looksLikeField(word, colon: colon) {
-                    throw fail(
-                        "has \(quoted(String(word[...colon]))), which is not a field; the fields are "
-                            + fieldNames + " (put it in quotes to search for the text)",
-                        column: start + 1)
+                    // A name that is not a field (`colour:blue`) is read as a phrase of its text.
+                    let opening = read(start..<start, as: "\"")
+                    let closing = read(end..<end, as: "\"")
+                    if sign != .minus {
+                        freePhrases.append(
+                            PhraseQuotes(
+                                opening: .added(reading: opening), closing: .added(reading: closing),
+                                content: start..<end, groups: groups.map(\.parenthesis)))
+                    }
+                    tokens.append(.item(.phrase(word, field: .any), sign: sign))
+                    index = end
                 } else {
                     tokens.append(.item(plainWord(from: index, to: end, field: .any), sign: sign))
                     index = end
                 }
             }
         }
-        if let column = openColumns.last { throw fail("has a '(' that is never closed", column: column) }
-        markPartialWord()
+        // A parenthesis never closed is read as a word, which holds nothing to search for; so is
+        // the sign or field before it.
+        for group in groups.reversed() {
+            tokens.remove(at: group.token)
+            read(group.start..<(group.parenthesis + 1), as: " ")
+        }
+        // A phrase in a group that excludes or names a field is not free text.
+        freePhrases.removeAll { !$0.groups.allSatisfy { !bindingGroups.contains($0) } }
     }
 
-    /// The text between a quote at `index` and the next quote; `end` is past the closing quote.
-    func quotedText(from index: Int) throws(SearchlightError) -> (text: String, end: Int) {
+    /// The text between a quote at `index` and the next quote, or the end of the query when no
+    /// quote closes it (a closing quote is read there); `end` is past the closing quote.
+    mutating func quotedText(from index: Int) -> (text: String, end: Int, closing: PhraseQuotes.Quote, contentEnd: Int)
+    {
         guard let close = characters[(index + 1)...].firstIndex(where: Self.isQuote) else {
-            throw fail("has a quote that is never closed; add a closing \"", column: index + 1)
+            let added = read(characters.count..<characters.count, as: "\"")
+            return (text((index + 1)..<characters.count), characters.count, .added(reading: added), characters.count)
         }
-        return (text((index + 1)..<close), close + 1)
+        return (text((index + 1)..<close), close + 1, .typed(close), close)
     }
 
     /// A word of free text from `start` to `end`; a trailing `*` makes it a prefix.
@@ -135,25 +161,34 @@ extension QueryParser {
             + attributes.filter { $0.kind != .point }.map(\.name) + ["near"]).joined(separator: ", ")
     }
 
-    /// Reads `field:value`, `field:"a phrase"` or `title:(…)`; returns the index after it.
+    /// Reads `field:value`, `field:"a phrase"` or `title:(…)`; returns the index after it. A field
+    /// with nothing after it (`title:` alone), or a filter before a parenthesis (`category:(a b)`),
+    /// is read as a word of its name.
     mutating func fieldValue(
-        _ field: Field, name: String, at start: Int, sign: Sign, valueStart: Int, openColumns: inout [Int]
+        _ field: Field, name: String, at start: Int, sign: Sign, valueStart: Int, groups: inout [OpenGroup]
     ) throws(SearchlightError) -> Int {
         let column = start + 1
-        guard valueStart < characters.count, !characters[valueStart].isWhitespace, characters[valueStart] != ")"
+        let isText = if case .text = field { true } else { false }
+        guard valueStart < characters.count, !characters[valueStart].isWhitespace, characters[valueStart] != ")",
+            isText || characters[valueStart] != "("
         else {
-            throw fail("has \(quoted(name + ":")) with nothing after it; write \(name):value", column: column)
+            read((valueStart - 1)..<valueStart, as: " ")
+            tokens.append(.item(plainWord(from: start, to: valueStart - 1, field: .any), sign: sign))
+            return valueStart
         }
         let first = characters[valueStart]
         switch field {
         case .text(let textField):
             if first == "(" {
+                groups.append(
+                    OpenGroup(
+                        start: sign == .none ? start : start - 1, parenthesis: valueStart, token: tokens.count,
+                        sign: sign, field: textField))
                 tokens.append(.open(column: valueStart + 1, sign: sign, field: textField))
-                openColumns.append(valueStart + 1)
                 return valueStart + 1
             }
             if Self.isQuote(first) {
-                let phrase = try quotedText(from: valueStart)
+                let phrase = quotedText(from: valueStart)
                 tokens.append(.item(.phrase(phrase.text, field: textField), sign: sign))
                 return phrase.end
             }
@@ -162,13 +197,10 @@ extension QueryParser {
             tokens.append(.item(plainWord(from: valueStart, to: end, field: textField), sign: sign))
             return end
         case .filter, .attribute, .near:
-            if first == "(" {
-                throw fail("groups the values of \(name):; write \(name):value for each", column: column)
-            }
             var value: String
             var end: Int
             if Self.isQuote(first) {
-                (value, end) = try quotedText(from: valueStart)
+                (value, end, _, _) = quotedText(from: valueStart)
             } else {
                 end = valueStart
                 while end < characters.count, !characters[end].isWhitespace, characters[end] != ")" { end += 1 }
@@ -214,13 +246,5 @@ extension QueryParser {
         }
         word.match = .partial
         tokens[tokens.count - 1] = .item(.word(word), sign: sign)
-    }
-
-    /// Whether `token` ends a term, so that a binary operator may follow it.
-    private func endsTerm(_ token: Token?) -> Bool {
-        switch token {
-        case .item?, .close?: true
-        default: false
-        }
     }
 }

@@ -2,8 +2,14 @@
 /// text is tokenized.
 ///
 /// Precedence, loosest first, as in Xapian's own parser: `OR`, `XOR`, `AND` and `NOT`, then words
-/// side by side (ANDed, each `-word` excluded). A malformed query is an
-/// ``SearchlightError/Code/invalidQuery`` naming the query, what is wrong and the column.
+/// side by side (ANDed, each `-word` excluded).
+///
+/// A search box never refuses a question for its syntax (SPEC §2.1): a quote never closed runs to
+/// the end, an unmatched parenthesis, an operator with nothing to act on, a name that is not a
+/// field and a field with nothing after it are read as words, and each such reading is an edit of
+/// the text (``Reading``) from which ``Parsed/readAs`` is made. Only a value that a field filter
+/// cannot read (a range that is not a date, `mode:secret`) is an ``SearchlightError/Code/invalidQuery``,
+/// naming the query, what is wrong and the column.
 struct QueryParser {
     let text: String
     let characters: [Character]
@@ -11,6 +17,11 @@ struct QueryParser {
     let attributes: [ItemAttribute]
     var tokens: [Token] = []
     var position = 0
+    /// How the text was read where it was not read as written, in the order found.
+    var readings: [Reading] = []
+    /// The free-text phrases that select (no `-` on them or on a group around them, no field):
+    /// what a query finding nothing reads as words.
+    var freePhrases: [PhraseQuotes] = []
 
     init(_ text: String, attributes: [ItemAttribute] = ItemAttribute.all) {
         self.text = text
@@ -18,22 +29,50 @@ struct QueryParser {
         characters = Array(text)
     }
 
-    /// Parses the whole query, and tells whether it joins anything with an explicit operator
-    /// (`AND`, `OR`, `XOR`, `NOT`): only a query without one may be relaxed.
-    static func parse(_ text: String, attributes: [ItemAttribute] = ItemAttribute.all) throws(SearchlightError) -> (
-        expression: QueryExpression, hasOperators: Bool
-    ) {
+    /// A query as read.
+    struct Parsed {
+        var expression: QueryExpression
+        /// It joins something with an explicit operator (`AND`, `OR`, `XOR`, `NOT`): only a query
+        /// without one may be relaxed.
+        var hasOperators: Bool
+        /// The query as it was read, when that is not as it was written: a quote closed at the
+        /// end, a parenthesis or an operator read as a word (`red and`), a name that is not a
+        /// field read as a phrase (`"colour:blue"`).
+        var readAs: String?
+        /// The query read with its free-text phrases as words (their quotes taken out), when it
+        /// has any; nil otherwise.
+        var phrasesAsWords: String?
+    }
+
+    /// Parses the whole query.
+    ///
+    /// - Throws: ``SearchlightError/Code/invalidQuery`` for a value a field cannot read.
+    static func parse(_ text: String, attributes: [ItemAttribute] = ItemAttribute.all) throws(SearchlightError)
+        -> Parsed
+    {
         var parser = QueryParser(text, attributes: attributes)
         try parser.tokenize()
-        guard !parser.tokens.isEmpty else { return (.everything, false) }
-        try parser.checkOperators()
+        parser.readLoneOperatorsAsWords()
+        parser.markPartialWord()
+        let readAs = parser.readings.isEmpty ? nil : parser.applying(parser.readings)
+        // Phrases of punctuation alone have no words to read.
+        let phrasesAsWords =
+            parser.freePhrases.contains { phrase in
+                parser.characters[phrase.content].contains { $0.isLetter || $0.isNumber }
+            } ? parser.applying(parser.phraseReadings()) : nil
+        guard !parser.tokens.isEmpty else {
+            return Parsed(expression: .everything, hasOperators: false, readAs: readAs)
+        }
         let expression = parser.parseOr(field: .any)
         guard parser.position == parser.tokens.count else {
+            // Unreachable: every parenthesis left is matched and every operator has its operands.
             throw parser.fail("cannot be parsed", column: 1)
         }
         let hasOperators = parser.tokens.contains { if case .op = $0 { true } else { false } }
         // Nothing to search for (punctuation alone) matches nothing.
-        return (expression ?? .or([]), hasOperators)
+        return Parsed(
+            expression: expression ?? .or([]), hasOperators: hasOperators, readAs: readAs,
+            phrasesAsWords: hasOperators ? nil : phrasesAsWords)
     }
 
     // MARK: Tokens
@@ -54,6 +93,16 @@ struct QueryParser {
         case item(QueryExpression?, sign: Sign)
     }
 
+    /// An open parenthesis not yet closed: where its token begins (its sign or field name), the
+    /// parenthesis itself, its place among the tokens, and what it applies to what it holds.
+    struct OpenGroup {
+        var start: Int
+        var parenthesis: Int
+        var token: Int
+        var sign: Sign
+        var field: QueryExpression.TextField
+    }
+
     func fail(_ message: String, column: Int) -> SearchlightError {
         SearchlightError(.invalidQuery, "The query \(quoted(text)) \(message) (column \(column))")
     }
@@ -65,34 +114,6 @@ struct QueryParser {
     /// Characters that end an unquoted word.
     func endsWord(_ character: Character) -> Bool {
         character.isWhitespace || character == "(" || character == ")" || Self.isQuote(character)
-    }
-
-    // MARK: Operators
-
-    /// Operators need operands: a binary operator between two terms, NOT before one.
-    func checkOperators() throws(SearchlightError) {
-        func startsOperand(_ token: Token?) -> Bool {
-            switch token {
-            case .item?, .open?, .op(.not, _)?: true
-            default: false
-            }
-        }
-        for (index, token) in tokens.enumerated() {
-            guard case .op(let op, let column) = token else { continue }
-            let next = index + 1 < tokens.count ? tokens[index + 1] : nil
-            if op == .not {
-                if !startsOperand(next) { throw fail("has NOT without a term after it", column: column) }
-                continue
-            }
-            let endsOperand: Bool
-            switch index > 0 ? tokens[index - 1] : nil {
-            case .item?, .close?: endsOperand = true
-            default: endsOperand = false
-            }
-            if !endsOperand || !startsOperand(next) {
-                throw fail("has \(op.rawValue) without a term on each side", column: column)
-            }
-        }
     }
 
     // MARK: Grammar

@@ -69,8 +69,9 @@ public struct SearchQuery: Sendable, Hashable {
     /// The most attributes one search counts.
     public static let maximumFacets = 8
 
-    /// Checks the paging, the domain and the query's syntax, so that a malformed query gets a
-    /// message saying what is wrong and where, rather than a silent reinterpretation. Fields are
+    /// Checks the paging, the domain and the values of the query's fields, so that a value a field
+    /// cannot read gets a message saying what is wrong and where. (The syntax itself is never
+    /// refused: see ``SearchResults/readAs``.) Fields are
     /// the built-in ones (``ItemAttribute``): a query naming an index's custom field is checked by
     /// ``SearchableIndex/search(_:now:)``, which knows the index's fields.
     ///
@@ -81,12 +82,23 @@ public struct SearchQuery: Sendable, Hashable {
         _ = try parsed()
     }
 
-    /// The query's one typed form, after the checks of ``validate()``; whether it may be relaxed
-    /// (it joins its words with no explicit operator); its sort keys and the attributes it counts,
-    /// as the index reads them.
-    func parsed(attributes: [ItemAttribute] = ItemAttribute.all) throws(SearchlightError) -> (
-        expression: QueryExpression, relaxable: Bool, sort: [IndexSortKey], facets: [ItemAttribute]
-    ) {
+    /// A query as the index reads it.
+    struct Reading {
+        /// The query's one typed form.
+        var expression: QueryExpression
+        /// It may be relaxed: it joins its words with no explicit operator.
+        var relaxable: Bool
+        var sort: [IndexSortKey]
+        /// The attributes it counts.
+        var facets: [ItemAttribute]
+        /// How the text was read, when not as written (``QueryParser/Parsed/readAs``).
+        var readAs: String?
+        /// The text with its free-text phrases read as words, when it has any.
+        var phrasesAsWords: String?
+    }
+
+    /// The query as the index reads it, after the checks of ``validate()``.
+    func parsed(attributes: [ItemAttribute] = ItemAttribute.all) throws(SearchlightError) -> Reading {
         guard limit >= 0, limit <= Self.maximumLimit else {
             throw .invalidArgument("The limit must be between 0 and \(Self.maximumLimit), not \(limit)")
         }
@@ -110,14 +122,17 @@ public struct SearchQuery: Sendable, Hashable {
                 "The query \(shortened) is \(length) bytes long; a query may have at most "
                     + "\(Self.maximumLength): search for fewer words")
         }
-        let (expression, hasOperators) = try QueryParser.parse(text, attributes: attributes)
-        let terms = expression.termCount
+        let parsed = try QueryParser.parse(text, attributes: attributes)
+        let terms = parsed.expression.termCount
         guard terms <= Self.maximumTerms else {
             throw SearchlightError(
                 .queryTooLarge,
                 "The query \(shortened) has \(terms) words, phrases and filters; a query may "
                     + "have at most \(Self.maximumTerms): search for fewer words")
         }
-        return (expression, !hasOperators, try sortKeys(among: attributes, expression: expression), facets)
+        return Reading(
+            expression: parsed.expression, relaxable: !parsed.hasOperators,
+            sort: try sortKeys(among: attributes, expression: parsed.expression), facets: facets,
+            readAs: parsed.readAs, phrasesAsWords: parsed.phrasesAsWords)
     }
 }

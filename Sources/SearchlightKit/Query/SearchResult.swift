@@ -74,14 +74,20 @@ public struct SearchResults: Sendable, Hashable, Encodable {
     /// No visible item has every plain word of the query: these are the items with the most of
     /// them, best first (docs/reference.md, *The query language*). `total` counts them.
     public var relaxed: Bool
+    /// How the query was read, when that is not as it was typed: a quote never closed closed at the
+    /// end, a parenthesis or an operator with nothing to act on read as a word (`red AND` as
+    /// `red and`), a name that is not a field read as a phrase (`"colour:blue"`), or, when nothing
+    /// was found, its phrases read as words (with ``relaxed``). JSON carries it only then.
+    public var readAs: String?
     /// The counts the query asked for (``SearchQuery/facets``), in its order; JSON carries them as
     /// an object by name, and only when asked for.
     public var facets: [Facet]
 
     public init(
         query: String, total: Int, offset: Int, limit: Int, suggestion: String?, results: [SearchResult],
-        relaxed: Bool = false, facets: [Facet] = [], totalIsEstimate: Bool = false
+        relaxed: Bool = false, facets: [Facet] = [], totalIsEstimate: Bool = false, readAs: String? = nil
     ) {
+        self.readAs = readAs
         self.facets = facets
         self.totalIsEstimate = totalIsEstimate
         self.query = query
@@ -94,7 +100,7 @@ public struct SearchResults: Sendable, Hashable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case query, total, totalIsEstimate, offset, limit, suggestion, results, relaxed, facets
+        case query, readAs, total, totalIsEstimate, offset, limit, suggestion, results, relaxed, facets
     }
 
     /// Facets by name, in the order asked for.
@@ -110,6 +116,7 @@ public struct SearchResults: Sendable, Hashable, Encodable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(query, forKey: .query)
+        try container.encodeIfPresent(readAs, forKey: .readAs)
         try container.encode(total, forKey: .total)
         try container.encode(totalIsEstimate, forKey: .totalIsEstimate)
         try container.encode(offset, forKey: .offset)
