@@ -325,6 +325,26 @@ Xapian::doccount run_hybrid(cx_database &database, cx_database *keeping, cx::Sna
     return word_matches;
 }
 
+
+cx_text text_of(const std::string &text) { return {text.data(), text.size()}; }
+
+/// Whether the query with `corrections` made (each a node's word replaced) finds an item `request`
+/// may see, as it would be searched: exactly, or relaxed when the query may be. A suggestion is
+/// offered only then (SPEC §2.2).
+bool corrected_query_finds(cx_database &database, cx_database *keeping, cx::Snapshot &snapshot,
+                           const cx_search_request &request,
+                           const std::vector<std::pair<uint32_t, std::string>> &corrections) {
+    if (corrections.empty()) return false;
+    std::vector<cx_query_node> nodes(request.nodes, request.nodes + request.node_count);
+    for (const auto &[node, word] : corrections)
+        if (node < nodes.size()) nodes[node].text = text_of(word);
+    const auto finds = [&](bool relaxed) {
+        const cx::BuiltQuery built = cx::build_query(database, snapshot, nodes.data(), nodes.size(), relaxed, keeping);
+        return cx::matches_visible_item(database, snapshot, request, built.query);
+    };
+    return finds(false) || (request.relax && cx::can_relax(nodes.data(), nodes.size()) && finds(true));
+}
+
 void run_search(cx_database &database, const cx_search_request &request, cx_results &results) {
     const Xapian::Database &reader = database.reader;
     const std::shared_ptr<cx::Snapshot> snapshot = cx::snapshot(database);
@@ -361,10 +381,10 @@ void run_search(cx_database &database, const cx_search_request &request, cx_resu
             std::string corrected = cx::visible_suggestion(database, *snapshot, request, spellable.word);
             if (!corrected.empty()) results.corrections.emplace_back(spellable.node, std::move(corrected));
         }
+        if (!corrected_query_finds(database, keeping, *snapshot, request, results.corrections))
+            results.corrections.clear();
     }
 }
-
-cx_text text_of(const std::string &text) { return {text.data(), text.size()}; }
 
 }  // namespace
 

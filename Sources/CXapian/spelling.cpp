@@ -1,22 +1,23 @@
-// Spelling suggestions drawn only from words the caller may see.
+// Spelling suggestions under the typo rules, drawn only from words the caller may see.
 //
 // Xapian keeps one spelling table per database, filled with the title words of every item, public
-// or private, of every domain. Its suggestion for a word is the nearest word in that table, which
-// may be a word only another domain's private items hold: handing it out would let anyone test
-// guesses against those items. Here a suggestion is a word that occurs in an item the search may
-// see (its domain, scope and expiry applied), and a word that itself matches such an item is never
-// replaced.
+// or private, of every domain. A word of the table may be one only another domain's private items
+// hold: handing it out would let anyone test guesses against those items. Here a suggestion is a
+// word that occurs in an item the search may see (its domain, scope and expiry applied), and a
+// word that itself matches such an item is never replaced.
 //
-// Xapian's own suggestion is the nearest word of the whole table (edit distance first, then the
-// most frequent). When the caller may see it, no visible word can be nearer, so it is the answer.
-// Otherwise the table's words within the same edit distance are ranked the same way and the first
-// one the caller may see is taken; the table's words, by length, are kept in the index's snapshot
-// (`Snapshot`).
+// A suggestion follows the rules of typos (SPEC §2.1, `typo_limit`): it keeps the word's first
+// letter and is at most one typo away from a word of 5 to 8 letters, two from a longer one, none
+// from a shorter one. Xapian's own suggestion (`get_spelling_suggestion`) changes first letters
+// ("kettle" to "bottle"), so the table's words are searched here: those of the same first letter
+// and a near length, kept by first letter and length in the index's snapshot (`Snapshot`), nearest
+// first, then the most frequent.
 
 #include "spelling.hpp"
 
 #include <algorithm>
 #include <cstdint>
+#include <unordered_map>
 
 #include "database.hpp"
 #include "matching.hpp"
@@ -26,9 +27,6 @@
 namespace cx {
 
 namespace {
-
-/// The most edits between a word and its suggestion: Xapian's default.
-constexpr unsigned most_edits = 2;
 
 /// The most candidates checked against what the caller may see before giving up.
 constexpr size_t most_checked = 32;
@@ -71,9 +69,11 @@ struct SpellingWord {
 
 }  // namespace
 
-/// The spelling table's words, indexed by length in code points.
+unsigned typo_limit(size_t letters) { return letters < 5 ? 0 : letters < 9 ? 1 : 2; }
+
+/// The spelling table's words, by first letter and then by length in code points.
 struct SpellingWords {
-    std::vector<std::vector<SpellingWord>> by_length;
+    std::unordered_map<char32_t, std::vector<std::vector<SpellingWord>>> by_first;
 };
 
 namespace {
@@ -83,8 +83,10 @@ std::shared_ptr<const SpellingWords> read_spelling_words(const Xapian::Database 
     for (auto it = reader.spellings_begin(); it != reader.spellings_end(); ++it) {
         SpellingWord entry{*it, code_points(*it), it.get_termfreq()};
         const size_t length = entry.points.size();
-        if (words->by_length.size() <= length) words->by_length.resize(length + 1);
-        words->by_length[length].push_back(std::move(entry));
+        if (length == 0) continue;
+        std::vector<std::vector<SpellingWord>> &by_length = words->by_first[entry.points[0]];
+        if (by_length.size() <= length) by_length.resize(length + 1);
+        by_length[length].push_back(std::move(entry));
     }
     return words;
 }
@@ -94,16 +96,21 @@ const SpellingWords &spelling_words(cx_database &database, Snapshot &snapshot) {
     return *snapshot.spelling;
 }
 
-/// The table's words within `most_edits` of `word`, nearest first, then the most frequent.
+/// The table's words a typo or two from `word` (`typo_limit`), of its first letter, nearest first,
+/// then the most frequent.
 std::vector<std::string> ranked_candidates(const SpellingWords &words, const std::string &word) {
     const std::u32string points = code_points(word);
+    const unsigned limit = typo_limit(points.size());
+    if (limit == 0) return {};
+    const auto first = words.by_first.find(points[0]);
+    if (first == words.by_first.end()) return {};
+    const std::vector<std::vector<SpellingWord>> &by_length = first->second;
     std::vector<std::tuple<unsigned, Xapian::doccount, const std::string *>> found;
-    const size_t shortest = points.size() > most_edits ? points.size() - most_edits : 0;
-    for (size_t length = shortest; length <= points.size() + most_edits && length < words.by_length.size(); ++length) {
-        for (const SpellingWord &entry : words.by_length[length]) {
+    for (size_t length = points.size() - limit; length <= points.size() + limit && length < by_length.size(); ++length) {
+        for (const SpellingWord &entry : by_length[length]) {
             if (entry.word == word) continue;
-            const unsigned edits = edit_distance(points, entry.points, most_edits);
-            if (edits <= most_edits) found.emplace_back(edits, entry.frequency, &entry.word);
+            const unsigned edits = edit_distance(points, entry.points, limit);
+            if (edits <= limit) found.emplace_back(edits, entry.frequency, &entry.word);
         }
     }
     std::sort(found.begin(), found.end(), [](const auto &a, const auto &b) {
@@ -127,13 +134,10 @@ bool matches_visible_item(cx_database &database, Snapshot &snapshot, const cx_se
 
 std::string visible_suggestion(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
                                const std::string &word) {
-    const std::string nearest = database.reader.get_spelling_suggestion(word, most_edits);
-    if (nearest.empty() || nearest == word) return std::string();
     // The spelling table holds title words, and a title word is an unprefixed term in every format.
     const auto visible = [&](const std::string &candidate) {
         return matches_visible_item(database, snapshot, request, Xapian::Query(candidate));
     };
-    if (visible(nearest)) return nearest;
     const std::vector<std::string> ranked = ranked_candidates(spelling_words(database, snapshot), word);
     for (size_t i = 0; i < ranked.size() && i < most_checked; ++i) {
         if (visible(ranked[i])) return ranked[i];

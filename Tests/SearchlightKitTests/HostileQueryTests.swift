@@ -42,8 +42,8 @@ struct HostileQueryTests {
     @Test("a word that matches an item the caller may see is never replaced")
     func matchingWordKept() throws {
         let test = try index()
-        // "tatin" is in a description only, and "satin" a title word one edit away.
-        #expect(try test.index.search(SearchQuery("tatim", domainIdentifier: "com.b"), now: now).suggestion == "satin")
+        // "satin" is a title word one edit from "satim".
+        #expect(try test.index.search(SearchQuery("satim", domainIdentifier: "com.b"), now: now).suggestion == "satin")
         // No item has both words: relaxed, the item with "tatin" answers, and "tatin" stays.
         let results = try test.index.search(SearchQuery("tatin zzzqqq", domainIdentifier: "com.b"), now: now)
         #expect(results.relaxed)

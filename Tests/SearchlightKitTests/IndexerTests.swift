@@ -126,7 +126,7 @@ struct IndexerTests {
         #expect(report.updated == 1 && report.unchanged == 2_999)
         #expect(try files(test.path).filter { $0.hasPrefix("gen-") } == ["gen-000001"])
         #expect(try test.index.ids("omega") == ["item/42"])
-        #expect(try test.index.ids("\"alpha 42\"").isEmpty)
+        #expect(try test.index.ids("title:\"alpha 42\"").isEmpty)
     }
 
     @Test("items read from another file are reported unchanged and remember the new file")

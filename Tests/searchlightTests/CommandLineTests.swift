@@ -326,6 +326,20 @@ struct SearchCommandTests {
         #expect(run.stdout == "No results for “explaned”.\nDid you mean: explained?\n")
     }
 
+    @Test("on the sample corpus, a suggestion keeps the first letter and a short word is not replaced")
+    func suggestionRules() throws {
+        let workspace = try Workspace()
+        #expect(
+            try workspace.run(["index", repositoryRoot + "/corpus", "--now", corpusNow, "--no-meaning"]).status == 0)
+        func suggestion(_ query: String) throws -> Any? {
+            try workspace.run(["search", "--json", "--now", corpusNow, "--", query]).object()["suggestion"]
+        }
+        #expect(try suggestion("spotlght") as? String == "spotlight")
+        for query in ["kettle", "a pot to heat water", "Apfelkuchen backen", "title deep"] {
+            #expect(try suggestion(query) is NSNull, "\(query)")
+        }
+    }
+
     @Test("a missing index exits 66")
     func missingIndex() throws {
         let workspace = try Workspace()
