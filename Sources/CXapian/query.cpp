@@ -19,6 +19,7 @@
 #include "snippet.hpp"
 #include "terms.hpp"
 #include "text.hpp"
+#include "typos.hpp"
 
 namespace cx {
 
@@ -51,20 +52,36 @@ Query flat_or(const std::vector<Query> &queries) {
     return Query(Query::OP_OR, flat.begin(), flat.end());
 }
 
+/// How many words one word's typos stand for at most: the nearest, then the most frequent.
+constexpr size_t most_typo_words = 8;
+
+/// What a word one typo or two from a word the index holds weighs beside it: half. A word the
+/// index does not hold weighs its corrections in full.
+constexpr double typo_weight = 0.5;
+
+/// Whether `leaf`'s typos are looked for: a plain word (or the as-you-type word, as a whole word)
+/// of no one field, of letters alone (numbers and identifiers match exactly).
+bool has_typos(const cx_query_node &leaf, const std::string &word) {
+    if (leaf.kind != CX_NODE_WORD && leaf.kind != CX_NODE_PARTIAL) return false;
+    if (leaf.field != CX_FIELD_ANY || !is_plain_word(word)) return false;
+    return std::none_of(word.begin(), word.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 /// True for a query that matches nothing because its text held no word (punctuation alone).
 bool is_empty(const Query &query) { return query.empty(); }
 
 class Builder {
   public:
     Builder(const cx_database &database, Snapshot &snapshot, const cx_query_node *nodes, size_t count, bool relaxed,
-            cx_database *keeping)
+            cx_database *keeping, bool typos)
         : database_(database),
           snapshot_(snapshot),
           terms_(database.reader),
           nodes_(nodes),
           count_(count),
           relaxed_(relaxed),
-          keeping_(keeping) {}
+          keeping_(keeping),
+          typos_(typos && !database.sharded) {}
 
     BuiltQuery build() {
         BuiltQuery built;
@@ -88,6 +105,11 @@ class Builder {
     bool relaxed_;
     /// The handle whose kept columns ranges read, or null.
     cx_database *keeping_;
+    /// Whether words also match the words a typo or two from them (SPEC §2.1). Not over shards,
+    /// whose snapshots last one search: the words would be read again by each.
+    bool typos_;
+    std::shared_ptr<const NearWords> text_words_;
+    Xapian::Stem stemmer_{"english"};
     size_t position_ = 0;
     Highlighter highlighter_;
     std::vector<BuiltQuery::Spellable> spellable_;
@@ -97,6 +119,7 @@ class Builder {
     /// is checked on the words' positions, which keep the fields apart).
     Query text(const cx_query_node &leaf, bool positive) {
         Query query = terms_.words(leaf);
+        if (typos_) query = with_typos(leaf, query);
         if (leaf.kind == CX_NODE_PHRASE)
             if (const std::shared_ptr<const CommonWords> common = common_words(database_, snapshot_))
                 query = with_pairs(query, *common);
@@ -108,6 +131,29 @@ class Builder {
         }
         if (positive) remember(leaf, query);
         return query;
+    }
+
+    /// `query`, the words of `leaf`, or the words a typo or two from its word (`NearWords::near`),
+    /// the first letter kept, each as the indexer stemmed it: at most `most_typo_words`, weighing
+    /// `typo_weight` beside a word the index holds, in full beside one it does not.
+    Query with_typos(const cx_query_node &leaf, const Query &query) {
+        const std::string word = fold_lower(str(leaf.text));
+        size_t letters = 0;
+        for (Xapian::Utf8Iterator it(word); it != Xapian::Utf8Iterator(); ++it) ++letters;
+        if (!has_typos(leaf, word) || typo_limit(letters) == 0) return query;
+        const std::string typed = "Z" + stemmer_(word);
+        std::vector<Query> corrected;
+        std::set<std::string> seen{typed};
+        if (!text_words_) text_words_ = text_words(database_.reader, snapshot_);
+        for (const std::string &near : text_words_->near(word)) {
+            const std::string term = "Z" + stemmer_(near);
+            if (seen.insert(term).second) corrected.emplace_back(term);
+            if (corrected.size() == most_typo_words) break;
+        }
+        if (corrected.empty()) return query;
+        const double weight = database_.reader.term_exists(typed) ? typo_weight : 1.0;
+        return Query(Query::OP_OR, query,
+                     Query(Query::OP_SCALE_WEIGHT, Query(Query::OP_OR, corrected.begin(), corrected.end()), weight));
     }
 
     /// What a result's snippet highlights, and which words may be corrected.
@@ -270,9 +316,9 @@ bool is_relaxable(const cx_query_node *nodes, size_t count, size_t index) {
 }
 
 BuiltQuery build_query(const cx_database &database, Snapshot &snapshot, const cx_query_node *nodes, size_t count,
-                       bool relaxed, cx_database *keeping) {
+                       bool relaxed, cx_database *keeping, bool typos) {
     if (nodes == nullptr || count == 0) throw Xapian::InvalidArgumentError("the query tree is empty");
-    return Builder(database, snapshot, nodes, count, relaxed, keeping).build();
+    return Builder(database, snapshot, nodes, count, relaxed, keeping, typos).build();
 }
 
 bool can_relax(const cx_query_node *nodes, size_t count) {

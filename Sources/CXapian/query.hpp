@@ -45,8 +45,11 @@ struct BuiltQuery {
 /// A phrase of the common words a database of its own records is filtered by their pairs
 /// (pairs.cpp), read once a snapshot; over shards, which may each have chosen other words, it is
 /// not.
+///
+/// With `typos`, a plain word also matches the words of the index a typo or two from it (SPEC
+/// §2.1, typos.hpp), weighing less than it where the index holds it.
 BuiltQuery build_query(const cx_database &database, Snapshot &snapshot, const cx_query_node *nodes, size_t count,
-                       bool relaxed = false, cx_database *keeping = nullptr);
+                       bool relaxed = false, cx_database *keeping = nullptr, bool typos = false);
 
 /// The index of the node after the subtree at `index` (the nodes follow in pre-order).
 size_t subtree_end(const cx_query_node *nodes, size_t count, size_t index);

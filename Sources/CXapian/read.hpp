@@ -8,13 +8,13 @@ namespace cx {
 
 struct DocumentBits;
 struct ViewBoosts;
-struct SpellingWords;
 struct KeptFields;
 struct CommonWords;
+class NearWords;
 
 /// One revision of an index as its searches see it: what they read once and reuse, each on first
-/// need: the items a domain may see (visibility.cpp), the recorded views' boosts (views.cpp) and
-/// the spelling table's words (spelling.cpp).
+/// need: the items a domain may see (visibility.cpp), the recorded views' boosts (views.cpp), the
+/// spelling table's words (spelling.cpp) and the words of the items' text (typos.cpp).
 ///
 /// A read-only handle of one database keeps the snapshot of the revision it has open until it
 /// moves to another (`snapshot`). A writer's reader sees its uncommitted changes, and a
@@ -27,7 +27,9 @@ struct Snapshot {
     std::unordered_map<std::string, std::shared_ptr<const DocumentBits>> visible;
     static constexpr size_t visible_domains = 16;
     std::shared_ptr<const ViewBoosts> views;
-    std::shared_ptr<const SpellingWords> spelling;
+    std::shared_ptr<const NearWords> spelling;
+    /// The words of the items' text, for typo-tolerant matching (typos.cpp).
+    std::shared_ptr<const NearWords> text_words;
     /// What searches keep in memory of this revision's fields (`cx::column`, `cx::ranks`).
     std::shared_ptr<KeptFields> fields;
     /// The common words the revision records (pairs.cpp), once a phrase has read them.

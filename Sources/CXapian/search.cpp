@@ -339,7 +339,8 @@ bool corrected_query_finds(cx_database &database, cx_database *keeping, cx::Snap
     for (const auto &[node, word] : corrections)
         if (node < nodes.size()) nodes[node].text = text_of(word);
     const auto finds = [&](bool relaxed) {
-        const cx::BuiltQuery built = cx::build_query(database, snapshot, nodes.data(), nodes.size(), relaxed, keeping);
+        const cx::BuiltQuery built =
+            cx::build_query(database, snapshot, nodes.data(), nodes.size(), relaxed, keeping, request.typos);
         return cx::matches_visible_item(database, snapshot, request, built.query);
     };
     return finds(false) || (request.relax && cx::can_relax(nodes.data(), nodes.size()) && finds(true));
@@ -350,7 +351,7 @@ void run_search(cx_database &database, const cx_search_request &request, cx_resu
     const std::shared_ptr<cx::Snapshot> snapshot = cx::snapshot(database);
     cx_database *keeping = cx::keeps_fields(database, request) ? &database : nullptr;
     cx::BuiltQuery built =
-        cx::build_query(database, *snapshot, request.nodes, request.node_count, false, keeping);
+        cx::build_query(database, *snapshot, request.nodes, request.node_count, false, keeping, request.typos);
     const bool hybrid = request.limit > 0 && cx::searches_by_meaning(database, request);
     uint64_t word_matches = 0;
     if (hybrid) {
@@ -363,7 +364,7 @@ void run_search(cx_database &database, const cx_search_request &request, cx_resu
     // (limit 0) counts the exact query.
     if (word_matches == 0 && request.relax && request.limit > 0 && cx::can_relax(request.nodes, request.node_count)) {
         const cx::BuiltQuery relaxed =
-            cx::build_query(database, *snapshot, request.nodes, request.node_count, true, keeping);
+            cx::build_query(database, *snapshot, request.nodes, request.node_count, true, keeping, request.typos);
         cx_results found;
         const uint64_t relaxed_matches = hybrid ? run_hybrid(database, keeping, *snapshot, request, relaxed, found)
                                                 : (run_built(database, keeping, *snapshot, request, relaxed, found),
@@ -432,7 +433,8 @@ cx_status cx_search_similar(cx_database *database, const cx_search_request *requ
             return;
         }
         // Every other item the caller may see that the request's query selects.
-        const cx::BuiltQuery built = cx::build_query(*database, *snapshot, request->nodes, request->node_count);
+        const cx::BuiltQuery built =
+            cx::build_query(*database, *snapshot, request->nodes, request->node_count, false, nullptr, request->typos);
         const Xapian::doccount depth = request->offset + request->limit;
         Xapian::doccount near = 0;
         const auto nearest = cx::nearest(*database, *snapshot, *request, built.matches_everything ? nullptr : &built.query,

@@ -61,7 +61,16 @@ extension Request {
         }
     }
 
-    /// An integer query parameter, or 400 naming it.
+    /// The boolean in query parameter `name` (`true` or `false`), `value` when it is absent, or
+    /// 400 naming it.
+    func boolean(_ name: String, default value: Bool) throws -> Bool {
+        guard let text = parameter(name) else { return value }
+        guard let boolean = Bool(text) else {
+            throw SearchlightError(.invalidArgument, "The parameter \(name) must be true or false, not \(text)")
+        }
+        return boolean
+    }
+
     /// The number in query parameter `name`, or nil when it is absent.
     func number(_ name: String) throws -> Double? {
         guard let text = parameter(name) else { return nil }
@@ -71,6 +80,7 @@ extension Request {
         return number
     }
 
+    /// An integer query parameter, or 400 naming it.
     func integer(_ name: String, default value: Int) throws -> Int {
         guard let text = parameter(name) else { return value }
         guard let number = Int(text) else {

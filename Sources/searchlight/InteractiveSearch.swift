@@ -158,7 +158,8 @@ final class InteractiveSearch {
             status = Terminal.fit(Output.shown(failure), columns)
         } else if let page {
             let counted = page.total == 1 ? "1 result" : "\(page.total) results"
-            status = page.relaxed ? "\(counted) (none has every word; these have the most)" : counted
+            let relaxed = page.relaxed ? "\(counted) (none has every word; these have the most)" : counted
+            status = page.readAs.map { "\(relaxed) · read as \(Output.shown($0))" } ?? relaxed
         } else {
             status = "Searching…"
         }

@@ -70,6 +70,17 @@ struct SearchCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "on: a plain word of 5 letters or more also finds the words one typo from it (two from 9 letters), the "
+                + "first letter kept, a match as typed ranking first; off: exact words only.",
+            valueName: "on|off"))
+    var typos = Typos.on
+
+    enum Typos: String, ExpressibleByArgument, CaseIterable {
+        case on, off
+    }
+
+    @Option(
+        help: ArgumentHelp(
             "Text output: the results as text, or their identifiers, one a line (ids), for scripts: the items the "
                 + "words select, none found by meaning alone unless --semantic-ratio is given."))
     var format = Format.text
@@ -115,7 +126,7 @@ struct SearchCommand: ParsableCommand {
                 sort: sortKeys.flatMap { SearchQuery.SortKey.list($0) },
                 facets: facets.flatMap { SearchQuery.facetNames($0) },
                 // A script's list is what the words select (SPEC §2.4): meaning only when named.
-                semanticRatio: semanticRatio ?? (format == .ids && !global.json ? 0 : nil))
+                semanticRatio: semanticRatio ?? (format == .ids && !global.json ? 0 : nil), typos: typos == .on)
             let index = try SearchableIndex.openForReading(global)
             if interactive { return try runInteractive(search, in: index) }
             let results = try index.search(search, now: commandTime(now))

@@ -27,15 +27,17 @@ struct HostileQueryTests {
         // The nearest word of the whole index (one edit, in two items) is com.a's private
         // "zyxwvutronic"; com.b's private "zyxwvutronie" and the expired "zyxwvutronif" are one edit
         // away too, and the public "zyxwvutronaad" two.
-        let own = try test.index.search(SearchQuery("Zyxwvutronid", domainIdentifier: "com.a"), now: now)
+        let own = try test.index.search(SearchQuery("Zyxwvutronid", domainIdentifier: "com.a", typos: false), now: now)
         #expect(own.suggestion == "zyxwvutronic")
-        let other = try test.index.search(SearchQuery("Zyxwvutronid", domainIdentifier: "com.b"), now: now)
+        let other = try test.index.search(
+            SearchQuery("Zyxwvutronid", domainIdentifier: "com.b", typos: false), now: now)
         #expect(other.suggestion == "zyxwvutronie")
         let publicOnly = try test.index.search(
-            SearchQuery("Zyxwvutronid", domainIdentifier: "com.b", scope: .public), now: now)
+            SearchQuery("Zyxwvutronid", domainIdentifier: "com.b", scope: .public, typos: false), now: now)
         #expect(publicOnly.suggestion == "zyxwvutronaad")
         // An expired item's words are not offered, even to its own domain.
-        let expired = try test.index.search(SearchQuery("Zyxwvutronid", domainIdentifier: "com.c"), now: now)
+        let expired = try test.index.search(
+            SearchQuery("Zyxwvutronid", domainIdentifier: "com.c", typos: false), now: now)
         #expect(expired.suggestion == "zyxwvutronaad")
     }
 
@@ -43,9 +45,12 @@ struct HostileQueryTests {
     func matchingWordKept() throws {
         let test = try index()
         // "satin" is a title word one edit from "satim".
-        #expect(try test.index.search(SearchQuery("satim", domainIdentifier: "com.b"), now: now).suggestion == "satin")
+        #expect(
+            try test.index.search(SearchQuery("satim", domainIdentifier: "com.b", typos: false), now: now).suggestion
+                == "satin")
         // No item has both words: relaxed, the item with "tatin" answers, and "tatin" stays.
-        let results = try test.index.search(SearchQuery("tatin zzzqqq", domainIdentifier: "com.b"), now: now)
+        let results = try test.index.search(
+            SearchQuery("tatin zzzqqq", domainIdentifier: "com.b", typos: false), now: now)
         #expect(results.relaxed)
         #expect(results.total == 1)
         #expect(results.suggestion == nil)

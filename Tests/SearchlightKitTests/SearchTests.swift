@@ -279,7 +279,7 @@ struct RankingTests {
     @Test("spelling suggestions replace only the misspelled words and keep the rest as typed")
     func suggestionKeepsQuery() throws {
         let test = try catalogue()
-        let results = try test.index.search(SearchQuery("title:Firebse -zzz"), now: now)
+        let results = try test.index.search(SearchQuery("title:Firebse -zzz", typos: false), now: now)
         #expect(results.total == 0)
         #expect(results.suggestion == "title:firebase -zzz")
     }
@@ -294,7 +294,7 @@ struct RankingTests {
     @Test("when nothing matches, a spelling suggestion is offered")
     func suggestion() throws {
         let test = try catalogue()
-        let results = try test.index.search(SearchQuery("firebsae"), now: now)
+        let results = try test.index.search(SearchQuery("firebsae", typos: false), now: now)
         #expect(results.results.isEmpty)
         #expect(results.suggestion == "firebase")
         #expect(try test.index.search(SearchQuery("firebase"), now: now).suggestion == nil)

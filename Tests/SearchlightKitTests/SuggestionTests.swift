@@ -3,6 +3,7 @@ import SearchlightTesting
 import Testing
 
 /// SPEC §2.2: a suggestion follows the rules of typos, and is offered only when it finds something.
+/// Typos are off here: with them on, a word one typo from a visible word already finds its items.
 @Suite("Suggestions that help (reference: spelling suggestions)", .temporaryFolder)
 struct SuggestionTests {
     func kitchen() throws -> TestIndex {
@@ -20,7 +21,7 @@ struct SuggestionTests {
     }
 
     func suggestion(_ text: String, _ test: TestIndex, domain: String = "default") throws -> String? {
-        try test.index.search(SearchQuery(text, domainIdentifier: domain), now: now).suggestion
+        try test.index.search(SearchQuery(text, domainIdentifier: domain, typos: false), now: now).suggestion
     }
 
     @Test(
@@ -47,6 +48,13 @@ struct SuggestionTests {
         #expect(try suggestion("botle", test) == "bottle")
         #expect(try suggestion("lamp", test) == nil)  // four letters
         #expect(try suggestion("spotlihgt sarch", test) == "spotlight search")
+    }
+
+    @Test("with typos on, a word that finds its items through a typo is not suggested again")
+    func typosOn() throws {
+        let test = try kitchen()
+        let page = try test.index.search(SearchQuery("spotlght"), now: now)
+        #expect(page.results.map(\.canonicalIdentifier) == ["spotlight"] && page.suggestion == nil)
     }
 
     @Test("a suggestion is offered only when the corrected query finds an item the caller may see")

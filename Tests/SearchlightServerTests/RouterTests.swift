@@ -130,12 +130,31 @@ struct ReadingTests {
     func privateSuggestion(storage: Fixture.Storage) async throws {
         try await withRouter(storage) { client, _ in
             // "secret" is only in the shop's private title.
-            let anonymous = try await client.execute(uri: "/v1/search?q=secrit", method: .get)
+            let exact = "/v1/search?q=secrit&typos=false"
+            let anonymous = try await client.execute(uri: exact, method: .get)
             #expect(try json(anonymous)["suggestion"] is NSNull)
-            let blog = try await client.execute(uri: "/v1/search?q=secrit", method: .get, headers: headers(otherToken))
+            let blog = try await client.execute(uri: exact, method: .get, headers: headers(otherToken))
             #expect(try json(blog)["suggestion"] is NSNull)
-            let shop = try await client.execute(uri: "/v1/search?q=secrit", method: .get, headers: headers(readerToken))
+            let shop = try await client.execute(uri: exact, method: .get, headers: headers(readerToken))
             #expect(try json(shop)["suggestion"] as? String == "secret")
+        }
+    }
+
+    @Test("a typo finds the item the caller may see, never another domain's private one; typos=false is exact")
+    func typos() async throws {
+        try await withRouter { client, _ in
+            // "secret" is only in the shop's private title.
+            let anonymous = try await client.execute(uri: "/v1/search?q=secrit", method: .get)
+            #expect(try json(anonymous)["total"] as? Int == 0)
+            let blog = try await client.execute(uri: "/v1/search?q=secrit", method: .get, headers: headers(otherToken))
+            #expect(try json(blog)["total"] as? Int == 0)
+            let shop = try await client.execute(uri: "/v1/search?q=secrit", method: .get, headers: headers(readerToken))
+            #expect((try json(shop)["total"] as? Int ?? 0) > 0)
+            let exact = try await client.execute(
+                uri: "/v1/search?q=secrit&typos=false", method: .get, headers: headers(readerToken))
+            #expect(try json(exact)["total"] as? Int == 0)
+            let bad = try await client.execute(uri: "/v1/search?q=secrit&typos=maybe", method: .get)
+            #expect(bad.status == .badRequest)
         }
     }
 

@@ -322,8 +322,11 @@ struct SearchCommandTests {
     @Test("a spelling suggestion is shown when nothing matches")
     func suggestion() throws {
         let workspace = try indexedWorkspace()
-        let run = try workspace.run(["search", "explaned", "--now", corpusNow])
+        let run = try workspace.run(["search", "explaned", "--now", corpusNow, "--typos", "off"])
         #expect(run.stdout == "No results for “explaned”.\nDid you mean: explained?\n")
+        // With typos on (the default), the word one typo away is found instead.
+        let found = try workspace.run(["search", "explaned", "--now", corpusNow, "--format", "ids"])
+        #expect(found.status == 0 && !found.stdout.isEmpty, "\(found.stderr)")
     }
 
     @Test("on the sample corpus, a suggestion keeps the first letter and a short word is not replaced")
@@ -332,7 +335,8 @@ struct SearchCommandTests {
         #expect(
             try workspace.run(["index", repositoryRoot + "/corpus", "--now", corpusNow, "--no-meaning"]).status == 0)
         func suggestion(_ query: String) throws -> Any? {
-            try workspace.run(["search", "--json", "--now", corpusNow, "--", query]).object()["suggestion"]
+            try workspace.run(["search", "--json", "--typos", "off", "--now", corpusNow, "--", query]).object()[
+                "suggestion"]
         }
         #expect(try suggestion("spotlght") as? String == "spotlight")
         for query in ["kettle", "a pot to heat water", "Apfelkuchen backen", "title deep"] {

@@ -119,13 +119,13 @@ struct InteractiveTests {
         #expect(finished.status == 0 && finished.output == identifier + "\n")
     }
 
-    @Test("the last word is a prefix; backspace and Ctrl-U edit; a malformed query says why and keeps the results")
+    @Test("the last word is a prefix; backspace and Ctrl-U edit; a quote left open is read to the end, and said so")
     func edits() throws {
         let session = try start(try corpusIndex())
         try session.keys("deep linki")
         #expect(try session.waitFor("Deep linking explained"))
         try session.keys("C-u", "title:\"tarte")
-        #expect(try session.waitFor("quote"))
+        #expect(try session.waitFor("read as title:\"tarte\""))
         try session.keys("C-u", "zzzzqqq")
         #expect(try session.waitFor("0 results"))
         try session.keys("Escape")

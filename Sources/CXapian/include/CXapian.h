@@ -383,6 +383,10 @@ typedef struct cx_search_request {
     uint32_t meaning_dimensions;
     /// From 0 (words only) to 1 (meaning only).
     double semantic_ratio;
+    /// Whether a plain word of 5 letters or more also matches the index's words a typo or two
+    /// from it, the first letter kept (SPEC §2.1); numbers, identifiers, phrases and field words
+    /// match exactly. Not over shards.
+    bool typos;
 } cx_search_request;
 
 /// A run of bytes inside a text: `offset` and `length` in bytes.

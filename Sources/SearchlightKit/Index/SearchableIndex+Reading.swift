@@ -43,7 +43,7 @@ extension SearchableIndex {
     ) throws(SearchlightError) -> XapianDatabase.RawResults {
         var shape = XapianDatabase.SearchShape(
             offset: query.offset, limit: query.limit, relax: reading.relaxable, sort: reading.sort,
-            facets: reading.facets, keepFieldsInMemory: keepsFieldsInMemory)
+            facets: reading.facets, keepFieldsInMemory: keepsFieldsInMemory, typos: query.typos)
         if let meaning = try Self.meaning(of: query, reading.expression, sort: reading.sort, database) {
             (shape.meaning, shape.semanticRatio) = meaning
         }

@@ -35,6 +35,11 @@ public struct SearchQuery: Sendable, Hashable {
     /// `nil`: ``defaultSemanticRatio``, and words alone, silently, where meaning cannot be had; a
     /// ratio given asks for meaning, and a search that cannot have it fails saying why.
     public var semanticRatio: Double?
+    /// Whether a plain word of 5 letters or more also finds the words a typo from it (one for 5 to 8
+    /// letters, two from 9; the first letter kept), a match as typed ranking above a corrected
+    /// one (docs/reference.md, *Typos*). Numbers, identifiers, phrases and field filters are
+    /// exact either way.
+    public var typos = true
 
     /// The balance of meaning and words when a search names none, chosen on judged relevance
     /// (docs/ranking.md).
@@ -54,9 +59,11 @@ public struct SearchQuery: Sendable, Hashable {
 
     public init(
         _ text: String, domainIdentifier: String? = SearchableItem.defaultDomain, scope: Scope = .all,
-        limit: Int = 20, offset: Int = 0, sort: [SortKey] = [], facets: [String] = [], semanticRatio: Double? = nil
+        limit: Int = 20, offset: Int = 0, sort: [SortKey] = [], facets: [String] = [], semanticRatio: Double? = nil,
+        typos: Bool = true
     ) {
         self.semanticRatio = semanticRatio
+        self.typos = typos
         self.text = text
         self.domainIdentifier = domainIdentifier
         self.scope = scope

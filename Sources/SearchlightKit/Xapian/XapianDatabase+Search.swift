@@ -33,6 +33,8 @@ extension XapianDatabase {
         /// The query's vector of meaning, and how much meaning weighs against words (0 to 1).
         var meaning: [Float]? = nil
         var semanticRatio = 0.0
+        /// Words also find the words a typo from them (``SearchQuery/typos``).
+        var typos = false
     }
 
     func search(
@@ -113,7 +115,8 @@ extension XapianDatabase {
                                 sort_key_count: sortBuffer.count, facets: facetBuffer.baseAddress,
                                 facet_count: facetBuffer.count, keep_fields_in_memory: shape.keepFieldsInMemory,
                                 meaning: meaning.isEmpty ? nil : meaning.baseAddress,
-                                meaning_dimensions: UInt32(meaning.count), semantic_ratio: shape.semanticRatio)
+                                meaning_dimensions: UInt32(meaning.count), semantic_ratio: shape.semanticRatio,
+                                typos: shape.typos)
                             try check { error in call(handle, &request, &results, error) }
                         }
                     }

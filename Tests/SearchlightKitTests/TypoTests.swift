@@ -1,0 +1,87 @@
+import SearchlightKit
+import SearchlightTesting
+import Testing
+
+/// SPEC §2.1: a typo does not lose the item.
+@Suite("Typos (reference: typos)", .temporaryFolder)
+struct TypoTests {
+    func shelf() throws -> TestIndex {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems(
+            [
+                item("spotlight", title: "Spotlight search explained", mode: .public),
+                item("lantern", title: "Camping lantern", description: "Bright light for the tent.", mode: .public),
+                item("international", title: "International shipping rates", mode: .public),
+                item("model", title: "Kettle model K2050", description: "Boils water.", mode: .public),
+                item("linking", title: "Deep linking guide", mode: .public),
+                item("linkin", title: "Linkin tribute band", mode: .public),
+                item("secret", title: "Quarterly merger plan", domain: "com.other"),
+            ], now: now)
+        return test
+    }
+
+    func ids(_ text: String, _ test: TestIndex, typos: Bool = true, domain: String = "default") throws -> [String] {
+        try test.index.search(SearchQuery(text, domainIdentifier: domain, limit: 100, typos: typos), now: now).results
+            .map(\.canonicalIdentifier)
+    }
+
+    @Test(
+        "one typo in a word of 5 to 8 letters, two from 9 letters, still finds the item",
+        arguments: [
+            ("spotlght", "spotlight"),  // a letter missing
+            ("spotliight", "spotlight"),  // a letter added
+            ("spotlaght", "spotlight"),  // a letter changed
+            ("lantren", "lantern"),  // two letters swapped
+            ("camping lantren", "lantern"),
+            ("internatoinal", "international"),  // one swap in 13 letters
+            ("intrenatoinal", "international"),  // two swaps in 13 letters
+        ])
+    func found(typed: String, expected: String) throws {
+        #expect(try ids(typed, try shelf()).contains(expected))
+    }
+
+    @Test("the first letter is never a typo; a word under 5 letters, a number or a phrase is exact")
+    func exact() throws {
+        let test = try shelf()
+        #expect(try ids("pantern", test).isEmpty)  // lantern, first letter changed
+        #expect(try ids("lantrn", test) == ["lantern"])
+        #expect(try ids("lamp", test).isEmpty)  // four letters: no typo allowed
+        #expect(try ids("tnet", test).isEmpty)  // tent, swapped, four letters
+        #expect(try ids("k2051", test).isEmpty)  // a model number stays exact
+        #expect(try ids("\"camping lantren\"", test).isEmpty == false)  // a phrase finding nothing is read as words
+        #expect(try ids("title:lantren", test).isEmpty)  // a field's word is exact
+        #expect(try ids("intrenatoinaal", test).isEmpty)  // three typos
+        #expect(try ids("lantren", test, typos: false).isEmpty)  // typos off
+    }
+
+    @Test("a match as typed ranks above a corrected one")
+    func typedFirst() throws {
+        let test = try shelf()
+        // "linkin" is a word of one item and one typo from "linking", another item's.
+        #expect(try ids("linkin", test) == ["linkin", "linking"])
+        #expect(try ids("linking", test) == ["linking", "linkin"])
+        // Not the last word (which also matches as a prefix): exact, without typos.
+        #expect(try ids("linkin band", test, typos: false) == ["linkin"])
+        #expect(try ids("linkng AND guide", test, typos: false).isEmpty)
+        #expect(try ids("linkng AND guide", test) == ["linking"])
+    }
+
+    @Test("a correction finds only items the caller may see, and counts them alone")
+    func visibility() throws {
+        let test = try shelf()
+        // "merger" is a word of another domain's private item only.
+        #expect(try ids("mergre", test).isEmpty)
+        let page = try test.index.search(SearchQuery("mergre plan", limit: 0), now: now)
+        #expect(page.total == 0)
+        #expect(try ids("mergre", test, domain: "com.other") == ["secret"])
+        #expect(try test.index.search(SearchQuery("mergre"), now: now).suggestion == nil)
+    }
+
+    @Test("the words a typo is looked up in follow the index: a word added is found at the next search")
+    func followsCommits() throws {
+        let test = try shelf()
+        #expect(try ids("harmonica", test).isEmpty)
+        try test.index.indexSearchableItems([item("harmonica", title: "Blues harmonica", mode: .public)], now: now)
+        #expect(try ids("harmonika", test) == ["harmonica"])
+    }
+}
