@@ -133,9 +133,10 @@ class Builder {
         return query;
     }
 
-    /// `query`, the words of `leaf`, or the words a typo or two from its word (`NearWords::near`),
-    /// the first letter kept, each as the indexer stemmed it: at most `most_typo_words`, weighing
-    /// `typo_weight` beside a word the index holds, in full beside one it does not.
+    /// `query`, the words of `leaf`, or the words a typo or two from its word (`NearWords::near`;
+    /// for the as-you-type word, the words that begin so), the first letter kept, each as the
+    /// indexer stemmed it: at most `most_typo_words`, weighing `typo_weight` beside a word the
+    /// index holds (or begins), in full beside one it does not.
     Query with_typos(const cx_query_node &leaf, const Query &query) {
         const std::string word = fold_lower(str(leaf.text));
         size_t letters = 0;
@@ -145,13 +146,18 @@ class Builder {
         std::vector<Query> corrected;
         std::set<std::string> seen{typed};
         if (!text_words_) text_words_ = text_words(database_.reader, snapshot_);
-        for (const std::string &near : text_words_->near(word)) {
+        // The as-you-type word, typed so far, also finds the words that begin a typo from it.
+        const bool beginning = leaf.kind == CX_NODE_PARTIAL;
+        for (const std::string &near : text_words_->near(word, beginning)) {
             const std::string term = "Z" + stemmer_(near);
             if (seen.insert(term).second) corrected.emplace_back(term);
             if (corrected.size() == most_typo_words) break;
         }
         if (corrected.empty()) return query;
-        const double weight = database_.reader.term_exists(typed) ? typo_weight : 1.0;
+        // A word the index holds, or a beginning of its words, is more likely typed as meant.
+        const bool held = database_.reader.term_exists(typed) ||
+                          (beginning && database_.reader.allterms_begin(word) != database_.reader.allterms_end(word));
+        const double weight = held ? typo_weight : 1.0;
         return Query(Query::OP_OR, query,
                      Query(Query::OP_SCALE_WEIGHT, Query(Query::OP_OR, corrected.begin(), corrected.end()), weight));
     }

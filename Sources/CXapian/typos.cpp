@@ -45,6 +45,19 @@ unsigned edit_distance(const std::u32string &a, const std::u32string &b, unsigne
     return std::min(previous[m], limit + 1);
 }
 
+/// The fewest edits that turn `typed` into a beginning of `word` (of `typed`'s length, give or take
+/// `limit`), or `limit + 1` when there are more than `limit`: the last row of the table of
+/// `edit_distance`, its least entry of those lengths.
+unsigned beginning_distance(const std::u32string &typed, const std::u32string &word, unsigned limit) {
+    const size_t n = typed.size();
+    if (word.size() + limit < n) return limit + 1;
+    const std::u32string beginning = word.substr(0, std::min(word.size(), n + limit));
+    unsigned best = limit + 1;
+    for (size_t length = n > limit ? n - limit : 0; length <= beginning.size(); ++length)
+        best = std::min(best, edit_distance(typed, beginning.substr(0, length), limit));
+    return best;
+}
+
 /// Whether `term` is a word of the items' text: unprefixed (it begins with a lower-case letter,
 /// ASCII or not: every prefix is upper case) and without a digit.
 bool is_text_word(const std::string &term) {
@@ -70,7 +83,7 @@ void NearWords::add(const std::string &word, Xapian::doccount frequency) {
     ++count_;
 }
 
-std::vector<std::string> NearWords::near(const std::string &word) const {
+std::vector<std::string> NearWords::near(const std::string &word, bool beginning) const {
     const std::u32string points = code_points(word);
     const unsigned limit = typo_limit(points.size());
     if (limit == 0) return {};
@@ -78,10 +91,14 @@ std::vector<std::string> NearWords::near(const std::string &word) const {
     if (first == by_first_.end()) return {};
     const std::vector<std::vector<Entry>> &by_length = first->second;
     std::vector<std::tuple<unsigned, Xapian::doccount, const std::string *>> found;
-    for (size_t length = points.size() - limit; length <= points.size() + limit && length < by_length.size(); ++length) {
+    // A beginning is compared with the words of every longer length too.
+    const size_t longest = beginning ? by_length.size() : std::min(by_length.size(), points.size() + limit + 1);
+    for (size_t length = points.size() - limit; length < longest; ++length) {
         for (const Entry &entry : by_length[length]) {
             if (entry.word == word) continue;
-            const unsigned edits = edit_distance(points, code_points(entry.word), limit);
+            const std::u32string other = code_points(entry.word);
+            const unsigned edits =
+                beginning ? beginning_distance(points, other, limit) : edit_distance(points, other, limit);
             if (edits <= limit) found.emplace_back(edits, entry.frequency, &entry.word);
         }
     }

@@ -26,7 +26,8 @@ class NearWords {
 
     /// The words a typo or two from `word` (`typo_limit`; none for a shorter word), of its first
     /// letter, nearest first, then the most frequent, then in byte order; `word` itself left out.
-    std::vector<std::string> near(const std::string &word) const;
+    /// With `beginning`, the words that begin a typo or two from it (`linkn`: `linking`, `links`).
+    std::vector<std::string> near(const std::string &word, bool beginning = false) const;
 
     size_t size() const { return count_; }
 

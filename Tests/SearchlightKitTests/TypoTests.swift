@@ -66,6 +66,19 @@ struct TypoTests {
         #expect(try ids("linkng AND guide", test) == ["linking"])
     }
 
+    @Test("the word typed as you type finds the words that begin a typo from it")
+    func asYouType() throws {
+        let test = try shelf()
+        #expect(try ids("deep linkn", test) == ["linking"])
+        #expect(try ids("spotlgh", test) == ["spotlight"])
+        #expect(try ids("internatoin", test) == ["international"])
+        #expect(try ids("linkn", test) == ["linking", "linkin"] || ids("linkn", test) == ["linkin", "linking"])
+        #expect(try ids("linkn", test, typos: false).isEmpty)
+        // Not when it is not the last word, nor under 5 letters.
+        #expect(try ids("linkn AND deep", test).isEmpty)
+        #expect(try ids("lnik", test).isEmpty)
+    }
+
     @Test("a correction finds only items the caller may see, and counts them alone")
     func visibility() throws {
         let test = try shelf()
