@@ -29,7 +29,7 @@ import json
 import os
 import random
 
-CORPUS_VERSION = 2
+CORPUS_VERSION = 3
 DAY = 86_400_000
 # 2026-11-20 00:00 UTC, the reference "now" for indexing.
 INDEX_NOW = 1_795_132_800_000
@@ -198,7 +198,14 @@ def query_mix(gen, items_sample):
         if len(phrases) == 8:
             break
     prefix = [gen.words[r][:3] for r in (20, 50, 200, 500, 2000, 5000, 20000, 40000)]
-    return {"single": single, "two": two, "phrase": phrases, "prefix": prefix, "field": fields}
+    # Two words, the second of 5 letters or more with one typo (never in its first letter): what
+    # Searchlight finds by its typo tolerance, and the plain engines search as typed.
+    typo = []
+    for a, b in zip(ranks, reversed(ranks)):
+        word = next(w for w in gen.words[b:] if len(w) >= 5)
+        i = rng.randrange(1, len(word) - 1)
+        typo.append(f"{gen.words[a]} {word[:i] + word[i + 1] + word[i] + word[i + 2:]}")
+    return {"single": single, "two": two, "phrase": phrases, "prefix": prefix, "field": fields, "typo": typo}
 
 
 def attribute_mix(gen):

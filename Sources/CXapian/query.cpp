@@ -55,9 +55,10 @@ Query flat_or(const std::vector<Query> &queries) {
 /// How many words one word's typos stand for at most: the nearest, then the most frequent.
 constexpr size_t most_typo_words = 8;
 
-/// What a word one typo or two from a word the index holds weighs beside it: half. A word the
+/// What a word one typo or two from a word the index holds weighs beside it: a fifth (on CACM's
+/// questions, by words, half lost 1.3 % of nDCG@10 against exact words, a fifth 0.4 %). A word the
 /// index does not hold weighs its corrections in full.
-constexpr double typo_weight = 0.5;
+constexpr double typo_weight = 0.2;
 
 /// Whether `leaf`'s typos are looked for: a plain word (or the as-you-type word, as a whole word)
 /// of no one field, of letters alone (numbers and identifiers match exactly).
