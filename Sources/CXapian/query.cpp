@@ -147,8 +147,11 @@ class Builder {
         std::vector<Query> corrected;
         std::set<std::string> seen{typed};
         if (!text_words_) text_words_ = text_words(database_.reader, snapshot_);
-        // The as-you-type word, typed so far, also finds the words that begin a typo from it.
-        const bool beginning = leaf.kind == CX_NODE_PARTIAL;
+        // The as-you-type word, typed so far, also finds the words that begin a typo from it, when
+        // no word begins with it as typed: one that does is being typed as meant, and comparing
+        // it with every longer word of its first letter would cost each keystroke milliseconds.
+        const bool begun = database_.reader.allterms_begin(word) != database_.reader.allterms_end(word);
+        const bool beginning = leaf.kind == CX_NODE_PARTIAL && !begun;
         for (const std::string &near : text_words_->near(word, beginning)) {
             const std::string term = "Z" + stemmer_(near);
             if (seen.insert(term).second) corrected.emplace_back(term);
@@ -156,8 +159,7 @@ class Builder {
         }
         if (corrected.empty()) return query;
         // A word the index holds, or a beginning of its words, is more likely typed as meant.
-        const bool held = database_.reader.term_exists(typed) ||
-                          (beginning && database_.reader.allterms_begin(word) != database_.reader.allterms_end(word));
+        const bool held = database_.reader.term_exists(typed) || (leaf.kind == CX_NODE_PARTIAL && begun);
         const double weight = held ? typo_weight : 1.0;
         return Query(Query::OP_OR, query,
                      Query(Query::OP_SCALE_WEIGHT, Query(Query::OP_OR, corrected.begin(), corrected.end()), weight));

@@ -21,12 +21,21 @@ std::u32string code_points(const std::string &word) {
     return points;
 }
 
-/// The edits (insertions, deletions, substitutions, swaps of neighbours) that turn `a` into `b`,
-/// or `limit + 1` when there are more than `limit`.
-unsigned edit_distance(const std::u32string &a, const std::u32string &b, unsigned limit) {
-    const size_t n = a.size(), m = b.size();
+/// The longest word compared, in code points: longer ones are matched as typed.
+constexpr size_t longest_compared = 48;
+
+/// The edits (insertions, deletions, substitutions, swaps of neighbours: the Damerau–Levenshtein
+/// distance, optimal string alignment) that turn `a` into `b`, or, with `beginning`, into a
+/// beginning of `b` of `a`'s length give or take `limit` (the least entry of the table's last row
+/// among those lengths); `limit + 1` when there are more than `limit`. One table, three rows on
+/// the stack, left as soon as a row holds nothing within the limit.
+unsigned distance(const std::u32string &a, const std::u32string &b, unsigned limit, bool beginning) {
+    const size_t n = a.size();
+    const size_t m = beginning ? std::min(b.size(), n + limit) : b.size();
+    if (n > longest_compared || m > longest_compared) return limit + 1;
     if ((n > m ? n - m : m - n) > limit) return limit + 1;
-    std::vector<unsigned> before(m + 1), previous(m + 1), current(m + 1);
+    unsigned rows[3][longest_compared + 1];
+    unsigned *before = rows[0], *previous = rows[1], *current = rows[2];
     for (size_t j = 0; j <= m; ++j) previous[j] = static_cast<unsigned>(j);
     for (size_t i = 1; i <= n; ++i) {
         current[0] = static_cast<unsigned>(i);
@@ -42,19 +51,9 @@ unsigned edit_distance(const std::u32string &a, const std::u32string &b, unsigne
         std::swap(before, previous);
         std::swap(previous, current);
     }
-    return std::min(previous[m], limit + 1);
-}
-
-/// The fewest edits that turn `typed` into a beginning of `word` (of `typed`'s length, give or take
-/// `limit`), or `limit + 1` when there are more than `limit`: the last row of the table of
-/// `edit_distance`, its least entry of those lengths.
-unsigned beginning_distance(const std::u32string &typed, const std::u32string &word, unsigned limit) {
-    const size_t n = typed.size();
-    if (word.size() + limit < n) return limit + 1;
-    const std::u32string beginning = word.substr(0, std::min(word.size(), n + limit));
+    if (!beginning) return std::min(previous[m], limit + 1);
     unsigned best = limit + 1;
-    for (size_t length = n > limit ? n - limit : 0; length <= beginning.size(); ++length)
-        best = std::min(best, edit_distance(typed, beginning.substr(0, length), limit));
+    for (size_t j = n > limit ? n - limit : 0; j <= m; ++j) best = std::min(best, previous[j]);
     return best;
 }
 
@@ -79,7 +78,7 @@ void NearWords::add(const std::string &word, Xapian::doccount frequency) {
     for (; it != Xapian::Utf8Iterator(); ++it) ++length;
     std::vector<std::vector<Entry>> &by_length = by_first_[first];
     if (by_length.size() <= length) by_length.resize(length + 1);
-    by_length[length].push_back({word, frequency});
+    by_length[length].push_back({word, code_points(word), frequency});
     ++count_;
 }
 
@@ -96,9 +95,7 @@ std::vector<std::string> NearWords::near(const std::string &word, bool beginning
     for (size_t length = points.size() - limit; length < longest; ++length) {
         for (const Entry &entry : by_length[length]) {
             if (entry.word == word) continue;
-            const std::u32string other = code_points(entry.word);
-            const unsigned edits =
-                beginning ? beginning_distance(points, other, limit) : edit_distance(points, other, limit);
+            const unsigned edits = distance(points, entry.points, limit, beginning);
             if (edits <= limit) found.emplace_back(edits, entry.frequency, &entry.word);
         }
     }

@@ -34,6 +34,7 @@ class NearWords {
   private:
     struct Entry {
         std::string word;
+        std::u32string points;
         Xapian::doccount frequency;
     };
     std::unordered_map<char32_t, std::vector<std::vector<Entry>>> by_first_;
