@@ -95,26 +95,26 @@ struct Collection {
 @Suite("Ranking: human judgements and a title match before a description match", .temporaryFolder)
 struct RelevanceTests {
     /// Pins the quality benchmark's figures from below (Benchmarks/quality, docs/ranking.md), so
-    /// that a change that ranks worse fails: OR-joined questions 0.474, as typed 0.394.
-    @Test("nDCG@10 on CACM stays at least 0.46 for OR-joined questions and 0.37 for questions as typed")
+    /// that a change that ranks worse fails: OR-joined questions 0.476, as typed 0.448.
+    @Test("nDCG@10 on CACM stays at least 0.46 for OR-joined questions and 0.43 for questions as typed")
     func cacm() throws {
         let collection = try Collection()
         #expect(collection.documents.count == 3204)
         #expect(collection.questions.count == 52)
         let (ored, typed) = try collection.figures(withMeaning: false)
         #expect(ored >= 0.46, "OR-joined: \(ored)")
-        #expect(typed >= 0.37, "as typed: \(typed)")
+        #expect(typed >= 0.43, "as typed: \(typed)")
     }
 
     /// Three items titled with both words and one with them in its description alone.
     /// Pins the hybrid figures of the quality benchmark from below (docs/ranking.md, *Meaning*):
     /// the same questions, the items given vectors of meaning, the default semantic ratio: OR-joined
-    /// questions 0.533, as typed 0.489.
-    @Test("with meaning, nDCG@10 on CACM stays at least 0.52 for OR-joined questions and 0.47 as typed")
+    /// questions 0.528, as typed 0.546.
+    @Test("with meaning, nDCG@10 on CACM stays at least 0.52 for OR-joined questions and 0.53 as typed")
     func cacmWithMeaning() throws {
         let (ored, typed) = try Collection().figures(withMeaning: true)
         #expect(ored >= 0.52, "OR-joined: \(ored)")
-        #expect(typed >= 0.47, "as typed: \(typed)")
+        #expect(typed >= 0.53, "as typed: \(typed)")
     }
 
     private func kettles(_ index: SearchableIndex) throws {
