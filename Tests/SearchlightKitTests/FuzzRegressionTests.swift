@@ -24,12 +24,18 @@ struct FuzzRegressionTests {
         }
     }
 
-    @Test("each kept query returns results or a query error", arguments: inputs("query"))
+    @Test(
+        "each kept query returns results or a query error, and its reading reads as written", arguments: inputs("query")
+    )
     func query(path: String) throws {
         let test = try catalogue()
         let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
         do {
-            _ = try test.index.search(SearchQuery(text), now: now)
+            let page = try test.index.search(SearchQuery(text), now: now)
+            // How a query was read is itself a query read as written.
+            if let readAs = page.readAs, let again = try? test.index.search(SearchQuery(readAs), now: now) {
+                #expect(again.readAs == nil, "\(text) read as \(readAs), read again as \(again.readAs ?? "")")
+            }
         } catch {
             #expect(error.code == .invalidQuery, "\(error)")
         }

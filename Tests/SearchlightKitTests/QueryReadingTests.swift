@@ -17,6 +17,8 @@ struct QueryReadingTests {
             ("deep linking)", "deep linking"),
             ("deep () linking", "deep linking"),
             ("deep -() linking", "deep linking"),
+            ("deep (( )) linking", "deep linking"),
+            ("ln(1 + ( + ()))) deep", "ln(1 + + ) deep"),  // kept by fuzzing: nested empty pairs
             ("red AND", "red and"),
             ("OR red", "or red"),
             ("red AND OR shoes", "red and OR shoes"),

@@ -15,9 +15,11 @@ extension QueryParser {
             if character == ")" {
                 if let group = groups.popLast() {
                     if case .open? = tokens.last {
-                        // Empty parentheses hold nothing to search for.
+                        // Empty parentheses hold nothing to search for. Each is read apart: what
+                        // lies between them was read already (an empty pair inside: `(( ))`).
                         tokens.removeLast()
-                        read(group.start..<(index + 1), as: " ")
+                        read(group.start..<(group.parenthesis + 1), as: " ")
+                        read(index..<(index + 1), as: " ")
                     } else {
                         tokens.append(.close(column: index + 1))
                         if group.sign == .minus || group.field != .any { bindingGroups.insert(group.parenthesis) }
