@@ -117,8 +117,10 @@ struct AttributeRouteTests {
                 uri: "/v1/fields", method: .post, headers: headers(adminToken),
                 body: ByteBuffer(string: #"{"name":"dye","type":"number"}"#))
             #expect(conflict.status == .conflict)
+            // No longer a field: its name and value are read as text, and readAs says so.
             let gone = try await client.execute(uri: "/v1/search?q=shade%3Aamber", method: .get)
-            #expect(gone.status == .badRequest)
+            #expect(gone.status == .ok)
+            #expect(try json(gone)["readAs"] != nil)
         }
     }
 }

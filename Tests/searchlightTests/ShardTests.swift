@@ -43,8 +43,11 @@ struct ShardTests {
         total: Int, estimated: Bool, ids: [String], scores: [Int]
     )] {
         try Self.queries.map { query in
+            // Exact words: a topology does not look for typos (docs/reference.md, *Typos*).
             let run = try workspace.run(
-                ["search"] + query + ["--index", index, "--now", corpusNow, "--limit", "400", "--json"])
+                ["search"] + query + [
+                    "--index", index, "--now", corpusNow, "--limit", "400", "--json", "--typos", "off",
+                ])
             #expect(run.status == 0, "\(query): \(run.stderr)")
             let answer = try run.object()
             let results = answer["results"] as? [[String: Any]] ?? []
@@ -160,7 +163,8 @@ struct ShardTests {
             text: String, ties: Bool
         ) {
             let response = try await http(
-                "GET", server.baseURL + "/v1/search?" + query + "&limit=50&semanticRatio=0", token: token)
+                // Exact words: a topology does not look for typos (docs/reference.md, *Typos*).
+                "GET", server.baseURL + "/v1/search?" + query + "&limit=50&semanticRatio=0&typos=false", token: token)
             #expect(response.status == 200, "\(query): \(response.body)")
             let object = try JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any] ?? [:]
             let results = (object["results"] as? [[String: Any]] ?? []).map {
