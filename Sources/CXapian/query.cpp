@@ -150,8 +150,10 @@ class Builder {
         // The as-you-type word, typed so far, also finds the words that begin a typo from it, when
         // no word begins with it as typed: one that does is being typed as meant, and comparing
         // it with every longer word of its first letter would cost each keystroke milliseconds.
-        const bool begun = database_.reader.allterms_begin(word) != database_.reader.allterms_end(word);
-        const bool beginning = leaf.kind == CX_NODE_PARTIAL && !begun;
+        const bool partial = leaf.kind == CX_NODE_PARTIAL;
+        const bool begun =
+            partial && database_.reader.allterms_begin(word) != database_.reader.allterms_end(word);
+        const bool beginning = partial && !begun;
         for (const std::string &near : text_words_->near(word, beginning)) {
             const std::string term = "Z" + stemmer_(near);
             if (seen.insert(term).second) corrected.emplace_back(term);
@@ -159,7 +161,7 @@ class Builder {
         }
         if (corrected.empty()) return query;
         // A word the index holds, or a beginning of its words, is more likely typed as meant.
-        const bool held = database_.reader.term_exists(typed) || (leaf.kind == CX_NODE_PARTIAL && begun);
+        const bool held = begun || database_.reader.term_exists(typed);
         const double weight = held ? typo_weight : 1.0;
         return Query(Query::OP_OR, query,
                      Query(Query::OP_SCALE_WEIGHT, Query(Query::OP_OR, corrected.begin(), corrected.end()), weight));
