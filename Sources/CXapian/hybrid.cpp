@@ -23,35 +23,60 @@
 
 namespace {
 
-/// Weighs each item with a vector by its cosine similarity with the query's vector (at least 0).
+/// The similarities of the items a search by meaning compared, for the query's closeness to them
+/// (`nearest`'s `closeness`): their mean, as if `unrelated_items` items of similarity 0 were
+/// among them, so that in an index of a handful of items, all of them near, the near ones are not
+/// their own yardstick. Among thousands, the mean itself.
+struct Closeness {
+    static constexpr double unrelated_items = 10;
+
+    double sum = 0;
+    Xapian::doccount count = 0;
+
+    void add(double similarity) {
+        sum += similarity;
+        ++count;
+    }
+    double mean() const { return sum / (count + unrelated_items); }
+};
+
+/// Weighs each item with a vector by its cosine similarity with the query's vector (at least 0),
+/// adding each similarity to `closeness`. The matcher weighs every candidate it comes to: the
+/// source's greatest weight, 1, never lets it skip one.
 class MeaningSource : public Xapian::ValuePostingSource {
   public:
-    explicit MeaningSource(std::shared_ptr<const cx::MeaningQuery> query)
-        : Xapian::ValuePostingSource(CX_SLOT_MEANING), query_(std::move(query)) {}
+    MeaningSource(std::shared_ptr<const cx::MeaningQuery> query, std::shared_ptr<Closeness> closeness)
+        : Xapian::ValuePostingSource(CX_SLOT_MEANING), query_(std::move(query)), closeness_(std::move(closeness)) {}
 
-    MeaningSource *clone() const override { return new MeaningSource(query_); }
+    MeaningSource *clone() const override { return new MeaningSource(query_, closeness_); }
 
     void init(const Xapian::Database &database) override {
         Xapian::ValuePostingSource::init(database);
         set_maxweight(1.0);
     }
 
-    double get_weight() const override { return std::clamp(query_->similarity(get_value()), 0.0, 1.0); }
+    double get_weight() const override {
+        const double similarity = query_->similarity(get_value());
+        closeness_->add(similarity);
+        return std::clamp(similarity, 0.0, 1.0);
+    }
 
     std::string get_description() const override { return "MeaningSource()"; }
 
   private:
     std::shared_ptr<const cx::MeaningQuery> query_;
+    std::shared_ptr<Closeness> closeness_;
 };
 
 /// `MeaningSource` over vectors kept in memory: the items with a vector walked in order from the
 /// array, each weighed by its cosine similarity with the query's vector (at least 0).
 class KeptMeaningSource : public Xapian::PostingSource {
   public:
-    KeptMeaningSource(std::shared_ptr<const cx::Vectors> vectors, std::shared_ptr<const cx::MeaningQuery> query)
-        : vectors_(std::move(vectors)), query_(std::move(query)) {}
+    KeptMeaningSource(std::shared_ptr<const cx::Vectors> vectors, std::shared_ptr<const cx::MeaningQuery> query,
+                      std::shared_ptr<Closeness> closeness)
+        : vectors_(std::move(vectors)), query_(std::move(query)), closeness_(std::move(closeness)) {}
 
-    KeptMeaningSource *clone() const override { return new KeptMeaningSource(vectors_, query_); }
+    KeptMeaningSource *clone() const override { return new KeptMeaningSource(vectors_, query_, closeness_); }
 
     void init(const Xapian::Database &) override {
         current_ = 0;
@@ -85,8 +110,9 @@ class KeptMeaningSource : public Xapian::PostingSource {
     Xapian::docid get_docid() const override { return Xapian::docid(current_); }
 
     double get_weight() const override {
-        return std::clamp(query_->similarity(vectors_->scales[current_], vectors_->of(Xapian::docid(current_))), 0.0,
-                          1.0);
+        const double similarity = query_->similarity(vectors_->scales[current_], vectors_->of(Xapian::docid(current_)));
+        closeness_->add(similarity);
+        return std::clamp(similarity, 0.0, 1.0);
     }
 
     std::string get_description() const override { return "KeptMeaningSource()"; }
@@ -94,6 +120,7 @@ class KeptMeaningSource : public Xapian::PostingSource {
   private:
     std::shared_ptr<const cx::Vectors> vectors_;
     std::shared_ptr<const cx::MeaningQuery> query_;
+    std::shared_ptr<Closeness> closeness_;
     size_t current_ = 0;
 };
 
@@ -133,18 +160,20 @@ class Best {
 
 /// `nearest` over every item without the matcher: each vector (kept, or read from the value
 /// stream) compared in turn, the items the search may not see (`visible`, null for none hidden),
-/// the expired ones (`expiry`'s numbers up to `now`) and `excluded` skipped.
+/// the expired ones (`expiry`'s numbers up to `now`) and `excluded` skipped, each compared one
+/// added to `closeness`.
 std::vector<std::pair<Xapian::docid, double>> scan(const Xapian::Database &reader, const cx::Vectors *kept,
                                                    const cx::DocumentBits *visible, const cx::Column &expiry,
                                                    double now, Xapian::docid excluded, const cx::MeaningQuery &query,
                                                    Xapian::doccount count, double least_similarity,
-                                                   Xapian::doccount *matches) {
+                                                   Xapian::doccount *matches, Closeness &closeness) {
     Best best(count);
     Xapian::doccount near = 0;
     const std::vector<double> &expirations = expiry.numbers;
     const auto consider = [&](Xapian::docid id, double similarity) {
-        if (similarity < least_similarity || id == excluded) return;
-        if (id < expirations.size() && expirations[id] <= now) return;
+        if (id == excluded || (id < expirations.size() && expirations[id] <= now)) return;
+        closeness.add(similarity);
+        if (similarity < least_similarity) return;
         ++near;
         best.offer(id, std::min(similarity, 1.0));
     };
@@ -220,7 +249,8 @@ std::vector<std::pair<Xapian::docid, double>> nearest(cx_database &database, Sna
                                                       const cx_search_request &request, const Xapian::Query *selection,
                                                       const std::string &excluded, const float *vector,
                                                       uint32_t dimensions, Xapian::doccount count,
-                                                      double least_similarity, Xapian::doccount *matches) {
+                                                      double least_similarity, Xapian::doccount *matches,
+                                                      double *closeness_out) {
     const Xapian::Database &reader = database.reader;
     const auto query = std::make_shared<const MeaningQuery>(vector, dimensions);
     if (matches != nullptr) *matches = 0;
@@ -228,6 +258,8 @@ std::vector<std::pair<Xapian::docid, double>> nearest(cx_database &database, Sna
     std::shared_ptr<const DocumentBits> visible;
     const std::shared_ptr<const Vectors> kept =
         keeps_fields(database, request) ? cx::vectors(database, dimensions) : nullptr;
+    const auto closeness = std::make_shared<Closeness>();
+    std::vector<std::pair<Xapian::docid, double>> found;
     if (selection == nullptr && visible_set(database, snapshot, request, visible)) {
         const std::shared_ptr<const Column> expiry = column_or_read(database, request, slot::expiration, true);
         Xapian::docid excluded_id = 0;
@@ -235,34 +267,39 @@ std::vector<std::pair<Xapian::docid, double>> nearest(cx_database &database, Sna
             Xapian::PostingIterator posting = reader.postlist_begin(excluded);
             if (posting != reader.postlist_end(excluded)) excluded_id = *posting;
         }
-        return scan(reader, kept.get(), visible.get(), *expiry, double(request.now_ms), excluded_id, *query, count,
-                    least_similarity, matches);
+        found = scan(reader, kept.get(), visible.get(), *expiry, double(request.now_ms), excluded_id, *query, count,
+                     least_similarity, matches, *closeness);
+    } else {
+        Xapian::Query selected = selection != nullptr ? *selection : Xapian::Query::MatchAll;
+        if (!excluded.empty())
+            selected = Xapian::Query(Xapian::Query::OP_AND_NOT, selected, Xapian::Query(excluded));
+        Xapian::Enquire enquire(reader);
+        Xapian::Query meaning(kept ? (new KeptMeaningSource(kept, query, closeness))->release()
+                                   : (new MeaningSource(query, closeness))->release());
+        // The selection filters and weighs nothing; the weights are the source's. (Under BoolWeight
+        // the matcher takes every weight for 0, and the cutoff then drops every match.)
+        set_matchable_query(enquire, reader,
+                            Xapian::Query(Xapian::Query::OP_FILTER, meaning,
+                                          visible_now(database, snapshot, request, selected, false)));
+        enquire.set_docid_order(Xapian::Enquire::ASCENDING);
+        enquire.set_cutoff(0, least_similarity);
+        const Xapian::MSet mset = enquire.get_mset(0, count, matches != nullptr ? reader.get_doccount() : 0);
+        for (auto it = mset.begin(); it != mset.end(); ++it) found.emplace_back(*it, it.get_weight());
+        if (matches != nullptr) *matches = mset.get_matches_estimated();
     }
-    Xapian::Query selected = selection != nullptr ? *selection : Xapian::Query::MatchAll;
-    if (!excluded.empty()) selected = Xapian::Query(Xapian::Query::OP_AND_NOT, selected, Xapian::Query(excluded));
-    Xapian::Enquire enquire(reader);
-    Xapian::Query meaning(kept ? (new KeptMeaningSource(kept, query))->release()
-                               : (new MeaningSource(query))->release());
-    // The selection filters and weighs nothing; the weights are the source's. (Under BoolWeight
-    // the matcher takes every weight for 0, and the cutoff then drops every match.)
-    set_matchable_query(
-        enquire, reader,
-        Xapian::Query(Xapian::Query::OP_FILTER, meaning, visible_now(database, snapshot, request, selected, false)));
-    enquire.set_docid_order(Xapian::Enquire::ASCENDING);
-    enquire.set_cutoff(0, least_similarity);
-    const Xapian::MSet mset = enquire.get_mset(0, count, matches != nullptr ? reader.get_doccount() : 0);
-    std::vector<std::pair<Xapian::docid, double>> found;
-    for (auto it = mset.begin(); it != mset.end(); ++it) found.emplace_back(*it, it.get_weight());
-    if (matches != nullptr) *matches = mset.get_matches_estimated();
+    if (closeness_out != nullptr) *closeness_out = closeness->mean();
     return found;
 }
 
-Xapian::doccount count_matching(const Xapian::Database &reader, const Xapian::Query &query,
-                                const std::vector<Xapian::docid> &ids) {
-    if (ids.empty()) return 0;
+std::vector<Xapian::docid> matching(const Xapian::Database &reader, const Xapian::Query &query,
+                                    const std::vector<Xapian::docid> &ids) {
+    if (ids.empty()) return {};
     Xapian::Enquire enquire(reader);
     set_counting_query(enquire, reader, Xapian::Query(Xapian::Query::OP_FILTER, query, id_query(ids)));
-    return enquire.get_mset(0, 0, Xapian::doccount(ids.size())).get_matches_estimated();
+    const Xapian::MSet mset = enquire.get_mset(0, Xapian::doccount(ids.size()));
+    std::vector<Xapian::docid> found(mset.begin(), mset.end());
+    std::sort(found.begin(), found.end());
+    return found;
 }
 
 std::vector<float> stored_vector(const Xapian::Database &reader, Xapian::docid id) {

@@ -22,7 +22,10 @@ std::vector<cx_query_node> selection_nodes(const cx_query_node *nodes, size_t co
 /// The items nearest in meaning to `vector` that a search of `request` may see now (visibility and
 /// expiry applied) among those `selection` selects (null: every item), less the item of unique
 /// term `excluded` (empty: none), best first: at most `count`, each at least `least_similarity`
-/// (cosine) near. With `matches`, also how many items are that near, of which every one is checked.
+/// (cosine) near. With `matches`, also how many items are that near, of which every one is
+/// checked; with `closeness`, the mean similarity of the items compared (every one the search may
+/// see and `selection` selects), as if ten unrelated items (similarity 0) were among them: what an
+/// item must stand out of to be found by meaning alone.
 /// Every item is compared without the matcher; a selection, or scope private, goes through the
 /// matcher. Either reads the kept vectors when the search keeps fields (`cx::vectors`), else the
 /// value stream.
@@ -30,23 +33,35 @@ std::vector<std::pair<Xapian::docid, double>> nearest(cx_database &database, Sna
                                                       const cx_search_request &request, const Xapian::Query *selection,
                                                       const std::string &excluded, const float *vector,
                                                       uint32_t dimensions, Xapian::doccount count,
-                                                      double least_similarity, Xapian::doccount *matches = nullptr);
+                                                      double least_similarity, Xapian::doccount *matches = nullptr,
+                                                      double *closeness = nullptr);
 
-/// How many of `ids` (ascending) `query` matches.
-Xapian::doccount count_matching(const Xapian::Database &reader, const Xapian::Query &query,
-                                const std::vector<Xapian::docid> &ids);
+/// The ones of `ids` (ascending) that `query` matches, ascending.
+std::vector<Xapian::docid> matching(const Xapian::Database &reader, const Xapian::Query &query,
+                                    const std::vector<Xapian::docid> &ids);
 
 /// The stored vector of meaning of document `id`, as floats; empty when it has none.
 std::vector<float> stored_vector(const Xapian::Database &reader, Xapian::docid id);
 
 /// The cosine similarity of unrelated texts, about: all-MiniLM-L6-v2's vectors of a CACM question
-/// and the collection's articles are 0.13 near at the median. A hybrid search scores meaning from
-/// here (0) to the nearest item's similarity (1).
+/// and the collection's articles are 0.13 near at the median. A hybrid search scores nearness
+/// from here (0).
 constexpr double unrelated_similarity = 0.15;
 
-/// The cosine similarity an item found by meaning alone must reach; nearer items are candidates
-/// of a hybrid search and of `similar`. Chosen on CACM (docs/ranking.md): from 0.15 to 0.30 it
-/// changes nDCG@10 by under 1 %, past 0.35 it costs 3 %.
+/// The cosine similarity a hybrid search scores as nearness 1: CACM's questions are 0.58 near
+/// their nearest article at the median (docs/ranking.md). A nearer item scores more than 1, and
+/// a result's percent is capped at 100.
+constexpr double related_similarity = 0.6;
+
+/// The cosine similarity an item near in meaning must reach, in a hybrid search and in
+/// `similar`. Chosen on CACM (docs/ranking.md): from 0.15 to 0.30 it changes nDCG@10 by under
+/// 1 %, past 0.35 it costs 3 %.
 constexpr double least_meaning_similarity = 0.3;
+
+/// How much nearer than the mean of the items compared (`nearest`'s `closeness`) an item must be
+/// for a hybrid search to find it by meaning alone: a query the model reads as nothing the index
+/// holds is about as near every item. Chosen on made-up words and questions off the collections'
+/// topics (docs/ranking.md).
+constexpr double meaning_stand_out = 0.3;
 
 }  // namespace cx

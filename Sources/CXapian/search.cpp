@@ -28,6 +28,8 @@ struct cx_results {
     uint64_t total = 0;
     std::vector<std::string> data;
     std::vector<int32_t> percents;
+    /// What found each result (`CX_MATCHED_BY_WORDS`, `CX_MATCHED_BY_MEANING`).
+    std::vector<uint32_t> matched_by;
     /// Each result's snippet.
     std::vector<cx::Snippet> snippets;
     std::vector<std::pair<uint32_t, std::string>> corrections;
@@ -115,12 +117,13 @@ Xapian::doccount matches_to_check(const Xapian::Database &reader, const cx_searc
 }
 
 /// Adds a found document to `results`: its data, its percentage (100 for every match of the empty
-/// query, unless `scored`: a similarity), and its snippet, made from the description its data
-/// holds (`cx::item_description`): an index keeps the description once.
+/// query, unless `scored`: a similarity), what found it, and its snippet, made from the
+/// description its data holds (`cx::item_description`): an index keeps the description once.
 void add_result(cx_results &results, const Xapian::Document &document, int32_t percent, const cx::BuiltQuery &built,
-                bool scored = false) {
+                bool scored = false, uint32_t matched_by = CX_MATCHED_BY_WORDS) {
     results.data.push_back(cx::item_data(document));
     results.percents.push_back(built.matches_everything && !scored ? 100 : percent);
+    results.matched_by.push_back(matched_by);
     results.snippets.push_back(cx::make_snippet(cx::item_description(results.data.back()), built.highlighter));
 }
 
@@ -265,14 +268,18 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
 Xapian::doccount hybrid_depth(const cx_search_request &request) { return request.offset + request.limit + 100; }
 
 /// Runs the search of `built` by words and meaning together (`cx::searches_by_meaning`): the
-/// items its words match, ranked as `run_built` ranks them, and the items its selection holds
-/// (`cx::selection_nodes`: the query less its plain words), visibility and expiry applied, ranked
-/// by the cosine of their vectors with the query's. Each candidate's score is a convex
-/// combination of the two, weighed by the semantic ratio r: (1 - r) × its words' percent / 100,
-/// plus r × its similarity scaled from `unrelated_similarity` (0) to the nearest candidate's (1)
-/// (docs/ranking.md: on CACM this beat reciprocal rank fusion by 2 to 4 %). An item found by
-/// meaning alone is counted in the total; the counts (`facets`) are of the words' matches.
-/// Returns how many items the words matched.
+/// items its words match, ranked as `run_built` ranks them, and the items nearest in meaning
+/// (at least `least_meaning_similarity` near) among those meaning considers: the query's
+/// selection (`cx::selection_nodes`: the query less its plain words) when meaning may find items
+/// (`meaning_finds`), else the words' matches. An item the words do not match is found by meaning
+/// alone only when it stands out of the query's closeness to the items considered (at least
+/// `meaning_stand_out` nearer than their mean), and is then counted in the total; the counts
+/// (`facets`) are of the words' matches. Each candidate's score is a convex combination, weighed
+/// by the semantic ratio r: (1 - r) × its words' percent / 100, plus r × its nearness, its cosine
+/// scaled from `unrelated_similarity` (0) to `related_similarity` (1), or 0 when it is not among
+/// the nearest. The score is absolute: a percent of 100 × it, at most 100, never scaled to the
+/// page's best; equal scores are ordered as the words order them, then by storage. A result was
+/// found by meaning when it stands out. Returns how many items the words matched.
 Xapian::doccount run_hybrid(cx_database &database, cx_database *keeping, cx::Snapshot &snapshot,
                             const cx_search_request &request, const cx::BuiltQuery &built, cx_results &results) {
     const Xapian::Database &reader = database.reader;
@@ -291,40 +298,77 @@ Xapian::doccount run_hybrid(cx_database &database, cx_database *keeping, cx::Sna
     const Xapian::MSet by_words = enquire.get_mset(0, depth, check_at_least);
     const Xapian::doccount word_matches = by_words.get_matches_estimated();
 
-    const std::vector<cx_query_node> selection_nodes = cx::selection_nodes(request.nodes, request.node_count);
-    const cx::BuiltQuery selection =
-        cx::build_query(database, snapshot, selection_nodes.data(), selection_nodes.size(), false, keeping);
-    const auto by_meaning = cx::nearest(database, snapshot, request,
-                                        selection.matches_everything ? nullptr : &selection.query, {},
-                                        request.meaning, request.meaning_dimensions, depth,
-                                        cx::least_meaning_similarity);
-
-    std::unordered_map<Xapian::docid, double> scores;
-    for (auto it = by_words.begin(); it != by_words.end(); ++it) scores[*it] += (1 - ratio) * it.get_percent() / 100.0;
-    std::vector<Xapian::docid> found_by_meaning;
-    const double nearest = by_meaning.empty() ? 1 : by_meaning.front().second;
-    const double span = std::max(1e-6, nearest - cx::unrelated_similarity);
-    for (const auto &[id, similarity] : by_meaning) {
-        scores[id] += ratio * std::clamp((similarity - cx::unrelated_similarity) / span, 0.0, 1.0);
-        found_by_meaning.push_back(id);
+    cx::BuiltQuery selection;
+    const Query *considered = built.matches_everything ? nullptr : &built.query;
+    if (request.meaning_finds) {
+        const std::vector<cx_query_node> nodes = cx::selection_nodes(request.nodes, request.node_count);
+        selection = cx::build_query(database, snapshot, nodes.data(), nodes.size(), false, keeping);
+        considered = selection.matches_everything ? nullptr : &selection.query;
     }
-    std::sort(found_by_meaning.begin(), found_by_meaning.end());
-    const Xapian::doccount also_by_words = cx::count_matching(reader, countable, found_by_meaning);
-    const uint64_t total = uint64_t(word_matches) + (found_by_meaning.size() - also_by_words);
+    double closeness = 0;
+    const auto by_meaning =
+        cx::nearest(database, snapshot, request, considered, {}, request.meaning, request.meaning_dimensions, depth,
+                    cx::least_meaning_similarity, nullptr, &closeness);
+    const double standing_out = closeness + cx::meaning_stand_out;
+
+    struct Candidate {
+        /// The words' percent / 100, and their weight, which orders equal scores as the words do.
+        double words = 0;
+        double weight = 0;
+        double nearness = 0;
+        uint32_t matched_by = 0;
+    };
+    std::unordered_map<Xapian::docid, Candidate> candidates;
+    for (auto it = by_words.begin(); it != by_words.end(); ++it) {
+        Candidate &candidate = candidates[*it];
+        candidate.words = it.get_percent() / 100.0;
+        candidate.weight = it.get_weight();
+        candidate.matched_by |= CX_MATCHED_BY_WORDS;
+    }
+    // The nearest items the words' page does not hold: those the words match past it, and those
+    // they do not, found only when they stand out.
+    std::vector<Xapian::docid> unread;
+    for (const auto &[id, similarity] : by_meaning)
+        if (candidates.find(id) == candidates.end()) unread.push_back(id);
+    std::sort(unread.begin(), unread.end());
+    const std::vector<Xapian::docid> also_by_words = cx::matching(reader, countable, unread);
+    uint64_t total = word_matches;
+    for (const auto &[id, similarity] : by_meaning) {
+        const bool stands_out = similarity >= standing_out;
+        auto found = candidates.find(id);
+        if (found == candidates.end()) {
+            const bool by_words = std::binary_search(also_by_words.begin(), also_by_words.end(), id);
+            if (!by_words && !stands_out) continue;
+            found = candidates.emplace(id, Candidate{0, 0, 0, by_words ? uint32_t(CX_MATCHED_BY_WORDS) : 0u}).first;
+            if (!by_words) ++total;
+        }
+        found->second.nearness = std::max(0.0, (similarity - cx::unrelated_similarity) /
+                                                    (cx::related_similarity - cx::unrelated_similarity));
+        if (stands_out) found->second.matched_by |= CX_MATCHED_BY_MEANING;
+    }
     if (request.facet_count == 0) results.total = total;
 
-    std::vector<std::pair<Xapian::docid, double>> ranked(scores.begin(), scores.end());
-    std::sort(ranked.begin(), ranked.end(), [](const auto &a, const auto &b) {
-        return a.second != b.second ? a.second > b.second : a.first < b.first;
+    struct Ranked {
+        Xapian::docid id;
+        double score;
+        const Candidate *candidate;
+    };
+    std::vector<Ranked> ranked;
+    ranked.reserve(candidates.size());
+    for (const auto &[id, candidate] : candidates)
+        ranked.push_back({id, (1 - ratio) * candidate.words + ratio * candidate.nearness, &candidate});
+    std::sort(ranked.begin(), ranked.end(), [](const Ranked &a, const Ranked &b) {
+        if (a.score != b.score) return a.score > b.score;
+        if (a.candidate->weight != b.candidate->weight) return a.candidate->weight > b.candidate->weight;
+        return a.id < b.id;
     });
-    const double best = ranked.empty() ? 1 : ranked.front().second;
     for (size_t i = request.offset; i < ranked.size() && i < size_t(request.offset) + request.limit; ++i) {
-        const int32_t percent = int32_t(std::lround(100 * ranked[i].second / best));
-        add_result(results, reader.get_document(ranked[i].first), std::max(1, percent), built);
+        const int32_t percent = int32_t(std::lround(100 * std::min(1.0, ranked[i].score)));
+        add_result(results, reader.get_document(ranked[i].id), std::max(1, percent), built, false,
+                   ranked[i].candidate->matched_by);
     }
     return word_matches;
 }
-
 
 cx_text text_of(const std::string &text) { return {text.data(), text.size()}; }
 
@@ -443,7 +487,8 @@ cx_status cx_search_similar(cx_database *database, const cx_search_request *requ
         results->total = near;
         for (size_t i = request->offset; i < nearest.size(); ++i) {
             const int32_t percent = int32_t(std::lround(100 * nearest[i].second));
-            add_result(*results, reader.get_document(nearest[i].first), std::max(1, percent), built, true);
+            add_result(*results, reader.get_document(nearest[i].first), std::max(1, percent), built, true,
+                       CX_MATCHED_BY_MEANING);
         }
     });
     if (status != CX_OK) return status;
@@ -454,7 +499,29 @@ cx_status cx_search_similar(cx_database *database, const cx_search_request *requ
 
 bool cx_results_unembedded(const cx_results *results) { return results->unembedded; }
 
+cx_status cx_visible_words(cx_database *database, const cx_search_request *request, const cx_text *words, size_t count,
+                           bool *out_held, char **out_error) {
+    if (cx_status status = cx::require_open(database, out_error)) return status;
+    if (request == nullptr || (count > 0 && (words == nullptr || out_held == nullptr)))
+        return cx::fail(CX_ERR_INVALID_ARGUMENT, "no request, words or answers", out_error);
+    if (!database->format_error.empty()) return cx::fail(database->format_status, database->format_error, out_error);
+    return cx::with_retries(database, out_error, [&] {
+        const std::shared_ptr<cx::Snapshot> snapshot = cx::snapshot(*database);
+        for (size_t i = 0; i < count; ++i) {
+            cx_query_node word{};
+            word.kind = CX_NODE_WORD;
+            word.field = CX_FIELD_ANY;
+            word.text = words[i];
+            const cx::BuiltQuery built = cx::build_query(*database, *snapshot, &word, 1);
+            out_held[i] = cx::matches_visible_item(*database, *snapshot, *request, built.query);
+        }
+    });
+}
+
 size_t cx_results_count(const cx_results *results) { return results->data.size(); }
+uint32_t cx_results_matched_by(const cx_results *results, size_t index) {
+    return index < results->matched_by.size() ? results->matched_by[index] : 0;
+}
 uint64_t cx_results_total(const cx_results *results) { return results->total; }
 bool cx_results_relaxed(const cx_results *results) { return results->relaxed; }
 bool cx_results_total_is_estimate(const cx_results *results) { return results->estimated; }

@@ -185,6 +185,8 @@ struct SearchCommand: ParsableCommand {
             var facts = [result.canonicalIdentifier, result.domain, result.contentIndexMode.rawValue]
             if let expiration = result.expirationDate { facts.append("expires \(Output.date(expiration))") }
             if scores ?? !page.query.isEmpty { facts.append("\(result.score)%") }
+            // An item its words do not match was found by meaning (docs/reference.md, *Meaning*).
+            if !result.matchedBy.contains(.words), scores == nil { facts.append("by meaning") }
             print(indent + Output.dim(facts.joined(separator: " · ")))
             if !result.snippet.text.isEmpty { print(indent + Output.snippet(result.snippet)) }
             if !result.keywords.isEmpty {

@@ -110,7 +110,7 @@ private func search(
                     nodes: nodeBuffer.baseAddress, node_count: nodeBuffer.count, domain: cx_text(), all_domains: true,
                     scope: CX_SCOPE_ALL, now_ms: 0, offset: 0, limit: limit, relax: false, sort_keys: nil,
                     sort_key_count: 0, facets: nil, facet_count: 0, keep_fields_in_memory: false, meaning: nil,
-                    meaning_dimensions: 0, semantic_ratio: 0, typos: false)
+                    meaning_dimensions: 0, semantic_ratio: 0, meaning_finds: false, typos: false)
                 var results: OpaquePointer?
                 let (status, message) = call { cx_search(database, &request, &results, $0) }
                 defer { cx_results_free(results) }

@@ -72,6 +72,72 @@ struct HybridSearchTests {
         #expect(try index.ids("kettle for boiling", ratio: nil) == hybrid)
     }
 
+    @Test("meaning knows when it has nothing: made-up words, text it does not read, explicit operators")
+    func meaningWithNothingToSay() throws {
+        let index = try kitchenCatalogue().index
+        // Made-up words, and text in a script the model does not read, find nothing, at any ratio.
+        for text in ["blorft", "zxqvpl", "frumbledorp snerk", "烧水的壶", "чайник"] {
+            for ratio in [0.3, 1.0] {
+                let page = try index.search(SearchQuery(text, limit: 10, semanticRatio: ratio), now: now)
+                #expect(page.results.isEmpty && page.total == 0, "\(text) \(ratio): \(page.results)")
+            }
+        }
+        // A made-up word beside real ones is read with them: the rest still finds.
+        #expect(try index.ids("blorft kettle for boiling", ratio: 1).first == "kettle")
+        // A word the model does not know but the index holds is read.
+        let known = try TestIndex()
+        try known.index.indexSearchableItems(
+            [
+                item("a", title: "Frobnicator", description: "A frobnicator for the kitchen.", mode: .public),
+                item("b", title: "Mountain bicycle", description: "Twenty-one gears.", mode: .public),
+            ], now: now)
+        try known.index.completeMeaning(using: try MeaningModel.installed())
+        #expect(try known.index.ids("frobnicator", ratio: 1).first == "a")
+        // An explicit operator selects exactly: no item holds both words, so nothing is found.
+        for text in ["kettle AND bicycle", "(kettle OR teapot) AND bicycle", "kettle AND bicycle -tea"] {
+            #expect(try index.ids(text, ratio: 0.5).isEmpty, "\(text)")
+        }
+        #expect(Set(try index.ids("kettle OR bicycle", ratio: 0.5)) == ["kettle", "bike"])
+    }
+
+    @Test("each result says what found it; scores are absolute; at ratio 1 the words break ties")
+    func matchedByAndScores() throws {
+        let index = try kitchenCatalogue().index
+        func page(_ text: String, _ ratio: Double?) throws -> [String: SearchResult] {
+            let found = try index.search(SearchQuery(text, limit: 100, semanticRatio: ratio), now: now).results
+            return Dictionary(found.map { ($0.canonicalIdentifier, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        let hybrid = try page("kettle for boiling", 0.5)
+        #expect(hybrid["kettle"]?.matchedBy == [.words, .meaning])
+        #expect(hybrid["teapot"]?.matchedBy == .meaning)
+        #expect(hybrid["bike"] == nil)
+        // A result found by meaning alone scores its nearness weighed by the ratio: never 100.
+        let teapot = try #require(hybrid["teapot"])
+        #expect(teapot.score > 0 && teapot.score <= 50, "\(teapot.score)")
+        #expect(try page("kettle for boiling", 0)["kettle"]?.matchedBy == .words)
+        // At ratio 1, the words' matches not among the nearest score alike: the words order them,
+        // not storage.
+        let random = PseudoRandom(seed: 54)
+        let probe = try probeCatalogue(random)
+        var tied = 0
+        for _ in 0..<6 {
+            let text = "\(vocabulary[random.next(vocabulary.count)]) \(vocabulary[random.next(vocabulary.count)])"
+            func results(_ ratio: Double) throws -> [String] {
+                try probe.index.search(
+                    SearchQuery(text, domainIdentifier: nil, limit: 200, semanticRatio: ratio), now: now
+                )
+                .results.filter { ratio == 0 || $0.score == 1 }.map { "\($0.domain)/\($0.canonicalIdentifier)" }
+            }
+            let last = try results(1)
+            #expect(last == (try results(0)).filter(Set(last).contains), "\(text)")
+            tied += last.count
+        }
+        #expect(tied > 10)
+        // Similar items are found by meaning.
+        let near = try index.similar(to: "kettle", query: SearchQuery("", limit: 10), now: now)
+        #expect(near.results.allSatisfy { $0.matchedBy == .meaning })
+    }
+
     @Test("an item the caller may not see, or that has expired, never appears, is never counted")
     func visibilityFirst() throws {
         let index = try kitchenCatalogue().index
@@ -234,7 +300,8 @@ struct HybridSearchTests {
         }
         var compared = 0
         for domain in ["default", "com.other"] {
-            for scope in [SearchQuery.Scope.all, .public] {
+            // Scope private goes through the matcher, with vectors kept and without.
+            for scope in [SearchQuery.Scope.all, .public, .private] {
                 for _ in 0..<8 {
                     let text =
                         "\(vocabulary[random.next(vocabulary.count)]) \(vocabulary[random.next(vocabulary.count)])"
@@ -246,12 +313,21 @@ struct HybridSearchTests {
                         #expect(kept.count > 1)
                         #expect(try page(reading, query(text)) == kept, "\(domain) \(scope) \(text) \(ratio)")
                         #expect(try page(test.index, query(text)) == kept, "\(domain) \(scope) \(text) \(ratio)")
-                        // Leaving out a word no item holds selects every item, through the matcher. (It
-                        // changes the words' percentages: Xapian counts the word left out as a part of the
-                        // query. Meaning alone compares.)
+                        // An exclusion selects exactly (SPEC §2.4): meaning only ranks what the words
+                        // match, and finds nothing they do not.
                         if ratio == 1 {
-                            let excluding = try page(keeping, query(text + " -zqxjv"))
-                            #expect(excluding == kept, "\(domain) \(scope) \(text)")
+                            let excluding = try keeping.search(query(text + " -zqxjv"), now: now)
+                            var words = query(text)
+                            words.semanticRatio = 0
+                            words.limit = 1000
+                            let matched = Set(
+                                try keeping.search(words, now: now).results.map {
+                                    "\($0.domain)/\($0.canonicalIdentifier)"
+                                })
+                            #expect(excluding.results.allSatisfy { $0.matchedBy.contains(.words) })
+                            #expect(
+                                Set(excluding.results.map { "\($0.domain)/\($0.canonicalIdentifier)" })
+                                    .isSubset(of: matched), "\(domain) \(scope) \(text)")
                         }
                         compared += 1
                     }
@@ -269,7 +345,7 @@ struct HybridSearchTests {
                 }
             }
         }
-        #expect(compared == 64)
+        #expect(compared == 96)
     }
 
     @Test("a ratio out of range is refused; without vectors a ratio asked for says how to make them")

@@ -63,6 +63,37 @@ struct MeaningModelTests {
         #expect(cosine(vectors[0], vectors[1]) > cosine(vectors[0], vectors[2]) + 0.2)
     }
 
+    @Test("what the model reads: words of its vocabulary or of the index, in Latin script; made-up words left out")
+    func readText() throws {
+        let model = try MeaningModel.installed()
+        var asked: [[String]] = []
+        func read(_ text: String, held: Set<String> = []) throws -> String? {
+            try model.readText(of: text) { words in
+                asked.append(words)
+                return words.map(held.contains)
+            }
+        }
+        // Read whole: returned as typed, and the index is not asked.
+        #expect(try read("A pot to heat water?") == "A pot to heat water?")
+        #expect(asked.isEmpty)
+        // Made-up words: neither the vocabulary's nor the index's.
+        #expect(try read("blorft") == nil)
+        #expect(try read("zxqvpl 2024 !") == nil)
+        #expect(asked == [["blorft"], ["zxqvpl"]])
+        // Beside a known word, an unknown one is read as typed, without asking the index.
+        #expect(try read("blorft kettle") == "blorft kettle")
+        #expect(asked.count == 2)
+        // The index's word is read, accents and case folded as the tokenizer folds them.
+        #expect(try read("Frobnicätor", held: ["frobnicator"]) == "Frobnicätor")
+        // A script the model does not read is left out, without asking the index.
+        asked.removeAll()
+        #expect(try read("深度链接") == nil)
+        #expect(try read("чайник") == nil)
+        #expect(try read("kettle 深度链接") == "kettle")
+        #expect(asked.isEmpty)
+        #expect(try read("") == nil)
+    }
+
     @Test("a model file that is not the pinned one is refused, naming the file and how to install the model")
     func wrongFileRefused() throws {
         let installed = try MeaningModel.installed()

@@ -372,17 +372,25 @@ typedef struct cx_search_request {
     bool keep_fields_in_memory;
     /// The query's vector of meaning (`meaning_dimensions` floats of unit length), or NULL. With
     /// one, a ratio above 0, an order by relevance, and an index of one database holding vectors
-    /// (`CX_SLOT_MEANING`), the results are ranked by words and meaning together: the items the
-    /// query matches ranked by words, and the items its selection holds (the query less the
-    /// plain words of its root: phrases, filters, ranges, exclusions and operators stay) ranked
-    /// by the cosine of their vectors with this one, each scored (1 - r) × its words' percent / 100
-    /// + r × its similarity scaled from 0.15 (0) to the nearest candidate's (1), r being
-    /// `semantic_ratio`. Items found by meaning alone (at least 0.3 near) are counted in the
-    /// total; counts (`facets`) are of the words' matches.
+    /// (`CX_SLOT_MEANING`), the results are ranked by words and meaning together (SPEC §2.4): the
+    /// items the words match, and the items nearest in meaning (a cosine of at least 0.3) among
+    /// those meaning considers: with `meaning_finds`, the query's selection (the query less the
+    /// plain words of its root: phrases stay), else the words' matches. An item the words do not
+    /// match is found by meaning alone only when it stands out of the query's closeness to the
+    /// items considered (at least 0.3 nearer than their mean, ten unrelated items of similarity 0
+    /// counted in), and is then counted in the total.
+    /// Each result is scored (1 - r) × its words' percent / 100 + r × its nearness, the cosine
+    /// scaled from 0.15 (0) to 0.6 (1) for one of the nearest and 0 otherwise, r being
+    /// `semantic_ratio`; its percent is that score × 100, at most 100, never scaled to the page's
+    /// best. Equal scores are ordered as the words order them, then by storage. Counts (`facets`) are
+    /// of the words' matches. Each result says what found it (`cx_results_matched_by`).
     const float *_Nullable meaning;
     uint32_t meaning_dimensions;
     /// From 0 (words only) to 1 (meaning only).
     double semantic_ratio;
+    /// Meaning may find items the words do not match: the query is free text alone (words and
+    /// phrases side by side, no operator, exclusion, field or filter; SPEC §2.4).
+    bool meaning_finds;
     /// Whether a plain word of 5 letters or more also matches the index's words a typo or two
     /// from it, the first letter kept (SPEC §2.1); numbers, identifiers, phrases and field words
     /// match exactly. Not over shards.
@@ -750,11 +758,19 @@ cx_status cx_database_domain_stats(cx_database *_Nullable database, cx_text doma
 cx_status cx_search(cx_database *_Nullable database, const cx_search_request *_Nullable request,
                     cx_results *_Nullable *_Nonnull out, char *_Nullable *_Nullable out_error);
 
+/// What found a result (`cx_results_matched_by`): its words, its meaning, or both.
+enum {
+    CX_MATCHED_BY_WORDS = 1,
+    CX_MATCHED_BY_MEANING = 2,
+};
+
 /// Every accessor below accepts any index: one past the results gives an empty text, zero, or
 /// no ranges, never an error.
 
 /// The number of results held (at most the request's limit).
 size_t cx_results_count(const cx_results *results);
+/// What found result `index`: `CX_MATCHED_BY_WORDS`, `CX_MATCHED_BY_MEANING`, or both.
+uint32_t cx_results_matched_by(const cx_results *results, size_t index);
 /// Whether the plain words matched when any of them did, since no item has every one (`relax`).
 bool cx_results_relaxed(const cx_results *results);
 /// The number of matching items: exact up to 1,000 past the page, estimated beyond; exact when
@@ -840,6 +856,14 @@ uint64_t cx_cursor_digest(const cx_cursor *_Nullable cursor);
 void cx_cursor_free(cx_cursor *_Nullable cursor);
 
 // MARK: - Meaning
+
+/// Which of `count` `words` an item `request` may see now (its domain, scope and time) holds, as
+/// a plain word matches (stemmed, folded, without typos; the request's nodes are not read):
+/// `out_held[i]` for `words[i]`. What a search asks of a word its model of meaning does not know
+/// before embedding it (SPEC §2.4).
+cx_status cx_visible_words(cx_database *_Nullable database, const cx_search_request *_Nullable request,
+                           const cx_text *_Nullable words, size_t count, bool *_Nullable out_held,
+                           char *_Nullable *_Nullable out_error);
 
 /// How many items the index holds, and how many of them have a vector of meaning.
 cx_status cx_database_meaning_counts(cx_database *_Nullable database, uint64_t *out_items, uint64_t *out_with_meaning,

@@ -25,7 +25,9 @@ extension SearchableIndex {
             (readAs, relaxedPhrases) = (words.readAs ?? asWords, true)
             return again
         }
-        let results = raw.hits.map { hit in SearchResult(item: hit.item, score: hit.percent, snippet: hit.snippet) }
+        let results = raw.hits.map { hit in
+            SearchResult(item: hit.item, score: hit.percent, snippet: hit.snippet, matchedBy: hit.matchedBy)
+        }
         var page = SearchResults(
             query: query.text, total: raw.total, offset: query.offset, limit: query.limit,
             suggestion: Self.suggestion(
@@ -44,8 +46,10 @@ extension SearchableIndex {
         var shape = XapianDatabase.SearchShape(
             offset: query.offset, limit: query.limit, relax: reading.relaxable, sort: reading.sort,
             facets: reading.facets, keepFieldsInMemory: keepsFieldsInMemory, typos: query.typos)
-        if let meaning = try Self.meaning(of: query, reading.expression, sort: reading.sort, database) {
+        if let meaning = try Self.meaning(of: query, reading.expression, sort: reading.sort, database, now: now) {
             (shape.meaning, shape.semanticRatio) = meaning
+            // Free text alone may find items by meaning; an explicit operator selects exactly.
+            shape.meaningFinds = reading.relaxable && reading.expression.isFreeText
         }
         return try database.search(
             reading.expression, domain: query.domainIdentifier, scope: query.scope, now: now, shape: shape,

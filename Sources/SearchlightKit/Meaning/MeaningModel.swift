@@ -141,6 +141,46 @@ public final class MeaningModel: Sendable {
     /// ``maximumTokens`` in all.
     public func tokens(_ text: String) -> [Int] { tokenizer.ids(text).map(Int.init) }
 
+    /// What the model reads of a query's `text`, or nil when it reads none of it (SPEC §2.4): its
+    /// words less those in a script other than Latin (the model reads English), provided one of
+    /// them is one piece of the model's vocabulary or held by an item the caller may see (`held`
+    /// answers for a list of words, one answer a word). Made-up words alone are, to the model, a
+    /// handful of pieces without meaning: nil. Beside a known word, an unknown one is read as
+    /// typed (an acronym, a name: its pieces may still mean something). A text of numbers and
+    /// punctuation alone is not read; one the model reads whole comes back as it is.
+    public func readText(of text: String, held: ([String]) throws(SearchlightError) -> [Bool])
+        throws(SearchlightError) -> String?
+    {
+        let words = WordPieceTokenizer.words(of: text)
+        var latin = [Bool](repeating: true, count: words.count)
+        var unknown: [Int] = []
+        var known = false
+        for (index, word) in words.enumerated() where word.contains(where: \.properties.isAlphabetic) {
+            if !word.allSatisfy({ !$0.properties.isAlphabetic || Self.isLatin($0) }) {
+                latin[index] = false
+            } else if tokenizer.holdsWhole(word) {
+                known = true
+            } else {
+                unknown.append(index)
+            }
+        }
+        if !known, !unknown.isEmpty {
+            known = try held(unknown.map { String(String.UnicodeScalarView(words[$0])) }).contains(true)
+        }
+        guard known else { return nil }
+        guard latin.contains(false) else { return text }
+        return zip(words, latin).filter(\.1).map { String(String.UnicodeScalarView($0.0)) }.joined(separator: " ")
+    }
+
+    /// Whether a letter is of the Latin script, once lower-cased and stripped of its accents as
+    /// the tokenizer reads it.
+    static func isLatin(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0..<0x250, 0x1E00...0x1EFF, 0x2C60...0x2C7F, 0xA720...0xA7FF, 0xAB30...0xAB6F, 0xFF21...0xFF5A: true
+        default: false
+        }
+    }
+
     /// The unit vectors of `texts`, in their order, each text read up to ``maximumTokens`` tokens.
     ///
     /// Texts are encoded together, about 4,096 tokens a call: one call's texts share

@@ -147,14 +147,17 @@ extension SearchableIndex {
 extension SearchableIndex {
     /// The vector of meaning a search of `query` ranks by, and the ratio it weighs it by; nil for
     /// a search by words alone: a ratio of 0, no free text, an order other than relevance, an
-    /// index of shards or without vectors, or, for a query that names no ratio, no model.
+    /// index of shards or without vectors, text the model does not read
+    /// (``MeaningModel/readText(of:held:)``: the items the caller may see at `now` answer for the
+    /// words it does not know), or, for a query that names no ratio, no model.
     ///
     /// - Throws: for a query that names a ratio above 0,
     ///   ``SearchlightError/Code/meaningUnavailable`` when the model is not installed or the index
     ///   holds items but no vectors, ``SearchlightError/Code/meaningModelMismatch`` when another
     ///   model made them.
     static func meaning(
-        of query: SearchQuery, _ expression: QueryExpression, sort: [IndexSortKey], _ database: XapianDatabase
+        of query: SearchQuery, _ expression: QueryExpression, sort: [IndexSortKey], _ database: XapianDatabase,
+        now: Int64
     ) throws(SearchlightError) -> (vector: [Float], ratio: Double)? {
         let asked = query.semanticRatio != nil
         let ratio = query.semanticRatio ?? SearchQuery.defaultSemanticRatio
@@ -186,7 +189,11 @@ extension SearchableIndex {
             guard asked else { return nil }
             throw error
         }
-        return (try model.vectors([text])[0], ratio)
+        let read = try model.readText(of: text) { words throws(SearchlightError) in
+            try database.visibleWords(words, domain: query.domainIdentifier, scope: query.scope, now: now)
+        }
+        guard let read else { return nil }
+        return (try model.vectors([read])[0], ratio)
     }
 
     /// The items nearest in meaning to the item with this identifier (as ``item(withIdentifier:domainIdentifier:now:)``
@@ -223,7 +230,9 @@ extension SearchableIndex {
         }
         return SearchResults(
             query: query.text, total: raw.total, offset: query.offset, limit: query.limit, suggestion: nil,
-            results: raw.hits.map { SearchResult(item: $0.item, score: $0.percent, snippet: $0.snippet) },
+            results: raw.hits.map {
+                SearchResult(item: $0.item, score: $0.percent, snippet: $0.snippet, matchedBy: $0.matchedBy)
+            },
             relaxed: false, facets: [])
     }
 }

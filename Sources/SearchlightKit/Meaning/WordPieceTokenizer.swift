@@ -55,6 +55,13 @@ struct WordPieceTokenizer: Sendable {
         return ids
     }
 
+    /// Whether the vocabulary holds `word` (one of ``words(of:)``) whole, as one piece.
+    func holdsWhole(_ word: [Unicode.Scalar]) -> Bool {
+        var piece = ""
+        piece.unicodeScalars.append(contentsOf: word)
+        return vocabulary[piece] != nil
+    }
+
     /// The words of `text`, normalized as BERT's normalizer does and split as its pre-tokenizer does.
     static func words(of text: String) -> [[Unicode.Scalar]] {
         var words: [[Unicode.Scalar]] = []

@@ -14,8 +14,25 @@ public struct SearchResult: Sendable, Hashable, Encodable {
     public var score: Int
     /// The description around the matches. JSON carries it as HTML, each match in `<mark>`.
     public var snippet: Snippet
+    /// What found the item: its words, its meaning (docs/reference.md, *Meaning*), or both. JSON
+    /// carries it as `matchedBy`, a list of `"words"` and `"meaning"`.
+    public var matchedBy: MatchedBy
 
-    init(item: SearchableItem, score: Int, snippet: Snippet) {
+    /// What found a result.
+    public struct MatchedBy: OptionSet, Sendable, Hashable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+
+        /// The query's words match the item.
+        public static let words = MatchedBy(rawValue: 1)
+        /// The item is near the query in meaning.
+        public static let meaning = MatchedBy(rawValue: 2)
+
+        /// Its names, as JSON lists them.
+        public var names: [String] { (contains(.words) ? ["words"] : []) + (contains(.meaning) ? ["meaning"] : []) }
+    }
+
+    init(item: SearchableItem, score: Int, snippet: Snippet, matchedBy: MatchedBy = .words) {
         let object = item.object
         canonicalIdentifier = object.canonicalIdentifier
         domain = item.domainIdentifier
@@ -28,11 +45,12 @@ public struct SearchResult: Sendable, Hashable, Encodable {
         expirationDate = object.expirationDate
         self.score = score
         self.snippet = snippet
+        self.matchedBy = matchedBy
     }
 
     enum CodingKeys: String, CodingKey {
         case canonicalIdentifier, domain, title, contentDescription, keywords, canonicalUrl, imageUrl
-        case contentIndexMode, expirationDate, score, snippet
+        case contentIndexMode, expirationDate, score, matchedBy, snippet
     }
 
     /// Every key is written, `null` where a field is absent.
@@ -48,6 +66,7 @@ public struct SearchResult: Sendable, Hashable, Encodable {
         try container.encode(contentIndexMode, forKey: .contentIndexMode)
         try container.encode(expirationDate, forKey: .expirationDate)
         try container.encode(score, forKey: .score)
+        try container.encode(matchedBy.names, forKey: .matchedBy)
         try container.encode(snippet.html, forKey: .snippet)
     }
 }

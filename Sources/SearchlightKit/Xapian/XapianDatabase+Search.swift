@@ -6,6 +6,7 @@ extension XapianDatabase {
             var item: SearchableItem
             var percent: Int
             var snippet: Snippet
+            var matchedBy: SearchResult.MatchedBy
         }
         var total: Int
         /// `total` is an estimate (``SearchResults/totalIsEstimate``).
@@ -35,6 +36,9 @@ extension XapianDatabase {
         var semanticRatio = 0.0
         /// Words also find the words a typo from them (``SearchQuery/typos``).
         var typos = false
+        /// Meaning may find items the words do not match: the query is free text alone
+        /// (``QueryExpression/isFreeText``).
+        var meaningFinds = false
     }
 
     func search(
@@ -44,6 +48,41 @@ extension XapianDatabase {
         try run(expression, domain: domain, scope: scope, now: now, shape: shape, decode: decode) {
             handle, request, results, error in cx_search(handle, request, results, error)
         }
+    }
+
+    /// Which of `words` an item the caller (`domain`, `scope`) may see at `now` holds, as a plain
+    /// word matches them (without typos): one answer a word.
+    func visibleWords(_ words: [String], domain: String?, scope: SearchQuery.Scope, now: Int64)
+        throws(SearchlightError) -> [Bool]
+    {
+        guard !words.isEmpty else { return [] }
+        let handle = try open()
+        var arena = TextArena()
+        let ranges = words.map { arena.add($0) }
+        let domainRange = arena.add(domain ?? "")
+        var held = [Bool](repeating: false, count: words.count)
+        try arena.withTexts { texts throws(SearchlightError) in
+            let node = cx_query_node(
+                kind: CX_NODE_ALL, field: CX_FIELD_ANY, text: cx_text(), child_count: 0, slot: 0, low: 0, high: 0,
+                radius: 0)
+            try withUnsafePointer(to: node) { root throws(SearchlightError) in
+                var request = cx_search_request(
+                    nodes: root, node_count: 1, domain: texts.text(domainRange), all_domains: domain == nil,
+                    scope: scope.cScope, now_ms: now, offset: 0, limit: 0, relax: false, sort_keys: nil,
+                    sort_key_count: 0, facets: nil, facet_count: 0, keep_fields_in_memory: false, meaning: nil,
+                    meaning_dimensions: 0, semantic_ratio: 0, meaning_finds: false, typos: false)
+                let texts = ranges.map { texts.text($0) }
+                try texts.withUnsafeBufferPointer { buffer throws(SearchlightError) in
+                    try held.withUnsafeMutableBufferPointer { answers throws(SearchlightError) in
+                        try check { error in
+                            cx_visible_words(
+                                handle, &request, buffer.baseAddress, buffer.count, answers.baseAddress, error)
+                        }
+                    }
+                }
+            }
+        }
+        return held
     }
 
     /// The items nearest in meaning to the item (`itemDomain`, `identifier`) among those the
@@ -116,7 +155,7 @@ extension XapianDatabase {
                                 facet_count: facetBuffer.count, keep_fields_in_memory: shape.keepFieldsInMemory,
                                 meaning: meaning.isEmpty ? nil : meaning.baseAddress,
                                 meaning_dimensions: UInt32(meaning.count), semantic_ratio: shape.semanticRatio,
-                                typos: shape.typos)
+                                meaning_finds: shape.meaningFinds, typos: shape.typos)
                             try check { error in call(handle, &request, &results, error) }
                         }
                     }
@@ -133,8 +172,8 @@ extension XapianDatabase {
             let item = try decode(cx_results_data(results, index).bytes)
             raw.hits.append(
                 RawResults.Hit(
-                    item: item, percent: Int(cx_results_percent(results, index)), snippet: Self.snippet(results, index))
-            )
+                    item: item, percent: Int(cx_results_percent(results, index)), snippet: Self.snippet(results, index),
+                    matchedBy: .init(rawValue: Int(cx_results_matched_by(results, index)))))
         }
         for index in 0..<cx_results_correction_count(results) {
             guard let location = tree.wordLocation(node: Int(cx_results_correction_node(results, index))) else {
