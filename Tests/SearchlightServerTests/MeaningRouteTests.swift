@@ -65,6 +65,31 @@ struct MeaningRouteTests {
         }
     }
 
+    @Test("matchedBy says what found each result; made-up words and an explicit AND find nothing by meaning")
+    func matchedBy() async throws {
+        try await withMeaningRouter { client in
+            let found = try await client.execute(
+                uri: "/v1/search?q=kettle%20for%20boiling&semanticRatio=0.5", method: .get)
+            let results = try json(found)["results"] as? [[String: Any]] ?? []
+            let matched = Dictionary(
+                results.map { ($0["canonicalIdentifier"] as? String ?? "", $0["matchedBy"] as? [String] ?? []) },
+                uniquingKeysWith: { first, _ in first })
+            #expect(matched["kettle"] == ["words", "meaning"], "\(matched)")
+            #expect(matched["teapot"] == ["meaning"], "\(matched)")
+            // Absolute: found by meaning alone at ratio 0.5, at most half of 100.
+            let teapot = results.first { $0["canonicalIdentifier"] as? String == "teapot" }
+            #expect((teapot?["score"] as? Int ?? 100) <= 50)
+            for query in ["blorft", "zxqvpl", "%E7%83%A7%E6%B0%B4%E5%A3%B6", "kettle%20AND%20bicycle"] {
+                let response = try await client.execute(uri: "/v1/search?q=\(query)&semanticRatio=1", method: .get)
+                #expect(response.status == .ok)
+                #expect(try json(response)["total"] as? Int == 0, "\(query)")
+            }
+            let near = try await client.execute(uri: "/v1/items/kettle/similar", method: .get)
+            let nearBy = (try json(near)["results"] as? [[String: Any]] ?? []).map { $0["matchedBy"] as? [String] }
+            #expect(!nearBy.isEmpty && nearBy.allSatisfy { $0 == ["meaning"] })
+        }
+    }
+
     @Test("GET /v1/items/{id}/similar: the nearest items the caller may see; an item it may not see is 404")
     func similar() async throws {
         try await withMeaningRouter { client in

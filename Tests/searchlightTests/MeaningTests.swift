@@ -62,6 +62,33 @@ struct MeaningTests {
         #expect(hidden.status == 1 && hidden.stderr.contains("No item"), "\(hidden.stderr)")
     }
 
+    @Test("made-up words and an explicit AND find nothing by meaning; JSON says what found each result")
+    func meaningWithNothingToSay() throws {
+        let workspace = try Workspace()
+        let file = try writeKitchen(workspace)
+        #expect(try workspace.run(["index", file], environment: withMeaning).status == 0)
+        for text in ["blorft", "zxqvpl", "烧水的壶", "kettle AND bicycle"] {
+            let found = try workspace.run(
+                ["search", "--json", "--semantic-ratio", "1", "--", text], environment: withMeaning)
+            #expect(found.status == 0, "\(found.stderr)")
+            #expect(try found.object()["total"] as? Int == 0, "\(text): \(found.stdout)")
+        }
+        let found = try workspace.run(
+            ["search", "--json", "--semantic-ratio", "0.5", "--", "kettle for boiling"], environment: withMeaning)
+        let results = try found.object()["results"] as? [[String: Any]] ?? []
+        let teapot = results.first { $0["canonicalIdentifier"] as? String == "teapot" }
+        #expect(teapot?["matchedBy"] as? [String] == ["meaning"], "\(found.stdout)")
+        let kettle = results.first { $0["canonicalIdentifier"] as? String == "kettle" }
+        #expect(kettle?["matchedBy"] as? [String] == ["words", "meaning"], "\(found.stdout)")
+        // The text output marks what meaning alone found.
+        let text = try workspace.run(
+            ["search", "--semantic-ratio", "0.5", "--", "kettle for boiling"], environment: withMeaning)
+        let teapotLines = text.stdout.split(separator: "\n").drop { !$0.contains("Porcelain teapot") }.prefix(2)
+        #expect(teapotLines.last?.contains("by meaning") == true, "\(text.stdout)")
+        let kettleLines = text.stdout.split(separator: "\n").drop { !$0.contains("Copper kettle") }.prefix(2)
+        #expect(kettleLines.last?.contains("by meaning") == false, "\(text.stdout)")
+    }
+
     @Test("words first, meaning later: --no-meaning, then embed; a ratio asked of an index without vectors says so")
     func embedLater() throws {
         let workspace = try Workspace()
