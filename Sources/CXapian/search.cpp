@@ -499,13 +499,15 @@ cx_status cx_search_similar(cx_database *database, const cx_search_request *requ
 
 bool cx_results_unembedded(const cx_results *results) { return results->unembedded; }
 
-cx_status cx_visible_words(cx_database *database, const cx_search_request *request, const cx_text *words, size_t count,
-                           bool *out_held, char **out_error) {
+cx_status cx_read_words(cx_database *database, const cx_search_request *request, const cx_text *words, size_t count,
+                        bool *out_held, char **out_corrections, char **out_error) {
     if (cx_status status = cx::require_open(database, out_error)) return status;
-    if (request == nullptr || (count > 0 && (words == nullptr || out_held == nullptr)))
+    if (request == nullptr || (count > 0 && (words == nullptr || out_held == nullptr || out_corrections == nullptr)))
         return cx::fail(CX_ERR_INVALID_ARGUMENT, "no request, words or answers", out_error);
     if (!database->format_error.empty()) return cx::fail(database->format_status, database->format_error, out_error);
-    return cx::with_retries(database, out_error, [&] {
+    std::vector<std::unique_ptr<char, decltype(&std::free)>> corrections;
+    cx_status status = cx::with_retries(database, out_error, [&] {
+        corrections.clear();
         const std::shared_ptr<cx::Snapshot> snapshot = cx::snapshot(*database);
         for (size_t i = 0; i < count; ++i) {
             cx_query_node word{};
@@ -514,8 +516,14 @@ cx_status cx_visible_words(cx_database *database, const cx_search_request *reque
             word.text = words[i];
             const cx::BuiltQuery built = cx::build_query(*database, *snapshot, &word, 1);
             out_held[i] = cx::matches_visible_item(*database, *snapshot, *request, built.query);
+            const std::string correction =
+                out_held[i] ? std::string() : cx::visible_correction(*database, *snapshot, *request, cx::str(words[i]));
+            corrections.emplace_back(correction.empty() ? nullptr : cx::copy_bytes(correction), &std::free);
         }
     });
+    if (status != CX_OK) return status;
+    for (size_t i = 0; i < count; ++i) out_corrections[i] = corrections[i].release();
+    return CX_OK;
 }
 
 size_t cx_results_count(const cx_results *results) { return results->data.size(); }

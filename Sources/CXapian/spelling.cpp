@@ -37,6 +37,16 @@ const NearWords &spelling_words(cx_database &database, Snapshot &snapshot) {
     return *snapshot.spelling;
 }
 
+/// The first of `ranked` (unprefixed terms) that an item `request` may see holds, of the first
+/// `most_checked`, or empty.
+std::string first_visible(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
+                          const std::vector<std::string> &ranked) {
+    for (size_t i = 0; i < ranked.size() && i < most_checked; ++i) {
+        if (matches_visible_item(database, snapshot, request, Xapian::Query(ranked[i]))) return ranked[i];
+    }
+    return std::string();
+}
+
 }  // namespace
 
 bool matches_visible_item(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
@@ -49,14 +59,12 @@ bool matches_visible_item(cx_database &database, Snapshot &snapshot, const cx_se
 std::string visible_suggestion(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
                                const std::string &word) {
     // The spelling table holds title words, and a title word is an unprefixed term in every format.
-    const auto visible = [&](const std::string &candidate) {
-        return matches_visible_item(database, snapshot, request, Xapian::Query(candidate));
-    };
-    const std::vector<std::string> ranked = spelling_words(database, snapshot).near(word);
-    for (size_t i = 0; i < ranked.size() && i < most_checked; ++i) {
-        if (visible(ranked[i])) return ranked[i];
-    }
-    return std::string();
+    return first_visible(database, snapshot, request, spelling_words(database, snapshot).near(word));
+}
+
+std::string visible_correction(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
+                               const std::string &word) {
+    return first_visible(database, snapshot, request, text_words(database.reader, snapshot)->near(word));
 }
 
 }  // namespace cx

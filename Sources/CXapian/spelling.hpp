@@ -16,4 +16,10 @@ bool matches_visible_item(cx_database &database, Snapshot &snapshot, const cx_se
 std::string visible_suggestion(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
                                const std::string &word);
 
+/// The word of the items' text (`text_words`) within the rules of typos that an item `request` may
+/// see holds, nearest then the most frequent, for `word` (folded), or empty: what a search by
+/// meaning reads in place of a word no item holds (`cx_read_words`).
+std::string visible_correction(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
+                               const std::string &word);
+
 }  // namespace cx

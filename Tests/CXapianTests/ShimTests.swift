@@ -283,6 +283,48 @@ struct ShimTests {
         cx_name_list_free(nil)
     }
 
+    @Test("cx_read_words: held, corrected by a typo, or neither, only from the items the caller may see")
+    func readWords() throws {
+        let (database, _, _) = open(TemporaryFolder.path + "/db", CX_OPEN_WRITE)
+        let writer = try #require(database)
+        defer { cx_database_free(writer) }
+        #expect(store(writer, id: "p", title: "Copper kettle", public: true) == CX_OK)
+        #expect(store(writer, id: "s", title: "Zorblax heater", public: false) == CX_OK)
+        func read(_ words: [String], as domain: String) -> [String] {
+            let bytes = (words + [domain]).map { Array($0.utf8) }
+            func texts(_ index: Int, _ done: [cx_text], _ body: ([cx_text]) -> [String]) -> [String] {
+                guard index < bytes.count else { return body(done) }
+                return bytes[index].withUnsafeBufferPointer { buffer in
+                    buffer.withMemoryRebound(to: CChar.self) {
+                        texts(index + 1, done + [cx_text(data: $0.baseAddress, length: $0.count)], body)
+                    }
+                }
+            }
+            return texts(0, []) { all in
+                var node = cx_query_node(
+                    kind: CX_NODE_ALL, field: CX_FIELD_ANY, text: cx_text(), child_count: 0, slot: 0, low: 0, high: 0,
+                    radius: 0)
+                var request = cx_search_request(
+                    nodes: &node, node_count: 1, domain: all.last!, all_domains: false, scope: CX_SCOPE_ALL,
+                    now_ms: 0, offset: 0, limit: 0, relax: false, sort_keys: nil, sort_key_count: 0, facets: nil,
+                    facet_count: 0, keep_fields_in_memory: false, meaning: nil, meaning_dimensions: 0,
+                    semantic_ratio: 0, meaning_finds: false, typos: false)
+                var held = [Bool](repeating: false, count: words.count)
+                var corrections = [UnsafeMutablePointer<CChar>?](repeating: nil, count: words.count)
+                let status = call { cx_read_words(writer, &request, all, words.count, &held, &corrections, $0) }.status
+                #expect(status == CX_OK)
+                defer { corrections.forEach { cx_string_free($0) } }
+                return zip(held, corrections).map { $0 ? "held" : $1.map { String(cString: $0) } ?? "-" }
+            }
+        }
+        let words = ["kettle", "kettel", "zorblax", "zorblaxx", "blorft"]
+        // Another domain sees the public kettle only: the private item's word is neither held nor
+        // offered as a correction.
+        #expect(read(words, as: "other") == ["held", "kettle", "-", "-", "-"])
+        #expect(read(words, as: "app") == ["held", "kettle", "held", "zorblax", "-"])
+        #expect(read([], as: "app").isEmpty)
+    }
+
     @Test("NULL handles are refused or ignored, never dereferenced")
     func nullHandling() {
         cx_database_free(nil)

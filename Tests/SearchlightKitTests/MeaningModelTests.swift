@@ -67,10 +67,10 @@ struct MeaningModelTests {
     func readText() throws {
         let model = try MeaningModel.installed()
         var asked: [[String]] = []
-        func read(_ text: String, held: Set<String> = []) throws -> String? {
+        func read(_ text: String, held: Set<String> = [], corrected: [String: String] = [:]) throws -> String? {
             try model.readText(of: text) { words in
                 asked.append(words)
-                return words.map(held.contains)
+                return words.map { held.contains($0) ? .held : corrected[$0].map { .corrected($0) } ?? .unknown }
             }
         }
         // Read whole: returned as typed, and the index is not asked.
@@ -82,7 +82,10 @@ struct MeaningModelTests {
         #expect(asked == [["blorft"], ["zxqvpl"]])
         // Beside a known word, an unknown one is read as typed, without asking the index.
         #expect(try read("blorft kettle") == "blorft kettle")
-        #expect(asked.count == 2)
+        #expect(asked.last == ["blorft"])
+        // A typo is read as the word of the index it stands for.
+        #expect(try read("Where is the spotlght index?", corrected: ["spotlght": "spotlight"]) == "where is the spotlight index ?")
+        #expect(try read("spotlght", corrected: ["spotlght": "spotlight"]) == "spotlight")
         // The index's word is read, accents and case folded as the tokenizer folds them.
         #expect(try read("Frobnicätor", held: ["frobnicator"]) == "Frobnicätor")
         // A script the model does not read is left out, without asking the index.

@@ -857,13 +857,16 @@ void cx_cursor_free(cx_cursor *_Nullable cursor);
 
 // MARK: - Meaning
 
-/// Which of `count` `words` an item `request` may see now (its domain, scope and time) holds, as
-/// a plain word matches (stemmed, folded, without typos; the request's nodes are not read):
-/// `out_held[i]` for `words[i]`. What a search asks of a word its model of meaning does not know
-/// before embedding it (SPEC §2.4).
-cx_status cx_visible_words(cx_database *_Nullable database, const cx_search_request *_Nullable request,
-                           const cx_text *_Nullable words, size_t count, bool *_Nullable out_held,
-                           char *_Nullable *_Nullable out_error);
+/// How a search's vector of meaning reads each of `count` `words` (SPEC §2.4; the words its
+/// model's vocabulary lacks, folded as its tokenizer folds them): `out_held[i]` when an item
+/// `request` may see now (its domain, scope and time; its nodes are not read) holds `words[i]` as a
+/// plain word matches it (stemmed, without typos); otherwise `out_corrections[i]` is the word a
+/// typo or two from it (the first letter kept, as typos are: nearest, then the most frequent) that
+/// such an item holds, or NULL for none. Each correction is freed with `cx_string_free`; on an
+/// error none is returned.
+cx_status cx_read_words(cx_database *_Nullable database, const cx_search_request *_Nullable request,
+                        const cx_text *_Nullable words, size_t count, bool *_Nullable out_held,
+                        char *_Nullable *_Nullable out_corrections, char *_Nullable *_Nullable out_error);
 
 /// How many items the index holds, and how many of them have a vector of meaning.
 cx_status cx_database_meaning_counts(cx_database *_Nullable database, uint64_t *out_items, uint64_t *out_with_meaning,

@@ -141,35 +141,57 @@ public final class MeaningModel: Sendable {
     /// ``maximumTokens`` in all.
     public func tokens(_ text: String) -> [Int] { tokenizer.ids(text).map(Int.init) }
 
+    /// What the index says of a word the model's vocabulary lacks (``readText(of:lookUp:)``).
+    public enum IndexWord: Sendable, Hashable {
+        /// An item the caller may see holds it.
+        case held
+        /// None does, but one holds this word, a typo or two from it (the first letter kept).
+        case corrected(String)
+        /// Neither.
+        case unknown
+    }
+
     /// What the model reads of a query's `text`, or nil when it reads none of it (SPEC §2.4): its
-    /// words less those in a script other than Latin (the model reads English), provided one of
-    /// them is one piece of the model's vocabulary or held by an item the caller may see (`held`
-    /// answers for a list of words, one answer a word). Made-up words alone are, to the model, a
-    /// handful of pieces without meaning: nil. Beside a known word, an unknown one is read as
-    /// typed (an acronym, a name: its pieces may still mean something). A text of numbers and
-    /// punctuation alone is not read; one the model reads whole comes back as it is.
-    public func readText(of text: String, held: ([String]) throws(SearchlightError) -> [Bool])
+    /// words less those in a script other than Latin (the model reads English), each word the
+    /// vocabulary lacks looked up in the index (`lookUp` answers for a list of words, one answer a
+    /// word): a word no visible item holds but one a typo from it is read as that word, so that a
+    /// typo does not turn a question's meaning into word pieces. Made-up words alone (none of the
+    /// words in the vocabulary, held or corrected) are, to the model, a handful of pieces without
+    /// meaning: nil. Beside a known word, an unknown one is read as typed (an acronym, a name: its
+    /// pieces may still mean something). A text of numbers and punctuation alone is not read; one
+    /// read whole as typed comes back as it is.
+    public func readText(of text: String, lookUp: ([String]) throws(SearchlightError) -> [IndexWord])
         throws(SearchlightError) -> String?
     {
-        let words = WordPieceTokenizer.words(of: text)
-        var latin = [Bool](repeating: true, count: words.count)
+        var words = WordPieceTokenizer.words(of: text)
+        var read = [Bool](repeating: true, count: words.count)
         var unknown: [Int] = []
         var known = false
         for (index, word) in words.enumerated() where word.contains(where: \.properties.isAlphabetic) {
             if !word.allSatisfy({ !$0.properties.isAlphabetic || Self.isLatin($0) }) {
-                latin[index] = false
+                read[index] = false
             } else if tokenizer.holdsWhole(word) {
                 known = true
             } else {
                 unknown.append(index)
             }
         }
-        if !known, !unknown.isEmpty {
-            known = try held(unknown.map { String(String.UnicodeScalarView(words[$0])) }).contains(true)
+        var corrected = false
+        if !unknown.isEmpty {
+            let answers = try lookUp(unknown.map { String(String.UnicodeScalarView(words[$0])) })
+            for (index, answer) in zip(unknown, answers) {
+                switch answer {
+                case .held: known = true
+                case .corrected(let word):
+                    words[index] = Array(word.unicodeScalars)
+                    (known, corrected) = (true, true)
+                case .unknown: break
+                }
+            }
         }
         guard known else { return nil }
-        guard latin.contains(false) else { return text }
-        return zip(words, latin).filter(\.1).map { String(String.UnicodeScalarView($0.0)) }.joined(separator: " ")
+        guard corrected || read.contains(false) else { return text }
+        return zip(words, read).filter(\.1).map { String(String.UnicodeScalarView($0.0)) }.joined(separator: " ")
     }
 
     /// Whether a letter is of the Latin script, once lower-cased and stripped of its accents as

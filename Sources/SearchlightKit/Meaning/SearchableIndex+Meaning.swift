@@ -148,8 +148,8 @@ extension SearchableIndex {
     /// The vector of meaning a search of `query` ranks by, and the ratio it weighs it by; nil for
     /// a search by words alone: a ratio of 0, no free text, an order other than relevance, an
     /// index of shards or without vectors, text the model does not read
-    /// (``MeaningModel/readText(of:held:)``: the items the caller may see at `now` answer for the
-    /// words it does not know), or, for a query that names no ratio, no model.
+    /// (``MeaningModel/readText(of:lookUp:)``: the items the caller may see at `now` answer for
+    /// the words it does not know), or, for a query that names no ratio, no model.
     ///
     /// - Throws: for a query that names a ratio above 0,
     ///   ``SearchlightError/Code/meaningUnavailable`` when the model is not installed or the index
@@ -190,7 +190,7 @@ extension SearchableIndex {
             throw error
         }
         let read = try model.readText(of: text) { words throws(SearchlightError) in
-            try database.visibleWords(words, domain: query.domainIdentifier, scope: query.scope, now: now)
+            try database.readWords(words, domain: query.domainIdentifier, scope: query.scope, now: now)
         }
         guard let read else { return nil }
         return (try model.vectors([read])[0], ratio)

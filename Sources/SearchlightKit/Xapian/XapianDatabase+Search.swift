@@ -50,10 +50,10 @@ extension XapianDatabase {
         }
     }
 
-    /// Which of `words` an item the caller (`domain`, `scope`) may see at `now` holds, as a plain
-    /// word matches them (without typos): one answer a word.
-    func visibleWords(_ words: [String], domain: String?, scope: SearchQuery.Scope, now: Int64)
-        throws(SearchlightError) -> [Bool]
+    /// What the index says of each of `words` for a search by meaning of the caller (`domain`,
+    /// `scope`) at `now`: held by an item it may see, or a typo from a word one holds, or neither.
+    func readWords(_ words: [String], domain: String?, scope: SearchQuery.Scope, now: Int64)
+        throws(SearchlightError) -> [MeaningModel.IndexWord]
     {
         guard !words.isEmpty else { return [] }
         let handle = try open()
@@ -61,6 +61,8 @@ extension XapianDatabase {
         let ranges = words.map { arena.add($0) }
         let domainRange = arena.add(domain ?? "")
         var held = [Bool](repeating: false, count: words.count)
+        var corrections = [UnsafeMutablePointer<CChar>?](repeating: nil, count: words.count)
+        defer { corrections.forEach { cx_string_free($0) } }
         try arena.withTexts { texts throws(SearchlightError) in
             let node = cx_query_node(
                 kind: CX_NODE_ALL, field: CX_FIELD_ANY, text: cx_text(), child_count: 0, slot: 0, low: 0, high: 0,
@@ -74,15 +76,21 @@ extension XapianDatabase {
                 let texts = ranges.map { texts.text($0) }
                 try texts.withUnsafeBufferPointer { buffer throws(SearchlightError) in
                     try held.withUnsafeMutableBufferPointer { answers throws(SearchlightError) in
-                        try check { error in
-                            cx_visible_words(
-                                handle, &request, buffer.baseAddress, buffer.count, answers.baseAddress, error)
+                        try corrections.withUnsafeMutableBufferPointer { corrected throws(SearchlightError) in
+                            try check { error in
+                                cx_read_words(
+                                    handle, &request, buffer.baseAddress, buffer.count, answers.baseAddress,
+                                    corrected.baseAddress, error)
+                            }
                         }
                     }
                 }
             }
         }
-        return held
+        return zip(held, corrections).map { held, correction in
+            if held { return .held }
+            return correction.map { .corrected(String(cString: $0)) } ?? .unknown
+        }
     }
 
     /// The items nearest in meaning to the item (`itemDomain`, `identifier`) among those the
