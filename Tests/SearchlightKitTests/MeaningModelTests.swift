@@ -84,7 +84,9 @@ struct MeaningModelTests {
         #expect(try read("blorft kettle") == "blorft kettle")
         #expect(asked.last == ["blorft"])
         // A typo is read as the word of the index it stands for.
-        #expect(try read("Where is the spotlght index?", corrected: ["spotlght": "spotlight"]) == "where is the spotlight index ?")
+        #expect(
+            try read("Where is the spotlght index?", corrected: ["spotlght": "spotlight"])
+                == "where is the spotlight index ?")
         #expect(try read("spotlght", corrected: ["spotlght": "spotlight"]) == "spotlight")
         // The index's word is read, accents and case folded as the tokenizer folds them.
         #expect(try read("Frobnicätor", held: ["frobnicator"]) == "Frobnicätor")
