@@ -210,7 +210,7 @@ struct SearchCommandTests {
                       {"canonicalIdentifier":"a1","domain":"default","title":"Deep linking explained",
                        "contentDescription":"How deep links open apps.","keywords":["deep linking"],
                        "canonicalUrl":null,"imageUrl":null,"contentIndexMode":"public",
-                       "expirationDate":\(fixtureExpiry),"score":100,
+                       "expirationDate":\(fixtureExpiry),"score":100,"matchedBy":["words"],
                        "snippet":"How <mark>deep</mark> links open apps."}],"relaxed":false}
                     """))
     }
