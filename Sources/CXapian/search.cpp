@@ -348,24 +348,20 @@ Xapian::doccount run_hybrid(cx_database &database, cx_database *keeping, cx::Sna
     }
     if (request.facet_count == 0) results.total = total;
 
-    struct Ranked {
-        Xapian::docid id;
-        double score;
-        const Candidate *candidate;
+    std::vector<std::pair<Xapian::docid, Candidate>> ranked(candidates.begin(), candidates.end());
+    const auto score = [ratio](const Candidate &candidate) {
+        return (1 - ratio) * candidate.words + ratio * candidate.nearness;
     };
-    std::vector<Ranked> ranked;
-    ranked.reserve(candidates.size());
-    for (const auto &[id, candidate] : candidates)
-        ranked.push_back({id, (1 - ratio) * candidate.words + ratio * candidate.nearness, &candidate});
-    std::sort(ranked.begin(), ranked.end(), [](const Ranked &a, const Ranked &b) {
-        if (a.score != b.score) return a.score > b.score;
-        if (a.candidate->weight != b.candidate->weight) return a.candidate->weight > b.candidate->weight;
-        return a.id < b.id;
+    std::sort(ranked.begin(), ranked.end(), [&](const auto &a, const auto &b) {
+        const double first = score(a.second), second = score(b.second);
+        if (first != second) return first > second;
+        if (a.second.weight != b.second.weight) return a.second.weight > b.second.weight;
+        return a.first < b.first;
     });
     for (size_t i = request.offset; i < ranked.size() && i < size_t(request.offset) + request.limit; ++i) {
-        const int32_t percent = int32_t(std::lround(100 * std::min(1.0, ranked[i].score)));
-        add_result(results, reader.get_document(ranked[i].id), std::max(1, percent), built, false,
-                   ranked[i].candidate->matched_by);
+        const int32_t percent = int32_t(std::lround(100 * std::min(1.0, score(ranked[i].second))));
+        add_result(results, reader.get_document(ranked[i].first), std::max(1, percent), built, false,
+                   ranked[i].second.matched_by);
     }
     return word_matches;
 }
