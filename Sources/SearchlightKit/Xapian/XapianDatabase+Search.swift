@@ -64,24 +64,20 @@ extension XapianDatabase {
         var corrections = [UnsafeMutablePointer<CChar>?](repeating: nil, count: words.count)
         defer { corrections.forEach { cx_string_free($0) } }
         try arena.withTexts { texts throws(SearchlightError) in
-            let node = cx_query_node(
-                kind: CX_NODE_ALL, field: CX_FIELD_ANY, text: cx_text(), child_count: 0, slot: 0, low: 0, high: 0,
-                radius: 0)
-            try withUnsafePointer(to: node) { root throws(SearchlightError) in
-                var request = cx_search_request(
-                    nodes: root, node_count: 1, domain: texts.text(domainRange), all_domains: domain == nil,
-                    scope: scope.cScope, now_ms: now, offset: 0, limit: 0, relax: false, sort_keys: nil,
-                    sort_key_count: 0, facets: nil, facet_count: 0, keep_fields_in_memory: false, meaning: nil,
-                    meaning_dimensions: 0, semantic_ratio: 0, meaning_finds: false, typos: false)
-                let texts = ranges.map { texts.text($0) }
-                try texts.withUnsafeBufferPointer { buffer throws(SearchlightError) in
-                    try held.withUnsafeMutableBufferPointer { answers throws(SearchlightError) in
-                        try corrections.withUnsafeMutableBufferPointer { corrected throws(SearchlightError) in
-                            try check { error in
-                                cx_read_words(
-                                    handle, &request, buffer.baseAddress, buffer.count, answers.baseAddress,
-                                    corrected.baseAddress, error)
-                            }
+            // What the caller may see, and when: the words are not a query, and no node is read.
+            var request = cx_search_request()
+            request.domain = texts.text(domainRange)
+            request.all_domains = domain == nil
+            request.scope = scope.cScope
+            request.now_ms = now
+            let texts = ranges.map { texts.text($0) }
+            try texts.withUnsafeBufferPointer { buffer throws(SearchlightError) in
+                try held.withUnsafeMutableBufferPointer { answers throws(SearchlightError) in
+                    try corrections.withUnsafeMutableBufferPointer { corrected throws(SearchlightError) in
+                        try check { error in
+                            cx_read_words(
+                                handle, &request, buffer.baseAddress, buffer.count, answers.baseAddress,
+                                corrected.baseAddress, error)
                         }
                     }
                 }
