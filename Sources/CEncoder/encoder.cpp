@@ -9,7 +9,8 @@
 // (at most `most_workers`), each encoded on a thread of its own with its own scratch space, and
 // OpenBLAS runs single-threaded inside each: so the steps between the products (attention's small
 // products, softmax, GELU, layer norms) run in parallel too, and no BLAS thread spins waiting for
-// the next product.
+// the next product. Calls on different threads run at once (a service's readers embedding their
+// queries): the weights are only read, and each call takes its scratch spaces from a pool.
 //
 // OpenBLAS and OpenSSL's libcrypto are loaded when a model is first loaded (`libraries`), not
 // when the program starts: loading OpenBLAS starts its threads and takes about 3 ms, which every
@@ -27,6 +28,7 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -173,9 +175,38 @@ void softmax_rows(float *values, size_t rows, size_t width) {
 
 }  // namespace
 
-/// One worker's scratch space, grown to the largest group it has encoded.
+/// One group's scratch space, grown to the largest group it has encoded.
 struct Scratch {
     std::vector<float> hidden, qkv, context, intermediate, scores;
+};
+
+/// The scratch spaces no call is using. A call takes one for each of its groups and gives them
+/// back, so that calls on different threads run at once, each in space of its own; the spaces a
+/// busy moment made are kept for the next (as many as calls have ever run at once).
+class ScratchPool {
+  public:
+    std::vector<std::unique_ptr<Scratch>> take(size_t count) {
+        std::vector<std::unique_ptr<Scratch>> taken;
+        {
+            std::lock_guard<std::mutex> hold(lock_);
+            while (taken.size() < count && !free_.empty()) {
+                taken.push_back(std::move(free_.back()));
+                free_.pop_back();
+            }
+        }
+        while (taken.size() < count) taken.push_back(std::make_unique<Scratch>());
+        return taken;
+    }
+
+    void give(std::vector<std::unique_ptr<Scratch>> &spaces) {
+        std::lock_guard<std::mutex> hold(lock_);
+        for (std::unique_ptr<Scratch> &space : spaces) free_.push_back(std::move(space));
+        spaces.clear();
+    }
+
+  private:
+    std::mutex lock_;
+    std::vector<std::unique_ptr<Scratch>> free_;
 };
 
 /// The most threads one call encodes on.
@@ -185,8 +216,9 @@ struct ce_encoder {
     ce_shape shape;
     const float *word, *position, *token_type, *norm_weight, *norm_bias;
     std::vector<Layer> layers;
-    std::vector<Scratch> scratch =
-        std::vector<Scratch>(std::clamp<size_t>(std::thread::hardware_concurrency(), 1, most_workers));
+    /// How many groups a call's texts are split into at most: one per core.
+    size_t workers = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, most_workers);
+    ScratchPool scratch;
 
     const float *weight(ce_weight_lookup lookup, void *context_, const std::string &name, size_t count) {
         size_t found = 0;
@@ -246,7 +278,7 @@ struct ce_encoder {
                 throw invalid_argument("Token id " + std::to_string(ids[i]) + " is not in the model's vocabulary");
 
         // Contiguous groups of texts of about `tokens / workers` tokens each.
-        const size_t workers = std::min(count, scratch.size());
+        const size_t workers = std::min(count, this->workers);
         std::vector<size_t> starts{0};
         std::vector<size_t> firsts{0};
         for (size_t text = 0, seen = 0; text < count && starts.size() < workers; ++text) {
@@ -259,9 +291,15 @@ struct ce_encoder {
         starts.push_back(count);
         const size_t groups = starts.size() - 1;
         const size_t h = size_t(shape.hidden);
+        std::vector<std::unique_ptr<Scratch>> spaces = scratch.take(groups);
+        struct GiveBack {
+            ScratchPool &pool;
+            std::vector<std::unique_ptr<Scratch>> &spaces;
+            ~GiveBack() { pool.give(spaces); }
+        } give_back{scratch, spaces};
         const auto run = [&](size_t group) {
             encode_group(ids + firsts[group], lengths + starts[group], starts[group + 1] - starts[group],
-                         out + starts[group] * h, scratch[group]);
+                         out + starts[group] * h, *spaces[group]);
         };
         if (groups == 1) {
             run(0);

@@ -1,5 +1,6 @@
 import Foundation
 import SearchlightKit
+import Synchronization
 import Testing
 
 /// The reference runtime's figures for the same texts (Benchmarks/reference_embedding.py fixtures):
@@ -52,6 +53,56 @@ struct MeaningModelTests {
         // One text alone gives the vector it gets among others.
         let alone = try model.vectors([cases[1].text])[0]
         #expect(cosine(alone, vectors[1]) > 0.99999)
+    }
+
+    @Test(
+        "threads embed with one model at once, and queries asked at once in batches, each text getting its own vector")
+    func threadsAtOnce() throws {
+        let model = try MeaningModel.installed()
+        let texts = [
+            "a pot to boil water for tea", "Copper kettle, 1.7 litres", "Mountain bike with 21 gears",
+            "where to sit and read", "deep linking opens the browser instead of the app",
+            String(repeating: "a long description of a walking shoe ", count: 20), "café crème", "",
+        ]
+        let alone = try texts.map { try model.vectors([$0])[0] }
+        // Eight threads, each its text ten times, and one whole batch beside them: each call in
+        // scratch space of its own, while the others run.
+        let results = Mutex<[Int: [[Float]]]>([:])
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: texts.count + 1) { index in
+            do {
+                let vectors =
+                    index == texts.count
+                    ? try model.vectors(texts) : try (0..<10).map { _ in try model.vectors([texts[index]])[0] }
+                results.withLock { $0[index] = vectors }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty)
+        let found = results.withLock { $0 }
+        for (index, text) in texts.enumerated() {
+            #expect(found[index]?.allSatisfy { $0 == alone[index] } == true, "text: \(text.prefix(40))")
+            // In a batch, a text's vector is the same but for the rounding of its products.
+            #expect((found[texts.count]?[index]).map { cosine($0, alone[index]) > 0.99999 } == true)
+        }
+        // Queries asked at once are embedded in batches, each answered with its own text's vector.
+        let queried = Mutex<[Int: [[Float]]]>([:])
+        DispatchQueue.concurrentPerform(iterations: texts.count) { index in
+            do {
+                let vectors = try (0..<10).map { _ in try model.queryVector(texts[index]) }
+                queried.withLock { $0[index] = vectors }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty)
+        let answers = queried.withLock { $0 }
+        for (index, text) in texts.enumerated() {
+            #expect(answers[index]?.count == 10)
+            #expect(
+                answers[index]?.allSatisfy { cosine($0, alone[index]) > 0.99999 } == true, "text: \(text.prefix(40))")
+        }
     }
 
     @Test("meaning ranks a paraphrase above an unrelated text")

@@ -8,7 +8,7 @@
 // each failure is a status with a `malloc`-ed message the caller frees with `ce_string_free`.
 //
 // OpenBLAS and libcrypto are loaded with the first model (`ce_encoder_create`), not with the
-// program. An encoder is used by one thread at a time; encoders apart may run in parallel.
+// program. Threads may use one encoder at once: each call works in scratch space of its own.
 
 #ifndef CENCODER_H
 #define CENCODER_H

