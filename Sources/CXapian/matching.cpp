@@ -102,13 +102,6 @@ double scale_factor(const Query &query) {
     return std::strtod(description.c_str() + 6, nullptr);
 }
 
-unsigned leaf_wqf(const Query &leaf) {
-    const std::string description = leaf.get_description();
-    const size_t hash = description.rfind('#');
-    if (hash == std::string::npos) return 1;
-    return unsigned(std::max(1L, std::strtol(description.c_str() + hash + 1, nullptr, 10)));
-}
-
 std::optional<std::string> wildcard_pattern(const Query &query) {
     const std::string description = query.get_description();
     const std::string start = "Query(WILDCARD ";

@@ -3,6 +3,7 @@
 // tells that Xapian 1.4 has no accessor for.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <xapian.h>
@@ -35,9 +36,9 @@ void set_counting_query(Xapian::Enquire &enquire, const Xapian::Database &reader
 /// the same double.
 double scale_factor(const Xapian::Query &query);
 
-/// A term leaf's frequency in the query (its wqf): `Query(word#2@1)` for 2, 1 when its description
-/// names none.
-unsigned leaf_wqf(const Xapian::Query &leaf);
+/// A term leaf's frequency in the query (its wqf), at least 1: what Xapian gives as a leaf's length
+/// (`Query::get_length`, the sum of the wqfs of a query's terms).
+inline unsigned leaf_wqf(const Xapian::Query &leaf) { return std::max(1u, unsigned(leaf.get_length())); }
 
 /// The pattern of an `OP_WILDCARD` query, from its description ("Query(WILDCARD SYNONYM foo)").
 std::optional<std::string> wildcard_pattern(const Xapian::Query &query);

@@ -26,12 +26,14 @@
 
 struct cx_results {
     uint64_t total = 0;
-    std::vector<std::string> data;
-    std::vector<int32_t> percents;
-    /// What found each result (`CX_MATCHED_BY_WORDS`, `CX_MATCHED_BY_MEANING`).
-    std::vector<uint32_t> matched_by;
-    /// Each result's snippet.
-    std::vector<cx::Snippet> snippets;
+    /// The page's results: each one's stored data and snippet, whose texts `page` borrows.
+    struct Found {
+        std::string data;
+        cx::Snippet snippet;
+    };
+    std::vector<Found> found;
+    /// The page as the caller reads it (`cx_results_page`), in `found`'s order.
+    std::vector<cx_result> page;
     std::vector<std::pair<uint32_t, std::string>> corrections;
     /// The plain words matched when any of them did (`cx_search_request::relax`).
     bool relaxed = false;
@@ -121,10 +123,13 @@ Xapian::doccount matches_to_check(const Xapian::Database &reader, const cx_searc
 /// description its data holds (`cx::item_description`): an index keeps the description once.
 void add_result(cx_results &results, const Xapian::Document &document, int32_t percent, const cx::BuiltQuery &built,
                 bool scored = false, uint32_t matched_by = CX_MATCHED_BY_WORDS) {
-    results.data.push_back(cx::item_data(document));
-    results.percents.push_back(built.matches_everything && !scored ? 100 : percent);
-    results.matched_by.push_back(matched_by);
-    results.snippets.push_back(cx::make_snippet(cx::item_description(results.data.back()), built.highlighter));
+    std::string data = cx::item_data(document);
+    cx::Snippet snippet = cx::make_snippet(cx::item_description(data), built.highlighter);
+    results.found.push_back({std::move(data), std::move(snippet)});
+    cx_result result{};
+    result.percent = built.matches_everything && !scored ? 100 : percent;
+    result.matched_by = matched_by;
+    results.page.push_back(result);
 }
 
 /// The seconds a search may spend checking matches beyond its page (for the count): past them the
@@ -368,6 +373,18 @@ Xapian::doccount run_hybrid(cx_database &database, cx_database *keeping, cx::Sna
 
 cx_text text_of(const std::string &text) { return {text.data(), text.size()}; }
 
+/// Points each result of the page at its texts, which stay where they are from now on.
+void point_page(cx_results &results) {
+    for (size_t i = 0; i < results.page.size(); ++i) {
+        const cx_results::Found &found = results.found[i];
+        cx_result &result = results.page[i];
+        result.data = text_of(found.data);
+        result.snippet = text_of(found.snippet.text);
+        result.snippet_matches = found.snippet.matches.empty() ? nullptr : found.snippet.matches.data();
+        result.snippet_match_count = found.snippet.matches.size();
+    }
+}
+
 /// Whether the query with `corrections` made (each a node's word replaced) finds an item `request`
 /// may see, as it would be searched: exactly, or relaxed when the query may be. A suggestion is
 /// offered only then (SPEC §2.2).
@@ -441,8 +458,10 @@ cx_status cx_search(cx_database *database, const cx_search_request *request, cx_
         results = std::make_unique<cx_results>();
         run_search(*database, *request, *results);
     });
-    if (status == CX_OK) *out = results.release();
-    return status;
+    if (status != CX_OK) return status;
+    point_page(*results);
+    *out = results.release();
+    return CX_OK;
 }
 
 cx_status cx_search_similar(cx_database *database, const cx_search_request *request, cx_text domain,
@@ -489,6 +508,7 @@ cx_status cx_search_similar(cx_database *database, const cx_search_request *requ
     });
     if (status != CX_OK) return status;
     if (!found) return cx::fail(CX_ERR_NOT_FOUND, "no such item", out_error);
+    point_page(*results);
     *out = results.release();
     return CX_OK;
 }
@@ -522,33 +542,15 @@ cx_status cx_read_words(cx_database *database, const cx_search_request *request,
     return CX_OK;
 }
 
-size_t cx_results_count(const cx_results *results) { return results->data.size(); }
-uint32_t cx_results_matched_by(const cx_results *results, size_t index) {
-    return index < results->matched_by.size() ? results->matched_by[index] : 0;
+const cx_result *cx_results_page(const cx_results *results, size_t *out_count) {
+    *out_count = results->page.size();
+    return results->page.empty() ? nullptr : results->page.data();
 }
 uint64_t cx_results_total(const cx_results *results) { return results->total; }
 bool cx_results_relaxed(const cx_results *results) { return results->relaxed; }
 bool cx_results_total_is_estimate(const cx_results *results) { return results->estimated; }
 bool cx_results_from_tiers(const cx_results *results) { return results->from_tiers; }
 
-cx_text cx_results_data(const cx_results *results, size_t index) {
-    return index < results->data.size() ? text_of(results->data[index]) : cx_text{nullptr, 0};
-}
-
-int32_t cx_results_percent(const cx_results *results, size_t index) {
-    return index < results->percents.size() ? results->percents[index] : 0;
-}
-
-cx_text cx_results_snippet(const cx_results *results, size_t index) {
-    return index < results->snippets.size() ? text_of(results->snippets[index].text) : cx_text{nullptr, 0};
-}
-
-const cx_range *cx_results_snippet_matches(const cx_results *results, size_t index, size_t *out_count) {
-    *out_count = 0;
-    if (index >= results->snippets.size() || results->snippets[index].matches.empty()) return nullptr;
-    *out_count = results->snippets[index].matches.size();
-    return results->snippets[index].matches.data();
-}
 
 size_t cx_results_correction_count(const cx_results *results) { return results->corrections.size(); }
 

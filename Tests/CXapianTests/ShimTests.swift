@@ -115,10 +115,21 @@ private func search(
                 let (status, message) = call { cx_search(database, &request, &results, $0) }
                 defer { cx_results_free(results) }
                 if let results { inspect(results) }
-                return (status, results.map { Int(cx_results_count($0)) } ?? -1, message)
+                return (status, results.map { page($0).count } ?? -1, message)
             }
         }
     }
+}
+
+/// The page of `results`, read in one call.
+private func page(_ results: OpaquePointer) -> UnsafeBufferPointer<cx_result> {
+    var count = 0
+    return UnsafeBufferPointer(start: cx_results_page(results, &count), count: count)
+}
+
+/// A `cx_text`'s bytes as a string.
+private func string(_ text: cx_text) -> String {
+    String(decoding: UnsafeRawBufferPointer(start: text.data, count: text.length), as: UTF8.self)
 }
 
 /// Calls `body` with `string` as a `cx_text`.
@@ -194,35 +205,47 @@ struct ShimTests {
         #expect(none.status == CX_ERR_INVALID_ARGUMENT)
     }
 
-    @Test("results give snippets as text and byte ranges; accessors past the end give empty values")
-    func resultAccessors() throws {
+    @Test(
+        "a page comes in one call: each result's data, percent, what found it, and its snippet as text and byte ranges")
+    func resultPage() throws {
         let (database, _, _) = open(TemporaryFolder.path + "/db", CX_OPEN_WRITE)
         let writer = try #require(database)
         defer { cx_database_free(writer) }
         let description = "Une crème brûlée"
         let data = #"{"$canonical_identifier":"one","$og_description":"\#(description)"}"#
         #expect(store(writer, id: "one", title: "Crème brûlée", data: data) == CX_OK)
+        #expect(store(writer, id: "two", title: "Brûlée", data: #"{"$canonical_identifier":"two"}"#) == CX_OK)
         var checked = false
         let result = search(writer, [(CX_NODE_PARTIAL, CX_FIELD_ANY, "creme", 0)]) { results in
-            #expect(cx_results_count(results) == 1)
-            #expect(cx_results_data(results, 0).length > 0)
-            #expect(cx_results_data(results, 5).length == 0)
-            #expect(cx_results_data(results, 5).data == nil)
-            #expect(cx_results_percent(results, 5) == 0)
-            let snippet = cx_results_snippet(results, 0)
-            #expect(
-                String(decoding: UnsafeRawBufferPointer(start: snippet.data, count: snippet.length), as: UTF8.self)
-                    == description)
-            var matched = 0
-            let ranges = cx_results_snippet_matches(results, 0, &matched)
-            #expect(matched == 1 && ranges?.pointee.offset == 4 && ranges?.pointee.length == 6)
-            #expect(cx_results_snippet(results, 5).length == 0)
-            var count = 1
-            #expect(cx_results_snippet_matches(results, 5, &count) == nil && count == 0)
+            let found = page(results)
+            #expect(found.count == 1)
+            guard let first = found.first else { return }
+            #expect(string(first.data).contains(#""$canonical_identifier":"one""#))
+            #expect((1...100).contains(first.percent))
+            #expect(first.matched_by == UInt32(CX_MATCHED_BY_WORDS))
+            #expect(string(first.snippet) == description)
+            #expect(first.snippet_match_count == 1)
+            #expect(first.snippet_matches?.pointee.offset == 4 && first.snippet_matches?.pointee.length == 6)
             #expect(cx_results_correction_count(results) == 0)
             #expect(cx_results_correction_text(results, 3).length == 0)
             checked = true
         }
+        #expect(result.status == CX_OK && checked)
+        // An item without a description: an empty snippet, no ranges.
+        let plain = search(writer, [(CX_NODE_WORD, CX_FIELD_ANY, "brulee", 0)]) { results in
+            let found = page(results)
+            #expect(found.count == 2)
+            for result in found where string(result.data).contains("two") {
+                #expect(result.snippet.length == 0 && result.snippet_matches == nil && result.snippet_match_count == 0)
+            }
+        }
+        #expect(plain.status == CX_OK && plain.count == 2)
+        // A page with nothing on it.
+        let none = search(writer, [(CX_NODE_WORD, CX_FIELD_ANY, "nothing", 0)]) { results in
+            var count = 7
+            #expect(cx_results_page(results, &count) == nil && count == 0)
+        }
+        #expect(none.status == CX_OK && none.count == 0)
         #expect(result.status == CX_OK && checked)
     }
 
@@ -249,13 +272,7 @@ struct ShimTests {
         }
         var snippets: [String: String] = [:]
         let result = search(writer, [(CX_NODE_WORD, CX_FIELD_TITLE, "kettle", 0)]) { results in
-            for index in 0..<cx_results_count(results) {
-                let data = cx_results_data(results, index)
-                let json = String(decoding: UnsafeRawBufferPointer(start: data.data, count: data.length), as: UTF8.self)
-                let snippet = cx_results_snippet(results, index)
-                snippets[json] = String(
-                    decoding: UnsafeRawBufferPointer(start: snippet.data, count: snippet.length), as: UTF8.self)
-            }
+            for result in page(results) { snippets[string(result.data)] = string(result.snippet) }
         }
         #expect(result.status == CX_OK)
         for (json, description) in cases { #expect(snippets[json] == description, "\(json)") }

@@ -383,7 +383,7 @@ typedef struct cx_search_request {
     /// scaled from 0.15 (0) to 0.6 (1) for one of the nearest and 0 otherwise, r being
     /// `semantic_ratio`; its percent is that score × 100, at most 100, never scaled to the page's
     /// best. Equal scores are ordered as the words order them, then by storage. Counts (`facets`) are
-    /// of the words' matches. Each result says what found it (`cx_results_matched_by`).
+    /// of the words' matches. Each result says what found it (`cx_result::matched_by`).
     const float *_Nullable meaning;
     uint32_t meaning_dimensions;
     /// From 0 (words only) to 1 (meaning only).
@@ -758,19 +758,31 @@ cx_status cx_database_domain_stats(cx_database *_Nullable database, cx_text doma
 cx_status cx_search(cx_database *_Nullable database, const cx_search_request *_Nullable request,
                     cx_results *_Nullable *_Nonnull out, char *_Nullable *_Nullable out_error);
 
-/// What found a result (`cx_results_matched_by`): its words, its meaning, or both.
+/// What found a result (`cx_result::matched_by`): its words, its meaning, or both.
 enum {
     CX_MATCHED_BY_WORDS = 1,
     CX_MATCHED_BY_MEANING = 2,
 };
 
-/// Every accessor below accepts any index: one past the results gives an empty text, zero, or
-/// no ranges, never an error.
+/// One result of a page (`cx_results_page`); its texts and ranges are borrowed from the results.
+typedef struct cx_result {
+    /// The item's stored data (JSON).
+    cx_text data;
+    /// The relevance, 1–100 (100 for every match of the empty query).
+    int32_t percent;
+    /// What found it: `CX_MATCHED_BY_WORDS`, `CX_MATCHED_BY_MEANING`, or both.
+    uint32_t matched_by;
+    /// The snippet: the plain text of the item's description (which its data holds) around the
+    /// matches of the query's words, an ellipsis marking a cut.
+    cx_text snippet;
+    /// The matched runs inside the snippet, in order and not overlapping; NULL when there are none.
+    const cx_range *_Nullable snippet_matches;
+    size_t snippet_match_count;
+} cx_result;
 
-/// The number of results held (at most the request's limit).
-size_t cx_results_count(const cx_results *results);
-/// What found result `index`: `CX_MATCHED_BY_WORDS`, `CX_MATCHED_BY_MEANING`, or both.
-uint32_t cx_results_matched_by(const cx_results *results, size_t index);
+/// The page of results, in rank order, read in one call: `*out_count` receives their number (at
+/// most the request's limit). Borrowed from `results`; NULL for an empty page.
+const cx_result *_Nullable cx_results_page(const cx_results *results, size_t *out_count);
 /// Whether the plain words matched when any of them did, since no item has every one (`relax`).
 bool cx_results_relaxed(const cx_results *results);
 /// The number of matching items: exact up to 1,000 past the page, estimated beyond; exact when
@@ -781,17 +793,8 @@ bool cx_results_total_is_estimate(const cx_results *results);
 /// Whether the page came from the index's impact tiers, proven to be the page a full evaluation
 /// gives (tiers.cpp), rather than from a full evaluation.
 bool cx_results_from_tiers(const cx_results *results);
-/// The stored data of result `index`; borrowed from `results`.
-cx_text cx_results_data(const cx_results *results, size_t index);
-/// The relevance of result `index`, 0–100.
-int32_t cx_results_percent(const cx_results *results, size_t index);
-/// The snippet of result `index`: the plain text of its item's description (which its data
-/// holds) around the matches of the query's words, an ellipsis marking a cut; borrowed from
-/// `results`.
-cx_text cx_results_snippet(const cx_results *results, size_t index);
-/// The matched runs inside that snippet, in order and not overlapping; `*out_count` receives
-/// their number. Borrowed from `results`; NULL when there are none.
-const cx_range *_Nullable cx_results_snippet_matches(const cx_results *results, size_t index, size_t *out_count);
+/// Every accessor below accepts any index: one past the corrections or facets gives an empty
+/// text, zero, or no numbers, never an error.
 /// When nothing matched: how many words of the query have a likelier spelling in the index.
 size_t cx_results_correction_count(const cx_results *results);
 /// The pre-order position of the corrected node (a `CX_NODE_WORD` or `CX_NODE_PARTIAL`).

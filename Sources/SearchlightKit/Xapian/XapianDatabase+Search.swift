@@ -172,12 +172,15 @@ extension XapianDatabase {
             facets: shape.facets.enumerated().map { index, attribute in Self.facet(attribute, results, index) })
         raw.totalIsEstimate = cx_results_total_is_estimate(results)
         raw.fromTiers = cx_results_from_tiers(results)
-        for index in 0..<cx_results_count(results) {
-            let item = try decode(cx_results_data(results, index).bytes)
+        var count = 0
+        let page = UnsafeBufferPointer(start: cx_results_page(results, &count), count: count)
+        raw.hits.reserveCapacity(page.count)
+        for result in page {
             raw.hits.append(
                 RawResults.Hit(
-                    item: item, percent: Int(cx_results_percent(results, index)), snippet: Self.snippet(results, index),
-                    matchedBy: .init(rawValue: Int(cx_results_matched_by(results, index)))))
+                    item: try decode(result.data.bytes), percent: Int(result.percent),
+                    snippet: Self.snippet(of: result),
+                    matchedBy: .init(rawValue: Int(result.matched_by))))
         }
         for index in 0..<cx_results_correction_count(results) {
             guard let location = tree.wordLocation(node: Int(cx_results_correction_node(results, index))) else {
@@ -211,14 +214,13 @@ extension XapianDatabase {
         return Facet(attribute, texts: texts, numbers: numbers)
     }
 
-    /// Result `index`'s snippet, its byte ranges turned into ranges of the string.
-    private static func snippet(_ results: OpaquePointer, _ index: Int) -> Snippet {
-        let text = cx_results_snippet(results, index).string
-        var count = 0
-        guard let ranges = cx_results_snippet_matches(results, index, &count) else { return Snippet(text: text) }
+    /// A result's snippet, its byte ranges turned into ranges of the string.
+    private static func snippet(of result: cx_result) -> Snippet {
+        let text = result.snippet.string
+        guard let ranges = result.snippet_matches else { return Snippet(text: text) }
         let utf8 = text.utf8
         var matches: [Range<String.Index>] = []
-        for range in UnsafeBufferPointer(start: ranges, count: count) {
+        for range in UnsafeBufferPointer(start: ranges, count: result.snippet_match_count) {
             let start = Int(range.offset)
             let end = start + Int(range.length)
             guard end <= utf8.count else { continue }
