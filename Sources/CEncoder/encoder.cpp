@@ -264,7 +264,7 @@ struct ce_encoder {
         }
     }
 
-    void encode(const int32_t *ids, const int32_t *lengths, size_t count, float *out) {
+    void encode(const int32_t *ids, const int32_t *lengths, size_t count, size_t most_threads, float *out) {
         size_t tokens = 0;
         for (size_t text = 0; text < count; ++text) {
             if (lengths[text] < 1 || lengths[text] > shape.positions)
@@ -278,7 +278,7 @@ struct ce_encoder {
                 throw invalid_argument("Token id " + std::to_string(ids[i]) + " is not in the model's vocabulary");
 
         // Contiguous groups of texts of about `tokens / workers` tokens each.
-        const size_t workers = std::min(count, this->workers);
+        const size_t workers = std::min({count, this->workers, most_threads == 0 ? this->workers : most_threads});
         std::vector<size_t> starts{0};
         std::vector<size_t> firsts{0};
         for (size_t text = 0, seen = 0; text < count && starts.size() < workers; ++text) {
@@ -439,9 +439,9 @@ extern "C" void ce_encoder_free(ce_encoder *encoder) { delete encoder; }
 
 extern "C" int32_t ce_encoder_dimensions(const ce_encoder *encoder) { return encoder->shape.hidden; }
 
-extern "C" ce_status ce_encode(
-    ce_encoder *encoder, const int32_t *ids, const int32_t *lengths, size_t count, float *out, char **out_error) {
-    return guarded("encoding texts", out_error, [&] { encoder->encode(ids, lengths, count, out); });
+extern "C" ce_status ce_encode(ce_encoder *encoder, const int32_t *ids, const int32_t *lengths, size_t count,
+                                size_t threads, float *out, char **out_error) {
+    return guarded("encoding texts", out_error, [&] { encoder->encode(ids, lengths, count, threads, out); });
 }
 
 extern "C" ce_status ce_sha256(const void *bytes, size_t length, uint8_t out[32], char **out_error) {

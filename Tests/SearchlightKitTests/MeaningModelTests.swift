@@ -67,42 +67,38 @@ struct MeaningModelTests {
         let alone = try texts.map { try model.vectors([$0])[0] }
         // Eight threads, each its text ten times, and one whole batch beside them: each call in
         // scratch space of its own, while the others run.
-        let results = Mutex<[Int: [[Float]]]>([:])
-        let failures = Mutex<[String]>([])
-        DispatchQueue.concurrentPerform(iterations: texts.count + 1) { index in
-            do {
-                let vectors =
-                    index == texts.count
-                    ? try model.vectors(texts) : try (0..<10).map { _ in try model.vectors([texts[index]])[0] }
-                results.withLock { $0[index] = vectors }
-            } catch {
-                failures.withLock { $0.append("\(error)") }
-            }
+        let found = try atOnce(texts.count + 1) { index in
+            index == texts.count
+                ? try model.vectors(texts) : try (0..<10).map { _ in try model.vectors([texts[index]])[0] }
         }
-        #expect(failures.withLock { $0 }.isEmpty)
-        let found = results.withLock { $0 }
         for (index, text) in texts.enumerated() {
             #expect(found[index]?.allSatisfy { $0 == alone[index] } == true, "text: \(text.prefix(40))")
             // In a batch, a text's vector is the same but for the rounding of its products.
             #expect((found[texts.count]?[index]).map { cosine($0, alone[index]) > 0.99999 } == true)
         }
         // Queries asked at once are embedded in batches, each answered with its own text's vector.
-        let queried = Mutex<[Int: [[Float]]]>([:])
-        DispatchQueue.concurrentPerform(iterations: texts.count) { index in
-            do {
-                let vectors = try (0..<10).map { _ in try model.queryVector(texts[index]) }
-                queried.withLock { $0[index] = vectors }
-            } catch {
-                failures.withLock { $0.append("\(error)") }
-            }
-        }
-        #expect(failures.withLock { $0 }.isEmpty)
-        let answers = queried.withLock { $0 }
+        let answers = try atOnce(texts.count) { index in try (0..<10).map { _ in try model.queryVector(texts[index]) } }
         for (index, text) in texts.enumerated() {
             #expect(answers[index]?.count == 10)
             #expect(
                 answers[index]?.allSatisfy { cosine($0, alone[index]) > 0.99999 } == true, "text: \(text.prefix(40))")
         }
+    }
+
+    /// `body` of 0 to `count - 1`, on threads at once; what each gave, by its number.
+    private func atOnce<Value: Sendable>(_ count: Int, _ body: @Sendable (Int) throws -> Value) throws -> [Int: Value] {
+        let results = Mutex<[Int: Value]>([:])
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: count) { index in
+            do {
+                let value = try body(index)
+                results.withLock { $0[index] = value }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty)
+        return results.withLock { $0 }
     }
 
     @Test("meaning ranks a paraphrase above an unrelated text")

@@ -67,9 +67,10 @@ int32_t ce_encoder_dimensions(const ce_encoder *encoder);
 
 /// Encodes `count` texts, given as their token ids one after another (`ids`, each text's ids
 /// starting with [CLS] and ending with [SEP], `lengths[i]` of them, at most the model's positions),
-/// into `count` unit vectors of `ce_encoder_dimensions` floats each, written to `out`.
+/// into `count` unit vectors of `ce_encoder_dimensions` floats each, written to `out`, on at most
+/// `threads` threads (the caller's among them; 0 for one a core).
 ce_status ce_encode(
-    ce_encoder *encoder, const int32_t *ids, const int32_t *lengths, size_t count, float *out,
+    ce_encoder *encoder, const int32_t *ids, const int32_t *lengths, size_t count, size_t threads, float *out,
     char *_Nullable *_Nullable out_error);
 
 /// The SHA-256 digest of `length` bytes (OpenSSL's libcrypto, loaded on first use: when it cannot

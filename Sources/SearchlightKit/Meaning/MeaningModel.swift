@@ -205,8 +205,14 @@ public final class MeaningModel: Sendable {
     /// The unit vectors of `texts`, in their order, each text read up to ``maximumTokens`` tokens.
     ///
     /// Texts are encoded together, about 4,096 tokens a call: one call's texts share
-    /// each matrix product, and its scratch memory stays about 40 MB.
+    /// each matrix product, and its scratch memory stays about 40 MB. A call runs on a thread a
+    /// core.
     public func vectors(_ texts: [String]) throws(SearchlightError) -> [[Float]] {
+        try vectors(texts, threads: 0)
+    }
+
+    /// `vectors(texts)` on at most `threads` threads, the caller's among them (0 for one a core).
+    private func vectors(_ texts: [String], threads: Int) throws(SearchlightError) -> [[Float]] {
         var vectors: [[Float]] = []
         vectors.reserveCapacity(texts.count)
         var ids: [Int32] = []
@@ -216,7 +222,7 @@ public final class MeaningModel: Sendable {
             ids += textIDs
             lengths.append(Int32(textIDs.count))
             if ids.count >= Self.tokensPerCall || index == texts.count - 1 {
-                vectors += try encode(ids, lengths)
+                vectors += try encode(ids, lengths, threads: threads)
                 ids.removeAll(keepingCapacity: true)
                 lengths.removeAll(keepingCapacity: true)
             }
@@ -226,22 +232,23 @@ public final class MeaningModel: Sendable {
 
     /// The unit vector of a query's `text`, embedded together with the queries other threads ask
     /// for meanwhile: while one batch runs, the queries that arrive wait, and the first of them
-    /// then runs them all as the next. A query of a few words reads every weight of the model
-    /// (about 90 MB) for a handful of tokens, so a batch costs about what one query does: a
-    /// service's readers embedding at once, each on its own, would share the memory's bandwidth
-    /// and each take longer. A query's vector in a batch equals its vector alone but for the
-    /// rounding of the products (a cosine above 0.99999).
+    /// then runs them all as the next, on its own thread alone, leaving the other cores to the
+    /// searches. A query of a few words reads every weight of the model (about 90 MB) for a
+    /// handful of tokens, so a batch costs little more than one query: a service's readers
+    /// embedding at once, each on its own, would share the memory's bandwidth and the cores, and
+    /// each take longer. A query's vector in a batch equals its vector alone but for the rounding
+    /// of the products (a cosine above 0.99999).
     public func queryVector(_ text: String) throws(SearchlightError) -> [Float] {
-        try queries.vector(of: text) { texts throws(SearchlightError) in try vectors(texts) }
+        try queries.vector(of: text) { texts throws(SearchlightError) in try vectors(texts, threads: 1) }
     }
 
     /// About how many tokens one call of the encoder reads.
     static let tokensPerCall = 4096
 
-    private func encode(_ ids: [Int32], _ lengths: [Int32]) throws(SearchlightError) -> [[Float]] {
+    private func encode(_ ids: [Int32], _ lengths: [Int32], threads: Int) throws(SearchlightError) -> [[Float]] {
         var flat = [Float](repeating: 0, count: lengths.count * Self.dimensions)
         var message: UnsafeMutablePointer<CChar>?
-        let status = ce_encode(encoder.pointer, ids, lengths, lengths.count, &flat, &message)
+        let status = ce_encode(encoder.pointer, ids, lengths, lengths.count, threads, &flat, &message)
         guard status == CE_OK else {
             let reason = message.map { String(cString: $0) } ?? "status \(status.rawValue)"
             ce_string_free(message)
