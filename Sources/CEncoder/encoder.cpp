@@ -9,8 +9,9 @@
 // (at most `most_workers`), each encoded on a thread of its own with its own scratch space, and
 // OpenBLAS runs single-threaded inside each: so the steps between the products (attention's small
 // products, softmax, GELU, layer norms) run in parallel too, and no BLAS thread spins waiting for
-// the next product. Calls on different threads run at once (a service's readers embedding their
-// queries): the weights are only read, and each call takes its scratch spaces from a pool.
+// the next product. Calls on different threads run at once (a batch of queries beside the
+// background embedding of new items): the weights are only read, and each call takes its scratch
+// spaces from a pool.
 //
 // OpenBLAS and OpenSSL's libcrypto are loaded when a model is first loaded (`libraries`), not
 // when the program starts: loading OpenBLAS starts its threads and takes about 3 ms, which every
