@@ -26,13 +26,17 @@
 
 struct cx_results {
     uint64_t total = 0;
-    /// The page's results: each one's stored data and snippet, whose texts `page` borrows.
+    /// The page's results, in rank order.
     struct Found {
         std::string data;
+        int32_t percent;
+        /// What found it (`CX_MATCHED_BY_WORDS`, `CX_MATCHED_BY_MEANING`).
+        uint32_t matched_by;
         cx::Snippet snippet;
     };
     std::vector<Found> found;
-    /// The page as the caller reads it (`cx_results_page`), in `found`'s order.
+    /// `found` as the caller reads it (`cx_results_page`), borrowing its texts: made once the page
+    /// is whole (`point_page`).
     std::vector<cx_result> page;
     std::vector<std::pair<uint32_t, std::string>> corrections;
     /// The plain words matched when any of them did (`cx_search_request::relax`).
@@ -125,11 +129,8 @@ void add_result(cx_results &results, const Xapian::Document &document, int32_t p
                 bool scored = false, uint32_t matched_by = CX_MATCHED_BY_WORDS) {
     std::string data = cx::item_data(document);
     cx::Snippet snippet = cx::make_snippet(cx::item_description(data), built.highlighter);
-    results.found.push_back({std::move(data), std::move(snippet)});
-    cx_result result{};
-    result.percent = built.matches_everything && !scored ? 100 : percent;
-    result.matched_by = matched_by;
-    results.page.push_back(result);
+    results.found.push_back(
+        {std::move(data), built.matches_everything && !scored ? 100 : percent, matched_by, std::move(snippet)});
 }
 
 /// The seconds a search may spend checking matches beyond its page (for the count): past them the
@@ -373,16 +374,14 @@ Xapian::doccount run_hybrid(cx_database &database, cx_database *keeping, cx::Sna
 
 cx_text text_of(const std::string &text) { return {text.data(), text.size()}; }
 
-/// Points each result of the page at its texts, which stay where they are from now on.
+/// Makes the page the caller reads from the results found, whose texts stay where they are from now on.
 void point_page(cx_results &results) {
-    for (size_t i = 0; i < results.page.size(); ++i) {
-        const cx_results::Found &found = results.found[i];
-        cx_result &result = results.page[i];
-        result.data = text_of(found.data);
-        result.snippet = text_of(found.snippet.text);
-        result.snippet_matches = found.snippet.matches.empty() ? nullptr : found.snippet.matches.data();
-        result.snippet_match_count = found.snippet.matches.size();
-    }
+    results.page.clear();
+    results.page.reserve(results.found.size());
+    for (const cx_results::Found &found : results.found)
+        results.page.push_back({text_of(found.data), found.percent, found.matched_by, text_of(found.snippet.text),
+                                found.snippet.matches.empty() ? nullptr : found.snippet.matches.data(),
+                                found.snippet.matches.size()});
 }
 
 /// Whether the query with `corrections` made (each a node's word replaced) finds an item `request`
@@ -550,7 +549,6 @@ uint64_t cx_results_total(const cx_results *results) { return results->total; }
 bool cx_results_relaxed(const cx_results *results) { return results->relaxed; }
 bool cx_results_total_is_estimate(const cx_results *results) { return results->estimated; }
 bool cx_results_from_tiers(const cx_results *results) { return results->from_tiers; }
-
 
 size_t cx_results_correction_count(const cx_results *results) { return results->corrections.size(); }
 
