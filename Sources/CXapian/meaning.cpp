@@ -58,11 +58,12 @@ uint64_t document_digest(const Xapian::Document &document) {
 extern "C" {
 
 cx_status cx_database_meaning_counts(cx_database *database, uint64_t *out_items, uint64_t *out_with_meaning,
-                                     char **out_error) {
+                                     uint32_t *out_end, char **out_error) {
     if (cx_status status = cx::require_open(database, out_error)) return status;
     return cx::with_retries(database, out_error, [&] {
         *out_items = database->reader.get_doccount();
         *out_with_meaning = database->reader.get_value_freq(CX_SLOT_MEANING);
+        *out_end = database->reader.get_lastdocid() + 1;
     });
 }
 

@@ -63,16 +63,25 @@ struct PruneService: Service {
 }
 
 /// Gives the items without a vector of meaning theirs: the ones the service's writes add or
-/// change, and those an earlier run left. A reader thread reads a batch and runs the model; the
+/// change, and those an earlier run left. A reader thread reads a batch and runs the model, on
+/// one core fewer than the machine has (at least one), which leaves a core to the searches; the
 /// writer only stores the vectors, between batches of requests' writes. Until then an item is
 /// found by its words.
+///
+/// The items are read from where the last look ended: the items a write adds come after it. A
+/// look that reaches the last item and leaves items without a vector behind where it began (an
+/// item a write changed) starts again from the first. When every item has its vector, a look is
+/// a count.
 struct MeaningService: Service {
     let index: IndexPool
     let model: MeaningModel
     let logger: Logger
 
-    /// Items embedded at a time: about a quarter of a second of the model on two cores.
+    /// Items embedded at a time: about half a second of the model on one core.
     static let batch = 32
+
+    /// The threads the model runs on.
+    static let threads = CoreBudget.machine.serviceBuilders
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
@@ -82,16 +91,26 @@ struct MeaningService: Service {
                 do {
                     let first = next
                     let batch = try await index.read { reader throws(SearchlightError) in
-                        try reader.embedItemsWithoutMeaning(using: model, from: first, limit: Self.batch)
+                        try reader.embedItemsWithoutMeaning(
+                            using: model, from: first, limit: Self.batch, threads: Self.threads)
                     }
                     if batch.count > 0 {
                         embedded += try await index.write { writer throws(SearchlightError) in
                             try writer.storeMeaning(batch)
                         }
                     }
-                    next = batch.next == 0 ? 1 : batch.next
-                    // At the end of the items, wait for writes before looking again.
-                    guard batch.next == 0 else { continue }
+                    if batch.next != 0 {
+                        next = batch.next
+                        continue
+                    }
+                    // The look reached the last item. Items without a vector before where it began
+                    // are looked for from the first; else the next look begins where the items
+                    // written meanwhile will.
+                    if batch.missing > batch.count && first > 1 {
+                        next = 1
+                        continue
+                    }
+                    next = batch.end
                     if embedded > 0 {
                         logger.info("Gave items vectors of meaning", metadata: ["items": "\(embedded)"])
                         embedded = 0

@@ -871,9 +871,10 @@ cx_status cx_read_words(cx_database *_Nullable database, const cx_search_request
                         const cx_text *_Nullable words, size_t count, bool *_Nullable out_held,
                         char *_Nullable *_Nullable out_corrections, char *_Nullable *_Nullable out_error);
 
-/// How many items the index holds, and how many of them have a vector of meaning.
+/// How many items the index holds, how many of them have a vector of meaning, and the storage
+/// position after its last item (where the items written next begin).
 cx_status cx_database_meaning_counts(cx_database *_Nullable database, uint64_t *out_items, uint64_t *out_with_meaning,
-                                     char *_Nullable *_Nullable out_error);
+                                     uint32_t *out_end, char *_Nullable *_Nullable out_error);
 
 /// Stores vectors of meaning, in the writer's transaction: for each of `count` items, by storage
 /// position, its vector of `dimensions` floats (`vectors`, one after another), kept as 8-bit

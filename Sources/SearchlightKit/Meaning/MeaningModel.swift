@@ -205,14 +205,9 @@ public final class MeaningModel: Sendable {
     /// The unit vectors of `texts`, in their order, each text read up to ``maximumTokens`` tokens.
     ///
     /// Texts are encoded together, about 4,096 tokens a call: one call's texts share
-    /// each matrix product, and its scratch memory stays about 40 MB. A call runs on a thread a
-    /// core.
-    public func vectors(_ texts: [String]) throws(SearchlightError) -> [[Float]] {
-        try vectors(texts, threads: 0)
-    }
-
-    /// `vectors(texts)` on at most `threads` threads, the caller's among them (0 for one a core).
-    private func vectors(_ texts: [String], threads: Int) throws(SearchlightError) -> [[Float]] {
+    /// each matrix product, and its scratch memory stays about 40 MB. A call runs on at most
+    /// `threads` threads, the caller's among them (0 for one a core).
+    public func vectors(_ texts: [String], threads: Int = 0) throws(SearchlightError) -> [[Float]] {
         var vectors: [[Float]] = []
         vectors.reserveCapacity(texts.count)
         var ids: [Int32] = []

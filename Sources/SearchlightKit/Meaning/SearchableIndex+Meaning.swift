@@ -9,6 +9,11 @@ public struct MeaningBatch: Sendable {
     public var count: Int { meanings.count }
     /// The storage position the next batch starts from; 0 when this one reached the last item.
     public let next: UInt32
+    /// How many items of the revision read had no vector, this batch's among them.
+    public let missing: Int
+    /// The storage position after the revision's last item: the items written later are at or
+    /// after it.
+    public let end: UInt32
 }
 
 extension IndexTransaction {
@@ -53,7 +58,7 @@ extension SearchableIndex {
             try refresh(&database)
             // A topology's reader counts over every shard; its records are its first shard's.
             var report = MeaningReport()
-            (report.items, report.withMeaning) = try database.meaningCounts()
+            (report.items, report.withMeaning, _) = try database.meaningCounts()
             report.model = try database.meaningModel()
             return report
         }
@@ -98,16 +103,17 @@ extension SearchableIndex {
     }
 
     /// Reads up to `limit` items without a vector of meaning, from storage position `first` on,
-    /// and makes their vectors with `model`, on the calling thread: for a service, which stores
-    /// them through its writer (``IndexTransaction/storeMeaning(_:)``) without holding it while
-    /// the model runs.
-    public func embedItemsWithoutMeaning(using model: MeaningModel, from first: UInt32 = 1, limit: Int)
-        throws(SearchlightError) -> MeaningBatch
-    {
+    /// and makes their vectors with `model`, on at most `threads` threads, the calling thread
+    /// among them (0 for one a core): for a service, which stores them through its writer
+    /// (``IndexTransaction/storeMeaning(_:)``) without holding it while the model runs, and
+    /// leaves a core to its searches. When every item has a vector, nothing is read.
+    public func embedItemsWithoutMeaning(
+        using model: MeaningModel, from first: UInt32 = 1, limit: Int, threads: Int = 0
+    ) throws(SearchlightError) -> MeaningBatch {
         guard topology == nil else { throw Self.shardsHaveNoMeaning }
         return try read { database throws(SearchlightError) in
             try Self.requireModel(recorded: try database.meaningModel())
-            return try Self.embed(database, from: first, limit: limit, model: model)
+            return try Self.embed(database, from: first, limit: limit, model: model, threads: threads)
         }
     }
 
@@ -124,15 +130,21 @@ extension SearchableIndex {
     }
 
     /// Embeds up to `limit` items of `database` without a vector, from storage position `first` on.
-    private static func embed(_ database: XapianDatabase, from first: UInt32, limit: Int, model: MeaningModel)
-        throws(SearchlightError) -> MeaningBatch
-    {
+    private static func embed(
+        _ database: XapianDatabase, from first: UInt32, limit: Int, model: MeaningModel, threads: Int = 0
+    ) throws(SearchlightError) -> MeaningBatch {
+        let counts = try database.meaningCounts()
+        let missing = counts.items - counts.withMeaning
+        // Every item has its vector: a count, not a walk over every item.
+        guard missing > 0, first < counts.end else {
+            return MeaningBatch(meanings: [], next: 0, missing: missing, end: counts.end)
+        }
         let (pending, next) = try database.storedItems(from: first, limit: limit, withoutMeaning: true)
-        let vectors = try model.vectors(pending.map { meaningText(of: $0.item.object) })
+        let vectors = try model.vectors(pending.map { meaningText(of: $0.item.object) }, threads: threads)
         return MeaningBatch(
             meanings: zip(pending, vectors).map {
                 .init(position: $0.document.position, digest: $0.document.digest, vector: $1)
-            }, next: next)
+            }, next: next, missing: missing, end: counts.end)
     }
 
     /// Removes every vector of meaning and the model the index records, in one transaction: the

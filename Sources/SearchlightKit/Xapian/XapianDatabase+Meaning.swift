@@ -6,13 +6,15 @@ extension XapianDatabase {
     /// The metadata key naming the model that made the index's vectors (``MeaningModel/name``).
     static let meaningModelKey = "searchlight.meaning.model"
 
-    /// How many items the index holds, and how many have a vector of meaning.
-    func meaningCounts() throws(SearchlightError) -> (items: Int, withMeaning: Int) {
+    /// How many items the index holds, how many have a vector of meaning, and the storage position
+    /// after its last item (where the items written next begin).
+    func meaningCounts() throws(SearchlightError) -> (items: Int, withMeaning: Int, end: UInt32) {
         let handle = try open()
         var items: UInt64 = 0
         var withMeaning: UInt64 = 0
-        try check { error in cx_database_meaning_counts(handle, &items, &withMeaning, error) }
-        return (Int(items), Int(withMeaning))
+        var end: UInt32 = 0
+        try check { error in cx_database_meaning_counts(handle, &items, &withMeaning, &end, error) }
+        return (Int(items), Int(withMeaning), end)
     }
 
     /// The model the index records for its vectors, or nil when it records none.

@@ -1,0 +1,69 @@
+import Foundation
+import Logging
+import SearchlightKit
+import SearchlightTesting
+import Testing
+
+@testable import SearchlightServer
+
+@Suite("The service gives vectors of meaning to what its writes add and change", .temporaryFolder)
+struct MeaningServiceTests {
+    private static let now = Int64(Date().timeIntervalSince1970 * 1000)
+
+    private static func item(_ id: String, _ title: String, _ description: String) -> SearchableItem {
+        var object = BranchUniversalObject(canonicalIdentifier: id)
+        object.title = title
+        object.contentDescription = description
+        object.contentIndexMode = .public
+        return SearchableItem(object: object, domainIdentifier: "com.example.shop")
+    }
+
+    /// Waits, up to 60 s, until every item of `pool`'s index has a vector; its last status.
+    private static func everyItemEmbedded(_ pool: IndexPool) async throws -> MeaningReport {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while true {
+            let status = try await pool.read { index throws(SearchlightError) in try index.meaningStatus() }
+            if status.withMeaning == status.items || ContinuousClock.now > deadline { return status }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    @Test("new items, and an item changed behind where the service last looked, get their vectors")
+    func newAndChangedItems() async throws {
+        let path = try TemporaryFolder.subfolder("meaning-service") + "/index"
+        let pool = try IndexPool(path: path, readers: 2)
+        let model = try MeaningModel.installed()
+        let service = Task {
+            try await MeaningService(index: pool, model: model, logger: Logger(label: "test")).run()
+        }
+        _ = try await pool.write { batch throws(SearchlightError) in
+            try batch.indexSearchableItems(
+                [
+                    Self.item("kettle", "Copper kettle", "Boils water on the stove for tea."),
+                    Self.item("bike", "Mountain bicycle", "Twenty-one gears and disc brakes."),
+                ], now: Self.now)
+        }
+        #expect(try await Self.everyItemEmbedded(pool).items == 2)
+        // Then one more item, written after where the service's last look ended.
+        _ = try await pool.write { batch throws(SearchlightError) in
+            try batch.indexSearchableItems(
+                [Self.item("teapot", "Porcelain teapot", "Brews loose leaves.")], now: Self.now)
+        }
+        #expect(try await Self.everyItemEmbedded(pool).withMeaning == 3)
+        // A changed item keeps its place, before where the service looks for new items; its vector
+        // is made anew, of its new text: a search by meaning for a sofa finds it first.
+        _ = try await pool.write { batch throws(SearchlightError) in
+            try batch.indexSearchableItems(
+                [Self.item("bike", "Linen sofa", "A deep three-seat sofa for reading.")], now: Self.now)
+        }
+        let status = try await Self.everyItemEmbedded(pool)
+        #expect(status.withMeaning == 3 && status.items == 3)
+        let found = try await pool.read { index throws(SearchlightError) in
+            try index.search(SearchQuery("couch", limit: 1, semanticRatio: 1))
+        }
+        #expect(found.results.map(\.canonicalIdentifier) == ["bike"])
+        service.cancel()
+        _ = await service.result
+        try await pool.close()
+    }
+}
