@@ -14,6 +14,7 @@
 #include "database.hpp"
 #include "read.hpp"
 #include "schema.hpp"
+#include "typos.hpp"
 
 namespace cx {
 
@@ -44,6 +45,7 @@ struct KeptFields {
     /// How many searches at the revision have asked for the lengths, or the expirations, while they
     /// were not kept.
     unsigned length_asks = 0, expiration_asks = 0;
+    Once<NearWords> text_words;
 };
 
 namespace {
@@ -171,22 +173,24 @@ class ColumnRange final : public Xapian::PostingSource {
 std::mutex kept_lock;
 std::map<std::pair<std::string, Xapian::rev>, std::weak_ptr<KeptFields>> kept;
 
-/// The kept fields of the revision `database` reads, with `kept_lock` held: its snapshot's, or
-/// those another handle of the same revision keeps, or new ones. Null for a database without a UUID.
-std::shared_ptr<KeptFields> kept_of(cx_database &database) {
-    const std::shared_ptr<Snapshot> snapshot = cx::snapshot(database);
-    if (snapshot->fields) return snapshot->fields;
-    const std::string uuid = database.reader.get_uuid();
+/// The kept fields of the revision `snapshot` is of, which `reader` reads, with `kept_lock` held:
+/// the snapshot's, or those another handle of the same revision keeps, or new ones. Null for a
+/// database without a UUID.
+std::shared_ptr<KeptFields> kept_of(const Xapian::Database &reader, Snapshot &snapshot) {
+    if (snapshot.fields) return snapshot.fields;
+    const std::string uuid = reader.get_uuid();
     if (uuid.empty()) return nullptr;
     for (auto entry = kept.begin(); entry != kept.end();) entry = entry->second.expired() ? kept.erase(entry) : ++entry;
-    std::weak_ptr<KeptFields> &slot = kept[{uuid, snapshot->revision}];
-    snapshot->fields = slot.lock();
-    if (!snapshot->fields) {
-        snapshot->fields = std::make_shared<KeptFields>();
-        slot = snapshot->fields;
+    std::weak_ptr<KeptFields> &slot = kept[{uuid, snapshot.revision}];
+    snapshot.fields = slot.lock();
+    if (!snapshot.fields) {
+        snapshot.fields = std::make_shared<KeptFields>();
+        slot = snapshot.fields;
     }
-    return snapshot->fields;
+    return snapshot.fields;
 }
+
+std::shared_ptr<KeptFields> kept_of(cx_database &database) { return kept_of(database.reader, *cx::snapshot(database)); }
 
 /// What `slot` holds, built by `build` if no reader has begun to: `lock`, held on entry and on
 /// return, is let go while `build` runs, or while another reader's build is waited for. A build
@@ -326,6 +330,18 @@ std::shared_ptr<const std::vector<Xapian::docid>> expired_items(cx_database &dat
 
 Xapian::Query column_range(std::shared_ptr<const Column> column, double low, double high) {
     return Xapian::Query((new ColumnRange(std::move(column), low, high))->release());
+}
+
+std::shared_ptr<const NearWords> kept_text_words(const cx_database &database, Snapshot &snapshot,
+                                                 const std::function<std::shared_ptr<const NearWords>()> &read) {
+    if (database.writable || database.sharded) return read();
+    std::unique_lock<std::mutex> lock(kept_lock);
+    const std::shared_ptr<KeptFields> entry = kept_of(database.reader, snapshot);
+    if (entry == nullptr) {
+        lock.unlock();
+        return read();
+    }
+    return built_once(lock, entry->text_words, read);
 }
 
 std::shared_ptr<const Ranks> ranks(cx_database &database, Xapian::valueno slot) {

@@ -1,10 +1,14 @@
 // What columns.cpp offers the other files of the shim.
 #pragma once
 
+#include <functional>
+
 #include "database.hpp"
 #include "schema.hpp"
 
 namespace cx {
+
+class NearWords;
 
 /// Whether a search of `request` in `database` counts and sorts from kept fields: asked for, and
 /// on a read-only handle of one database (a writer's revision moves with each change; a shard's
@@ -97,6 +101,13 @@ std::shared_ptr<const Lengths> lengths(cx_database &database);
 /// ordered by expiration: 12 bytes each), the expired ones for the latest number of them.
 /// Null when they are not kept.
 std::shared_ptr<const std::vector<Xapian::docid>> expired_items(cx_database &database, int64_t now_ms);
+
+/// The words of the items' text of the revision `snapshot` is of (typos.cpp), made by `read` once
+/// for every read-only handle of this process that reads that revision of the same database: the
+/// first that asks reads them, and those that ask meanwhile wait for it. A writer's handle, whose
+/// revision holds what it has not committed, and a view of shards read their own.
+std::shared_ptr<const NearWords> kept_text_words(const cx_database &database, Snapshot &snapshot,
+                                                 const std::function<std::shared_ptr<const NearWords>()> &read);
 
 /// The column of `slot` for a search of `request`: the kept one (`column`) when the search keeps
 /// fields (`keeps_fields`) and there is one, else one read for the caller alone.

@@ -146,7 +146,7 @@ class Builder {
         const std::string typed = "Z" + stemmer_(word);
         std::vector<Query> corrected;
         std::set<std::string> seen{typed};
-        if (!text_words_) text_words_ = text_words(database_.reader, snapshot_);
+        if (!text_words_) text_words_ = text_words(database_, snapshot_);
         // The as-you-type word, typed so far, also finds the words that begin a typo from it, when
         // no word begins with it as typed: one that does is being typed as meant, and comparing
         // it with every longer word of its first letter would cost each keystroke milliseconds.

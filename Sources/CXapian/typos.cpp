@@ -1,14 +1,16 @@
 // The rules of typos (SPEC §2.1) and the word lists a word's typos are looked up in.
 //
 // A word is compared, by the Damerau–Levenshtein distance with a limit, only with the words that
-// share its first letter and whose length is within the limit of its own: the lists are kept by
-// first letter and length, built once a revision (`text_words`) or once a spelling table.
+// share its first letter, whose length is within the limit of its own and whose letters allow it
+// (`letters_allow`): the lists are kept by first letter and length, built once a revision for every
+// reader of this process (`text_words`) or once a spelling table.
 
 #include "typos.hpp"
 
 #include <algorithm>
 #include <tuple>
 
+#include "columns.hpp"
 #include "read.hpp"
 
 namespace cx {
@@ -57,6 +59,25 @@ unsigned distance(const std::u32string &a, const std::u32string &b, unsigned lim
     return best;
 }
 
+/// The letters of `points`, each as bit `letter % 64`. Each typo takes at most one bit from a
+/// word's letters and adds at most one (a letter changed; one added or missing moves one bit, two
+/// swapped none), and letters that share a bit only merge changes: a word `limit` typos from
+/// another lacks at most `limit` of its bits, and holds at most `limit` it lacks. Two AND-NOTs and
+/// popcounts leave out most of the words a length and first letter share before any table is
+/// filled.
+uint64_t letters_of(const std::u32string &points) {
+    uint64_t letters = 0;
+    for (const char32_t point : points) letters |= uint64_t(1) << (point & 63);
+    return letters;
+}
+
+/// Whether `a`'s letters and `b`'s allow `limit` typos between the words (`letters_of`); with
+/// `beginning`, between `a` and a beginning of `b`, which holds only letters `b` holds.
+bool letters_allow(uint64_t a, uint64_t b, unsigned limit, bool beginning) {
+    if (unsigned(__builtin_popcountll(a & ~b)) > limit) return false;
+    return beginning || unsigned(__builtin_popcountll(b & ~a)) <= limit;
+}
+
 /// Whether `term` is a word of the items' text: unprefixed (it begins with a lower-case letter,
 /// ASCII or not: every prefix is upper case) and without a digit.
 bool is_text_word(const std::string &term) {
@@ -78,7 +99,9 @@ void NearWords::add(const std::string &word, Xapian::doccount frequency) {
     for (; it != Xapian::Utf8Iterator(); ++it) ++length;
     std::vector<std::vector<Entry>> &by_length = by_first_[first];
     if (by_length.size() <= length) by_length.resize(length + 1);
-    by_length[length].push_back({word, code_points(word), frequency});
+    std::u32string points = code_points(word);
+    const uint64_t letters = letters_of(points);
+    by_length[length].push_back({word, std::move(points), frequency, letters});
     ++count_;
 }
 
@@ -89,12 +112,13 @@ std::vector<std::string> NearWords::near(const std::string &word, bool beginning
     const auto first = by_first_.find(points[0]);
     if (first == by_first_.end()) return {};
     const std::vector<std::vector<Entry>> &by_length = first->second;
+    const uint64_t letters = letters_of(points);
     std::vector<std::tuple<unsigned, Xapian::doccount, const std::string *>> found;
     // A beginning is compared with the words of every longer length too.
     const size_t longest = beginning ? by_length.size() : std::min(by_length.size(), points.size() + limit + 1);
     for (size_t length = points.size() - limit; length < longest; ++length) {
         for (const Entry &entry : by_length[length]) {
-            if (entry.word == word) continue;
+            if (!letters_allow(letters, entry.letters, limit, beginning) || entry.word == word) continue;
             const unsigned edits = distance(points, entry.points, limit, beginning);
             if (edits <= limit) found.emplace_back(edits, entry.frequency, &entry.word);
         }
@@ -110,18 +134,21 @@ std::vector<std::string> NearWords::near(const std::string &word, bool beginning
     return ranked;
 }
 
-std::shared_ptr<const NearWords> text_words(const Xapian::Database &reader, Snapshot &snapshot) {
+std::shared_ptr<const NearWords> text_words(const cx_database &database, Snapshot &snapshot) {
     if (snapshot.text_words) return snapshot.text_words;
-    auto words = std::make_shared<NearWords>();
-    // The lower-case letters and the lead bytes of other scripts: no prefixed term is read.
-    std::vector<std::string> starts;
-    for (char c = 'a'; c <= 'z'; ++c) starts.emplace_back(1, c);
-    for (int byte = 0xC0; byte <= 0xFF; ++byte) starts.emplace_back(1, static_cast<char>(byte));
-    for (const std::string &start : starts)
-        for (auto it = reader.allterms_begin(start); it != reader.allterms_end(start); ++it)
-            if (is_text_word(*it)) words->add(*it, it.get_termfreq());
-    snapshot.text_words = words;
-    return words;
+    const Xapian::Database &reader = database.reader;
+    snapshot.text_words = kept_text_words(database, snapshot, [&reader] {
+        auto words = std::make_shared<NearWords>();
+        // The lower-case letters and the lead bytes of other scripts: no prefixed term is read.
+        std::vector<std::string> starts;
+        for (char c = 'a'; c <= 'z'; ++c) starts.emplace_back(1, c);
+        for (int byte = 0xC0; byte <= 0xFF; ++byte) starts.emplace_back(1, static_cast<char>(byte));
+        for (const std::string &start : starts)
+            for (auto it = reader.allterms_begin(start); it != reader.allterms_end(start); ++it)
+                if (is_text_word(*it)) words->add(*it, it.get_termfreq());
+        return std::shared_ptr<const NearWords>(std::move(words));
+    });
+    return snapshot.text_words;
 }
 
 }  // namespace cx

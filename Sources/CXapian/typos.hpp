@@ -3,11 +3,14 @@
 // (spelling.cpp).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
 #include <xapian.h>
+
+struct cx_database;
 
 namespace cx {
 
@@ -36,14 +39,17 @@ class NearWords {
         std::string word;
         std::u32string points;
         Xapian::doccount frequency;
+        /// The word's letters, each as bit `letter % 64` (`letters_of`).
+        uint64_t letters;
     };
     std::unordered_map<char32_t, std::vector<std::vector<Entry>>> by_first_;
     size_t count_ = 0;
 };
 
 /// The words of the items' text (the unprefixed terms that begin with a letter and hold no digit:
-/// numbers and identifiers match exactly) of the revision `snapshot` is of, read once a revision,
-/// on the first search that needs them.
-std::shared_ptr<const NearWords> text_words(const Xapian::Database &reader, Snapshot &snapshot);
+/// numbers and identifiers match exactly) of the revision `snapshot` is of, which `database`
+/// reads: read once a revision, on the first search that needs them, for every read-only handle
+/// of this process (`kept_text_words`).
+std::shared_ptr<const NearWords> text_words(const cx_database &database, Snapshot &snapshot);
 
 }  // namespace cx

@@ -144,6 +144,67 @@ private func search(_ database: OpaquePointer, _ word: String) -> (status: cx_st
     search(database, [(CX_NODE_WORD, CX_FIELD_ANY, word, 0)])
 }
 
+/// How `cx_read_words` reads each of `words` for a search of `domain`'s items: "held", the word it
+/// corrects it to, or "-".
+private func readWordsOf(_ database: OpaquePointer, _ words: [String], as domain: String) -> [String] {
+    let bytes = (words + [domain]).map { Array($0.utf8) }
+    func texts(_ index: Int, _ done: [cx_text], _ body: ([cx_text]) -> [String]) -> [String] {
+        guard index < bytes.count else { return body(done) }
+        return bytes[index].withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) {
+                texts(index + 1, done + [cx_text(data: $0.baseAddress, length: $0.count)], body)
+            }
+        }
+    }
+    return texts(0, []) { all in
+        var node = cx_query_node(
+            kind: CX_NODE_ALL, field: CX_FIELD_ANY, text: cx_text(), child_count: 0, slot: 0, low: 0, high: 0,
+            radius: 0)
+        var request = cx_search_request(
+            nodes: &node, node_count: 1, domain: all.last!, all_domains: false, scope: CX_SCOPE_ALL,
+            now_ms: 0, offset: 0, limit: 0, relax: false, sort_keys: nil, sort_key_count: 0, facets: nil,
+            facet_count: 0, keep_fields_in_memory: false, meaning: nil, meaning_dimensions: 0,
+            semantic_ratio: 0, meaning_finds: false, typos: false)
+        var held = [Bool](repeating: false, count: words.count)
+        var corrections = [UnsafeMutablePointer<CChar>?](repeating: nil, count: words.count)
+        let status = call { cx_read_words(database, &request, all, words.count, &held, &corrections, $0) }.status
+        #expect(status == CX_OK)
+        defer { corrections.forEach { cx_string_free($0) } }
+        return zip(held, corrections).map { $0 ? "held" : $1.map { String(cString: $0) } ?? "-" }
+    }
+}
+
+/// The optimal string alignment distance of `a` and `b`: letters added, missing, changed, or two
+/// neighbours swapped.
+private func optimalStringAlignment(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
+    var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+    for i in 0...a.count { table[i][0] = i }
+    for j in 0...b.count { table[0][j] = j }
+    for i in stride(from: 1, through: a.count, by: 1) {
+        for j in stride(from: 1, through: b.count, by: 1) {
+            let cost = a[i - 1] == b[j - 1] ? 0 : 1
+            table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
+            }
+        }
+    }
+    return table[a.count][b.count]
+}
+
+/// A seeded generator (SplitMix64), so that a failure repeats.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
 @Suite("The C shim over Xapian", .temporaryFolder)
 struct ShimTests {
     @Test("a missing database is CX_ERR_OPENING with a message, and no handle")
@@ -307,39 +368,71 @@ struct ShimTests {
         defer { cx_database_free(writer) }
         #expect(store(writer, id: "p", title: "Copper kettle", public: true) == CX_OK)
         #expect(store(writer, id: "s", title: "Zorblax heater", public: false) == CX_OK)
-        func read(_ words: [String], as domain: String) -> [String] {
-            let bytes = (words + [domain]).map { Array($0.utf8) }
-            func texts(_ index: Int, _ done: [cx_text], _ body: ([cx_text]) -> [String]) -> [String] {
-                guard index < bytes.count else { return body(done) }
-                return bytes[index].withUnsafeBufferPointer { buffer in
-                    buffer.withMemoryRebound(to: CChar.self) {
-                        texts(index + 1, done + [cx_text(data: $0.baseAddress, length: $0.count)], body)
-                    }
-                }
-            }
-            return texts(0, []) { all in
-                var node = cx_query_node(
-                    kind: CX_NODE_ALL, field: CX_FIELD_ANY, text: cx_text(), child_count: 0, slot: 0, low: 0, high: 0,
-                    radius: 0)
-                var request = cx_search_request(
-                    nodes: &node, node_count: 1, domain: all.last!, all_domains: false, scope: CX_SCOPE_ALL,
-                    now_ms: 0, offset: 0, limit: 0, relax: false, sort_keys: nil, sort_key_count: 0, facets: nil,
-                    facet_count: 0, keep_fields_in_memory: false, meaning: nil, meaning_dimensions: 0,
-                    semantic_ratio: 0, meaning_finds: false, typos: false)
-                var held = [Bool](repeating: false, count: words.count)
-                var corrections = [UnsafeMutablePointer<CChar>?](repeating: nil, count: words.count)
-                let status = call { cx_read_words(writer, &request, all, words.count, &held, &corrections, $0) }.status
-                #expect(status == CX_OK)
-                defer { corrections.forEach { cx_string_free($0) } }
-                return zip(held, corrections).map { $0 ? "held" : $1.map { String(cString: $0) } ?? "-" }
-            }
-        }
         let words = ["kettle", "kettel", "zorblax", "zorblaxx", "blorft"]
         // Another domain sees the public kettle only: the private item's word is neither held nor
         // offered as a correction.
-        #expect(read(words, as: "other") == ["held", "kettle", "-", "-", "-"])
-        #expect(read(words, as: "app") == ["held", "kettle", "held", "zorblax", "-"])
-        #expect(read([], as: "app").isEmpty)
+        #expect(readWordsOf(writer, words, as: "other") == ["held", "kettle", "-", "-", "-"])
+        #expect(readWordsOf(writer, words, as: "app") == ["held", "kettle", "held", "zorblax", "-"])
+        #expect(readWordsOf(writer, [], as: "app").isEmpty)
+    }
+
+    @Test(
+        "cx_read_words: a word's correction is the nearest word a typo or two from it, as a comparison with every word finds"
+    )
+    func correctionsAgainstEveryWord() throws {
+        let (database, _, _) = open(TemporaryFolder.path + "/db", CX_OPEN_WRITE)
+        let writer = try #require(database)
+        defer { cx_database_free(writer) }
+        // Words of a few letters, so that many lie a typo or two from one another.
+        var random = SplitMix(seed: 7)
+        let letters = Array("aeilnorst")
+        func word() -> String {
+            String((0..<(5 + Int(random.next() % 6))).map { _ in letters[Int(random.next() % UInt64(letters.count))] })
+        }
+        var stored = Set<String>()
+        while stored.count < 1_500 { stored.insert(word()) }
+        let sorted = stored.sorted()
+        for start in stride(from: 0, to: sorted.count, by: 50) {
+            let title = sorted[start..<min(start + 50, sorted.count)].joined(separator: " ")
+            #expect(store(writer, id: "item\(start)", title: title, public: true) == CX_OK)
+        }
+        // Each stored once: the nearest, then in byte order.
+        func expected(_ typed: String) -> String {
+            let points = Array(typed.unicodeScalars)
+            let limit = points.count < 5 ? 0 : points.count < 9 ? 1 : 2
+            var best: (edits: Int, word: String)?
+            for candidate in sorted where candidate != typed && candidate.first == typed.first {
+                let edits = optimalStringAlignment(points, Array(candidate.unicodeScalars))
+                if edits <= limit, best.map({ edits < $0.edits || (edits == $0.edits && candidate < $0.word) }) ?? true
+                {
+                    best = (edits, candidate)
+                }
+            }
+            return best?.word ?? "-"
+        }
+        var typed: [String] = []
+        while typed.count < 300 {
+            // A stored word with an edit or two, or a word of its own.
+            var points = Array(sorted[Int(random.next() % UInt64(sorted.count))])
+            for _ in 0..<(1 + Int(random.next() % 2)) {
+                let at = 1 + Int(random.next() % UInt64(points.count - 1))
+                switch random.next() % 4 {
+                case 0: points.insert(letters[Int(random.next() % UInt64(letters.count))], at: at)
+                case 1: if points.count > 5 { points.remove(at: at) }
+                case 2: points[at] = letters[Int(random.next() % UInt64(letters.count))]
+                default: if at + 1 < points.count { points.swapAt(at, at + 1) }
+                }
+            }
+            let candidate = random.next() % 5 == 0 ? word() : String(points)
+            if !stored.contains(candidate) { typed.append(candidate) }
+        }
+        let read = readWordsOf(writer, typed, as: "app")
+        var compared = 0
+        for (word, answer) in zip(typed, read) where answer != "held" {
+            #expect(answer == expected(word), "\(word)")
+            compared += 1
+        }
+        #expect(compared > 200)
     }
 
     @Test("NULL handles are refused or ignored, never dereferenced")
