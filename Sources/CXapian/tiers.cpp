@@ -45,6 +45,7 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "bm25.hpp"
@@ -454,6 +455,33 @@ void note_tiers(cx_database &database, Xapian::docid id, const Xapian::Document 
     }
 }
 
+namespace {
+
+/// `tier`, ascending by item, with `changes` made to it in the order they were noted: `id_of` a
+/// change is its item, `posting_of` it the item's new posting, or nothing to take the item out; an
+/// item's last change counts. One pass over both, sorted: a commit notes a few items, and a tier
+/// holds a thousand or more.
+template <typename Posting, typename Change, typename IdOf, typename PostingOf>
+std::vector<Posting> merged(const std::vector<Posting> &tier, std::vector<Change> &changes, IdOf id_of,
+                            PostingOf posting_of) {
+    std::stable_sort(changes.begin(), changes.end(),
+                     [&](const Change &a, const Change &b) { return id_of(a) < id_of(b); });
+    std::vector<Posting> out;
+    out.reserve(tier.size() + changes.size());
+    size_t kept = 0;
+    for (size_t i = 0; i < changes.size(); ++i) {
+        const Xapian::docid id = id_of(changes[i]);
+        if (i + 1 < changes.size() && id_of(changes[i + 1]) == id) continue;
+        while (kept < tier.size() && tier[kept].id < id) out.push_back(tier[kept++]);
+        if (kept < tier.size() && tier[kept].id == id) ++kept;
+        if (const std::optional<Posting> posting = posting_of(changes[i])) out.push_back(*posting);
+    }
+    out.insert(out.end(), tier.begin() + long(kept), tier.end());
+    return out;
+}
+
+}  // namespace
+
 void flush_tiers(cx_database &database) {
     Xapian::WritableDatabase &writer = database.writer;
     const std::optional<TiersRecord> record = parse_record(writer.get_metadata(tiers_key));
@@ -464,11 +492,11 @@ void flush_tiers(cx_database &database) {
             std::vector<TierPosting> tier;
             if (!decode_tier(writer.get_metadata(tier_prefix + term), threshold, tier)) continue;
             // A rewritten item's new impact replaces the one it entered with.
-            std::map<Xapian::docid, uint8_t> merged;
-            for (const TierPosting &posting : tier) merged[posting.id] = posting.impact;
-            for (const auto &[id, weight] : noted) merged[id] = rounded_up(weight);
-            tier.clear();
-            for (const auto &[id, weight] : merged) tier.push_back({id, weight});
+            tier = merged(
+                tier, noted, [](const std::pair<Xapian::docid, double> &change) { return change.first; },
+                [](const std::pair<Xapian::docid, double> &change) {
+                    return std::optional<TierPosting>(TierPosting{change.first, rounded_up(change.second)});
+                });
             writer.set_metadata(tier_prefix + term, encode_tier(threshold, tier));
         }
         database.tier_notes->noted.clear();
@@ -477,14 +505,11 @@ void flush_tiers(cx_database &database) {
             std::vector<PairTierPosting> tier;
             if (!decode_pair_tier(writer.get_metadata(pair_tier_prefix + pair), first, second, tier)) continue;
             // A rewritten item's new impacts replace those it entered with, or take it out.
-            std::map<Xapian::docid, std::pair<uint8_t, uint8_t>> merged;
-            for (const PairTierPosting &posting : tier) merged[posting.id] = {posting.first, posting.second};
-            for (const auto &[posting, passes] : noted) {
-                if (passes) merged[posting.id] = {posting.first, posting.second};
-                else merged.erase(posting.id);
-            }
-            tier.clear();
-            for (const auto &[id, impacts] : merged) tier.push_back({id, impacts.first, impacts.second});
+            tier = merged(
+                tier, noted, [](const std::pair<PairTierPosting, bool> &change) { return change.first.id; },
+                [](const std::pair<PairTierPosting, bool> &change) {
+                    return change.second ? std::optional<PairTierPosting>(change.first) : std::nullopt;
+                });
             writer.set_metadata(pair_tier_prefix + pair, encode_pair_tier(first, second, tier));
         }
         database.tier_notes->noted_pairs.clear();
