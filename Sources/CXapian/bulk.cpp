@@ -13,6 +13,7 @@
 #include "errors.hpp"
 #include "schema.hpp"
 #include "tiers.hpp"
+#include "typos.hpp"
 #include "write.hpp"
 
 using cx::str;
@@ -246,6 +247,7 @@ cx_status cx_bulk_apply(cx_bulk *bulk, cx_database *database, char **out_error) 
                 spelling.count(document);
                 // As a transaction's items do, they enter the impact tiers they pass.
                 cx::note_tiers(*database, writer.add_document(document), document);
+                cx::note_written_words(*database, document);
             }
             copy_source_paths(segment->writer, writer);
         }

@@ -332,16 +332,82 @@ Xapian::Query column_range(std::shared_ptr<const Column> column, double low, dou
     return Xapian::Query((new ColumnRange(std::move(column), low, high))->release());
 }
 
-std::shared_ptr<const NearWords> kept_text_words(const cx_database &database, Snapshot &snapshot,
-                                                 const std::function<std::shared_ptr<const NearWords>()> &read) {
-    if (database.writable || database.sharded) return read();
+namespace {
+
+/// The words of the items' text last kept of each database (by its UUID), with their revision.
+std::map<std::string, std::pair<Xapian::rev, std::shared_ptr<const NearWords>>> latest_words;
+
+/// The words of the items' text each commit of this process's writers wrote, by the database and
+/// the revision the commit made.
+std::map<std::pair<std::string, Xapian::rev>, std::vector<std::string>> written_words;
+
+/// The most commits whose words are kept (`record_written_words`).
+constexpr size_t most_written_records = 4096;
+
+/// A revision's words are read from the index again once the words written since the last read
+/// pass this share of those (one in 16).
+constexpr size_t most_written_share = 16;
+
+/// The words of revision `revision` of database `uuid` as those last kept of it and the words
+/// its commits since wrote, when every one of those commits is recorded and they wrote few
+/// words; null otherwise. Takes `kept_lock`.
+std::shared_ptr<const NearWords> derived_text_words(const std::string &uuid, Xapian::rev revision) {
+    std::shared_ptr<const NearWords> latest;
+    std::vector<std::string> since;
+    {
+        std::lock_guard<std::mutex> guard(kept_lock);
+        const auto found = latest_words.find(uuid);
+        if (found == latest_words.end() || found->second.first >= revision ||
+            revision - found->second.first > most_written_records)
+            return nullptr;
+        for (Xapian::rev commit = found->second.first + 1; commit <= revision; ++commit) {
+            const auto written = written_words.find({uuid, commit});
+            if (written == written_words.end()) return nullptr;
+            since.insert(since.end(), written->second.begin(), written->second.end());
+        }
+        latest = found->second.second;
+    }
+    const std::shared_ptr<const NearWords> &base = latest->base() ? latest->base() : latest;
+    if ((latest->base() ? latest->added() : 0) + since.size() > base->size() / most_written_share) return nullptr;
+    auto derived = std::make_shared<NearWords>(base);
+    if (latest->base()) latest->each_added([&](const std::string &word, Xapian::doccount) { derived->add(word, 0); });
+    std::sort(since.begin(), since.end());
+    since.erase(std::unique(since.begin(), since.end()), since.end());
+    for (const std::string &word : since) derived->add(word, 0);
+    return derived;
+}
+
+}  // namespace
+
+std::shared_ptr<const NearWords> kept_text_words(const cx_database &database, Snapshot &snapshot) {
+    const Xapian::Database &reader = database.reader;
+    if (database.writable || database.sharded) return read_text_words(reader);
     std::unique_lock<std::mutex> lock(kept_lock);
-    const std::shared_ptr<KeptFields> entry = kept_of(database.reader, snapshot);
+    const std::shared_ptr<KeptFields> entry = kept_of(reader, snapshot);
     if (entry == nullptr) {
         lock.unlock();
-        return read();
+        return read_text_words(reader);
     }
-    return built_once(lock, entry->text_words, read);
+    const std::string uuid = reader.get_uuid();
+    const Xapian::rev revision = snapshot.revision;
+    return built_once(lock, entry->text_words, [&] {
+        std::shared_ptr<const NearWords> words = derived_text_words(uuid, revision);
+        if (!words) words = read_text_words(reader);
+        std::lock_guard<std::mutex> guard(kept_lock);
+        auto &latest = latest_words[uuid];
+        if (!latest.second || latest.first < revision) latest = {revision, words};
+        for (auto it = written_words.lower_bound({uuid, 0}); it != written_words.end() && it->first.first == uuid &&
+                                                              it->first.second <= latest.first;)
+            it = written_words.erase(it);
+        return words;
+    });
+}
+
+void record_written_words(const std::string &uuid, Xapian::rev revision, std::vector<std::string> words) {
+    if (uuid.empty()) return;
+    std::lock_guard<std::mutex> guard(kept_lock);
+    if (written_words.size() >= most_written_records) written_words.erase(written_words.begin());
+    written_words[{uuid, revision}] = std::move(words);
 }
 
 std::shared_ptr<const Ranks> ranks(cx_database &database, Xapian::valueno slot) {

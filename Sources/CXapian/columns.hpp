@@ -1,7 +1,8 @@
 // What columns.cpp offers the other files of the shim.
 #pragma once
 
-#include <functional>
+#include <string>
+#include <vector>
 
 #include "database.hpp"
 #include "schema.hpp"
@@ -102,12 +103,18 @@ std::shared_ptr<const Lengths> lengths(cx_database &database);
 /// Null when they are not kept.
 std::shared_ptr<const std::vector<Xapian::docid>> expired_items(cx_database &database, int64_t now_ms);
 
-/// The words of the items' text of the revision `snapshot` is of (typos.cpp), made by `read` once
-/// for every read-only handle of this process that reads that revision of the same database: the
-/// first that asks reads them, and those that ask meanwhile wait for it. A writer's handle, whose
-/// revision holds what it has not committed, and a view of shards read their own.
-std::shared_ptr<const NearWords> kept_text_words(const cx_database &database, Snapshot &snapshot,
-                                                 const std::function<std::shared_ptr<const NearWords>()> &read);
+/// The words of the items' text of the revision `snapshot` is of (typos.cpp), kept once for every
+/// read-only handle of this process that reads that revision of the same database: the first
+/// that asks makes them, and those that ask meanwhile wait for it. They are the words last kept of
+/// the database and those its commits since wrote (`record_written_words`), when a writer of this
+/// process recorded every one of those commits and they wrote fewer than a sixteenth as many; else
+/// they are read from the index (`read_text_words`). A writer's handle, whose revision holds what it
+/// has not committed, and a view of shards read their own.
+std::shared_ptr<const NearWords> kept_text_words(const cx_database &database, Snapshot &snapshot);
+
+/// Records `words`, the words of the items' text that the items a commit stored hold, as what the
+/// commit that made revision `revision` of the database `uuid` wrote.
+void record_written_words(const std::string &uuid, Xapian::rev revision, std::vector<std::string> words);
 
 /// The column of `slot` for a search of `request`: the kept one (`column`) when the search keeps
 /// fields (`keeps_fields`) and there is one, else one read for the caller alone.

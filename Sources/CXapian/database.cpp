@@ -8,6 +8,7 @@
 #include "pairs.hpp"
 #include "read.hpp"
 #include "schema.hpp"
+#include "columns.hpp"
 #include "tiers.hpp"
 #include "write.hpp"
 
@@ -266,8 +267,12 @@ cx_status cx_database_commit(cx_database *database, char **out_error) {
         choose_common_words_when_due(*database);
         cx::flush_tiers(*database);
         database->writer.commit_transaction();
+        std::vector<std::string> written = std::move(database->written_words);
+        database->written_words.clear();
+        cx::record_written_words(database->writer.get_uuid(), database->writer.get_revision(), std::move(written));
         return CX_OK;
     } catch (...) {
+        database->written_words.clear();
         return cx::status_from_current_exception(out_error);
     }
 }
@@ -277,6 +282,7 @@ cx_status cx_database_cancel(cx_database *database, char **out_error) {
     if (!database->in_transaction) return CX_OK;
     database->in_transaction = false;
     cx::forget_tiers(*database);
+    database->written_words.clear();
     try {
         database->writer.cancel_transaction();
         return CX_OK;

@@ -154,7 +154,7 @@ class Builder {
         const bool begun =
             partial && database_.reader.allterms_begin(word) != database_.reader.allterms_end(word);
         const bool beginning = partial && !begun;
-        for (const std::string &near : text_words_->near(word, beginning)) {
+        for (const std::string &near : text_words_->near(word, beginning, &database_.reader)) {
             const std::string term = "Z" + stemmer_(near);
             if (seen.insert(term).second) corrected.emplace_back(term);
             if (corrected.size() == most_typo_words) break;

@@ -64,7 +64,7 @@ std::string visible_suggestion(cx_database &database, Snapshot &snapshot, const 
 
 std::string visible_correction(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
                                const std::string &word) {
-    return first_visible(database, snapshot, request, text_words(database, snapshot)->near(word));
+    return first_visible(database, snapshot, request, text_words(database, snapshot)->near(word, false, &database.reader));
 }
 
 }  // namespace cx

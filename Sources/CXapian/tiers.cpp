@@ -462,19 +462,22 @@ namespace {
 /// item's last change counts. One pass over both, sorted: a commit notes a few items, and a tier
 /// holds a thousand or more.
 template <typename Posting, typename Change, typename IdOf, typename PostingOf>
-std::vector<Posting> merged(const std::vector<Posting> &tier, std::vector<Change> &changes, IdOf id_of,
+std::vector<Posting> merged(const std::vector<Posting> &tier, const std::vector<Change> &changes, IdOf id_of,
                             PostingOf posting_of) {
-    std::stable_sort(changes.begin(), changes.end(),
-                     [&](const Change &a, const Change &b) { return id_of(a) < id_of(b); });
+    // The changes by item, each item's in the order noted.
+    std::vector<std::pair<Xapian::docid, size_t>> order;
+    order.reserve(changes.size());
+    for (size_t i = 0; i < changes.size(); ++i) order.emplace_back(id_of(changes[i]), i);
+    std::sort(order.begin(), order.end());
     std::vector<Posting> out;
     out.reserve(tier.size() + changes.size());
     size_t kept = 0;
-    for (size_t i = 0; i < changes.size(); ++i) {
-        const Xapian::docid id = id_of(changes[i]);
-        if (i + 1 < changes.size() && id_of(changes[i + 1]) == id) continue;
+    for (size_t i = 0; i < order.size(); ++i) {
+        const Xapian::docid id = order[i].first;
+        if (i + 1 < order.size() && order[i + 1].first == id) continue;
         while (kept < tier.size() && tier[kept].id < id) out.push_back(tier[kept++]);
         if (kept < tier.size() && tier[kept].id == id) ++kept;
-        if (const std::optional<Posting> posting = posting_of(changes[i])) out.push_back(*posting);
+        if (const std::optional<Posting> posting = posting_of(changes[order[i].second])) out.push_back(*posting);
     }
     out.insert(out.end(), tier.begin() + long(kept), tier.end());
     return out;

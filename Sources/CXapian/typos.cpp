@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "columns.hpp"
+#include "database.hpp"
 #include "read.hpp"
 
 namespace cx {
@@ -78,16 +79,14 @@ bool letters_allow(uint64_t a, uint64_t b, unsigned limit, bool beginning) {
     return beginning || unsigned(__builtin_popcountll(b & ~a)) <= limit;
 }
 
-/// Whether `term` is a word of the items' text: unprefixed (it begins with a lower-case letter,
-/// ASCII or not: every prefix is upper case) and without a digit.
+}  // namespace
+
 bool is_text_word(const std::string &term) {
     if (term.empty()) return false;
     const unsigned char first = static_cast<unsigned char>(term[0]);
     if (!((first >= 'a' && first <= 'z') || first >= 0x80)) return false;
     return std::none_of(term.begin(), term.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
-
-}  // namespace
 
 unsigned typo_limit(size_t letters) { return letters < 5 ? 0 : letters < 9 ? 1 : 2; }
 
@@ -105,49 +104,75 @@ void NearWords::add(const std::string &word, Xapian::doccount frequency) {
     ++count_;
 }
 
-std::vector<std::string> NearWords::near(const std::string &word, bool beginning) const {
-    const std::u32string points = code_points(word);
-    const unsigned limit = typo_limit(points.size());
-    if (limit == 0) return {};
+void NearWords::collect(const std::u32string &points, const std::string &word, unsigned limit, bool beginning,
+                        std::vector<std::pair<unsigned, const Entry *>> &found) const {
+    if (base_) base_->collect(points, word, limit, beginning, found);
     const auto first = by_first_.find(points[0]);
-    if (first == by_first_.end()) return {};
+    if (first == by_first_.end()) return;
     const std::vector<std::vector<Entry>> &by_length = first->second;
     const uint64_t letters = letters_of(points);
-    std::vector<std::tuple<unsigned, Xapian::doccount, const std::string *>> found;
     // A beginning is compared with the words of every longer length too.
     const size_t longest = beginning ? by_length.size() : std::min(by_length.size(), points.size() + limit + 1);
     for (size_t length = points.size() - limit; length < longest; ++length) {
         for (const Entry &entry : by_length[length]) {
             if (!letters_allow(letters, entry.letters, limit, beginning) || entry.word == word) continue;
             const unsigned edits = distance(points, entry.points, limit, beginning);
-            if (edits <= limit) found.emplace_back(edits, entry.frequency, &entry.word);
+            if (edits <= limit) found.emplace_back(edits, &entry);
         }
     }
+}
+
+std::vector<std::string> NearWords::near(const std::string &word, bool beginning,
+                                         const Xapian::Database *current) const {
+    const std::u32string points = code_points(word);
+    const unsigned limit = typo_limit(points.size());
+    if (limit == 0) return {};
+    std::vector<std::pair<unsigned, const Entry *>> found;
+    collect(points, word, limit, beginning, found);
+    // A word added over the base may be the base's too: each is ranked once, by its fewest edits.
     std::sort(found.begin(), found.end(), [](const auto &a, const auto &b) {
+        return a.second->word != b.second->word ? a.second->word < b.second->word : a.first < b.first;
+    });
+    // Words read with their revision's frequencies keep them; over a base, every frequency is the
+    // current one.
+    const Xapian::Database *look_up = base_ ? current : nullptr;
+    std::vector<std::tuple<unsigned, Xapian::doccount, const std::string *>> ranked;
+    for (size_t i = 0; i < found.size(); ++i) {
+        if (i > 0 && found[i].second->word == found[i - 1].second->word) continue;
+        const std::string &near = found[i].second->word;
+        const Xapian::doccount frequency = look_up ? look_up->get_termfreq(near) : found[i].second->frequency;
+        if (frequency > 0) ranked.emplace_back(found[i].first, frequency, &near);
+    }
+    std::sort(ranked.begin(), ranked.end(), [](const auto &a, const auto &b) {
         if (std::get<0>(a) != std::get<0>(b)) return std::get<0>(a) < std::get<0>(b);
         if (std::get<1>(a) != std::get<1>(b)) return std::get<1>(a) > std::get<1>(b);
         return *std::get<2>(a) < *std::get<2>(b);
     });
-    std::vector<std::string> ranked;
-    ranked.reserve(found.size());
-    for (const auto &entry : found) ranked.push_back(*std::get<2>(entry));
-    return ranked;
+    std::vector<std::string> words;
+    words.reserve(ranked.size());
+    for (const auto &entry : ranked) words.push_back(*std::get<2>(entry));
+    return words;
+}
+
+void note_written_words(cx_database &database, const Xapian::Document &document) {
+    for (auto it = document.termlist_begin(); it != document.termlist_end(); ++it)
+        if (is_text_word(*it)) database.written_words.push_back(*it);
+}
+
+std::shared_ptr<const NearWords> read_text_words(const Xapian::Database &reader) {
+    auto words = std::make_shared<NearWords>();
+    // The lower-case letters and the lead bytes of other scripts: no prefixed term is read.
+    std::vector<std::string> starts;
+    for (char c = 'a'; c <= 'z'; ++c) starts.emplace_back(1, c);
+    for (int byte = 0xC0; byte <= 0xFF; ++byte) starts.emplace_back(1, static_cast<char>(byte));
+    for (const std::string &start : starts)
+        for (auto it = reader.allterms_begin(start); it != reader.allterms_end(start); ++it)
+            if (is_text_word(*it)) words->add(*it, it.get_termfreq());
+    return words;
 }
 
 std::shared_ptr<const NearWords> text_words(const cx_database &database, Snapshot &snapshot) {
-    if (snapshot.text_words) return snapshot.text_words;
-    const Xapian::Database &reader = database.reader;
-    snapshot.text_words = kept_text_words(database, snapshot, [&reader] {
-        auto words = std::make_shared<NearWords>();
-        // The lower-case letters and the lead bytes of other scripts: no prefixed term is read.
-        std::vector<std::string> starts;
-        for (char c = 'a'; c <= 'z'; ++c) starts.emplace_back(1, c);
-        for (int byte = 0xC0; byte <= 0xFF; ++byte) starts.emplace_back(1, static_cast<char>(byte));
-        for (const std::string &start : starts)
-            for (auto it = reader.allterms_begin(start); it != reader.allterms_end(start); ++it)
-                if (is_text_word(*it)) words->add(*it, it.get_termfreq());
-        return std::shared_ptr<const NearWords>(std::move(words));
-    });
+    if (!snapshot.text_words) snapshot.text_words = kept_text_words(database, snapshot);
     return snapshot.text_words;
 }
 

@@ -12,6 +12,7 @@
 #include "read.hpp"
 #include "schema.hpp"
 #include "tiers.hpp"
+#include "typos.hpp"
 
 using cx::str;
 
@@ -47,6 +48,7 @@ int32_t store(cx_database &database, const cx_item &item, const std::string &uni
         id = writer.add_document(document);
     }
     cx::note_tiers(database, id, document);
+    cx::note_written_words(database, document);
     return existed ? 1 : 0;
 }
 

@@ -174,6 +174,21 @@ private func readWordsOf(_ database: OpaquePointer, _ words: [String], as domain
     }
 }
 
+/// The word of `words` (each held by one item) that a typo correction of `typed` gives: the fewest
+/// edits within the limit, then in byte order, the first letter kept; "-" for none.
+private func nearestWord(_ typed: String, among words: [String]) -> String {
+    let points = Array(typed.unicodeScalars)
+    let limit = points.count < 5 ? 0 : points.count < 9 ? 1 : 2
+    var best: (edits: Int, word: String)?
+    for candidate in words where candidate != typed && candidate.first == typed.first {
+        let edits = optimalStringAlignment(points, Array(candidate.unicodeScalars))
+        if edits <= limit, best.map({ edits < $0.edits || (edits == $0.edits && candidate < $0.word) }) ?? true {
+            best = (edits, candidate)
+        }
+    }
+    return best?.word ?? "-"
+}
+
 /// The optimal string alignment distance of `a` and `b`: letters added, missing, changed, or two
 /// neighbours swapped.
 private func optimalStringAlignment(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
@@ -396,20 +411,6 @@ struct ShimTests {
             let title = sorted[start..<min(start + 50, sorted.count)].joined(separator: " ")
             #expect(store(writer, id: "item\(start)", title: title, public: true) == CX_OK)
         }
-        // Each stored once: the nearest, then in byte order.
-        func expected(_ typed: String) -> String {
-            let points = Array(typed.unicodeScalars)
-            let limit = points.count < 5 ? 0 : points.count < 9 ? 1 : 2
-            var best: (edits: Int, word: String)?
-            for candidate in sorted where candidate != typed && candidate.first == typed.first {
-                let edits = optimalStringAlignment(points, Array(candidate.unicodeScalars))
-                if edits <= limit, best.map({ edits < $0.edits || (edits == $0.edits && candidate < $0.word) }) ?? true
-                {
-                    best = (edits, candidate)
-                }
-            }
-            return best?.word ?? "-"
-        }
         var typed: [String] = []
         while typed.count < 300 {
             // A stored word with an edit or two, or a word of its own.
@@ -429,10 +430,79 @@ struct ShimTests {
         let read = readWordsOf(writer, typed, as: "app")
         var compared = 0
         for (word, answer) in zip(typed, read) where answer != "held" {
-            #expect(answer == expected(word), "\(word)")
+            #expect(answer == nearestWord(word, among: sorted), "\(word)")
             compared += 1
         }
         #expect(compared > 200)
+    }
+
+    @Test("a reader's words for typos follow each commit: the words written since, and none that no item holds")
+    func correctionsFollowCommits() throws {
+        let path = TemporaryFolder.path + "/db"
+        let (database, _, _) = open(path, CX_OPEN_WRITE)
+        let writer = try #require(database)
+        defer { cx_database_free(writer) }
+        var random = SplitMix(seed: 11)
+        let letters = Array("aeilnorst")
+        var every = Set<String>()
+        // Each word in one item only: every word's frequency is 1, and an item removed takes its
+        // words out of the index.
+        func words(_ count: Int) -> [String] {
+            var made: [String] = []
+            while made.count < count {
+                let length = 5 + Int(random.next() % 6)
+                let word = String((0..<length).map { _ in letters[Int(random.next() % UInt64(letters.count))] })
+                if every.insert(word).inserted { made.append(word) }
+            }
+            return made
+        }
+        var items: [String: [String]] = [:]
+        func commit(adding added: [String: [String]], removing removed: String? = nil) {
+            #expect(call { cx_database_begin(writer, $0) }.status == CX_OK)
+            for (id, words) in added.sorted(by: { $0.key < $1.key }) {
+                #expect(store(writer, id: id, title: words.joined(separator: " "), public: true) == CX_OK)
+                items[id] = words
+            }
+            if let removed {
+                let domain = Array("app".utf8), id = Array(removed.utf8)
+                var outcome: Int32 = 0
+                domain.withUnsafeBufferPointer { domainBytes in
+                    id.withUnsafeBufferPointer { idBytes in
+                        domainBytes.withMemoryRebound(to: CChar.self) { domainText in
+                            idBytes.withMemoryRebound(to: CChar.self) { idText in
+                                var identifier = cx_text(data: idText.baseAddress, length: idText.count)
+                                let text = cx_text(data: domainText.baseAddress, length: domainText.count)
+                                #expect(
+                                    call { cx_database_delete_items(writer, text, &identifier, 1, true, &outcome, $0) }
+                                        .status == CX_OK)
+                            }
+                        }
+                    }
+                }
+                items[removed] = nil
+            }
+            #expect(call { cx_database_commit(writer, $0) }.status == CX_OK)
+        }
+        commit(adding: Dictionary(uniqueKeysWithValues: (0..<20).map { ("first\($0)", words(50)) }))
+        let (opened, _, _) = open(path, CX_OPEN_READ)
+        let reader = try #require(opened)
+        defer { cx_database_free(reader) }
+        for round in 0..<4 {
+            let held = items.values.flatMap { $0 }.sorted()
+            // Words a typo from the words held, from words removed and from words still to come.
+            var typed: [String] = []
+            while typed.count < 150 {
+                var points = Array(Array(every)[Int(random.next() % UInt64(every.count))])
+                let at = 1 + Int(random.next() % UInt64(points.count - 1))
+                points[at] = letters[Int(random.next() % UInt64(letters.count))]
+                if !every.contains(String(points)) { typed.append(String(points)) }
+            }
+            for (word, answer) in zip(typed, readWordsOf(reader, typed, as: "app")) where answer != "held" {
+                #expect(answer == nearestWord(word, among: held), "round \(round): \(word)")
+            }
+            commit(adding: ["round\(round)": words(15)], removing: "first\(round)")
+            #expect(call { cx_database_reopen(reader, $0) }.status == CX_OK)
+        }
     }
 
     @Test("NULL handles are refused or ignored, never dereferenced")
