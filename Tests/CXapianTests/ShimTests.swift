@@ -207,19 +207,6 @@ private func optimalStringAlignment(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]
     return table[a.count][b.count]
 }
 
-/// A seeded generator (SplitMix64), so that a failure repeats.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Suite("The C shim over Xapian", .temporaryFolder)
 struct ShimTests {
     @Test("a missing database is CX_ERR_OPENING with a message, and no handle")
@@ -399,7 +386,7 @@ struct ShimTests {
         let writer = try #require(database)
         defer { cx_database_free(writer) }
         // Words of a few letters, so that many lie a typo or two from one another.
-        var random = SplitMix(seed: 7)
+        var random = SeededGenerator(seed: 7)
         let letters = Array("aeilnorst")
         func word() -> String {
             String((0..<(5 + Int(random.next() % 6))).map { _ in letters[Int(random.next() % UInt64(letters.count))] })
@@ -442,7 +429,7 @@ struct ShimTests {
         let (database, _, _) = open(path, CX_OPEN_WRITE)
         let writer = try #require(database)
         defer { cx_database_free(writer) }
-        var random = SplitMix(seed: 11)
+        var random = SeededGenerator(seed: 11)
         let letters = Array("aeilnorst")
         var every = Set<String>()
         // Each word in one item only: every word's frequency is 1, and an item removed takes its
