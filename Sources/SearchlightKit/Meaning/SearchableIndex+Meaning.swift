@@ -17,7 +17,7 @@ public struct MeaningBatch: Sendable {
 }
 
 extension IndexTransaction {
-    /// Stores vectors made by ``SearchableIndex/embedItemsWithoutMeaning(using:from:limit:)``, and
+    /// Stores vectors made by ``SearchableIndex/embedItemsWithoutMeaning(using:from:limit:threads:)``, and
     /// records the model that made them. A vector of an item changed or removed since it was read
     /// is not stored. Returns how many were.
     public func storeMeaning(_ batch: MeaningBatch) throws(SearchlightError) -> Int {
