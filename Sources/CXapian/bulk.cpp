@@ -13,7 +13,6 @@
 #include "errors.hpp"
 #include "schema.hpp"
 #include "tiers.hpp"
-#include "typos.hpp"
 #include "write.hpp"
 
 using cx::str;
@@ -245,9 +244,9 @@ cx_status cx_bulk_apply(cx_bulk *bulk, cx_database *database, char **out_error) 
             for (auto it = segment->writer.postlist_begin(""); it != segment->writer.postlist_end(""); ++it) {
                 Xapian::Document document = segment->writer.get_document(*it);
                 spelling.count(document);
-                // As a transaction's items do, they enter the impact tiers they pass.
-                cx::note_tiers(*database, writer.add_document(document), document);
-                cx::note_written_words(*database, document);
+                // As a transaction's items do, they enter the impact tiers they pass, and their
+                // words the readers' words for typos.
+                cx::note_stored(*database, writer.add_document(document), document);
             }
             copy_source_paths(segment->writer, writer);
         }
