@@ -1,10 +1,9 @@
-// Queries handed to Xapian's matcher in a form it runs on every index (`matchable`), and what a
-// built query's description tells.
+// Queries handed to Xapian's matcher in a form it runs on every index (`matchable`), the weight
+// scales of a query with their factors recorded, and the weighed parts Xapian counts in a query.
 
 #include "matching.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <vector>
 
 namespace cx {
@@ -25,12 +24,10 @@ class Rewrite {
                 const std::string &term = *query.get_terms_begin();
                 return !weighs && !term.empty() && reader_.get_termfreq(term) == items_ ? Query::MatchAll : query;
             }
-            case Query::OP_SCALE_WEIGHT: {
-                const double factor = scale_factor(query);
-                const Query inner = query.get_subquery(0);
-                const Query rewritten = (*this)(inner, weighs && factor != 0);
-                return same(rewritten, inner) ? query : Query(Query::OP_SCALE_WEIGHT, rewritten, factor);
-            }
+            case Query::OP_SCALE_WEIGHT:
+                // Weighing, its subquery was made matchable for its factor as the scale was built
+                // (`scaled`); weighing nothing, nothing under it weighs, whatever its factor.
+                return weighs ? query : (*this)(query.get_subquery(0), false);
             case Query::OP_AND:
             case Query::OP_OR:
             case Query::OP_XOR:
@@ -45,16 +42,6 @@ class Rewrite {
                 // Weighing nothing, Xapian reads them as an OR, each term on its own; weighed, a
                 // synonym's terms are read for their wdf.
                 return weighs ? query : each(query, [](size_t) { return false; });
-            case Query::OP_WILDCARD: {
-                // Weighing nothing, an OR of its expansions. Searchlight's wildcards keep their most
-                // frequent expansions (WILDCARD_LIMIT_MOST_FREQUENT): with one that every item holds,
-                // it matches every item.
-                const std::optional<std::string> pattern = weighs ? std::nullopt : wildcard_pattern(query);
-                if (!pattern) return query;
-                for (auto it = reader_.allterms_begin(*pattern); it != reader_.allterms_end(*pattern); ++it)
-                    if (it.get_termfreq() == items_) return Query::MatchAll;
-                return query;
-            }
             default:
                 // Leaves that are not terms, and the terms of phrases and windows, which Xapian reads
                 // on their own for their positions.
@@ -97,18 +84,74 @@ void set_counting_query(Xapian::Enquire &enquire, const Xapian::Database &reader
     enquire.set_query(matchable(reader, query, false));
 }
 
-double scale_factor(const Query &query) {
-    const std::string description = query.get_description();
-    return std::strtod(description.c_str() + 6, nullptr);
+Query scaled(const Xapian::Database &reader, const Query &query, double factor) {
+    return Query(Query::OP_SCALE_WEIGHT, matchable(reader, query, factor != 0), factor);
 }
 
-std::optional<std::string> wildcard_pattern(const Query &query) {
-    const std::string description = query.get_description();
-    const std::string start = "Query(WILDCARD ";
-    if (description.compare(0, start.size(), start) != 0 || description.back() != ')') return std::nullopt;
-    const size_t space = description.find(' ', start.size());
-    if (space == std::string::npos) return std::nullopt;
-    return description.substr(space + 1, description.size() - space - 2);
+Query ScaleFactors::scaled(const Xapian::Database &reader, const Query &query, double factor) {
+    Query scale = cx::scaled(reader, query, factor);
+    // Xapian gives a scale of a value range the range itself (it weighs nothing, scaled or not),
+    // and one of nothing nothing.
+    if (scale.get_type() == Query::OP_SCALE_WEIGHT) recorded_.emplace(scale.internal.get(), std::make_pair(scale, factor));
+    return scale;
+}
+
+std::optional<double> ScaleFactors::of(const Query &scale) const {
+    const auto found = recorded_.find(scale.internal.get());
+    if (found == recorded_.end()) return std::nullopt;
+    return found->second.second;
+}
+
+namespace {
+
+/// `weighed_parts` of `query` reached with the weight factor `factor`, added to `parts`; false
+/// when it holds what the count does not know.
+bool add_weighed_parts(const Query &query, double factor, const ScaleFactors &factors, unsigned &parts) {
+    // As Xapian 1.4 counts them (`inc_total_subqs` in `api/queryinternal.cc`).
+    switch (query.get_type()) {
+        case Query::LEAF_TERM:
+        case Query::LEAF_MATCH_ALL:
+        case Query::LEAF_POSTING_SOURCE:
+        case Query::OP_VALUE_RANGE:
+        case Query::OP_VALUE_GE:
+        case Query::OP_VALUE_LE:
+        case Query::OP_SYNONYM:
+        case Query::OP_MAX:
+            // A synonym and OP_MAX count as one, whatever they hold.
+            if (factor != 0) ++parts;
+            return true;
+        case Query::LEAF_MATCH_NOTHING:
+            return true;
+        case Query::OP_SCALE_WEIGHT: {
+            const std::optional<double> scale = factors.of(query);
+            return scale && add_weighed_parts(query.get_subquery(0), factor * *scale, factors, parts);
+        }
+        case Query::OP_AND:
+        case Query::OP_OR:
+        case Query::OP_XOR:
+        case Query::OP_AND_MAYBE:
+        case Query::OP_PHRASE:
+        case Query::OP_NEAR:
+        case Query::OP_FILTER:
+        case Query::OP_AND_NOT: {
+            // A filter's and an exclusion's other parts are read weighing nothing.
+            const bool first_only = query.get_type() == Query::OP_FILTER || query.get_type() == Query::OP_AND_NOT;
+            for (size_t i = 0; i < query.get_num_subqueries(); ++i)
+                if (!add_weighed_parts(query.get_subquery(i), first_only && i > 0 ? 0.0 : factor, factors, parts))
+                    return false;
+            return true;
+        }
+        default:
+            return false;
+    }
+}
+
+}  // namespace
+
+std::optional<unsigned> weighed_parts(const Query &query, const ScaleFactors &factors) {
+    unsigned parts = 0;
+    if (!add_weighed_parts(query, 1, factors, parts)) return std::nullopt;
+    return parts;
 }
 
 }  // namespace cx

@@ -115,7 +115,7 @@ bool sort_by_first_key(Xapian::Enquire &enquire, const cx_search_request &reques
 }
 
 std::optional<SortedPage> ascending_on_shards(Xapian::Enquire &enquire, const cx_search_request &request,
-                                              Xapian::doccount check_at_least) {
+                                              Xapian::doccount check_at_least, unsigned parts) {
     if (request.sort_key_count == 0) return std::nullopt;
     const cx_sort_key &key = request.sort_keys[0];
     for (size_t i = 1; i < request.sort_key_count; ++i)
@@ -151,7 +151,7 @@ std::optional<SortedPage> ascending_on_shards(Xapian::Enquire &enquire, const cx
         first = enquire.get_mset(0, 1);
     }
     const Xapian::MSet &best = first.get_max_attained() >= rest.get_max_attained() ? first : rest;
-    const std::optional<double> factor = percent_factor(best);
+    const std::optional<double> factor = percent_factor(best, parts);
     if (!factor) return std::nullopt;
     const auto add = [&](const Xapian::MSet &mset, Xapian::doccount count) {
         Xapian::doccount added = 0;

@@ -32,9 +32,10 @@ struct SortedPage {
 /// ascending, then relevance, and the index has remote shards: they take no key maker, and sorted
 /// by a value ascending Xapian puts the items without one first, where one index puts them last.
 /// So the items with a value are sorted first, then those without one follow by relevance, with
-/// the percentages one search of both rates. Nothing for any other order.
+/// the percentages one search of both rates, for a query of `parts` weighed parts (`weighed_parts`).
+/// Nothing for any other order, or when the percentages cannot be rated.
 std::optional<SortedPage> ascending_on_shards(Xapian::Enquire &enquire, const cx_search_request &request,
-                                              Xapian::doccount check_at_least);
+                                              Xapian::doccount check_at_least, unsigned parts);
 
 /// A filter that keeps the page `request` asks for when its first key is a number: the items whose
 /// value of it is among the best of those holding it (by the key's kept ranks, `cx::ranks`), so

@@ -77,7 +77,7 @@ class Builder {
             cx_database *keeping, bool typos)
         : database_(database),
           snapshot_(snapshot),
-          terms_(database.reader),
+          terms_(database.reader, factors_),
           nodes_(nodes),
           count_(count),
           relaxed_(relaxed),
@@ -91,6 +91,7 @@ class Builder {
         if (position_ != count_) throw Xapian::InvalidArgumentError("the query tree has nodes past its root");
         built.highlighter = std::move(highlighter_);
         built.spellable = std::move(spellable_);
+        built.factors = std::move(factors_);
         return built;
     }
 
@@ -98,6 +99,7 @@ class Builder {
     const cx_database &database_;
     /// The snapshot the common words are read from, once a phrase needs them.
     Snapshot &snapshot_;
+    ScaleFactors factors_;
     LeafTerms terms_;
     const cx_query_node *nodes_;
     size_t count_;
@@ -164,7 +166,7 @@ class Builder {
         const bool held = begun || database_.reader.term_exists(typed);
         const double weight = held ? typo_weight : 1.0;
         return Query(Query::OP_OR, query,
-                     Query(Query::OP_SCALE_WEIGHT, Query(Query::OP_OR, corrected.begin(), corrected.end()), weight));
+                     factors_.scaled(database_.reader, Query(Query::OP_OR, corrected.begin(), corrected.end()), weight));
     }
 
     /// What a result's snippet highlights, and which words may be corrected.
@@ -253,11 +255,11 @@ class Builder {
                     throw Xapian::InvalidArgumentError("a text node needs the any, title or description field");
                 return text(current, positive);
             case CX_NODE_FILTER:
-                return Query(Query::OP_SCALE_WEIGHT, filter(current), 0.0);
+                return factors_.scaled(database_.reader, filter(current), 0.0);
             case CX_NODE_RANGE:
             case CX_NODE_ATTRIBUTE:
             case CX_NODE_NEAR:
-                return Query(Query::OP_SCALE_WEIGHT, attribute(current), 0.0);
+                return factors_.scaled(database_.reader, attribute(current), 0.0);
             case CX_NODE_AND:
             case CX_NODE_OR:
             case CX_NODE_XOR:

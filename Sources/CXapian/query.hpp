@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "database.hpp"
+#include "matching.hpp"
 #include "snippet.hpp"
 
 namespace cx {
@@ -25,6 +26,8 @@ struct BuiltQuery {
         Xapian::Query query;
     };
     std::vector<Spellable> spellable;
+    /// The factors of the query's weight scales.
+    ScaleFactors factors;
 };
 
 /// Builds the query. Throws Xapian::InvalidArgumentError for a malformed tree.

@@ -95,7 +95,7 @@ double most_for_views(const Xapian::Database &reader, const cx::BuiltQuery &buil
 Query weighed_words(cx_database &database, const cx_search_request &request, const cx::BuiltQuery &built) {
     if (!cx::keeps_fields(database, request) || built.matches_everything) return built.query;
     const std::shared_ptr<const cx::Lengths> lengths = cx::lengths(database);
-    return lengths ? cx::weighed_from_lengths(built.query, lengths) : built.query;
+    return lengths ? cx::weighed_from_lengths(database.reader, built.query, built.factors, lengths) : built.query;
 }
 
 /// The words of `built`, weighed as `weighed_words` weighs them, with recorded views added to the
@@ -188,6 +188,17 @@ cx::ViewsBound views_bound(cx_database &database, cx::Snapshot &snapshot, const 
     return {weight, cx::view_boosts_of(database, snapshot)};
 }
 
+/// `cx::ascending_on_shards` for a search of `built`, whose weighed parts are its words' and, when
+/// views weigh, their source's.
+std::optional<cx::SortedPage> ascending_on_shards(cx_database &database, Xapian::Enquire &enquire,
+                                                  const cx_search_request &request, Xapian::doccount check_at_least,
+                                                  const cx::BuiltQuery &built) {
+    const std::optional<unsigned> parts = cx::weighed_parts(built.query, built.factors);
+    if (!parts) return std::nullopt;
+    const unsigned views = most_for_views(database.reader, built) != 0 ? 1 : 0;
+    return cx::ascending_on_shards(enquire, request, check_at_least, *parts + views);
+}
+
 /// Whether a search of `request` may take its page from the index's impact tiers (tiers.cpp):
 /// ranked by relevance, on one database whose committed revision it reads, of words.
 bool uses_tiers(const cx_database &database, const cx_search_request &request, const cx::BuiltQuery &built) {
@@ -227,7 +238,7 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
         estimated = true;
     } else if (uses_tiers(database, request, built) &&
                (tiered = cx::tiered_page(
-                    reader, built.query,
+                    reader, built.query, built.factors,
                     [&](std::vector<Xapian::docid> candidates) {
                         return cx::visible_now_among(database, snapshot, request, weighed, std::move(candidates));
                     },
@@ -245,7 +256,7 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
             matches = all.get_matches_estimated();
             estimated = all.get_matches_lower_bound() != all.get_matches_upper_bound();
         }
-    } else if (database.sharded && (sorted = cx::ascending_on_shards(enquire, request, check_at_least))) {
+    } else if (database.sharded && (sorted = ascending_on_shards(database, enquire, request, check_at_least, built))) {
         matches = sorted->matches;
         estimated = sorted->estimated;
     } else {

@@ -87,7 +87,7 @@ const FieldFilter *LeafTerms::field_filter(cx_field field) const {
 
 Query LeafTerms::in_field(const cx_query_node &leaf, const FieldFilter &filter) {
     std::string folded = fold_lower(str(leaf.text));
-    if ((leaf.kind == CX_NODE_PREFIX || leaf.kind == CX_NODE_PARTIAL) && is_plain_word(folded))
+    if ((leaf.kind == CX_NODE_PREFIX || leaf.kind == CX_NODE_PARTIAL) && is_one_word(folded))
         return filter_beginning(filter, folded);
     const unsigned flags = flags_for(leaf.kind == CX_NODE_PHRASE ? CX_NODE_WORD : leaf.kind, folded);
     return filter_parser(filter).parse_query(folded, flags);
@@ -96,7 +96,7 @@ Query LeafTerms::in_field(const cx_query_node &leaf, const FieldFilter &filter) 
 Query LeafTerms::in_description(const cx_query_node &leaf, const Query &query) {
     std::string folded = fold_lower(fold_accents(str(leaf.text)));
     std::set<std::string> matches;
-    if ((leaf.kind == CX_NODE_PREFIX || leaf.kind == CX_NODE_PARTIAL) && is_plain_word(folded)) {
+    if ((leaf.kind == CX_NODE_PREFIX || leaf.kind == CX_NODE_PARTIAL) && is_one_word(folded)) {
         for (auto it = database_.allterms_begin(folded); it != database_.allterms_end(folded); ++it)
             matches.insert(match_term_of(*it));
         // The as-you-type word also matches as a whole word, stemmed (`kettles`, `kettle`).
@@ -125,10 +125,6 @@ std::unique_ptr<Parser> LeafTerms::make_parser(const std::string &prefix) const 
     parser->set_stemming_strategy(Parser::STEM_SOME);
     parser->set_default_op(Query::OP_AND);
     parser->add_prefix("", prefix);
-    // `word*` and the as-you-type word expand to the most frequent matching terms rather
-    // than failing.
-    parser->set_max_expansion(expansion_limit, Query::WILDCARD_LIMIT_MOST_FREQUENT,
-                              Parser::FLAG_WILDCARD | Parser::FLAG_PARTIAL);
     return parser;
 }
 
@@ -162,14 +158,14 @@ Query LeafTerms::with_whole_word(const cx_query_node &leaf, const Query &query) 
     const Query whole =
         score_forms_separately(parser().parse_query(folded, Parser::FLAG_CJK_NGRAM));
     const bool short_word = is_short_partial(leaf, folded);
-    if (whole.empty()) return short_word ? Query(Query::OP_SCALE_WEIGHT, query, 0.0) : query;
-    return Query(Query::OP_OR, whole, Query(Query::OP_SCALE_WEIGHT, query, short_word ? 0.0 : beginning_weight));
+    if (whole.empty()) return short_word ? factors_.scaled(database_, query, 0.0) : query;
+    return Query(Query::OP_OR, whole, factors_.scaled(database_, query, short_word ? 0.0 : beginning_weight));
 }
 
 Query LeafTerms::expansion(const cx_query_node &leaf) {
     if (leaf.kind != CX_NODE_PREFIX && leaf.kind != CX_NODE_PARTIAL) return Query();
     const std::string word = fold_lower(str(leaf.text));
-    if (!is_plain_word(word)) return Query();
+    if (!is_one_word(word)) return Query();
     const std::string begun = prefix::text + word;
     std::vector<std::pair<Xapian::doccount, std::string>> words;
     for (auto it = database_.allterms_begin(begun); it != database_.allterms_end(begun); ++it)
@@ -189,29 +185,22 @@ Query LeafTerms::expansion(const cx_query_node &leaf) {
     // the words weighed on its own would add up the bounds of every frequent one. The words match
     // and weigh nothing, the beginning weighs (AND_MAYBE): a count, which weighs nothing, reads
     // the words' lists alone.
-    if (const std::string head = longest_beginning_term(word); !head.empty() && !is_short_partial(leaf, word))
-        return with_whole_word(leaf, Query(Query::OP_AND_MAYBE, Query(Query::OP_SCALE_WEIGHT, any, 0.0), Query(head)));
+    if (const std::string head = is_plain_word(word) ? longest_beginning_term(word) : std::string();
+        !head.empty() && !is_short_partial(leaf, word))
+        return with_whole_word(leaf, Query(Query::OP_AND_MAYBE, factors_.scaled(database_, any, 0.0), Query(head)));
     return with_whole_word(leaf, any);
 }
 
 unsigned LeafTerms::flags_for(cx_node_kind kind, std::string &text) {
-    unsigned flags = Parser::FLAG_CJK_NGRAM;
-    switch (kind) {
-        case CX_NODE_PREFIX:
-            flags |= Parser::FLAG_WILDCARD;
-            text += '*';
-            break;
-        case CX_NODE_PARTIAL:
-            flags |= Parser::FLAG_PARTIAL;
-            break;
-        case CX_NODE_PHRASE:
-            flags |= Parser::FLAG_PHRASE;
-            text = '"' + text + '"';
-            break;
-        default:
-            break;
-    }
-    return flags;
+    // A prefix's and an as-you-type word's text is one word only when the parser splits it (`e-mail`,
+    // Chinese): each part is a word then, as Xapian's parser reads them (`expansion` expands one).
+    if (kind != CX_NODE_PHRASE) return Parser::FLAG_CJK_NGRAM;
+    text = '"' + text + '"';
+    return Parser::FLAG_CJK_NGRAM | Parser::FLAG_PHRASE;
+}
+
+bool LeafTerms::is_one_word(const std::string &folded) {
+    return is_plain_word(folded) || parser().parse_query(folded, Parser::FLAG_CJK_NGRAM).get_type() == Query::LEAF_TERM;
 }
 
 }  // namespace cx

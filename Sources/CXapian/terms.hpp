@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "matching.hpp"
 #include "schema.hpp"
 
 namespace cx {
@@ -13,8 +14,9 @@ namespace cx {
 /// at a time, with no operator flags. One thread at a time, as its database.
 class LeafTerms {
   public:
-    /// A prefix is expanded to the words it begins in `database` as a whole (see `build_query`).
-    explicit LeafTerms(const Xapian::Database &database) : database_(database) {}
+    /// A prefix is expanded to the words it begins in `database` as a whole (see `build_query`);
+    /// the weight scales made are recorded in `factors`.
+    LeafTerms(const Xapian::Database &database, ScaleFactors &factors) : database_(database), factors_(factors) {}
 
     /// The words of a leaf, weighed: its word, prefix, as-you-type word or phrase.
     Xapian::Query words(const cx_query_node &leaf);
@@ -36,6 +38,7 @@ class LeafTerms {
     using Parser = Xapian::QueryParser;
 
     const Xapian::Database &database_;
+    ScaleFactors &factors_;
     std::unique_ptr<Parser> parser_;
     std::unique_ptr<Parser> title_parser_;
 
@@ -69,8 +72,13 @@ class LeafTerms {
 
     /// An as-you-type or `word*` word as the most frequent words it begins, counted over the whole
     /// database (ties in the words' order), each weighed as a word of its own; an empty query when
-    /// it is not one plain word.
+    /// it is not one word (`is_one_word`). Xapian's own wildcards are never used: the words are
+    /// listed here, so that every reader of the query knows them.
     Query expansion(const cx_query_node &leaf);
+
+    /// Whether `folded` is one word: a plain word, or text that Xapian's parser reads as one term
+    /// (`c++`, `3.5`).
+    bool is_one_word(const std::string &folded);
 
     /// `text` with the parser's `flags` for a leaf of `kind`.
     static unsigned flags_for(cx_node_kind kind, std::string &text);

@@ -95,16 +95,12 @@ class Walk {
     /// or its candidates and bound.
     enum Finding { coverage, candidates };
 
-    Walk(const Xapian::Database &reader, const TiersRecord &tiers, Finding finding)
-        : reader_(reader), finding_(finding), items_(reader.get_doccount()),
+    Walk(const Xapian::Database &reader, const TiersRecord &tiers, const ScaleFactors &factors, Finding finding)
+        : reader_(reader), factors_(factors), finding_(finding), items_(reader.get_doccount()),
           growth_(std::max(1.0, reader.get_avlength() / tiers.average)) {}
 
     /// Whether the query holds only what the walk can bound.
     bool ok = true;
-
-    /// How many weighed parts (terms, wildcards, all items) the query holds, as Xapian counts them
-    /// for its percentages.
-    unsigned weighed_parts = 0;
 
     void count_terms(const Query &query) {
         if (query.get_type() == Query::LEAF_TERM) {
@@ -121,13 +117,17 @@ class Walk {
                 return term(*query.get_terms_begin(), factor);
             case Query::LEAF_MATCH_NOTHING:
                 return {true, 0, {}};
-            case Query::LEAF_MATCH_ALL: {
+            case Query::LEAF_MATCH_ALL:
                 // Every item, each weighing under the term weight of a term all of them hold.
-                if (factor != 0) ++weighed_parts;
                 return {false, factor * weight_per_impact(items_, items_, 1), {}, items_};
+            case Query::OP_SCALE_WEIGHT: {
+                const std::optional<double> scale = factors_.of(query);
+                if (!scale) {
+                    ok = false;
+                    return {};
+                }
+                return walk(query.get_subquery(0), factor * *scale);
             }
-            case Query::OP_SCALE_WEIGHT:
-                return walk(query.get_subquery(0), factor * scale_factor(query));
             case Query::OP_AND:
             case Query::OP_NEAR:
             case Query::OP_PHRASE:
@@ -195,8 +195,6 @@ class Walk {
                 }
                 return summed(parts, covered);
             }
-            case Query::OP_WILDCARD:
-                return wildcard(query, factor);
             default:
                 // Value ranges and posting sources filter (weighing nothing) in a search's words.
                 if (factor != 0) ok = false;
@@ -206,6 +204,7 @@ class Walk {
 
   private:
     const Xapian::Database &reader_;
+    const ScaleFactors &factors_;
     Finding finding_;
     double items_;
     /// How much an impact can have grown since the tiers were built: the average length's growth.
@@ -247,7 +246,6 @@ class Walk {
         double first_threshold, second_threshold;
         std::vector<PairTierPosting> tier;
         if (!read_pair_tier(reader_, name, first_threshold, second_threshold, tier)) return std::nullopt;
-        if (factor != 0) weighed_parts += 2;
         // Each word of a phrase is a term of its own, which Xapian weighs by its own frequency in the
         // query (1 for a phrase's), whatever other parts of the query hold the same word.
         const auto weight = [&](const Query &leaf) {
@@ -268,7 +266,6 @@ class Walk {
 
     Part term(const std::string &name, double factor) {
         Part part;
-        if (factor != 0) ++weighed_parts;
         const Xapian::doccount frequency = reader_.get_termfreq(name);
         if (frequency == 0) return {true, 0, {}};
         if (finding_ == coverage) return {frequency <= whole_list_limit, 0, {}, double(frequency)};
@@ -293,40 +290,6 @@ class Walk {
             threshold = 1;
         }
         part.bound = weight * threshold;
-        return part;
-    }
-
-    /// A wildcard's expansions weigh as one term (OP_SYNONYM) whose frequency is at least its most
-    /// frequent expansion's. Its matches are covered when its expansions are rare.
-    Part wildcard(const Query &query, double factor) {
-        if (factor != 0) ++weighed_parts;
-        const std::optional<std::string> pattern = wildcard_pattern(query);
-        if (!pattern) {
-            if (factor != 0) ok = false;
-            return {};
-        }
-        std::vector<std::string> expansions;
-        Xapian::doccount total = 0, most = 0;
-        for (auto it = reader_.allterms_begin(*pattern); it != reader_.allterms_end(*pattern); ++it) {
-            expansions.push_back(*it);
-            total += it.get_termfreq();
-            most = std::max(most, it.get_termfreq());
-            if (expansions.size() > 1000 || (finding_ == coverage && total > whole_list_limit)) break;
-        }
-        if (finding_ == coverage) return {total <= whole_list_limit && expansions.size() <= 1000, 0, {}, double(total)};
-        // The synonym's frequency is estimated from its expansions' (at least the greatest, less
-        // rounding).
-        const double weight = factor * weight_per_impact(items_, std::max(1.0, most * 0.99 - 1), 1);
-        Part part;
-        if (total <= whole_list_limit && expansions.size() <= 1000) {
-            for (const std::string &expansion : expansions)
-                for (auto it = reader_.postlist_begin(expansion); it != reader_.postlist_end(expansion); ++it)
-                    part.ceilings[*it] = weight;
-            part.covered = true;
-            part.postings = total;
-            return part;
-        }
-        part.bound = weight;
         return part;
     }
 };
@@ -382,37 +345,21 @@ int32_t rated_percent(double weight, double factor) {
     return rated == 0 && weight > 0 ? 1 : rated;
 }
 
-/// The percent factor of `mset`: 100 times the share of the query's weighed parts its best result
-/// matches, over that result's weight. Xapian keeps it private; its ratings reveal it: the least
-/// weight rated 50 is 50 over it (found by halving, to the last bits of a double).
-std::optional<double> percent_factor(const Xapian::MSet &mset) {
+std::optional<double> percent_factor(const Xapian::MSet &mset, unsigned parts, unsigned extra) {
     const double greatest = mset.get_max_attained();
     if (mset.empty() || !(greatest > 0)) return 0.0;
-    // A thousand times the greatest weight rates 100 (ratings past an int's range would wrap).
-    double low = 0, high = greatest * 1000;
-    if (mset.convert_to_percent(high) < 50) return std::nullopt;
-    for (int i = 0; i < 200 && low < high; ++i) {
-        const double middle = low + (high - low) / 2;
-        if (middle <= low || middle >= high) break;
-        (mset.convert_to_percent(middle) >= 50 ? high : low) = middle;
-    }
-    return 50 / high;
+    if (parts == 0) return std::nullopt;
+    // Xapian rates a weight w as w × 100 M / (parts × greatest), M being the parts the best result
+    // matched: a weight of parts × greatest / 100 rates M, a hair above it for rounding, up to 100.
+    const int32_t matched = mset.convert_to_percent(greatest * parts / 100 * (1 + 1e-9));
+    if (matched <= int32_t(extra) || matched >= 100 || unsigned(matched) > parts + extra) return std::nullopt;
+    // In Xapian's order (`matcher/multimatch.cc`), so that the factor is Xapian's to the bit.
+    double scale = double(unsigned(matched) - extra) / double(parts);
+    scale /= greatest;
+    return scale * 100.0;
 }
 
 namespace {
-
-/// The percent factor a full evaluation gives when the page's run held a filter it lacks: Xapian
-/// counted the filter as one more part the best result matches (of `parts` weighed parts in the
-/// query), which is taken out. Nothing when the count does not come out whole.
-std::optional<double> corrected_percent_factor(const Xapian::MSet &mset, unsigned parts) {
-    const std::optional<double> factor = percent_factor(mset);
-    const double greatest = mset.get_max_attained();
-    if (!factor || *factor == 0 || !(greatest > 0) || parts == 0) return factor;
-    const double matched = *factor * parts * greatest / 100;
-    const double whole = std::round(matched);
-    if (std::abs(matched - whole) > 1e-6 || whole < 2) return std::nullopt;
-    return 100 * (whole - 1) / (parts * greatest);
-}
 
 /// A tiered search's candidates, in two lists, each most promising first: the walk's, each
 /// weighing at most its ceiling and what its own views add; and the viewed items outside them,
@@ -516,13 +463,16 @@ class Candidates {
 
 }  // namespace
 
-std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Query &words,
+std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Query &words, const ScaleFactors &factors,
                                       const std::function<std::optional<Xapian::Query>(std::vector<Xapian::docid>)> &among,
                                       const std::function<ViewsBound()> &bound_views, Xapian::doccount offset,
                                       Xapian::doccount limit, const Xapian::Weight &weighting) {
     const std::optional<TiersRecord> tiers = current_tiers(reader);
-    if (!tiers || limit == 0 || Walk(reader, *tiers, Walk::coverage).walk(words, 1).covered) return std::nullopt;
-    Walk walk(reader, *tiers, Walk::candidates);
+    if (!tiers || limit == 0 || Walk(reader, *tiers, factors, Walk::coverage).walk(words, 1).covered)
+        return std::nullopt;
+    const std::optional<unsigned> parts = weighed_parts(words, factors);
+    if (!parts) return std::nullopt;
+    Walk walk(reader, *tiers, factors, Walk::candidates);
     walk.count_terms(words);
     const Part root = walk.walk(words, 1);
     if (!walk.ok || root.ceilings.size() > most_candidates) return std::nullopt;
@@ -537,11 +487,12 @@ std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Quer
         enquire.set_weighting_scheme(weighting);
         return enquire.get_mset(offset, limit, check);
     };
-    // The page, its results rated as a full evaluation rates them: Xapian counted the candidates'
-    // filter, a posting source, as one more part each result matches.
+    // The page, its results rated as a full evaluation rates them: the query's parts, and the
+    // views' source when views weigh; Xapian counts the candidates' filter, a posting source, as
+    // one more part each result matches, which the full evaluation does not hold.
     const auto proven = [&](Xapian::MSet mset) -> std::optional<TieredPage> {
         TieredPage page{std::move(mset), {}};
-        const std::optional<double> factor = corrected_percent_factor(page.mset, walk.weighed_parts + (views.viewed ? 1 : 0));
+        const std::optional<double> factor = percent_factor(page.mset, *parts + (views.viewed ? 1 : 0), 1);
         if (!factor) return std::nullopt;
         for (auto it = page.mset.begin(); it != page.mset.end(); ++it)
             page.percents.push_back(rated_percent(it.get_weight(), *factor));

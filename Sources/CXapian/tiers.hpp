@@ -11,6 +11,7 @@
 #include <xapian.h>
 
 #include "database.hpp"
+#include "matching.hpp"
 
 namespace cx {
 
@@ -66,15 +67,17 @@ struct ViewsBound {
     std::shared_ptr<const ViewBoosts> viewed;
 };
 
-/// The page `offset`, `limit` of a search of `words` ranked by `weighting`, when the tiers of its
-/// terms prove it: `among(candidates)` gives the search's whole query (visibility, expiry and
+/// The page `offset`, `limit` of a search of `words` (its weight scales' factors in `factors`)
+/// ranked by `weighting`, when the tiers of its terms prove it: `among(candidates)` gives the search's whole query (visibility, expiry and
 /// views, which add to weights what `views()` says) limited to the candidates (every tier, every
 /// rarer term's whole list, and the viewed items whose views could lift them into the page), or
 /// nothing when it cannot. The page is the candidates' when its last result outweighs the most an
-/// item outside them can weigh, or when no item outside them matches. Nothing when a full evaluation is needed: the index has no current
+/// item outside them can weigh, or when no item outside them matches. Nothing when a full
+/// evaluation is needed: the index has no current
 /// tiers, the tiers prove nothing, or every match lies in posting lists of `whole_list_limit` items
 /// or fewer (Xapian's matcher, driven by them, is as quick, and counts exactly).
 std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Xapian::Query &words,
+                                      const ScaleFactors &factors,
                                       const std::function<std::optional<Xapian::Query>(std::vector<Xapian::docid>)> &among,
                                       const std::function<ViewsBound()> &views, Xapian::doccount offset, Xapian::doccount limit,
                                       const Xapian::Weight &weighting);

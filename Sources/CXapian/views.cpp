@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "database.hpp"
+#include "matching.hpp"
 #include "read.hpp"
 #include "schema.hpp"
 
@@ -108,11 +109,11 @@ Xapian::Query with_view_boosts(cx_database &database, Snapshot &snapshot, const 
     // weights and percentages as on one database.
     if (database.sharded) {
         const Query viewed((new Xapian::ValueWeightPostingSource(slot::view_boost))->release());
-        const Query every(Query::OP_SCALE_WEIGHT, Query((new Xapian::FixedWeightPostingSource(0))->release()), 0);
-        return Query(Query::OP_AND, query, Query(Query::OP_SCALE_WEIGHT, Query(Query::OP_MAX, viewed, every), weight));
+        const Query every = scaled(database.reader, Query((new Xapian::FixedWeightPostingSource(0))->release()), 0);
+        return Query(Query::OP_AND, query, scaled(database.reader, Query(Query::OP_MAX, viewed, every), weight));
     }
     const Query boosts((new ViewBoostSource(view_boosts_of(database, snapshot)))->release());
-    return Query(Query::OP_AND, query, Query(Query::OP_SCALE_WEIGHT, boosts, weight));
+    return Query(Query::OP_AND, query, scaled(database.reader, boosts, weight));
 }
 
 }  // namespace cx

@@ -95,7 +95,8 @@ class WordSource final : public Xapian::PostingSource {
 
 class Rewrite {
   public:
-    explicit Rewrite(std::shared_ptr<const Lengths> lengths) : lengths_(std::move(lengths)) {}
+    Rewrite(const Xapian::Database &reader, const ScaleFactors &factors, std::shared_ptr<const Lengths> lengths)
+        : reader_(reader), factors_(factors), lengths_(std::move(lengths)) {}
 
     /// `query` weighing `factor` times what it weighs alone: Xapian multiplies the factors of the
     /// weight scales from the root down, and a word's source takes its product as Xapian's own
@@ -108,9 +109,11 @@ class Rewrite {
                 return Query((new WordSource(word, leaf_wqf(query), factor, lengths_))->release());
             }
             case Query::OP_SCALE_WEIGHT: {
-                const double inner = factor * scale_factor(query);
-                // Weighing nothing, it is left to Xapian, which reads no length for it.
-                if (inner == 0) return scaled(query, factor);
+                const std::optional<double> scale = factors_.of(query);
+                // Weighing nothing, it is left to Xapian, which reads no length for it; so is a
+                // scale whose factor was not recorded.
+                if (!scale || *scale == 0) return scaled(query, factor);
+                const double inner = factor * *scale;
                 return (*this)(query.get_subquery(0), inner);
             }
             case Query::OP_AND:
@@ -130,11 +133,13 @@ class Rewrite {
     }
 
   private:
+    const Xapian::Database &reader_;
+    const ScaleFactors &factors_;
     std::shared_ptr<const Lengths> lengths_;
 
     /// `query` weighing `factor` times its own weight, as Xapian weighs it.
-    static Query scaled(const Query &query, double factor) {
-        return factor == 1 ? query : Query(Query::OP_SCALE_WEIGHT, query, factor);
+    Query scaled(const Query &query, double factor) const {
+        return factor == 1 ? query : cx::scaled(reader_, query, factor);
     }
 
     /// `query` with its first `weighed` subqueries rewritten, the others as they are.
@@ -148,8 +153,9 @@ class Rewrite {
 
 }  // namespace
 
-Query weighed_from_lengths(const Query &query, std::shared_ptr<const Lengths> lengths) {
-    return Rewrite(std::move(lengths))(query, 1);
+Query weighed_from_lengths(const Xapian::Database &reader, const Query &query, const ScaleFactors &factors,
+                           std::shared_ptr<const Lengths> lengths) {
+    return Rewrite(reader, factors, std::move(lengths))(query, 1);
 }
 
 }  // namespace cx

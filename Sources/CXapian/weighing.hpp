@@ -6,6 +6,7 @@
 #include <xapian.h>
 
 #include "columns.hpp"
+#include "matching.hpp"
 
 namespace cx {
 
@@ -15,7 +16,9 @@ namespace cx {
 /// list for each match, decoding the list up to it: for two words in 8,000 and 740,000 of
 /// 1,000,000 items, 3 ms of the search's 5. The scores, the order, the percentages and the counts
 /// are the same; a phrase, a synonym or another leaf keeps its own weighing, under the factor of
-/// the weight scales above it.
-Xapian::Query weighed_from_lengths(const Xapian::Query &query, std::shared_ptr<const Lengths> lengths);
+/// the weight scales above it (their factors from `factors`; a scale not recorded there keeps its
+/// subquery's own weighing too).
+Xapian::Query weighed_from_lengths(const Xapian::Database &reader, const Xapian::Query &query,
+                                   const ScaleFactors &factors, std::shared_ptr<const Lengths> lengths);
 
 }  // namespace cx

@@ -61,6 +61,24 @@ struct AsYouTypeTests {
         #expect(try test.index.ids("kettle cob").contains("cobalt/0"))
     }
 
+    @Test("a beginning that is not a plain word (C++, 3.5, O'Neill) finds the words it begins, typed or with a star, in the title too")
+    func notPlainWords() throws {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems(
+            [
+                item("cpp", title: "The C++ primer"), item("c", title: "The C book"),
+                item("v351", title: "Version 3.5.1 notes"), item("v36", title: "Version 3.6 notes"),
+                item("oneill", title: "O'Neill family history", description: "Letters from C++ programmers."),
+            ], now: now)
+        #expect(try test.index.ids("c++*").sorted() == ["cpp", "oneill"])
+        #expect(try test.index.ids("title:c++*") == ["cpp"])
+        #expect(try test.index.ids("description:c++*") == ["oneill"])
+        #expect(try test.index.ids("3.5*") == ["v351"])
+        #expect(try test.index.ids("version 3.5") == ["v351"])
+        #expect(try test.index.ids("o'nei") == ["oneill"])
+        #expect(try test.index.ids("history o'nei") == ["oneill"])
+    }
+
     @Test("the word typed so far ranks an item holding it whole above one holding a longer word")
     func wholeWordFirst() throws {
         let test = try TestIndex()
