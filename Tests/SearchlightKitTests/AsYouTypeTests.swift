@@ -61,7 +61,9 @@ struct AsYouTypeTests {
         #expect(try test.index.ids("kettle cob").contains("cobalt/0"))
     }
 
-    @Test("a beginning that is not a plain word (C++, 3.5, O'Neill) finds the words it begins, typed or with a star, in the title too")
+    @Test(
+        "a beginning that is not a plain word (C++, 3.5, O'Neill) finds the words it begins, typed or with a star, in a field too"
+    )
     func notPlainWords() throws {
         let test = try TestIndex()
         try test.index.indexSearchableItems(
