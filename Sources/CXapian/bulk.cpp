@@ -12,7 +12,7 @@
 #include "document.hpp"
 #include "errors.hpp"
 #include "schema.hpp"
-#include "tiers.hpp"
+#include "upkeep.hpp"
 #include "write.hpp"
 
 using cx::str;
@@ -235,10 +235,7 @@ cx_status cx_bulk_apply(cx_bulk *bulk, cx_database *database, char **out_error) 
         // Every winner that replaces a stored item has that item among the superseded: delete
         // those, then add every segment document.
         for (Xapian::docid id : bulk->superseded) writer.delete_document(id);
-        if (bulk->chose) {
-            cx::record_common_words(writer, *bulk->common);
-            cx::add_pairs_to_items(writer, *bulk->common);
-        }
+        if (bulk->chose) cx::upkeep::chose_common_words(writer, *bulk->common);
         cx::SpellingCounts spelling;
         for (auto &segment : bulk->segments) {
             for (auto it = segment->writer.postlist_begin(""); it != segment->writer.postlist_end(""); ++it) {
@@ -246,7 +243,7 @@ cx_status cx_bulk_apply(cx_bulk *bulk, cx_database *database, char **out_error) 
                 spelling.count(document);
                 // As a transaction's items do, they enter the impact tiers they pass, and their
                 // words the readers' words for typos.
-                cx::note_stored(*database, writer.add_document(document), document);
+                cx::upkeep::stored(*database, writer.add_document(document), document);
             }
             copy_source_paths(segment->writer, writer);
         }
@@ -307,11 +304,11 @@ cx_status cx_bulk_merge(cx_bulk *bulk, const char *destination, bool survivors_c
         // gap before its first document: the current database, first, keeps its documents at
         // `id - (first - 1)`, or, keeping ids, at `id`.
         const Xapian::docid shift = keep_ids ? 0 : base_first - 1;
+        // The current database's items, first, get the pairs of the words the build chose.
+        Xapian::docid unpaired = 0;
         if (!rebuild) {
             for (Xapian::docid id : bulk->superseded) merged.delete_document(id - shift);
-            // The current database's items, first, get the pairs of the words the build chose.
-            if (bulk->chose && first.has_base)
-                cx::add_pairs_to_items(merged, *bulk->common, first.base.get_lastdocid() - shift);
+            if (bulk->chose && first.has_base) unpaired = first.base.get_lastdocid() - shift;
         } else {
             // The current database was not compacted in: its source paths and the Kit's records
             // are copied.
@@ -322,8 +319,7 @@ cx_status cx_bulk_merge(cx_bulk *bulk, const char *destination, bool survivors_c
         // (custom fields added before the first item).
         if (!first.has_base && !bulk->base_path.empty()) copy_kit_records(first.base, merged);
         merged.set_metadata(cx::format_key, cx::format);
-        if (bulk->common) cx::record_common_words(merged, *bulk->common);
-        cx::build_tiers(merged);
+        cx::upkeep::merged(merged, bulk->common.get(), unpaired);
         merged.commit();
         merged.close();
         return CX_OK;

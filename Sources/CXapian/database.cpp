@@ -9,7 +9,7 @@
 #include "read.hpp"
 #include "schema.hpp"
 #include "columns.hpp"
-#include "tiers.hpp"
+#include "upkeep.hpp"
 #include "write.hpp"
 
 namespace {
@@ -46,18 +46,6 @@ cx_status check_format(cx_database &database, char **out_error) {
     database.format_status = CX_ERR_VERSION;
     if (database.writable) return cx::fail(CX_ERR_VERSION, database.format_error, out_error);
     return CX_OK;
-}
-
-/// Chooses the common words of a writer's index that has chosen none, once its transaction leaves
-/// it with `common_words_choice` items or more, from its words, and gives every item its pairs.
-void choose_common_words_when_due(cx_database &database) {
-    Xapian::WritableDatabase &writer = database.writer;
-    const Xapian::doccount items = writer.get_doccount();
-    if (items < cx::common_words_choice || database.common_words || cx::recorded_common_words(writer)) return;
-    auto common = std::make_shared<const cx::CommonWords>(cx::choose_common_words(cx::word_frequencies(writer), items));
-    cx::record_common_words(writer, *common);
-    cx::add_pairs_to_items(writer, *common);
-    database.common_words = std::move(common);
 }
 
 }  // namespace
@@ -199,14 +187,13 @@ cx_status cx_database_compact(cx_database *database, const char *destination, ch
         // them with the rest (a read-only handle builds them in the new database). A compacted
         // database starts again at revision 1: a commit restamps them as current there.
         if (database->writable) {
-            cx::build_tiers(database->writer);
+            cx::upkeep::compacting(database->writer);
             database->writer.commit();
         }
         Xapian::Database committed(database->path);
         committed.compact(destination);
         Xapian::WritableDatabase compacted = cx::open_compacted(destination, Xapian::DB_OPEN);
-        if (database->writable) cx::restamp_tiers(compacted);
-        else cx::build_tiers(compacted);
+        cx::upkeep::compacted(compacted, database->writable);
         compacted.commit();
         return CX_OK;
     } catch (...) {
@@ -261,19 +248,26 @@ cx_status cx_database_commit(cx_database *database, char **out_error) {
     if (cx_status status = cx::require_writable(database, out_error)) return status;
     if (!database->in_transaction) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no transaction is open", out_error);
     database->in_transaction = false;
+    bool handed_to_xapian = false;
     try {
-        // Xapian: if commit_transaction() throws, the transaction is cancelled and the database
-        // keeps its last committed revision.
-        choose_common_words_when_due(*database);
-        cx::flush_tiers(*database);
+        cx::upkeep::committing(*database);
+        handed_to_xapian = true;
         database->writer.commit_transaction();
-        std::vector<std::string> written = std::move(database->written_words);
-        database->written_words.clear();
-        cx::record_written_words(database->writer.get_uuid(), database->writer.get_revision(), std::move(written));
+        cx::upkeep::committed(*database);
         return CX_OK;
     } catch (...) {
-        database->written_words.clear();
-        return cx::status_from_current_exception(out_error);
+        const cx_status status = cx::status_from_current_exception(out_error);
+        cx::upkeep::dropped(*database);
+        // Xapian cancels a transaction whose commit fails, and the database keeps its last
+        // committed revision; one that failed before its commit is cancelled here.
+        if (!handed_to_xapian) {
+            try {
+                database->writer.cancel_transaction();
+            } catch (...) {
+                // The failure reported is the first.
+            }
+        }
+        return status;
     }
 }
 
@@ -281,8 +275,7 @@ cx_status cx_database_cancel(cx_database *database, char **out_error) {
     if (cx_status status = cx::require_writable(database, out_error)) return status;
     if (!database->in_transaction) return CX_OK;
     database->in_transaction = false;
-    cx::forget_tiers(*database);
-    database->written_words.clear();
+    cx::upkeep::dropped(*database);
     try {
         database->writer.cancel_transaction();
         return CX_OK;

@@ -11,8 +11,7 @@
 #include "pairs.hpp"
 #include "read.hpp"
 #include "schema.hpp"
-#include "tiers.hpp"
-#include "typos.hpp"
+#include "upkeep.hpp"
 
 using cx::str;
 
@@ -47,18 +46,13 @@ int32_t store(cx_database &database, const cx_item &item, const std::string &uni
     } else {
         id = writer.add_document(document);
     }
-    cx::note_stored(database, id, document);
+    cx::upkeep::stored(database, id, document);
     return existed ? 1 : 0;
 }
 
 }  // namespace
 
 namespace cx {
-
-void note_stored(cx_database &database, Xapian::docid id, const Xapian::Document &document) {
-    note_tiers(database, id, document);
-    note_written_words(database, document);
-}
 
 cx_status require_writable(cx_database *database, char **out_error) {
     if (database == nullptr) return fail(CX_ERR_INVALID_ARGUMENT, "no database handle", out_error);

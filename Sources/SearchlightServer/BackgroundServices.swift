@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-public import SearchlightKit
+import SearchlightKit
 import ServiceLifecycle
 
 /// Closes the index after the HTTP server has stopped (services shut down in reverse order), so
