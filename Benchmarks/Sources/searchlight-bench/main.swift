@@ -1,7 +1,8 @@
 // The in-process half of Searchlight's benchmark, run by Benchmarks/run:
 //
-//   searchlight-bench query INDEX manifest.json ROUNDS [KIND]
-//                                                        the query mix (or one kind of it) through
+//   searchlight-bench query INDEX manifest.json ROUNDS [KIND] [--typos-off]
+//                                                        the query mix (or one kind of it; ALL for
+//                                                        every kind), as typed or exactly, through
 //                                                        SearchlightKit; each search runs in
 //                                                        `searchOnce`, which instruction counts
 //                                                        (callgrind's --toggle-collect) name
@@ -55,7 +56,7 @@ func searchOnce(_ index: SearchableIndex, _ query: SearchQuery, now: Int64) thro
     try index.search(query, now: now)
 }
 
-func query(index path: String, manifest manifestPath: String, rounds: Int, kind only: String?) throws {
+func query(index path: String, manifest manifestPath: String, rounds: Int, kind only: String?, typos: Bool) throws {
     let (manifest, _) = try readManifest(manifestPath)
     let index = try SearchableIndex(path: path, access: .readOnly)
     let clock = ContinuousClock()
@@ -67,7 +68,8 @@ func query(index path: String, manifest manifestPath: String, rounds: Int, kind 
         // Round 0 warms the caches and is not timed, as in the C++ loop and FTS5's.
         for round in 0...rounds {
             for text in texts {
-                let query = SearchQuery(queryText(kind: kind, text: text))
+                var query = SearchQuery(queryText(kind: kind, text: text))
+                query.typos = typos
                 var results: SearchResults?
                 let elapsed = try clock.measure { results = try searchOnce(index, query, now: manifest.index_now) }
                 guard round > 0 else { continue }
@@ -188,10 +190,11 @@ func upsert(index path: String, manifest manifestPath: String) throws {
 let arguments = CommandLine.arguments
 do {
     switch (arguments.count > 1 ? arguments[1] : "", arguments.count) {
-    case ("query", 5...6):
+    case ("query", 5...7):
+        let kind = arguments.count >= 6 && arguments[5] != "ALL" ? arguments[5] : nil
         try query(
-            index: arguments[2], manifest: arguments[3], rounds: Int(arguments[4]) ?? 1,
-            kind: arguments.count == 6 ? arguments[5] : nil)
+            index: arguments[2], manifest: arguments[3], rounds: Int(arguments[4]) ?? 1, kind: kind,
+            typos: !(arguments.count == 7 && arguments[6] == "--typos-off"))
     case ("attributes", 5):
         try attributes(index: arguments[2], manifest: arguments[3], rounds: Int(arguments[4]) ?? 1)
     case ("upsert", 4): try upsert(index: arguments[2], manifest: arguments[3])
@@ -201,7 +204,7 @@ do {
         FileHandle.standardError.write(
             Data(
                 """
-                usage: searchlight-bench query INDEX MANIFEST ROUNDS [KIND] | upsert INDEX MANIFEST
+                usage: searchlight-bench query INDEX MANIFEST ROUNDS [KIND|ALL [--typos-off]] | upsert INDEX MANIFEST
                        | keystrokes INDEX MANIFEST ROUNDS | attributes INDEX MANIFEST ROUNDS
 
                 """.utf8))
