@@ -8,7 +8,6 @@
 #include "pairs.hpp"
 #include "read.hpp"
 #include "schema.hpp"
-#include "columns.hpp"
 #include "upkeep.hpp"
 #include "write.hpp"
 

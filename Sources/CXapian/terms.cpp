@@ -192,8 +192,8 @@ Query LeafTerms::expansion(const cx_query_node &leaf) {
 }
 
 unsigned LeafTerms::flags_for(cx_node_kind kind, std::string &text) {
-    // A prefix's and an as-you-type word's text is one word only when the parser splits it (`e-mail`,
-    // Chinese): each part is a word then, as Xapian's parser reads them (`expansion` expands one).
+    // A prefix or an as-you-type word reaches the parser only when it is not one word (`e-mail`,
+    // Chinese): it is read as the words the parser splits it into (`expansion` expands one word).
     if (kind != CX_NODE_PHRASE) return Parser::FLAG_CJK_NGRAM;
     text = '"' + text + '"';
     return Parser::FLAG_CJK_NGRAM | Parser::FLAG_PHRASE;

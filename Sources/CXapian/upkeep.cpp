@@ -51,10 +51,12 @@ void compacted(Xapian::WritableDatabase &compacted, bool tiers_built) {
 
 void merged(Xapian::WritableDatabase &merged, const CommonWords *common, Xapian::docid unpaired) {
     if (common) {
-        // The pairs first: the pairs' tiers are built from them.
-        if (unpaired != 0) add_pairs_to_items(merged, *common, unpaired);
-        record_common_words(merged, *common);
+        if (unpaired != 0)
+            chose_common_words(merged, *common, unpaired);
+        else
+            record_common_words(merged, *common);
     }
+    // After the pairs: the pairs' tiers are built from them.
     build_tiers(merged);
 }
 
