@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "columns.hpp"
@@ -91,6 +92,12 @@ class Builder {
         if (position_ != count_) throw Xapian::InvalidArgumentError("the query tree has nodes past its root");
         built.highlighter = std::move(highlighter_);
         built.spellable = std::move(spellable_);
+        if (corrects_held_) {
+            // The same tree again, the words the index holds matched as typed alone.
+            position_ = 0;
+            held_as_typed_ = true;
+            built.as_typed = node(true);
+        }
         built.factors = std::move(factors_);
         return built;
     }
@@ -111,6 +118,14 @@ class Builder {
     /// Whether words also match the words a typo or two from them (SPEC §2.1). Not over shards,
     /// whose snapshots last one search: the words would be read again by each.
     bool typos_;
+    /// Whether a word the index holds matches as typed alone: under an exclusive or, whose matches
+    /// a correction could take away, and in the query built for `BuiltQuery::as_typed`.
+    bool held_as_typed_ = false;
+    /// Whether a word the index holds was given its corrections.
+    bool corrects_held_ = false;
+    /// The corrections found for each word (and whether it was typed last, as a beginning), and
+    /// whether the index holds it, reused when the tree is built again.
+    std::map<std::pair<std::string, bool>, std::pair<std::vector<std::string>, bool>> corrections_;
     std::shared_ptr<const NearWords> text_words_;
     Xapian::Stem stemmer_{"english"};
     size_t position_ = 0;
@@ -122,7 +137,8 @@ class Builder {
     /// is checked on the words' positions, which keep the fields apart).
     Query text(const cx_query_node &leaf, bool positive) {
         Query query = terms_.words(leaf);
-        if (typos_) query = with_typos(leaf, query);
+        // An excluded word is excluded as typed: `-linkin` leaves `linking` be.
+        if (typos_ && positive) query = with_typos(leaf, query);
         if (leaf.kind == CX_NODE_PHRASE)
             if (const std::shared_ptr<const CommonWords> common = common_words(database_, snapshot_))
                 query = with_pairs(query, *common);
@@ -139,34 +155,46 @@ class Builder {
     /// `query`, the words of `leaf`, or the words a typo or two from its word (`NearWords::near`;
     /// for the as-you-type word, the words that begin so), the first letter kept, each as the
     /// indexer stemmed it: at most `most_typo_words`, weighing `typo_weight` beside a word the
-    /// index holds (or begins), in full beside one it does not.
+    /// index holds (or begins), in full beside one it does not. A word the index holds is
+    /// matched as typed alone where `held_as_typed_` says so.
     Query with_typos(const cx_query_node &leaf, const Query &query) {
         const std::string word = fold_lower(str(leaf.text));
         size_t letters = 0;
         for (Xapian::Utf8Iterator it(word); it != Xapian::Utf8Iterator(); ++it) ++letters;
         if (!has_typos(leaf, word) || typo_limit(letters) == 0) return query;
+        const bool partial = leaf.kind == CX_NODE_PARTIAL;
+        auto found = corrections_.find({word, partial});
+        if (found == corrections_.end())
+            found = corrections_.emplace(std::make_pair(word, partial), corrections(word, partial)).first;
+        const auto &[corrected, held] = found->second;
+        if (corrected.empty() || (held && held_as_typed_)) return query;
+        corrects_held_ = corrects_held_ || held;
+        std::vector<Query> terms(corrected.begin(), corrected.end());
+        return Query(Query::OP_OR, query,
+                     factors_.scaled(database_.reader, Query(Query::OP_OR, terms.begin(), terms.end()),
+                                     held ? typo_weight : 1.0));
+    }
+
+    /// The terms of the words a typo or two from `word` (`with_typos`), and whether the index holds
+    /// `word` (or, for the as-you-type word, begins words with it): such a word is more likely
+    /// typed as meant.
+    std::pair<std::vector<std::string>, bool> corrections(const std::string &word, bool partial) {
         const std::string typed = "Z" + stemmer_(word);
-        std::vector<Query> corrected;
+        std::vector<std::string> corrected;
         std::set<std::string> seen{typed};
         if (!text_words_) text_words_ = text_words(database_, snapshot_);
         // The as-you-type word, typed so far, also finds the words that begin a typo from it, when
         // no word begins with it as typed: one that does is being typed as meant, and comparing
         // it with every longer word of its first letter would cost each keystroke milliseconds.
-        const bool partial = leaf.kind == CX_NODE_PARTIAL;
         const bool begun =
             partial && database_.reader.allterms_begin(word) != database_.reader.allterms_end(word);
         const bool beginning = partial && !begun;
         for (const std::string &near : text_words_->near(word, beginning, &database_.reader)) {
-            const std::string term = "Z" + stemmer_(near);
-            if (seen.insert(term).second) corrected.emplace_back(term);
+            std::string term = "Z" + stemmer_(near);
+            if (seen.insert(term).second) corrected.push_back(std::move(term));
             if (corrected.size() == most_typo_words) break;
         }
-        if (corrected.empty()) return query;
-        // A word the index holds, or a beginning of its words, is more likely typed as meant.
-        const bool held = begun || database_.reader.term_exists(typed);
-        const double weight = held ? typo_weight : 1.0;
-        return Query(Query::OP_OR, query,
-                     factors_.scaled(database_.reader, Query(Query::OP_OR, corrected.begin(), corrected.end()), weight));
+        return {std::move(corrected), begun || database_.reader.term_exists(typed)};
     }
 
     /// What a result's snippet highlights, and which words may be corrected.
@@ -285,7 +313,10 @@ class Builder {
             return Query(Query::OP_AND_NOT, kept, flat_or(excluded));
         }
         // A child whose text held no word (punctuation) neither matches nor blocks; with no child
-        // left, the operator matches nothing.
+        // left, the operator matches nothing. An exclusive or's words the index holds match as
+        // typed: a correction could take an item out of its matches.
+        const bool held_as_typed = held_as_typed_;
+        if (current.kind == CX_NODE_XOR) held_as_typed_ = true;
         std::vector<Query> children;
         std::vector<Query> any_of;
         for (uint32_t i = 0; i < current.child_count; ++i) {
@@ -294,6 +325,7 @@ class Builder {
             if (is_empty(child)) continue;
             (plain ? any_of : children).push_back(child);
         }
+        held_as_typed_ = held_as_typed;
         if (!any_of.empty()) children.push_back(flat_or(any_of));
         if (children.empty()) return Query();
         if (children.size() == 1) return children.front();

@@ -1,6 +1,7 @@
 // What query.cpp offers the other files of the shim.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "database.hpp"
@@ -26,7 +27,11 @@ struct BuiltQuery {
         Xapian::Query query;
     };
     std::vector<Spellable> spellable;
-    /// The factors of the query's weight scales.
+    /// The query with the words the index holds matched as typed alone, when typos gave one of them
+    /// its corrections: what a search ranked by relevance ranks first, before the items only a
+    /// correction finds (SPEC §2.1). Its matches are a part of `query`'s.
+    std::optional<Xapian::Query> as_typed;
+    /// The factors of the query's weight scales (`as_typed`'s too).
     ScaleFactors factors;
 };
 
@@ -50,7 +55,8 @@ struct BuiltQuery {
 /// not.
 ///
 /// With `typos`, a plain word also matches the words of the index a typo or two from it (SPEC
-/// §2.1, typos.hpp), weighing less than it where the index holds it.
+/// §2.1, typos.hpp), weighing less than it where the index holds it (and then `as_typed` is
+/// built too). A word excluded, or under an exclusive or, is matched as typed alone.
 BuiltQuery build_query(const cx_database &database, Snapshot &snapshot, const cx_query_node *nodes, size_t count,
                        bool relaxed = false, cx_database *keeping = nullptr, bool typos = false);
 

@@ -207,10 +207,11 @@ bool uses_tiers(const cx_database &database, const cx_search_request &request, c
 }
 
 /// Runs the search of `built`: the page `request` asks for, in its order, and its counts over
-/// every match (for at most `checking_seconds`). `keeping` is `database` when the search keeps
-/// fields in memory (`cx::keeps_fields`), else null.
+/// every match (for at most `checking_seconds`), or over every match of `counted` (words whose
+/// matches hold `built`'s) when given. `keeping` is `database` when the search keeps fields in
+/// memory (`cx::keeps_fields`), else null.
 void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapshot, const cx_search_request &request,
-               const cx::BuiltQuery &built, cx_results &results) {
+               const cx::BuiltQuery &built, cx_results &results, const Query *counted = nullptr) {
     const Xapian::Database &reader = database.reader;
     Xapian::Enquire enquire(reader);
     // The counts rewrite the query for themselves (`set_counting_query`), from the query as built.
@@ -219,22 +220,25 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
     const Query full = cx::visible_now(database, snapshot, request, weighed);
     cx::set_matchable_query(enquire, reader, full);
     const Xapian::doccount check_at_least = matches_to_check(reader, request);
+    // Counted apart, the page checks no match past itself.
+    const bool apart = counted != nullptr && request.facet_count == 0;
     limit_checking(enquire, check_at_least);
     enquire.set_weighting_scheme(cx::bm25::weighting());
     cx::set_order(enquire, request);
     Xapian::Enquire counting(reader);
-    Xapian::MSet counted;
+    Xapian::MSet counts;
     // Counts of values (and their total, of every match) filter what the caller may see rather than
     // exclude it: nothing of them is rated.
     if (request.facet_count > 0)
-        counted = count_facets(database, keeping, request, cx::visible_now(database, snapshot, request, built.query, false),
-                               counting, results);
+        counts = count_facets(database, keeping, request,
+                              cx::visible_now(database, snapshot, request, counted ? *counted : built.query, false),
+                              counting, results);
     Xapian::MSet mset;
     Xapian::doccount matches = 0;
     bool estimated = false;
     std::optional<cx::TieredPage> tiered;
     std::optional<cx::SortedPage> sorted;
-    if (cx::run_bounded(database, request, enquire, request.facet_count > 0 ? &counted : nullptr, mset, matches)) {
+    if (cx::run_bounded(database, request, enquire, request.facet_count > 0 ? &counts : nullptr, mset, matches)) {
         estimated = true;
     } else if (uses_tiers(database, request, built) &&
                (tiered = cx::tiered_page(
@@ -251,7 +255,8 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
             Xapian::Enquire counting_matches(reader);
             // The page's own query, so that a total past the matches checked is the estimate a full
             // evaluation makes.
-            cx::set_counting_query(counting_matches, reader, full);
+            cx::set_counting_query(counting_matches, reader,
+                                   apart ? cx::visible_now(database, snapshot, request, *counted) : full);
             const Xapian::MSet all = counting_matches.get_mset(0, 0, check_at_least);
             matches = all.get_matches_estimated();
             estimated = all.get_matches_lower_bound() != all.get_matches_upper_bound();
@@ -259,6 +264,14 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
     } else if (database.sharded && (sorted = ascending_on_shards(database, enquire, request, check_at_least, built))) {
         matches = sorted->matches;
         estimated = sorted->estimated;
+    } else if (apart) {
+        mset = run_page(enquire, request, request.offset + request.limit);
+        Xapian::Enquire counting_matches(reader);
+        cx::set_counting_query(counting_matches, reader, cx::visible_now(database, snapshot, request, *counted));
+        limit_checking(counting_matches, check_at_least);
+        const Xapian::MSet all = counting_matches.get_mset(0, 0, check_at_least);
+        matches = all.get_matches_estimated();
+        estimated = all.get_matches_lower_bound() != all.get_matches_upper_bound();
     } else {
         mset = run_page(enquire, request, check_at_least);
         matches = mset.get_matches_estimated();
@@ -268,7 +281,7 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
         results.total = matches;
         results.estimated = estimated;
     } else {
-        results.estimated = counted.get_matches_lower_bound() != counted.get_matches_upper_bound();
+        results.estimated = counts.get_matches_lower_bound() != counts.get_matches_upper_bound();
     }
     if (sorted) {
         for (size_t rank = 0; rank < sorted->documents.size(); ++rank)
@@ -278,6 +291,47 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
     size_t rank = 0;
     for (auto it = mset.begin(); it != mset.end(); ++it, ++rank)
         add_result(results, it.get_document(), tiered ? tiered->percents[rank] : it.get_percent(), built);
+}
+
+/// Whether a search of `built` ranks its matches as typed before the items only a correction finds
+/// (`run_typed_first`): a page ranked by relevance whose words the index holds were corrected.
+bool ranks_typed_first(const cx_search_request &request, const cx::BuiltQuery &built) {
+    return built.as_typed && request.limit > 0 && request.sort_key_count == 0;
+}
+
+/// Runs the search of `built` (`ranks_typed_first`): its matches as typed (`BuiltQuery::as_typed`)
+/// first, ranked among themselves, then the items only a correction finds, ranked among themselves
+/// by the whole query, their scores at most the last score as typed above them on the page (SPEC
+/// §2.1, a match as typed ranks above a corrected one). The total and the counts are of every
+/// match. A page the matches as typed fill costs what the search without typos costs, and a count.
+void run_typed_first(cx_database &database, cx_database *keeping, cx::Snapshot &snapshot,
+                     const cx_search_request &request, const cx::BuiltQuery &built, cx_results &results) {
+    cx::BuiltQuery typed = built;
+    typed.query = *built.as_typed;
+    run_built(database, keeping, snapshot, request, typed, results, &built.query);
+    const size_t shown = results.found.size();
+    if (shown >= request.limit) return;
+    // How many items match as typed: the page says, unless it starts past them.
+    Xapian::doccount typed_matches = request.offset + Xapian::doccount(shown);
+    if (shown == 0 && request.offset > 0) {
+        Xapian::Enquire counting(database.reader);
+        cx::set_counting_query(counting, database.reader, cx::visible_now(database, snapshot, request, typed.query));
+        typed_matches = counting.get_mset(0, 0, request.offset).get_matches_estimated();
+    }
+    cx::BuiltQuery corrected = built;
+    corrected.query = Query(Query::OP_AND_NOT, built.query, typed.query);
+    cx_search_request rest = request;
+    rest.offset = request.offset > typed_matches ? request.offset - typed_matches : 0;
+    rest.limit = request.limit - uint32_t(shown);
+    rest.facet_count = 0;
+    cx_results more;
+    run_built(database, keeping, snapshot, rest, corrected, more);
+    const int32_t most = shown > 0 ? results.found.back().percent : 100;
+    for (cx_results::Found &found : more.found) {
+        found.percent = std::min(found.percent, most);
+        results.found.push_back(std::move(found));
+    }
+    results.from_tiers = results.from_tiers && more.from_tiers;
 }
 
 /// How deep a hybrid search reads each ranking: its page, and a hundred more, so that an item just
@@ -423,6 +477,9 @@ void run_search(cx_database &database, const cx_search_request &request, cx_resu
     uint64_t word_matches = 0;
     if (hybrid) {
         word_matches = run_hybrid(database, keeping, *snapshot, request, built, results);
+    } else if (ranks_typed_first(request, built)) {
+        run_typed_first(database, keeping, *snapshot, request, built, results);
+        word_matches = results.total;
     } else {
         run_built(database, keeping, *snapshot, request, built, results);
         word_matches = results.total;
@@ -433,9 +490,16 @@ void run_search(cx_database &database, const cx_search_request &request, cx_resu
         const cx::BuiltQuery relaxed =
             cx::build_query(database, *snapshot, request.nodes, request.node_count, true, keeping, request.typos);
         cx_results found;
-        const uint64_t relaxed_matches = hybrid ? run_hybrid(database, keeping, *snapshot, request, relaxed, found)
-                                                : (run_built(database, keeping, *snapshot, request, relaxed, found),
-                                                   found.total);
+        uint64_t relaxed_matches = 0;
+        if (hybrid) {
+            relaxed_matches = run_hybrid(database, keeping, *snapshot, request, relaxed, found);
+        } else {
+            if (ranks_typed_first(request, relaxed))
+                run_typed_first(database, keeping, *snapshot, request, relaxed, found);
+            else
+                run_built(database, keeping, *snapshot, request, relaxed, found);
+            relaxed_matches = found.total;
+        }
         if (relaxed_matches > 0) {
             found.relaxed = true;
             results = std::move(found);

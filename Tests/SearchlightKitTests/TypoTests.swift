@@ -66,6 +66,50 @@ struct TypoTests {
         #expect(try ids("linkng AND guide", test) == ["linking"])
     }
 
+    @Test("a match as typed ranks above a corrected one that weighs far more, on every page, and both are counted")
+    func typedFirstOnEveryPage() throws {
+        let test = try TestIndex()
+        // "clark" is common and weighs little; "clerk", one typo from it, is rare and weighs much.
+        let named = (0..<12).map {
+            item("named-\($0)", title: "Coastal walk \($0)", description: "Notes of a walk, led by Clark.", mode: .public)
+        }
+        try test.index.indexSearchableItems(
+            named + [
+                item("corrected", title: "Clerk", description: "Clerk, clerk and clerk.", mode: .public),
+                item("corrected-too", title: "Clerk Street", mode: .public),
+                item("other", title: "Walking boots", mode: .public),
+            ], now: now)
+        func page(_ text: String, offset: Int, limit: Int) throws -> SearchResults {
+            try test.index.search(SearchQuery(text, limit: limit, offset: offset), now: now)
+        }
+        let everything = try page("clark", offset: 0, limit: 20)
+        let ranked = everything.results.map(\.canonicalIdentifier)
+        #expect(Set(ranked.prefix(12)) == Set(named.map(\.object.canonicalIdentifier)))
+        #expect(Set(ranked.dropFirst(12)) == ["corrected", "corrected-too"])
+        #expect(everything.total == 14)
+        // The score shown never rises down the page.
+        let scores = everything.results.map(\.score)
+        #expect(scores == scores.sorted(by: >))
+        for offset in stride(from: 0, through: 15, by: 5) {
+            let five = try page("clark", offset: offset, limit: 5)
+            #expect(five.results.map(\.canonicalIdentifier) == Array(ranked.dropFirst(offset).prefix(5)))
+            #expect(five.total == 14)
+        }
+        // Without typos, the matches as typed alone.
+        #expect(try ids("clark", test, typos: false).count == 12)
+        // Two words: the matches as typed of both, or else the corrected ones.
+        #expect(try ids("clark walk", test).count == 12)
+        #expect(try ids("clark street", test) == ["corrected-too"])
+    }
+
+    @Test("an excluded word is excluded as typed, not its neighbours")
+    func excludedAsTyped() throws {
+        let test = try shelf()
+        #expect(try ids("deep -linkin", test) == ["linking"])
+        #expect(try ids("linking -linkin", test) == ["linking"])
+        #expect(try ids("band NOT linking", test) == ["linkin"])
+    }
+
     @Test("the word typed as you type finds the words that begin a typo from it")
     func asYouType() throws {
         let test = try shelf()
