@@ -11,6 +11,7 @@
 #include "errors.hpp"
 #include "facets.hpp"
 #include "hybrid.hpp"
+#include "json.hpp"
 #include "matching.hpp"
 #include "order.hpp"
 #include "query.hpp"
@@ -33,6 +34,10 @@ struct cx_results {
         /// What found it (`CX_MATCHED_BY_WORDS`, `CX_MATCHED_BY_MEANING`).
         uint32_t matched_by;
         cx::Snippet snippet;
+        /// The fields the result shows, read from `data` when the shim reads them as the Kit does.
+        std::optional<cx::ResultFields> fields;
+        /// `fields`' keywords as the caller reads them (`point_page`).
+        std::vector<cx_text> keywords;
     };
     std::vector<Found> found;
     /// `found` as the caller reads it (`cx_results_page`), borrowing its texts: made once the page
@@ -123,14 +128,16 @@ Xapian::doccount matches_to_check(const Xapian::Database &reader, const cx_searc
 }
 
 /// Adds a found document to `results`: its data, its percentage (100 for every match of the empty
-/// query, unless `scored`: a similarity), what found it, and its snippet, made from the
-/// description its data holds (`cx::item_description`): an index keeps the description once.
+/// query, unless `scored`: a similarity), what found it, the fields it shows, read from its data
+/// once (`cx::result_fields`), and its snippet, made from the description they hold: an index keeps
+/// the description once.
 void add_result(cx_results &results, const Xapian::Document &document, int32_t percent, const cx::BuiltQuery &built,
                 bool scored = false, uint32_t matched_by = CX_MATCHED_BY_WORDS) {
     std::string data = cx::item_data(document);
-    cx::Snippet snippet = cx::make_snippet(cx::item_description(data), built.highlighter);
-    results.found.push_back(
-        {std::move(data), built.matches_everything && !scored ? 100 : percent, matched_by, std::move(snippet)});
+    std::optional<cx::ResultFields> fields = cx::result_fields(data);
+    cx::Snippet snippet = cx::make_snippet(fields ? fields->description : cx::item_description(data), built.highlighter);
+    results.found.push_back({std::move(data), built.matches_everything && !scored ? 100 : percent, matched_by,
+                             std::move(snippet), std::move(fields), {}});
 }
 
 /// The seconds a search may spend checking matches beyond its page (for the count): past them the
@@ -439,14 +446,38 @@ Xapian::doccount run_hybrid(cx_database &database, cx_database *keeping, cx::Sna
 
 cx_text text_of(const std::string &text) { return {text.data(), text.size()}; }
 
+/// `text` when `present`, else a text whose data is NULL.
+cx_text text_if(bool present, const std::string &text) { return present ? text_of(text) : cx_text{nullptr, 0}; }
+
 /// Makes the page the caller reads from the results found, whose texts stay where they are from now on.
 void point_page(cx_results &results) {
     results.page.clear();
     results.page.reserve(results.found.size());
-    for (const cx_results::Found &found : results.found)
-        results.page.push_back({text_of(found.data), found.percent, found.matched_by, text_of(found.snippet.text),
-                                found.snippet.matches.empty() ? nullptr : found.snippet.matches.data(),
-                                found.snippet.matches.size()});
+    for (cx_results::Found &found : results.found) {
+        cx_result result{};
+        result.data = text_of(found.data);
+        result.percent = found.percent;
+        result.matched_by = found.matched_by;
+        result.snippet = text_of(found.snippet.text);
+        result.snippet_matches = found.snippet.matches.empty() ? nullptr : found.snippet.matches.data();
+        result.snippet_match_count = found.snippet.matches.size();
+        if (const std::optional<cx::ResultFields> &fields = found.fields) {
+            found.keywords.clear();
+            for (const std::string &keyword : fields->keywords) found.keywords.push_back(text_of(keyword));
+            result.fields_read = true;
+            result.identifier = text_of(fields->identifier);
+            result.domain = text_of(fields->domain);
+            result.title = text_if(fields->has_title, fields->title);
+            result.description = text_if(fields->has_description, fields->description);
+            result.canonical_url = text_if(fields->has_canonical_url, fields->canonical_url);
+            result.image_url = text_if(fields->has_image_url, fields->image_url);
+            result.keywords = found.keywords.empty() ? nullptr : found.keywords.data();
+            result.keyword_count = found.keywords.size();
+            result.expiration = fields->expiration;
+            result.is_public = fields->is_public;
+        }
+        results.page.push_back(result);
+    }
 }
 
 /// Whether the query with `corrections` made (each a node's word replaced) finds an item `request`

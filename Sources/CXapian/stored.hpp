@@ -22,9 +22,5 @@ std::string item_digest(const cx_item &item);
 /// rebuild).
 std::string item_data(const Xapian::Document &document);
 
-/// The description an item's JSON object `data` holds (the field `contentDescription` of
-/// `cx_item_fields`, under its Branch key), as text: what its snippet is made from, since the index
-/// keeps the description once. Empty when the object has none, or it is not a string.
-std::string item_description(const std::string &data);
 
 }  // namespace cx

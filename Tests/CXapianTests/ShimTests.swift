@@ -341,6 +341,70 @@ struct ShimTests {
         for (json, description) in cases { #expect(snippets[json] == description, "\(json)") }
     }
 
+    @Test(
+        "a result's fields are read from its data in one pass as the Kit reads them, or left to the Kit when written otherwise"
+    )
+    func resultFields() throws {
+        let (database, _, _) = open(TemporaryFolder.path + "/db", CX_OPEN_WRITE)
+        let writer = try #require(database)
+        defer { cx_database_free(writer) }
+        let envelope = #""domain":"app","contentIndexMode":"private""#
+        struct Read: Equatable {
+            var identifier = "", domain = "app", title: String? = nil, description: String? = nil
+            var url: String? = nil, image: String? = nil, keywords: [String] = [], expiration: Int64 = 0
+            var isPublic = false
+        }
+        let cases: [(json: String, read: Read?)] = [
+            (
+                #"{"$canonical_identifier":"r0","domain":"app","contentIndexMode":"public","$og_title":"Say \"hi\" \u00e9","#
+                    + #""$og_description":null,"$keywords":["a","","b"],"$exp_date":1797505963288,"#
+                    + #""$canonical_url":"https://x.example/1","$og_image_url":"","x":{"$og_title":"no"}}"#,
+                Read(
+                    identifier: "r0", title: "Say \"hi\" é", url: "https://x.example/1", image: "",
+                    keywords: ["a", "b"],
+                    expiration: 1_797_505_963_288, isPublic: true)
+            ),
+            (
+                #"{ "$canonical_identifier" : "r1" , "$keywords" : "one" , "$exp_date" : -5 , \#(envelope) }"#,
+                Read(identifier: "r1", keywords: ["one"])
+            ),
+            (#"{"$canonical_identifier":"r2","$exp_date":null,"$keywords":[],\#(envelope)}"#, Read(identifier: "r2")),
+            // Written otherwise than the Kit writes: left to the Kit.
+            (#"{"$canonical_identifier":"r3","title":"camel",\#(envelope)}"#, nil),
+            (#"{"$canonical_identifier":"r4","contentImageUrl":"alias",\#(envelope)}"#, nil),
+            (#"{"$canonical_identifier":"r5","$exp_date":"1797505963288",\#(envelope)}"#, nil),
+            (#"{"$canonical_identifier":"r6","$exp_date":1.5e12,\#(envelope)}"#, nil),
+            (#"{"$canonical_identifier":"r7","domain":"app","contentIndexMode":"ContentIndexModePublic"}"#, nil),
+            (#"{"$canonical_identifier":"r8","contentIndexMode":"public"}"#, nil),
+            (#"{"$canonical_identifier":"r9","$og_title":"a","$og_title":"b",\#(envelope)}"#, nil),
+            (#"{"$canonical_identifier":"r10","$keywords":["a",1],\#(envelope)}"#, nil),
+            (#"{"$canonical_identifier":"r11","$exp_date":253402300800000,\#(envelope)}"#, nil),
+            (#"{"$canonical_identifier":"r12",\#(envelope)"#, nil),
+            (#"{"$canonical_identifier":"",\#(envelope)}"#, nil),
+        ]
+        for (number, (json, _)) in cases.enumerated() {
+            #expect(store(writer, id: "item-\(number)", title: "Kettle \(number)", data: json) == CX_OK)
+        }
+        var found: [String: Read?] = [:]
+        let result = search(writer, [(CX_NODE_WORD, CX_FIELD_TITLE, "kettle", 0)], limit: 100) { results in
+            for result in page(results) {
+                guard result.fields_read else {
+                    found[string(result.data)] = .some(nil)
+                    continue
+                }
+                func present(_ text: cx_text) -> String? { text.data == nil ? nil : string(text) }
+                found[string(result.data)] = Read(
+                    identifier: string(result.identifier), domain: string(result.domain), title: present(result.title),
+                    description: present(result.description), url: present(result.canonical_url),
+                    image: present(result.image_url),
+                    keywords: UnsafeBufferPointer(start: result.keywords, count: result.keyword_count).map(string),
+                    expiration: result.expiration, isPublic: result.is_public)
+            }
+        }
+        #expect(result.status == CX_OK && found.count == cases.count)
+        for (json, read) in cases { #expect(found[json] == .some(read), "\(json)") }
+    }
+
     @Test("domains come back as a list of names and counts")
     func domainList() throws {
         let (database, _, _) = open(TemporaryFolder.path + "/db", CX_OPEN_WRITE)

@@ -71,7 +71,9 @@ struct TypoTests {
         let test = try TestIndex()
         // "clark" is common and weighs little; "clerk", one typo from it, is rare and weighs much.
         let named = (0..<12).map {
-            item("named-\($0)", title: "Coastal walk \($0)", description: "Notes of a walk, led by Clark.", mode: .public)
+            item(
+                "named-\($0)", title: "Coastal walk \($0)", description: "Notes of a walk, led by Clark.", mode: .public
+            )
         }
         try test.index.indexSearchableItems(
             named + [

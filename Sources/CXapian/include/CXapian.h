@@ -778,6 +778,24 @@ typedef struct cx_result {
     /// The matched runs inside the snippet, in order and not overlapping; NULL when there are none.
     const cx_range *_Nullable snippet_matches;
     size_t snippet_match_count;
+    /// Whether the fields below were read from `data`, as the Kit's reader reads them: false when
+    /// the data holds one in another form (another dialect's key, a date as a string), and the
+    /// caller reads `data` itself.
+    bool fields_read;
+    /// The fields a result shows (SPEC §2.2), read from `data` once. A text whose data is NULL is
+    /// absent (or `null`).
+    cx_text identifier;
+    cx_text domain;
+    cx_text title;
+    cx_text description;
+    cx_text canonical_url;
+    cx_text image_url;
+    /// The keywords, empty ones left out; NULL when there are none.
+    const cx_text *_Nullable keywords;
+    size_t keyword_count;
+    /// Epoch milliseconds, or 0 for none.
+    int64_t expiration;
+    bool is_public;
 } cx_result;
 
 /// The page of results, in rank order, read in one call: `*out_count` receives their number (at

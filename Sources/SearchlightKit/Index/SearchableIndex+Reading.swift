@@ -25,9 +25,7 @@ extension SearchableIndex {
             (readAs, relaxedPhrases) = (words.readAs ?? asWords, true)
             return again
         }
-        let results = raw.hits.map { hit in
-            SearchResult(item: hit.item, score: hit.percent, snippet: hit.snippet, matchedBy: hit.matchedBy)
-        }
+        let results = raw.hits.map(\.result)
         var page = SearchResults(
             query: query.text, total: raw.total, offset: query.offset, limit: query.limit,
             suggestion: Self.suggestion(
@@ -111,7 +109,7 @@ extension SearchableIndex {
         let raw = try read { database throws(SearchlightError) in
             try database.search(
                 .filter(.identifier, identifier), domain: domainIdentifier, scope: scope, now: now,
-                shape: .init(offset: 0, limit: 1), decode: decodeStored)
+                shape: .init(offset: 0, limit: 1), whole: true, decode: decodeStored)
         }
         return raw.hits.first?.item
     }

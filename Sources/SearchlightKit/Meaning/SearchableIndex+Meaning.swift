@@ -242,9 +242,7 @@ extension SearchableIndex {
         }
         return SearchResults(
             query: query.text, total: raw.total, offset: query.offset, limit: query.limit, suggestion: nil,
-            results: raw.hits.map {
-                SearchResult(item: $0.item, score: $0.percent, snippet: $0.snippet, matchedBy: $0.matchedBy)
-            },
+            results: raw.hits.map(\.result),
             relaxed: false, facets: [])
     }
 }

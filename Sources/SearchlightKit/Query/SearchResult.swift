@@ -32,6 +32,25 @@ public struct SearchResult: Sendable, Hashable, Encodable {
         public var names: [String] { (contains(.words) ? ["words"] : []) + (contains(.meaning) ? ["meaning"] : []) }
     }
 
+    init(
+        canonicalIdentifier: String, domain: String, title: String?, contentDescription: String?, keywords: [String],
+        canonicalUrl: String?, imageUrl: String?, contentIndexMode: ContentIndexMode, expirationDate: Int64?,
+        score: Int, snippet: Snippet, matchedBy: MatchedBy
+    ) {
+        self.canonicalIdentifier = canonicalIdentifier
+        self.domain = domain
+        self.title = title
+        self.contentDescription = contentDescription
+        self.keywords = keywords
+        self.canonicalUrl = canonicalUrl
+        self.imageUrl = imageUrl
+        self.contentIndexMode = contentIndexMode
+        self.expirationDate = expirationDate
+        self.score = score
+        self.snippet = snippet
+        self.matchedBy = matchedBy
+    }
+
     init(item: SearchableItem, score: Int, snippet: Snippet, matchedBy: MatchedBy = .words) {
         let object = item.object
         canonicalIdentifier = object.canonicalIdentifier

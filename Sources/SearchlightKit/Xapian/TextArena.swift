@@ -9,7 +9,13 @@ extension cx_text {
         return Array(UnsafeRawBufferPointer(start: data, count: length))
     }
 
-    var string: String { String(decoding: bytes, as: UTF8.self) }
+    var string: String {
+        guard let data, length > 0 else { return "" }
+        return String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
+    }
+
+    /// The text, or `nil` for a text whose data is NULL (absent).
+    var presentString: String? { data == nil ? nil : string }
 }
 
 /// What the shim needs of an item, as Swift values.

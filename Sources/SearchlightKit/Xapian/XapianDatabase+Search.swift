@@ -3,10 +3,9 @@ internal import CXapian
 extension XapianDatabase {
     struct RawResults {
         struct Hit {
-            var item: SearchableItem
-            var percent: Int
-            var snippet: Snippet
-            var matchedBy: SearchResult.MatchedBy
+            var result: SearchResult
+            /// The stored item, decoded whole when the search asked for it (`whole`).
+            var item: SearchableItem?
         }
         var total: Int
         /// `total` is an estimate (``SearchResults/totalIsEstimate``).
@@ -41,11 +40,14 @@ extension XapianDatabase {
         var meaningFinds = false
     }
 
+    /// The page of `expression`'s results. Each result's fields are those the shim read from its
+    /// stored data; `decode` reads the data of a result whose fields the shim left to the Kit, and of
+    /// every result when `whole` (then each ``RawResults/Hit/item`` is the stored item).
     func search(
         _ expression: QueryExpression, domain: String?, scope: SearchQuery.Scope, now: Int64, shape: SearchShape,
-        decode: ([UInt8]) throws(SearchlightError) -> SearchableItem
+        whole: Bool = false, decode: ([UInt8]) throws(SearchlightError) -> SearchableItem
     ) throws(SearchlightError) -> RawResults {
-        try run(expression, domain: domain, scope: scope, now: now, shape: shape, decode: decode) {
+        try run(expression, domain: domain, scope: scope, now: now, shape: shape, whole: whole, decode: decode) {
             handle, request, results, error in cx_search(handle, request, results, error)
         }
     }
@@ -128,7 +130,7 @@ extension XapianDatabase {
     /// Builds the shim's request for a search and calls `call` with it.
     private func run(
         _ expression: QueryExpression, domain: String?, scope: SearchQuery.Scope, now: Int64, shape: SearchShape,
-        decode: ([UInt8]) throws(SearchlightError) -> SearchableItem,
+        whole: Bool = false, decode: ([UInt8]) throws(SearchlightError) -> SearchableItem,
         _ call: (
             OpaquePointer, UnsafePointer<cx_search_request>, UnsafeMutablePointer<OpaquePointer?>,
             UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
@@ -176,11 +178,27 @@ extension XapianDatabase {
         let page = UnsafeBufferPointer(start: cx_results_page(results, &count), count: count)
         raw.hits.reserveCapacity(page.count)
         for result in page {
-            raw.hits.append(
-                RawResults.Hit(
-                    item: try decode(result.data.bytes), percent: Int(result.percent),
-                    snippet: Self.snippet(of: result),
-                    matchedBy: .init(rawValue: Int(result.matched_by))))
+            let (score, snippet) = (Int(result.percent), Self.snippet(of: result))
+            let matchedBy = SearchResult.MatchedBy(rawValue: Int(result.matched_by))
+            if result.fields_read && !whole {
+                raw.hits.append(
+                    RawResults.Hit(
+                        result: SearchResult(
+                            canonicalIdentifier: result.identifier.string, domain: result.domain.string,
+                            title: result.title.presentString, contentDescription: result.description.presentString,
+                            keywords: UnsafeBufferPointer(start: result.keywords, count: result.keyword_count)
+                                .map(\.string),
+                            canonicalUrl: result.canonical_url.presentString, imageUrl: result.image_url.presentString,
+                            contentIndexMode: result.is_public ? .public : .private,
+                            expirationDate: result.expiration > 0 ? result.expiration : nil, score: score,
+                            snippet: snippet, matchedBy: matchedBy)))
+            } else {
+                let item = try decode(result.data.bytes)
+                raw.hits.append(
+                    RawResults.Hit(
+                        result: SearchResult(item: item, score: score, snippet: snippet, matchedBy: matchedBy),
+                        item: whole ? item : nil))
+            }
         }
         for index in 0..<cx_results_correction_count(results) {
             guard let location = tree.wordLocation(node: Int(cx_results_correction_node(results, index))) else {
