@@ -126,7 +126,6 @@ class Builder {
     /// The corrections found for each word (and whether it was typed last, as a beginning), and
     /// whether the index holds it, reused when the tree is built again.
     std::map<std::pair<std::string, bool>, std::pair<std::vector<std::string>, bool>> corrections_;
-    std::shared_ptr<const NearWords> text_words_;
     Xapian::Stem stemmer_{"english"};
     size_t position_ = 0;
     Highlighter highlighter_;
@@ -182,14 +181,14 @@ class Builder {
         const std::string typed = "Z" + stemmer_(word);
         std::vector<std::string> corrected;
         std::set<std::string> seen{typed};
-        if (!text_words_) text_words_ = text_words(database_, snapshot_);
+        const std::shared_ptr<const NearWords> words = text_words(database_, snapshot_, word, keeping_ != nullptr);
         // The as-you-type word, typed so far, also finds the words that begin a typo from it, when
         // no word begins with it as typed: one that does is being typed as meant, and comparing
         // it with every longer word of its first letter would cost each keystroke milliseconds.
         const bool begun =
             partial && database_.reader.allterms_begin(word) != database_.reader.allterms_end(word);
         const bool beginning = partial && !begun;
-        for (const std::string &near : text_words_->near(word, beginning, &database_.reader)) {
+        for (const std::string &near : words->near(word, beginning, &database_.reader)) {
             std::string term = "Z" + stemmer_(near);
             if (seen.insert(term).second) corrected.push_back(std::move(term));
             if (corrected.size() == most_typo_words) break;

@@ -1,6 +1,11 @@
 // What read.cpp offers the other files of the shim: shared by every reading entry point.
 #pragma once
 
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
 #include "database.hpp"
 #include "errors.hpp"
 
@@ -28,8 +33,12 @@ struct Snapshot {
     static constexpr size_t visible_domains = 16;
     std::shared_ptr<const ViewBoosts> views;
     std::shared_ptr<const NearWords> spelling;
-    /// The words of the items' text, for typo-tolerant matching (typos.cpp).
+    /// The words of the items' text, for typo-tolerant matching (typos.cpp): every one, for a
+    /// handle that keeps fields across revisions; else `letter_words`, the words of each first
+    /// letter a search has needed (`letters_read`).
     std::shared_ptr<const NearWords> text_words;
+    std::shared_ptr<NearWords> letter_words;
+    std::unordered_set<std::string> letters_read;
     /// What searches keep in memory of this revision's fields (`cx::column`, `cx::ranks`).
     std::shared_ptr<KeptFields> fields;
     /// The common words the revision records (pairs.cpp), once a phrase has read them.

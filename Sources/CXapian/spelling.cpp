@@ -14,6 +14,7 @@
 
 #include "spelling.hpp"
 
+#include "columns.hpp"
 #include "database.hpp"
 #include "matching.hpp"
 #include "read.hpp"
@@ -64,7 +65,8 @@ std::string visible_suggestion(cx_database &database, Snapshot &snapshot, const 
 
 std::string visible_correction(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
                                const std::string &word) {
-    return first_visible(database, snapshot, request, text_words(database, snapshot)->near(word, false, &database.reader));
+    const std::shared_ptr<const NearWords> words = text_words(database, snapshot, word, keeps_fields(database, request));
+    return first_visible(database, snapshot, request, words->near(word, false, &database.reader));
 }
 
 }  // namespace cx

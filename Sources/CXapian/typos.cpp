@@ -159,21 +159,30 @@ void note_written_words(cx_database &database, const Xapian::Document &document)
         if (is_text_word(*it)) database.written_words.push_back(*it);
 }
 
+void read_text_words(const Xapian::Database &reader, const std::string &start, NearWords &words) {
+    for (auto it = reader.allterms_begin(start); it != reader.allterms_end(start); ++it)
+        if (is_text_word(*it)) words.add(*it, it.get_termfreq());
+}
+
 std::shared_ptr<const NearWords> read_text_words(const Xapian::Database &reader) {
     auto words = std::make_shared<NearWords>();
     // The lower-case letters and the lead bytes of other scripts: no prefixed term is read.
-    std::vector<std::string> starts;
-    for (char c = 'a'; c <= 'z'; ++c) starts.emplace_back(1, c);
-    for (int byte = 0xC0; byte <= 0xFF; ++byte) starts.emplace_back(1, static_cast<char>(byte));
-    for (const std::string &start : starts)
-        for (auto it = reader.allterms_begin(start); it != reader.allterms_end(start); ++it)
-            if (is_text_word(*it)) words->add(*it, it.get_termfreq());
+    for (char c = 'a'; c <= 'z'; ++c) read_text_words(reader, std::string(1, c), *words);
+    for (int byte = 0xC0; byte <= 0xFF; ++byte) read_text_words(reader, std::string(1, static_cast<char>(byte)), *words);
     return words;
 }
 
-std::shared_ptr<const NearWords> text_words(const cx_database &database, Snapshot &snapshot) {
-    if (!snapshot.text_words) snapshot.text_words = kept_text_words(database, snapshot);
-    return snapshot.text_words;
+std::shared_ptr<const NearWords> text_words(const cx_database &database, Snapshot &snapshot, const std::string &word,
+                                            bool every) {
+    if (snapshot.text_words) return snapshot.text_words;
+    if (every) return snapshot.text_words = kept_text_words(database, snapshot);
+    if (!snapshot.letter_words) snapshot.letter_words = std::make_shared<NearWords>();
+    Xapian::Utf8Iterator it(word);
+    if (it == Xapian::Utf8Iterator()) return snapshot.letter_words;
+    std::string first;
+    Xapian::Unicode::append_utf8(first, *it);
+    if (snapshot.letters_read.insert(first).second) read_text_words(database.reader, first, *snapshot.letter_words);
+    return snapshot.letter_words;
 }
 
 }  // namespace cx

@@ -75,16 +75,25 @@ class NearWords {
 /// exactly).
 bool is_text_word(const std::string &term);
 
-/// The words of the items' text of the revision `snapshot` is of, which `database` reads: for
-/// every read-only handle of this process at that revision, an earlier revision's and the words
-/// this process's writer has written since, or read from the index once (`kept_text_words`). A
-/// word's frequency is its earlier one until read again: look up with the database as `current`.
-std::shared_ptr<const NearWords> text_words(const cx_database &database, Snapshot &snapshot);
+/// The words of the items' text of the revision `snapshot` is of, which `database` reads, among
+/// them every word of `word`'s first letter. With `every` (a handle that keeps fields across
+/// revisions, `keeps_fields`), every word: for every read-only handle of this process at that
+/// revision, an earlier revision's and the words this process's writer has written since, or read
+/// from the index once (`kept_text_words`); a word's frequency is its earlier one until read
+/// again: look up with the database as `current`. Else the words of each first letter the
+/// snapshot's searches have needed, each letter read once a snapshot: a search of a process that
+/// opens an index for it alone reads what its words need, not every word of the index.
+std::shared_ptr<const NearWords> text_words(const cx_database &database, Snapshot &snapshot, const std::string &word,
+                                            bool every);
 
 /// Notes the words of the items' text `document` holds as written by `database`'s transaction.
 void note_written_words(cx_database &database, const Xapian::Document &document);
 
 /// Every word of the items' text the index holds, with how many items hold each.
 std::shared_ptr<const NearWords> read_text_words(const Xapian::Database &reader);
+
+/// Adds to `words` every word of the items' text that begins with `start`, with how many items
+/// hold each.
+void read_text_words(const Xapian::Database &reader, const std::string &start, NearWords &words);
 
 }  // namespace cx

@@ -139,15 +139,20 @@ struct TypoTests {
     @Test("the words a typo is looked up in follow the index: a word added is found at the next search")
     func followsCommits() throws {
         let test = try shelf()
-        // Two readers of the same revision share its words; each moves to the next revision with
-        // its own next search.
-        let readers = try (0..<2).map { _ in
-            try SearchableIndex(path: test.path, access: .readOnly, keepsFieldsInMemory: true)
+        // Two readers that keep fields share the revision's words; each moves to the next revision
+        // with its own next search. A reader that keeps nothing reads the words of each first
+        // letter its searches need, once a revision.
+        let readers = try [true, true, false].map { keeps in
+            try SearchableIndex(path: test.path, access: .readOnly, keepsFieldsInMemory: keeps)
         }
         func found(_ text: String, by index: SearchableIndex) throws -> [String] {
             try index.search(SearchQuery(text, limit: 100), now: now).results.map(\.canonicalIdentifier)
         }
-        for reader in readers { #expect(try found("spotlght", by: reader) == ["spotlight"]) }
+        for reader in readers {
+            #expect(try found("spotlght", by: reader) == ["spotlight"])
+            #expect(try found("lantren", by: reader) == ["lantern"])
+            #expect(Set(try found("spotlght lantren", by: reader)) == ["spotlight", "lantern"])
+        }
         #expect(try ids("harmonica", test).isEmpty)
         try test.index.indexSearchableItems([item("harmonica", title: "Blues harmonica", mode: .public)], now: now)
         #expect(try ids("harmonika", test) == ["harmonica"])
