@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <tuple>
 #include <unordered_map>
 
 #include "bm25.hpp"
@@ -213,6 +214,17 @@ bool uses_tiers(const cx_database &database, const cx_search_request &request, c
            !(database.writable && database.in_transaction);
 }
 
+/// How many items `query` matches, counted unweighted up to `check_at_least` (for at most
+/// `checking_seconds` past a page's worth), and whether that is an estimate.
+std::pair<Xapian::doccount, bool> count_matches(const Xapian::Database &reader, const Query &query,
+                                                Xapian::doccount check_at_least) {
+    Xapian::Enquire counting(reader);
+    cx::set_counting_query(counting, reader, query);
+    limit_checking(counting, check_at_least);
+    const Xapian::MSet all = counting.get_mset(0, 0, check_at_least);
+    return {all.get_matches_estimated(), all.get_matches_lower_bound() != all.get_matches_upper_bound()};
+}
+
 /// Runs the search of `built`: the page `request` asks for, in its order, and its counts over
 /// every match (for at most `checking_seconds`), or over every match of `counted` (words whose
 /// matches hold `built`'s) when given. `keeping` is `database` when the search keeps fields in
@@ -257,28 +269,19 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
                     cx::bm25::weighting()))) {
         mset = tiered->mset;
         results.from_tiers = true;
-        if (request.facet_count == 0) {
-            // The page came from the candidates alone: the matches are counted on their own, unweighted.
-            Xapian::Enquire counting_matches(reader);
-            // The page's own query, so that a total past the matches checked is the estimate a full
-            // evaluation makes.
-            cx::set_counting_query(counting_matches, reader,
-                                   apart ? cx::visible_now(database, snapshot, request, *counted) : full);
-            const Xapian::MSet all = counting_matches.get_mset(0, 0, check_at_least);
-            matches = all.get_matches_estimated();
-            estimated = all.get_matches_lower_bound() != all.get_matches_upper_bound();
-        }
+        // The page came from the candidates alone: the matches are counted on their own, unweighted,
+        // by the page's own query, so that a total past the matches checked is the estimate a full
+        // evaluation makes.
+        if (request.facet_count == 0)
+            std::tie(matches, estimated) = count_matches(
+                reader, apart ? cx::visible_now(database, snapshot, request, *counted) : full, check_at_least);
     } else if (database.sharded && (sorted = ascending_on_shards(database, enquire, request, check_at_least, built))) {
         matches = sorted->matches;
         estimated = sorted->estimated;
     } else if (apart) {
         mset = run_page(enquire, request, request.offset + request.limit);
-        Xapian::Enquire counting_matches(reader);
-        cx::set_counting_query(counting_matches, reader, cx::visible_now(database, snapshot, request, *counted));
-        limit_checking(counting_matches, check_at_least);
-        const Xapian::MSet all = counting_matches.get_mset(0, 0, check_at_least);
-        matches = all.get_matches_estimated();
-        estimated = all.get_matches_lower_bound() != all.get_matches_upper_bound();
+        std::tie(matches, estimated) =
+            count_matches(reader, cx::visible_now(database, snapshot, request, *counted), check_at_least);
     } else {
         mset = run_page(enquire, request, check_at_least);
         matches = mset.get_matches_estimated();
@@ -320,11 +323,10 @@ void run_typed_first(cx_database &database, cx_database *keeping, cx::Snapshot &
     if (shown >= request.limit) return;
     // How many items match as typed: the page says, unless it starts past them.
     Xapian::doccount typed_matches = request.offset + Xapian::doccount(shown);
-    if (shown == 0 && request.offset > 0) {
-        Xapian::Enquire counting(database.reader);
-        cx::set_counting_query(counting, database.reader, cx::visible_now(database, snapshot, request, typed.query));
-        typed_matches = counting.get_mset(0, 0, request.offset).get_matches_estimated();
-    }
+    if (shown == 0 && request.offset > 0)
+        typed_matches =
+            count_matches(database.reader, cx::visible_now(database, snapshot, request, typed.query), request.offset)
+                .first;
     cx::BuiltQuery corrected = built;
     corrected.query = Query(Query::OP_AND_NOT, built.query, typed.query);
     cx_search_request rest = request;
@@ -339,6 +341,17 @@ void run_typed_first(cx_database &database, cx_database *keeping, cx::Snapshot &
         results.found.push_back(std::move(found));
     }
     results.from_tiers = results.from_tiers && more.from_tiers;
+}
+
+/// Runs the search of `built` by words alone: its matches as typed first when it has them
+/// (`ranks_typed_first`), else as built. Returns how many items the words matched.
+uint64_t run_by_words(cx_database &database, cx_database *keeping, cx::Snapshot &snapshot,
+                      const cx_search_request &request, const cx::BuiltQuery &built, cx_results &results) {
+    if (ranks_typed_first(request, built))
+        run_typed_first(database, keeping, snapshot, request, built, results);
+    else
+        run_built(database, keeping, snapshot, request, built, results);
+    return results.total;
 }
 
 /// How deep a hybrid search reads each ranking: its page, and a hundred more, so that an item just
@@ -505,32 +518,16 @@ void run_search(cx_database &database, const cx_search_request &request, cx_resu
     cx::BuiltQuery built =
         cx::build_query(database, *snapshot, request.nodes, request.node_count, false, keeping, request.typos);
     const bool hybrid = request.limit > 0 && cx::searches_by_meaning(database, request);
-    uint64_t word_matches = 0;
-    if (hybrid) {
-        word_matches = run_hybrid(database, keeping, *snapshot, request, built, results);
-    } else if (ranks_typed_first(request, built)) {
-        run_typed_first(database, keeping, *snapshot, request, built, results);
-        word_matches = results.total;
-    } else {
-        run_built(database, keeping, *snapshot, request, built, results);
-        word_matches = results.total;
-    }
+    uint64_t word_matches = hybrid ? run_hybrid(database, keeping, *snapshot, request, built, results)
+                                   : run_by_words(database, keeping, *snapshot, request, built, results);
     // No visible item has every plain word: the items with the most of them (docs/reference.md, *Questions, not only keywords*). A count
     // (limit 0) counts the exact query.
     if (word_matches == 0 && request.relax && request.limit > 0 && cx::can_relax(request.nodes, request.node_count)) {
         const cx::BuiltQuery relaxed =
             cx::build_query(database, *snapshot, request.nodes, request.node_count, true, keeping, request.typos);
         cx_results found;
-        uint64_t relaxed_matches = 0;
-        if (hybrid) {
-            relaxed_matches = run_hybrid(database, keeping, *snapshot, request, relaxed, found);
-        } else {
-            if (ranks_typed_first(request, relaxed))
-                run_typed_first(database, keeping, *snapshot, request, relaxed, found);
-            else
-                run_built(database, keeping, *snapshot, request, relaxed, found);
-            relaxed_matches = found.total;
-        }
+        const uint64_t relaxed_matches = hybrid ? run_hybrid(database, keeping, *snapshot, request, relaxed, found)
+                                                : run_by_words(database, keeping, *snapshot, request, relaxed, found);
         if (relaxed_matches > 0) {
             found.relaxed = true;
             results = std::move(found);

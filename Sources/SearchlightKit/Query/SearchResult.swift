@@ -53,18 +53,11 @@ public struct SearchResult: Sendable, Hashable, Encodable {
 
     init(item: SearchableItem, score: Int, snippet: Snippet, matchedBy: MatchedBy = .words) {
         let object = item.object
-        canonicalIdentifier = object.canonicalIdentifier
-        domain = item.domainIdentifier
-        title = object.title
-        contentDescription = object.contentDescription
-        keywords = object.keywords
-        canonicalUrl = object.canonicalUrl
-        imageUrl = object.imageUrl
-        contentIndexMode = item.contentIndexMode
-        expirationDate = object.expirationDate
-        self.score = score
-        self.snippet = snippet
-        self.matchedBy = matchedBy
+        self.init(
+            canonicalIdentifier: object.canonicalIdentifier, domain: item.domainIdentifier, title: object.title,
+            contentDescription: object.contentDescription, keywords: object.keywords,
+            canonicalUrl: object.canonicalUrl, imageUrl: object.imageUrl, contentIndexMode: item.contentIndexMode,
+            expirationDate: object.expirationDate, score: score, snippet: snippet, matchedBy: matchedBy)
     }
 
     enum CodingKeys: String, CodingKey {
