@@ -34,29 +34,53 @@ double weight_per_impact(double items, double frequency, double wqf) {
 }
 
 
-/// What the walk of a subquery learned: its candidates, each with its ceiling (the most it can
-/// weigh from the subquery), whether every item it matches is one of them, and `bound`, the most
-/// any other item can weigh from it (nothing, when the candidates hold every match).
+/// A candidate of a subquery: an item and the most it can weigh from the subquery.
+struct Candidate {
+    Xapian::docid id;
+    double ceiling;
+};
+
+/// What the walk of a subquery learned: its candidates, in ascending ids, each with its ceiling,
+/// whether every item it matches is one of them, and `bound`, the most any other item can weigh
+/// from it (nothing, when the candidates hold every match). Posting lists and tiers are read in
+/// ascending ids, so the parts of a query are merged, never hashed.
 struct Part {
     bool covered = false;
     double bound = 0;
-    std::unordered_map<Xapian::docid, double> ceilings;
+    std::vector<Candidate> candidates;
     /// When covered, how many postings Xapian's matcher reads to evaluate it: its lists' (the
     /// smallest covering one's, for an AND).
     double postings = 0;
 
-    double ceiling(Xapian::docid id) const {
-        const auto found = ceilings.find(id);
-        return found == ceilings.end() ? bound : found->second;
+    bool holds(Xapian::docid id) const {
+        const auto found = std::lower_bound(candidates.begin(), candidates.end(), id,
+                                            [](const Candidate &candidate, Xapian::docid id) { return candidate.id < id; });
+        return found != candidates.end() && found->id == id;
     }
+};
+
+/// Reads a part's ceilings for ascending ids: each id's ceiling, or the part's bound for an item
+/// that is not its candidate.
+class Ceilings {
+  public:
+    explicit Ceilings(const Part &part) : part_(part), next_(part.candidates.begin()) {}
+
+    double of(Xapian::docid id) {
+        next_ = std::lower_bound(next_, part_.candidates.end(), id,
+                                 [](const Candidate &candidate, Xapian::docid id) { return candidate.id < id; });
+        return next_ != part_.candidates.end() && next_->id == id ? next_->ceiling : part_.bound;
+    }
+
+  private:
+    const Part &part_;
+    std::vector<Candidate>::const_iterator next_;
 };
 
 /// The candidates of `part`, in ascending ids.
 std::vector<Xapian::docid> candidate_ids(const Part &part) {
     std::vector<Xapian::docid> ids;
-    ids.reserve(part.ceilings.size());
-    for (const auto &entry : part.ceilings) ids.push_back(entry.first);
-    std::sort(ids.begin(), ids.end());
+    ids.reserve(part.candidates.size());
+    for (const Candidate &candidate : part.candidates) ids.push_back(candidate.id);
     return ids;
 }
 
@@ -68,20 +92,36 @@ Part summed(const std::vector<Part> &parts, bool covered) {
         all.bound += part.bound;
         all.postings += part.postings;
     }
-    for (const Part &part : parts)
-        for (const auto &[id, ceiling] : part.ceilings)
-            all.ceilings.emplace(id, all.bound).first->second += ceiling - part.bound;
+    std::vector<Candidate> merged;
+    for (const Part &part : parts) {
+        std::vector<Candidate> next;
+        next.reserve(merged.size() + part.candidates.size());
+        auto before = merged.cbegin();
+        for (const Candidate &candidate : part.candidates) {
+            while (before != merged.cend() && before->id < candidate.id) next.push_back(*before++);
+            const double above = candidate.ceiling - part.bound;
+            if (before != merged.cend() && before->id == candidate.id)
+                next.push_back({candidate.id, (before++)->ceiling + above});
+            else
+                next.push_back({candidate.id, all.bound + above});
+        }
+        next.insert(next.end(), before, merged.cend());
+        merged = std::move(next);
+    }
+    all.candidates = std::move(merged);
     return all;
 }
 
-/// An AND whose matches are all among `matches` (a covered part's candidates): they weigh what all
-/// `parts` give them, any other item nothing.
+/// An AND whose matches are all among `matches` (a covered part's candidates, in ascending ids):
+/// they weigh what all `parts` give them, any other item nothing.
 Part covered_by(const std::vector<Part> &parts, const std::vector<Xapian::docid> &matches, double postings) {
     Part covering{true, 0, {}, postings};
+    std::vector<Ceilings> ceilings(parts.begin(), parts.end());
+    covering.candidates.reserve(matches.size());
     for (Xapian::docid id : matches) {
         double ceiling = 0;
-        for (const Part &part : parts) ceiling += part.ceiling(id);
-        covering.ceilings.emplace(id, ceiling);
+        for (Ceilings &part : ceilings) ceiling += part.of(id);
+        covering.candidates.push_back({id, ceiling});
     }
     return covering;
 }
@@ -144,7 +184,7 @@ class Walk {
                 }
                 const Part *smallest = nullptr;
                 for (const Part &part : parts)
-                    if (part.covered && (smallest == nullptr || part.ceilings.size() < smallest->ceilings.size()))
+                    if (part.covered && (smallest == nullptr || part.candidates.size() < smallest->candidates.size()))
                         smallest = &part;
                 if (smallest == nullptr) {
                     // A phrase (or window) of words none of which is rare, and not paired, which a
@@ -215,8 +255,8 @@ class Walk {
     /// AND's other parts (a rare pair of Chinese characters without the rest of the question), and
     /// weighs nothing from it then.
     std::vector<Xapian::docid> matching(const Query &query, const Part &part) {
-        if (part.ceilings.empty()) return {};
-        const Xapian::doccount count = Xapian::doccount(part.ceilings.size());
+        if (part.candidates.empty()) return {};
+        const Xapian::doccount count = Xapian::doccount(part.candidates.size());
         Xapian::Enquire enquire(reader_);
         set_matchable_query(enquire, reader_, Query(Query::OP_FILTER, query, id_query(candidate_ids(part))));
         enquire.set_weighting_scheme(Xapian::BoolWeight());
@@ -260,7 +300,8 @@ class Walk {
         // for one word weighs by its own impact for the other, however far under θ.
         const auto ceiling = [&](uint8_t impact) { return std::min(1.0, impact / 255.0 * growth_); };
         for (const PairTierPosting &posting : tier)
-            part.ceilings[posting.id] = first_weight * ceiling(posting.first) + second_weight * ceiling(posting.second);
+            part.candidates.push_back(
+                {posting.id, first_weight * ceiling(posting.first) + second_weight * ceiling(posting.second)});
         return part;
     }
 
@@ -273,7 +314,7 @@ class Walk {
         if (frequency <= whole_list_limit) {
             // Each item of the list weighs at most the impact its wdf has at the shortest length.
             for (auto it = reader_.postlist_begin(name); it != reader_.postlist_end(name); ++it)
-                part.ceilings[*it] = weight * impact(it.get_wdf(), 0, 1);
+                part.candidates.push_back({*it, weight * impact(it.get_wdf(), 0, 1)});
             part.covered = true;
             part.postings = frequency;
             return part;
@@ -284,7 +325,7 @@ class Walk {
             threshold = std::min(1.0, threshold * growth_);
             for (const TierPosting &posting : tier) {
                 const double most = std::min(1.0, posting.impact / 255.0 * growth_);
-                part.ceilings[posting.id] = weight * std::max(most, threshold);
+                part.candidates.push_back({posting.id, weight * std::max(most, threshold)});
             }
         } else {
             threshold = 1;
@@ -368,9 +409,9 @@ namespace {
 class Candidates {
   public:
     Candidates(const Part &root, const ViewsBound &views) : root_(root), views_(views) {
-        walked_.reserve(root.ceilings.size());
+        walked_.reserve(root.candidates.size());
         size_t viewed_among_walked = 0;
-        for (const auto &[id, ceiling] : root.ceilings) {
+        for (const auto &[id, ceiling] : root.candidates) {
             const double gain = views.viewed ? views.weight * views.viewed->boost(id) : 0.0;
             if (gain > 0) ++viewed_among_walked;
             walked_.emplace_back(ceiling + gain, id);
@@ -456,7 +497,7 @@ class Candidates {
         const std::vector<uint32_t> &by_boost = viewed_->by_boost();
         while (viewed_ids_.size() < count && next_by_boost_ < by_boost.size()) {
             const uint32_t position = by_boost[next_by_boost_++];
-            if (root_.ceilings.count(viewed_->documents[position]) == 0) viewed_ids_.push_back(position);
+            if (!root_.holds(viewed_->documents[position])) viewed_ids_.push_back(position);
         }
     }
 };
@@ -475,7 +516,7 @@ std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Quer
     Walk walk(reader, *tiers, factors, Walk::candidates);
     walk.count_terms(words);
     const Part root = walk.walk(words, 1);
-    if (!walk.ok || root.ceilings.size() > most_candidates) return std::nullopt;
+    if (!walk.ok || root.candidates.size() > most_candidates) return std::nullopt;
     const ViewsBound views = bound_views();
     Candidates candidates(root, views);
 
