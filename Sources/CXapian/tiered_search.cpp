@@ -24,6 +24,9 @@ namespace {
 
 using Query = Xapian::Query;
 
+/// How many of a word's top items `Walk::go_together` probes.
+constexpr size_t go_together_probe = 32;
+
 /// The bound's margin for rounding: Xapian computes the same products in another order.
 constexpr double rounding_margin = 1e-9;
 
@@ -172,8 +175,13 @@ class Walk {
             case Query::OP_NEAR:
             case Query::OP_PHRASE:
             case Query::OP_FILTER: {
-                if (finding_ == candidates)
+                if (finding_ == candidates) {
                     if (std::optional<Part> pair = phrase_of_pair(query, factor)) return *pair;
+                    if (query.get_type() == Query::OP_AND && factor != 0 && !any_covered(query) && !go_together(query)) {
+                        ok = false;
+                        return {};
+                    }
+                }
                 // A match matches every subquery: the candidates of the smallest covered one hold
                 // every match, and nothing else weighs from it. OP_FILTER weighs by its first
                 // subquery alone.
@@ -250,6 +258,49 @@ class Walk {
     /// How much an impact can have grown since the tiers were built: the average length's growth.
     double growth_;
     std::unordered_map<std::string, unsigned> wqf_;
+
+    /// Whether a subquery of `query` is covered, reading no postings.
+    bool any_covered(const Query &query) {
+        const Finding finding = finding_;
+        finding_ = coverage;
+        bool covered = false;
+        for (size_t i = 0; i < query.get_num_subqueries() && !covered; ++i) covered = walk(query.get_subquery(i), 1).covered;
+        finding_ = finding;
+        return covered;
+    }
+
+    /// Whether the words of an AND none of which is rare go together: whether at least half of the
+    /// items that hold its first tiered word most (`go_together_probe` of them) match it whole. Words that do not
+    /// (`hun rer`: an item among one word's top items holds the other no more often than any item
+    /// does) fill few pages from their tiers, whose candidates mostly lack the other words, and
+    /// whose few matches seldom outweigh an item holding every word at the tiers' thresholds: at
+    /// 1,000,000 items, no page of the benchmark's two words is proven, and trying made each search
+    /// a third slower than Xapian's matcher skipping along the rarer word's list. Words that go
+    /// together (`river garden`, `deep linking`) are proven from their most promising candidates.
+    bool go_together(const Query &query) {
+        for (size_t i = 0; i < query.get_num_subqueries(); ++i) {
+            const Query part = query.get_subquery(i);
+            if (part.get_type() != Query::LEAF_TERM || !is_weighed_term(*part.get_terms_begin())) continue;
+            double threshold;
+            std::vector<TierPosting> tier;
+            // A tier shorter than the probe (its word's items all alike but a few) says little.
+            if (!read_tier(reader_, *part.get_terms_begin(), threshold, tier) || tier.size() < go_together_probe)
+                continue;
+            const size_t probed = go_together_probe;
+            std::partial_sort(tier.begin(), tier.begin() + long(probed), tier.end(),
+                              [](const TierPosting &a, const TierPosting &b) {
+                                  return a.impact != b.impact ? a.impact > b.impact : a.id < b.id;
+                              });
+            Part top;
+            top.candidates.reserve(probed);
+            for (size_t j = 0; j < probed; ++j) top.candidates.push_back({tier[j].id, 0});
+            std::sort(top.candidates.begin(), top.candidates.end(),
+                      [](const Candidate &a, const Candidate &b) { return a.id < b.id; });
+            return 2 * matching(query, top).size() >= probed;
+        }
+        // No word of it has a tier to probe: its candidates are weighed, the most promising first.
+        return true;
+    }
 
     /// Those of `part`'s candidates that `query` matches: an item of a covering list may lack the
     /// AND's other parts (a rare pair of Chinese characters without the rest of the question), and

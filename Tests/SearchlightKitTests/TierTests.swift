@@ -208,6 +208,42 @@ struct TierTests {
         #expect(expected.results.dropFirst(5).allSatisfy { $0.canonicalIdentifier.hasPrefix("title/") })
     }
 
+    @Test("an AND of words that go together is proven from the tiers; of words that do not, evaluated in full")
+    func wordsTogetherOrApart() throws {
+        // `river` in every second item, `garden` in every third, each more often in some: an item that
+        // holds `river` most holds `garden` no more often than any item does.
+        var items = (0..<9_000).map { number in
+            var words: [String] = []
+            if number % 2 == 0 { words += Array(repeating: "river", count: number % 5 + 1) }
+            if number % 3 == 0 { words += Array(repeating: "garden", count: number % 7 + 1) }
+            return item(
+                "mix/\(number)", title: "Walks",
+                description: (words + [Self.filler(number % 9 + 3)]).joined(separator: " "), mode: .public)
+        }
+        // `harbor` and `bridge` in the same 3,000 items, as often as each other in each.
+        items += (0..<3_000).map { number in
+            let both = Array(repeating: "harbor bridge", count: number % 4 + 1).joined(separator: " ")
+            return item(
+                "pair/\(number)", title: "Walks", description: both + " " + Self.filler(number % 9 + 3), mode: .public)
+        }
+        let together = try Self.fromTiersAsInFull("harbor bridge", items: items)
+        #expect(together.results.count == 20)
+        let tiered = try TestIndex()
+        let full = try TestIndex()
+        for test in [tiered, full] { try test.index.indexSearchableItems(items, now: now) }
+        _ = try tiered.index.compact()
+        for text in ["river garden", "garden river"] {
+            let query = SearchQuery(text, limit: 20)
+            let page = try tiered.index.search(query, now: now)
+            let expected = try full.index.search(query, now: now)
+            #expect(!page.fromTiers, "\(text)")
+            #expect(page.results.count == 20, "\(text)")
+            #expect(Self.page(page) == Self.page(expected), "\(text)")
+        }
+        // The words one at a time still are.
+        #expect(try tiered.index.search(SearchQuery("river", limit: 20), now: now).fromTiers)
+    }
+
     @Test("an AND a rarer word covers, inside an OR: its items' ceilings count every word of the AND")
     func coveredAndInOr() throws {
         // `(alpha beta) OR gamma`: fewer items hold `alpha` than have a tier, so its list covers the
