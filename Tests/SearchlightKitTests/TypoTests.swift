@@ -97,6 +97,16 @@ struct TypoTests {
             #expect(five.results.map(\.canonicalIdentifier) == Array(ranked.dropFirst(offset).prefix(5)))
             #expect(five.total == 14)
         }
+        // A page the matches as typed fill is theirs: the results and scores of the search without
+        // typos, and the total of every match.
+        for (offset, limit) in [(0, 5), (5, 5), (0, 12)] {
+            let typed = try test.index.search(SearchQuery("clark", limit: limit, offset: offset), now: now)
+            let exact = try test.index.search(
+                SearchQuery("clark", limit: limit, offset: offset, typos: false), now: now)
+            #expect(typed.results.map(\.canonicalIdentifier) == exact.results.map(\.canonicalIdentifier))
+            #expect(typed.results.map(\.score) == exact.results.map(\.score))
+            #expect(typed.total == 14 && exact.total == 12)
+        }
         // Without typos, the matches as typed alone.
         #expect(try ids("clark", test, typos: false).count == 12)
         // Two words: the matches as typed of both, or else the corrected ones.
