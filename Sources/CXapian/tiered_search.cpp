@@ -56,9 +56,15 @@ struct Part {
     double postings = 0;
 
     bool holds(Xapian::docid id) const {
-        const auto found = std::lower_bound(candidates.begin(), candidates.end(), id,
-                                            [](const Candidate &candidate, Xapian::docid id) { return candidate.id < id; });
+        const auto found = first_from(candidates.begin(), candidates.end(), id);
         return found != candidates.end() && found->id == id;
+    }
+
+    /// The first candidate from `from` whose id is `id` or more.
+    static std::vector<Candidate>::const_iterator first_from(std::vector<Candidate>::const_iterator from,
+                                                             std::vector<Candidate>::const_iterator end,
+                                                             Xapian::docid id) {
+        return std::lower_bound(from, end, id, [](const Candidate &candidate, Xapian::docid id) { return candidate.id < id; });
     }
 };
 
@@ -69,8 +75,7 @@ class Ceilings {
     explicit Ceilings(const Part &part) : part_(part), next_(part.candidates.begin()) {}
 
     double of(Xapian::docid id) {
-        next_ = std::lower_bound(next_, part_.candidates.end(), id,
-                                 [](const Candidate &candidate, Xapian::docid id) { return candidate.id < id; });
+        next_ = Part::first_from(next_, part_.candidates.end(), id);
         return next_ != part_.candidates.end() && next_->id == id ? next_->ceiling : part_.bound;
     }
 
@@ -205,7 +210,7 @@ class Walk {
                     }
                     return summed(parts, false);
                 }
-                return covered_by(parts, matching(query, *smallest), smallest->postings);
+                return covered_by(parts, matching(query, candidate_ids(*smallest)), smallest->postings);
             }
             case Query::OP_AND_NOT:
                 // What it excludes neither weighs nor adds candidates.
@@ -286,30 +291,27 @@ class Walk {
             // A tier shorter than the probe (its word's items all alike but a few) says little.
             if (!read_tier(reader_, *part.get_terms_begin(), threshold, tier) || tier.size() < go_together_probe)
                 continue;
-            const size_t probed = go_together_probe;
-            std::partial_sort(tier.begin(), tier.begin() + long(probed), tier.end(),
+            std::partial_sort(tier.begin(), tier.begin() + long(go_together_probe), tier.end(),
                               [](const TierPosting &a, const TierPosting &b) {
                                   return a.impact != b.impact ? a.impact > b.impact : a.id < b.id;
                               });
-            Part top;
-            top.candidates.reserve(probed);
-            for (size_t j = 0; j < probed; ++j) top.candidates.push_back({tier[j].id, 0});
-            std::sort(top.candidates.begin(), top.candidates.end(),
-                      [](const Candidate &a, const Candidate &b) { return a.id < b.id; });
-            return 2 * matching(query, top).size() >= probed;
+            std::vector<Xapian::docid> top;
+            for (size_t j = 0; j < go_together_probe; ++j) top.push_back(tier[j].id);
+            std::sort(top.begin(), top.end());
+            return 2 * matching(query, std::move(top)).size() >= go_together_probe;
         }
         // No word of it has a tier to probe: its candidates are weighed, the most promising first.
         return true;
     }
 
-    /// Those of `part`'s candidates that `query` matches: an item of a covering list may lack the
+    /// Those of `ids` (ascending) that `query` matches: an item of a covering list may lack the
     /// AND's other parts (a rare pair of Chinese characters without the rest of the question), and
     /// weighs nothing from it then.
-    std::vector<Xapian::docid> matching(const Query &query, const Part &part) {
-        if (part.candidates.empty()) return {};
-        const Xapian::doccount count = Xapian::doccount(part.candidates.size());
+    std::vector<Xapian::docid> matching(const Query &query, std::vector<Xapian::docid> ids) {
+        if (ids.empty()) return {};
+        const Xapian::doccount count = Xapian::doccount(ids.size());
         Xapian::Enquire enquire(reader_);
-        set_matchable_query(enquire, reader_, Query(Query::OP_FILTER, query, id_query(candidate_ids(part))));
+        set_matchable_query(enquire, reader_, Query(Query::OP_FILTER, query, id_query(std::move(ids))));
         enquire.set_weighting_scheme(Xapian::BoolWeight());
         enquire.set_docid_order(Xapian::Enquire::ASCENDING);
         const Xapian::MSet matches = enquire.get_mset(0, count);
