@@ -41,7 +41,7 @@ let package = Package(
             cxxSettings: [
                 .define("XAPIAN_NO_DEPRECATION_WARNINGS")
             ],
-            linkerSettings: [.linkedLibrary("xapian")]
+            linkerSettings: [.linkedLibrary("xapian"), .linkedLibrary("cld2")]
         ),
         .target(
             name: "CEncoder",

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "errors.hpp"
+#include "language.hpp"
 #include "schema.hpp"
 #include "stored.hpp"
 #include "text.hpp"
@@ -26,6 +27,7 @@ namespace cx {
 Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &item, const std::string &unique) {
     Xapian::Document document;
     generator.set_document(document);
+    generator.set_stemmer(cx::stemmer_for(item_language(item)));
     const auto index = [&](const std::string &text, cx::Field field) {
         const std::string folded = cx::fold_accents(text);
         generator.index_text(folded, cx::field_wdf(field));
@@ -70,8 +72,21 @@ Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &
     if (item.source.length > 0) document.add_boolean_term(cx::source_term(str(item.source)));
     if (item.views >= 0) cx::set_document_views(document, item.views);
     cx::add_attributes(document, item);
+    // An item that names no language is English's, and says so to `language:` and its counts.
+    if (document.get_value(cx::slot::language).empty()) {
+        document.add_value(cx::slot::language, "en");
+        document.add_boolean_term(cx::attribute_term(cx::slot::language, "en"));
+    }
     document.set_data(stored);
     return document;
+}
+
+std::string item_language(const cx_item &item) {
+    for (size_t i = 0; i < item.value_count; ++i) {
+        const cx_value &value = item.values[i];
+        if (value.slot == cx::slot::language && value.kind == CX_VALUE_TEXT) return cx::language_code(str(value.text));
+    }
+    return "en";
 }
 
 Sameness stores_the_same(const Xapian::Document &stored, const cx_item &item) {

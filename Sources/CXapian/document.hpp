@@ -18,12 +18,16 @@ struct cx_documents {
 
 namespace cx {
 
-/// A term generator as the indexer uses it: English stems, CJK n-grams. Spelling data is added
+/// A term generator as the indexer uses it: CJK n-grams, and each item's language's stems
+/// (`make_document` sets its stemmer). Spelling data is added
 /// by the writer (`add_spelling`), so that documents can be built on another thread.
 Xapian::TermGenerator make_generator();
 
 /// Builds the document for one item; `unique` is its unique-id term.
 Xapian::Document make_document(Xapian::TermGenerator &generator, const cx_item &item, const std::string &unique);
+
+/// The language `item`'s words are stemmed in: its `language` attribute's code, else English.
+std::string item_language(const cx_item &item);
 
 /// Adds an item's attributes to its document: each value in its slot, and each text's filter term
 /// (`attribute_term`).

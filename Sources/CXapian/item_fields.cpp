@@ -83,6 +83,9 @@ constexpr cx_item_field table[] = {
     attribute("longitude", "$longitude", CX_JSON_NUMBER, nested, "location", CX_SLOT_FIRST_ATTRIBUTE + 9,
               CX_VALUE_POINT, false),
     stored("imageCaptions", "$image_captions", CX_JSON_TEXTS, nested),
+    // The language the item's words are in (SPEC §2.5): as the item gives it, or as the Kit tells it.
+    attribute("language", "$language", CX_JSON_TEXT, top, "language", CX_SLOT_FIRST_ATTRIBUTE + 10, CX_VALUE_TEXT,
+              true),
 };
 
 /// `cx_item.moved` keeps two bytes: one bit for each of the first sixteen attribute slots.

@@ -14,6 +14,7 @@
 #include "columns.hpp"
 #include "database.hpp"
 #include "errors.hpp"
+#include "language.hpp"
 #include "pairs.hpp"
 #include "read.hpp"
 #include "schema.hpp"
@@ -75,10 +76,11 @@ bool is_empty(const Query &query) { return query.empty(); }
 class Builder {
   public:
     Builder(const cx_database &database, Snapshot &snapshot, const cx_query_node *nodes, size_t count, bool relaxed,
-            cx_database *keeping, bool typos)
+            cx_database *keeping, bool typos, const std::vector<std::string> &languages)
         : database_(database),
           snapshot_(snapshot),
-          terms_(database.reader, factors_),
+          terms_(database.reader, factors_, languages),
+          languages_(languages),
           nodes_(nodes),
           count_(count),
           relaxed_(relaxed),
@@ -108,6 +110,8 @@ class Builder {
     Snapshot &snapshot_;
     ScaleFactors factors_;
     LeafTerms terms_;
+    /// The languages words are read in (`cx::stemmings`).
+    std::vector<std::string> languages_;
     const cx_query_node *nodes_;
     size_t count_;
     /// Whether plain words side by side match when any does (`relaxed`). The query has no
@@ -126,7 +130,6 @@ class Builder {
     /// The corrections found for each word (and whether it was typed last, as a beginning), and
     /// whether the index holds it, reused when the tree is built again.
     std::map<std::pair<std::string, bool>, std::pair<std::vector<std::string>, bool>> corrections_;
-    Xapian::Stem stemmer_{"english"};
     size_t position_ = 0;
     Highlighter highlighter_;
     std::vector<BuiltQuery::Spellable> spellable_;
@@ -178,9 +181,10 @@ class Builder {
     /// `word` (or, for the as-you-type word, begins words with it): such a word is more likely
     /// typed as meant.
     std::pair<std::vector<std::string>, bool> corrections(const std::string &word, bool partial) {
-        const std::string typed = "Z" + stemmer_(word);
+        std::vector<std::string> typed;
+        for (const std::string &language : languages_) typed.push_back("Z" + stemmer_for(language)(word));
         std::vector<std::string> corrected;
-        std::set<std::string> seen{typed};
+        std::set<std::string> seen(typed.begin(), typed.end());
         const std::shared_ptr<const NearWords> words = text_words(database_, snapshot_, word, keeping_ != nullptr);
         // The as-you-type word, typed so far, also finds the words that begin a typo from it, when
         // no word begins with it as typed: one that does is being typed as meant, and comparing
@@ -189,11 +193,16 @@ class Builder {
             partial && database_.reader.allterms_begin(word) != database_.reader.allterms_end(word);
         const bool beginning = partial && !begun;
         for (const std::string &near : words->near(word, beginning, &database_.reader)) {
-            std::string term = "Z" + stemmer_(near);
-            if (seen.insert(term).second) corrected.push_back(std::move(term));
+            for (const std::string &language : languages_) {
+                std::string term = "Z" + stemmer_for(language)(near);
+                if (seen.insert(term).second && corrected.size() < most_typo_words) corrected.push_back(std::move(term));
+            }
             if (corrected.size() == most_typo_words) break;
         }
-        return {std::move(corrected), begun || database_.reader.term_exists(typed)};
+        const bool held = begun || std::any_of(typed.begin(), typed.end(), [&](const std::string &term) {
+                              return database_.reader.term_exists(term);
+                          });
+        return {std::move(corrected), held};
     }
 
     /// What a result's snippet highlights, and which words may be corrected.
@@ -360,9 +369,9 @@ bool is_relaxable(const cx_query_node *nodes, size_t count, size_t index) {
 }
 
 BuiltQuery build_query(const cx_database &database, Snapshot &snapshot, const cx_query_node *nodes, size_t count,
-                       bool relaxed, cx_database *keeping, bool typos) {
+                       bool relaxed, cx_database *keeping, bool typos, const std::vector<std::string> &languages) {
     if (nodes == nullptr || count == 0) throw Xapian::InvalidArgumentError("the query tree is empty");
-    return Builder(database, snapshot, nodes, count, relaxed, keeping, typos).build();
+    return Builder(database, snapshot, nodes, count, relaxed, keeping, typos, languages).build();
 }
 
 bool can_relax(const cx_query_node *nodes, size_t count) {

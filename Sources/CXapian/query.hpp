@@ -57,8 +57,12 @@ struct BuiltQuery {
 /// With `typos`, a plain word also matches the words of the index a typo or two from it (SPEC
 /// §2.1, typos.hpp), weighing less than it where the index holds it (and then `as_typed` is
 /// built too). A word excluded, or under an exclusive or, is matched as typed alone.
+///
+/// Words are read in each of `languages` (stemmings, `cx::stemmings`; the languages of the items
+/// the search may see, `reading_languages`).
 BuiltQuery build_query(const cx_database &database, Snapshot &snapshot, const cx_query_node *nodes, size_t count,
-                       bool relaxed = false, cx_database *keeping = nullptr, bool typos = false);
+                       bool relaxed = false, cx_database *keeping = nullptr, bool typos = false,
+                       const std::vector<std::string> &languages = {"en"});
 
 /// The index of the node after the subtree at `index` (the nodes follow in pre-order).
 size_t subtree_end(const cx_query_node *nodes, size_t count, size_t index);

@@ -5,6 +5,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "database.hpp"
 #include "errors.hpp"
@@ -44,6 +45,9 @@ struct Snapshot {
     /// The common words the revision records (pairs.cpp), once a phrase has read them.
     std::shared_ptr<const CommonWords> common_words;
     bool common_words_read = false;
+    /// The languages of the revision's items (the `language` attribute's codes), once a search
+    /// has read them.
+    std::shared_ptr<const std::vector<std::string>> languages;
 };
 
 /// The common words `database` records, read once a snapshot: null when it has chosen none, and

@@ -98,7 +98,8 @@ double document_expiration(const Xapian::Document &document) {
 }
 
 bool is_rebuildable(const std::string &recorded) {
-    return (recorded.size() == 1 && recorded[0] >= '2' && recorded[0] <= '9') || recorded == "10" || recorded == "11";
+    return (recorded.size() == 1 && recorded[0] >= '2' && recorded[0] <= '9') || recorded == "10" || recorded == "11" ||
+           recorded == "12";
 }
 
 Xapian::termcount field_wdf(Field field) {
@@ -116,11 +117,6 @@ Xapian::termcount field_wdf(Field field) {
 const FieldFilter *field_filter(Field field) {
     static const FieldFilter title{prefix::title};
     return field == Field::title ? &title : nullptr;
-}
-
-std::string english_stem(const std::string &word) {
-    thread_local Xapian::Stem stemmer("english");
-    return stemmer(word);
 }
 
 bool is_shared_word(const std::string &term) {
@@ -190,8 +186,8 @@ bool is_match_term(const std::string &term) {
     return is_shared_word(term) && !has_stem(first_character(term, 0));
 }
 
-std::string match_term_of(const std::string &word) {
-    return has_stem(first_character(word, 0)) ? "Z" + english_stem(word) : word;
+std::string match_term_of(const std::string &word, const Xapian::Stem &stemmer) {
+    return has_stem(first_character(word, 0)) ? "Z" + stemmer(word) : word;
 }
 
 std::vector<std::pair<std::string, Xapian::termcount>> match_terms(const Xapian::Document &document) {

@@ -70,6 +70,9 @@ constexpr Xapian::valueno view_boost = 5;
 constexpr Xapian::valueno views_order = CX_SLOT_VIEWS;
 /// The item's attributes (`cx_value`), from here up, in the slots the Kit assigns.
 constexpr Xapian::valueno first_attribute = CX_SLOT_FIRST_ATTRIBUTE;
+/// The language the item's words are in (the `language` attribute, an ISO 639-1 code), by which
+/// they are stemmed; an item without one is English's.
+constexpr Xapian::valueno language = first_attribute + 10;
 }  // namespace slot
 
 /// The views an item's document records (0 for none).
@@ -91,16 +94,17 @@ double view_boost(int64_t views);
 /// attributes whose values give them back, those values carried compactly before it (`stored_data`)
 /// so that a page of results reads each item's data alone, read back whole (`item_data`). Each two
 /// of the index's common words side by side in an item are a pair term (`XW`, pairs.cpp), which a
-/// phrase of them is filtered by.
+/// phrase of them is filtered by. Each item's words are stemmed in its language (`slot::language`),
+/// a `language` attribute every item has.
 ///
 /// An index of an earlier format (`is_rebuildable`) is not searched: its items are read (get,
 /// export) and rebuilt into a new generation of this format by its next writer, from their stored
 /// data, as indexing stores them (the Kit's `SearchableIndex.upgradeIfOlder`).
 inline const std::string format_key = "searchlight.format";
-inline const std::string format = "12";
+inline const std::string format = "13";
 
 /// Whether an index that records `recorded` is of an earlier format whose items its next writer can
-/// rebuild into this one: formats 2 to 10, from whose stored data and values `item_data` reads every
+/// rebuild into this one: formats 2 to 12, from whose stored data and values `item_data` reads every
 /// item's JSON whole.
 bool is_rebuildable(const std::string &recorded);
 
@@ -171,8 +175,8 @@ const FieldFilter *field_filter(Field field);
 bool is_match_term(const std::string &term);
 
 /// The match term (`is_match_term`) of a word of the shared term space, lower-cased as the term
-/// generator made it.
-std::string match_term_of(const std::string &word);
+/// generator made it, in an item whose words `stemmer` stems.
+std::string match_term_of(const std::string &word, const Xapian::Stem &stemmer);
 
 /// A document's match terms with their within-item frequencies, in term order: taken before the
 /// description is indexed, what `add_elsewhere_terms` compares with.
@@ -182,9 +186,6 @@ std::vector<std::pair<std::string, Xapian::termcount>> match_terms(const Xapian:
 /// (its within-item frequency is what it was before the description was indexed).
 void add_elsewhere_terms(Xapian::Document &document,
                          const std::vector<std::pair<std::string, Xapian::termcount>> &before);
-
-/// The English stem of `word` (lower-cased, as the term generator made it).
-std::string english_stem(const std::string &word);
 
 /// Whether `term` is a word of the shared term space as the term generator placed it, with
 /// positions: not a stem, a beginning or a boolean term.

@@ -393,7 +393,8 @@ Xapian::doccount run_hybrid(cx_database &database, cx_database *keeping, cx::Sna
     const Query *considered = built.matches_everything ? nullptr : &built.query;
     if (request.meaning_finds) {
         const std::vector<cx_query_node> nodes = cx::selection_nodes(request.nodes, request.node_count);
-        selection = cx::build_query(database, snapshot, nodes.data(), nodes.size(), false, keeping);
+        selection = cx::build_query(database, snapshot, nodes.data(), nodes.size(), false, keeping, false,
+                                    cx::reading_languages(database, snapshot, request));
         considered = selection.matches_everything ? nullptr : &selection.query;
     }
     double closeness = 0;
@@ -503,9 +504,10 @@ bool corrected_query_finds(cx_database &database, cx_database *keeping, cx::Snap
     std::vector<cx_query_node> nodes(request.nodes, request.nodes + request.node_count);
     for (const auto &[node, word] : corrections)
         if (node < nodes.size()) nodes[node].text = text_of(word);
+    const std::vector<std::string> languages = cx::reading_languages(database, snapshot, request);
     const auto finds = [&](bool relaxed) {
-        const cx::BuiltQuery built =
-            cx::build_query(database, snapshot, nodes.data(), nodes.size(), relaxed, keeping, request.typos);
+        const cx::BuiltQuery built = cx::build_query(database, snapshot, nodes.data(), nodes.size(), relaxed, keeping,
+                                                     request.typos, languages);
         return cx::matches_visible_item(database, snapshot, request, built.query);
     };
     return finds(false) || (request.relax && cx::can_relax(nodes.data(), nodes.size()) && finds(true));
@@ -515,16 +517,17 @@ void run_search(cx_database &database, const cx_search_request &request, cx_resu
     const Xapian::Database &reader = database.reader;
     const std::shared_ptr<cx::Snapshot> snapshot = cx::snapshot(database);
     cx_database *keeping = cx::keeps_fields(database, request) ? &database : nullptr;
-    cx::BuiltQuery built =
-        cx::build_query(database, *snapshot, request.nodes, request.node_count, false, keeping, request.typos);
+    const std::vector<std::string> languages = cx::reading_languages(database, *snapshot, request);
+    cx::BuiltQuery built = cx::build_query(database, *snapshot, request.nodes, request.node_count, false, keeping,
+                                           request.typos, languages);
     const bool hybrid = request.limit > 0 && cx::searches_by_meaning(database, request);
     uint64_t word_matches = hybrid ? run_hybrid(database, keeping, *snapshot, request, built, results)
                                    : run_by_words(database, keeping, *snapshot, request, built, results);
     // No visible item has every plain word: the items with the most of them (docs/reference.md, *Questions, not only keywords*). A count
     // (limit 0) counts the exact query.
     if (word_matches == 0 && request.relax && request.limit > 0 && cx::can_relax(request.nodes, request.node_count)) {
-        const cx::BuiltQuery relaxed =
-            cx::build_query(database, *snapshot, request.nodes, request.node_count, true, keeping, request.typos);
+        const cx::BuiltQuery relaxed = cx::build_query(database, *snapshot, request.nodes, request.node_count, true,
+                                                       keeping, request.typos, languages);
         cx_results found;
         const uint64_t relaxed_matches = hybrid ? run_hybrid(database, keeping, *snapshot, request, relaxed, found)
                                                 : run_by_words(database, keeping, *snapshot, request, relaxed, found);
@@ -595,7 +598,8 @@ cx_status cx_search_similar(cx_database *database, const cx_search_request *requ
         }
         // Every other item the caller may see that the request's query selects.
         const cx::BuiltQuery built =
-            cx::build_query(*database, *snapshot, request->nodes, request->node_count, false, nullptr, request->typos);
+            cx::build_query(*database, *snapshot, request->nodes, request->node_count, false, nullptr, request->typos,
+                            cx::reading_languages(*database, *snapshot, *request));
         const Xapian::doccount depth = request->offset + request->limit;
         Xapian::doccount near = 0;
         const auto nearest = cx::nearest(*database, *snapshot, *request, built.matches_everything ? nullptr : &built.query,
@@ -627,12 +631,13 @@ cx_status cx_read_words(cx_database *database, const cx_search_request *request,
     cx_status status = cx::with_retries(database, out_error, [&] {
         corrections.clear();
         const std::shared_ptr<cx::Snapshot> snapshot = cx::snapshot(*database);
+        const std::vector<std::string> languages = cx::reading_languages(*database, *snapshot, *request);
         for (size_t i = 0; i < count; ++i) {
             cx_query_node word{};
             word.kind = CX_NODE_WORD;
             word.field = CX_FIELD_ANY;
             word.text = words[i];
-            const cx::BuiltQuery built = cx::build_query(*database, *snapshot, &word, 1);
+            const cx::BuiltQuery built = cx::build_query(*database, *snapshot, &word, 1, false, nullptr, false, languages);
             out_held[i] = cx::matches_visible_item(*database, *snapshot, *request, built.query);
             const std::string correction =
                 out_held[i] ? std::string() : cx::visible_correction(*database, *snapshot, *request, cx::str(words[i]));

@@ -16,8 +16,10 @@
 
 #include "columns.hpp"
 #include "database.hpp"
+#include "language.hpp"
 #include "matching.hpp"
 #include "read.hpp"
+#include "schema.hpp"
 #include "typos.hpp"
 #include "visibility.hpp"
 
@@ -27,6 +29,18 @@ namespace {
 
 /// The most candidates checked against what the caller may see before giving up.
 constexpr size_t most_checked = 32;
+
+/// The languages of `database`'s items (the `language` attribute's codes), read once a snapshot.
+const std::vector<std::string> &index_languages(cx_database &database, Snapshot &snapshot) {
+    if (!snapshot.languages) {
+        auto codes = std::make_shared<std::vector<std::string>>();
+        const std::string prefix = attribute_term(slot::language, std::string());
+        for (auto it = database.reader.allterms_begin(prefix); it != database.reader.allterms_end(prefix); ++it)
+            codes->push_back((*it).substr(prefix.size()));
+        snapshot.languages = std::move(codes);
+    }
+    return *snapshot.languages;
+}
 
 const NearWords &spelling_words(cx_database &database, Snapshot &snapshot) {
     if (!snapshot.spelling) {
@@ -49,6 +63,17 @@ std::string first_visible(cx_database &database, Snapshot &snapshot, const cx_se
 }
 
 }  // namespace
+
+std::vector<std::string> reading_languages(cx_database &database, Snapshot &snapshot, const cx_search_request &request) {
+    const std::vector<std::string> &codes = index_languages(database, snapshot);
+    if (stemmings(codes).size() <= 1) return stemmings(codes);
+    std::vector<std::string> seen;
+    for (const std::string &code : codes) {
+        if (matches_visible_item(database, snapshot, request, Xapian::Query(attribute_term(slot::language, code))))
+            seen.push_back(code);
+    }
+    return stemmings(seen);
+}
 
 bool matches_visible_item(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
                           const Xapian::Query &query) {

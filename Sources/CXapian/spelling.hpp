@@ -10,6 +10,11 @@ namespace cx {
 bool matches_visible_item(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
                           const Xapian::Query &query);
 
+/// The languages a query of `request` is read in (SPEC §2.5): the stemmings (`cx::stemmings`) of the
+/// languages of the items it may see, now. Where the index holds items of one language alone, that
+/// language, without looking further: no search learns of another's items by its reading.
+std::vector<std::string> reading_languages(cx_database &database, Snapshot &snapshot, const cx_search_request &request);
+
 /// The spelling correction of `word` (folded) for `request`: the nearest word of the spelling
 /// table within the rules of typos (typos.hpp, the first letter kept) that occurs in an item the
 /// request may see, or empty.

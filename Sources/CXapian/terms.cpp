@@ -6,6 +6,7 @@
 #include <set>
 
 #include "errors.hpp"
+#include "language.hpp"
 #include "schema.hpp"
 #include "text.hpp"
 
@@ -78,7 +79,7 @@ Query LeafTerms::words(const cx_query_node &leaf) {
     // would find only the items with that very word and `concurrency` those with `concurrent`.
     std::string folded = fold_lower(str(leaf.text));
     const unsigned flags = flags_for(leaf.kind, folded);
-    return score_forms_separately(parser().parse_query(folded, flags));
+    return parse(folded, flags);
 }
 
 const FieldFilter *LeafTerms::field_filter(cx_field field) const {
@@ -90,17 +91,20 @@ Query LeafTerms::in_field(const cx_query_node &leaf, const FieldFilter &filter) 
     if ((leaf.kind == CX_NODE_PREFIX || leaf.kind == CX_NODE_PARTIAL) && is_one_word(folded))
         return filter_beginning(filter, folded);
     const unsigned flags = flags_for(leaf.kind == CX_NODE_PHRASE ? CX_NODE_WORD : leaf.kind, folded);
-    return filter_parser(filter).parse_query(folded, flags);
+    return parse(folded, flags, filter.prefix == cx::field_filter(Field::title)->prefix);
 }
 
 Query LeafTerms::in_description(const cx_query_node &leaf, const Query &query) {
     std::string folded = fold_lower(fold_accents(str(leaf.text)));
     std::set<std::string> matches;
     if ((leaf.kind == CX_NODE_PREFIX || leaf.kind == CX_NODE_PARTIAL) && is_one_word(folded)) {
-        for (auto it = database_.allterms_begin(folded); it != database_.allterms_end(folded); ++it)
-            matches.insert(match_term_of(*it));
-        // The as-you-type word also matches as a whole word, stemmed (`kettles`, `kettle`).
-        if (leaf.kind == CX_NODE_PARTIAL) matches.insert(match_term_of(folded));
+        for (const std::string &language : languages_) {
+            const Xapian::Stem &stemmer = stemmer_for(language);
+            for (auto it = database_.allterms_begin(folded); it != database_.allterms_end(folded); ++it)
+                matches.insert(match_term_of(*it, stemmer));
+            // The as-you-type word also matches as a whole word, stemmed (`kettles`, `kettle`).
+            if (leaf.kind == CX_NODE_PARTIAL) matches.insert(match_term_of(folded, stemmer));
+        }
         if (matches.empty()) return Query::MatchNothing;
         std::vector<Query> described;
         for (const std::string &match : matches)
@@ -109,33 +113,50 @@ Query LeafTerms::in_description(const cx_query_node &leaf, const Query &query) {
     }
     // The words as a plain search reads them: a lower-cased word is stemmed, as the index's are.
     const unsigned flags = flags_for(leaf.kind == CX_NODE_PHRASE ? CX_NODE_WORD : leaf.kind, folded);
-    const Query words = parser().parse_query(folded, flags);
-    for (auto it = words.get_unique_terms_begin(); it != words.get_unique_terms_end(); ++it)
-        matches.insert(is_match_term(*it) ? *it : match_term_of(*it));
+    const Query words = parse(folded, flags);
+    for (auto it = words.get_unique_terms_begin(); it != words.get_unique_terms_end(); ++it) {
+        if (is_match_term(*it)) {
+            matches.insert(*it);
+            continue;
+        }
+        for (const std::string &language : languages_) matches.insert(match_term_of(*it, stemmer_for(language)));
+    }
     std::vector<Query> elsewhere;
     for (const std::string &match : matches) elsewhere.emplace_back(prefix::elsewhere + match);
     if (elsewhere.empty()) return query;
     return Query(Query::OP_AND_NOT, query, Query(Query::OP_OR, elsewhere.begin(), elsewhere.end()));
 }
 
-std::unique_ptr<Parser> LeafTerms::make_parser(const std::string &prefix) const {
+std::unique_ptr<Parser> LeafTerms::make_parser(const std::string &prefix, const std::string &language) const {
     auto parser = std::make_unique<Parser>();
     parser->set_database(database_);
-    parser->set_stemmer(Xapian::Stem("english"));
+    parser->set_stemmer(stemmer_for(language));
     parser->set_stemming_strategy(Parser::STEM_SOME);
     parser->set_default_op(Query::OP_AND);
     parser->add_prefix("", prefix);
     return parser;
 }
 
-Parser &LeafTerms::parser() {
-    if (!parser_) parser_ = make_parser(prefix::text);
-    return *parser_;
-}
-
-Parser &LeafTerms::filter_parser(const FieldFilter &filter) {
-    if (!title_parser_) title_parser_ = make_parser(filter.prefix);
-    return *title_parser_;
+Query LeafTerms::parse(const std::string &text, unsigned flags, bool title) {
+    std::vector<std::unique_ptr<Parser>> &parsers = title ? title_parsers_ : parsers_;
+    if (parsers.empty()) {
+        for (const std::string &language : languages_)
+            parsers.push_back(make_parser(title ? cx::field_filter(Field::title)->prefix : prefix::text, language));
+    }
+    // Each language's reading once: most words read alike in every language.
+    std::vector<Query> readings;
+    std::vector<std::set<std::string>> seen;
+    for (const std::unique_ptr<Parser> &parser : parsers) {
+        Query reading = score_forms_separately(parser->parse_query(text, flags));
+        std::set<std::string> terms(reading.get_unique_terms_begin(), reading.get_unique_terms_end());
+        if (std::find(seen.begin(), seen.end(), terms) != seen.end()) continue;
+        seen.push_back(std::move(terms));
+        readings.push_back(std::move(reading));
+    }
+    if (readings.size() == 1) return readings.front();
+    const bool words = std::all_of(readings.begin(), readings.end(),
+                                   [](const Query &reading) { return reading.get_type() == Query::LEAF_TERM; });
+    return Query(words ? Query::OP_SYNONYM : Query::OP_OR, readings.begin(), readings.end());
 }
 
 Query LeafTerms::filter_beginning(const FieldFilter &filter, const std::string &word) const {
@@ -155,8 +176,7 @@ Query LeafTerms::beginnings(const cx_query_node &leaf) {
 Query LeafTerms::with_whole_word(const cx_query_node &leaf, const Query &query) {
     if (leaf.kind != CX_NODE_PARTIAL) return query;
     const std::string folded = fold_lower(str(leaf.text));
-    const Query whole =
-        score_forms_separately(parser().parse_query(folded, Parser::FLAG_CJK_NGRAM));
+    const Query whole = parse(folded, Parser::FLAG_CJK_NGRAM);
     const bool short_word = is_short_partial(leaf, folded);
     if (whole.empty()) return short_word ? factors_.scaled(database_, query, 0.0) : query;
     return Query(Query::OP_OR, whole, factors_.scaled(database_, query, short_word ? 0.0 : beginning_weight));
@@ -200,7 +220,9 @@ unsigned LeafTerms::flags_for(cx_node_kind kind, std::string &text) {
 }
 
 bool LeafTerms::is_one_word(const std::string &folded) {
-    return is_plain_word(folded) || parser().parse_query(folded, Parser::FLAG_CJK_NGRAM).get_type() == Query::LEAF_TERM;
+    if (is_plain_word(folded)) return true;
+    const Query::op read = parse(folded, Parser::FLAG_CJK_NGRAM).get_type();
+    return read == Query::LEAF_TERM || read == Query::OP_SYNONYM;
 }
 
 }  // namespace cx

@@ -16,7 +16,10 @@ class LeafTerms {
   public:
     /// A prefix is expanded to the words it begins in `database` as a whole (see `build_query`);
     /// the weight scales made are recorded in `factors`.
-    LeafTerms(const Xapian::Database &database, ScaleFactors &factors) : database_(database), factors_(factors) {}
+    /// Words are read in each of `languages` (stemmings, `cx::stemmings`), as the items of each
+    /// were indexed.
+    LeafTerms(const Xapian::Database &database, ScaleFactors &factors, std::vector<std::string> languages)
+        : database_(database), factors_(factors), languages_(std::move(languages)) {}
 
     /// The words of a leaf, weighed: its word, prefix, as-you-type word or phrase.
     Xapian::Query words(const cx_query_node &leaf);
@@ -39,18 +42,20 @@ class LeafTerms {
 
     const Xapian::Database &database_;
     ScaleFactors &factors_;
-    std::unique_ptr<Parser> parser_;
-    std::unique_ptr<Parser> title_parser_;
+    std::vector<std::string> languages_;
+    /// One parser a language, for the words of every free-text field (one term space), and for
+    /// the title's boolean terms; made on first use.
+    std::vector<std::unique_ptr<Parser>> parsers_;
+    std::vector<std::unique_ptr<Parser>> title_parsers_;
 
-    /// A parser that makes terms under `prefix`, as the indexer made them.
-    std::unique_ptr<Parser> make_parser(const std::string &prefix) const;
+    /// A parser that makes terms under `prefix` in `language`, as the indexer made them.
+    std::unique_ptr<Parser> make_parser(const std::string &prefix, const std::string &language) const;
 
-    /// The parser for the words of every free-text field (one term space), made on first use.
-    Parser &parser();
-
-    /// The parser for `filter`'s boolean terms (the title's, the one filter there is), made on
-    /// first use.
-    Parser &filter_parser(const FieldFilter &filter);
+    /// `text` as Xapian's parser reads it with `flags`, in each language (`title`: as the
+    /// title's boolean terms): one reading, or where the languages read it differently, one
+    /// word's forms joined as a synonym (a match in any counts once, its frequency that of them
+    /// all), other readings ORed.
+    Query parse(const std::string &text, unsigned flags, bool title = false);
 
     /// The filter terms of every word that begins with `word` in `filter`'s field, however many,
     /// listed here (a filter weighs none of them).

@@ -54,7 +54,7 @@ struct SearchCommand: ParsableCommand {
     @Option(
         name: .customLong("facet"),
         help: ArgumentHelp(
-            "Count over every match: per value of category, brand, condition, currency, city or country; the "
+            "Count over every match: per value of category, brand, condition, currency, city, country or language; the "
                 + "least, greatest and ranges of price, rating or views; the earliest and latest created or expires; "
                 + "and the index's own fields (searchlight fields) likewise.",
             valueName: "attribute"))

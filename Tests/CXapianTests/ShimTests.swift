@@ -793,3 +793,52 @@ struct ShimTests {
         )
     }
 }
+
+/// The held-out sentences the tests ship (`Tests/fixtures/languages/sentences.tsv`), as
+/// (language, text) pairs, each cut to its first `words` words (0: whole).
+private func heldOutSentences(words: Int) throws -> [(String, String)] {
+    let path =
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().path
+        + "/fixtures/languages/sentences.tsv"
+    return try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("#") }.map {
+        let parts = $0.split(separator: "\t", maxSplits: 1)
+        let sentence = parts[1].split(separator: " ")
+        return (String(parts[0]), (words == 0 ? sentence[...] : sentence.prefix(words)).joined(separator: " "))
+    }
+}
+
+@Suite("Telling a text's language (SPEC §2.5)")
+struct LanguageDetectionTests {
+    /// What `cx_detect_language` tells of `text`, or nil.
+    static func told(_ text: String, host: String = "") -> String? {
+        var code = [CChar](repeating: 0, count: 8)
+        let length = text.withCString { text in
+            host.withCString {
+                cx_detect_language(
+                    cx_text(data: text, length: strlen(text)), cx_text(data: $0, length: strlen($0)), &code, code.count)
+            }
+        }
+        return length == 0 ? nil : String(cString: code)
+    }
+
+    @Test(
+        "held-out sentences in English, French, German, Spanish and Italian, whole and cut to six words: at least 95 % told right",
+        arguments: [0, 6])
+    func heldOut(words: Int) throws {
+        let texts = try heldOutSentences(words: words)
+        #expect(texts.count == 100)
+        let right = texts.filter { Self.told($0.1) == $0.0 }.count
+        #expect(right >= 95, "\(right) of 100 told right, cut to \(words) words")
+    }
+
+    @Test("a language Searchlight does not read, or no text, is not told; too small a buffer gets nothing")
+    func notTold() {
+        #expect(Self.told("") == nil)
+        #expect(Self.told("12 34 56") == nil)
+        var code = [CChar](repeating: 0, count: 2)
+        let length = "Une tarte aux pommes caramélisées".withCString {
+            cx_detect_language(cx_text(data: $0, length: strlen($0)), cx_text(data: nil, length: 0), &code, code.count)
+        }
+        #expect(length == 0)
+    }
+}

@@ -13,7 +13,7 @@ func earlierFormatIndex(_ format: String = "5", _ name: String = "old") throws -
     return copy
 }
 
-@Suite("Index format 12: earlier formats read, and rebuilt by their next writer", .temporaryFolder)
+@Suite("Index format 13: earlier formats read, and rebuilt by their next writer", .temporaryFolder)
 struct FormatUpgradeTests {
     /// Queries of every kind, from every domain the fixtures hold.
     static let queries: [(String, String?)] = [
@@ -58,7 +58,7 @@ struct FormatUpgradeTests {
     }
 
     @Test(
-        "an index of format 5, 6, 7, 8, 9, 10 or 11 is read but not searched, saying how to rebuild it; opened for writing, it is rebuilt into format 12 and searched as if indexed afresh",
+        "an index of format 5, 6, 7, 8, 9, 10, 11 or 12 is read but not searched, saying how to rebuild it; opened for writing, it is rebuilt into format 13 and searched as if indexed afresh",
         arguments: [("5", 70), ("6", 70), ("7", 133), ("8", 133), ("9", 133), ("10", 133), ("11", 133)])
     func upgrade(format: String, count: Int) throws {
         let old = try earlierFormatIndex(format)
@@ -72,16 +72,16 @@ struct FormatUpgradeTests {
         }
         #expect(error?.code == .indexUnavailable && error?.failure == .earlierFormat)
         #expect(
-            error?.message.contains("index format \(format), which its next writer rebuilds into format 12") == true,
+            error?.message.contains("index format \(format), which its next writer rebuilds into format 13") == true,
             "\(error?.message ?? "")")
         try reader.close()
 
         let writer = try SearchableIndex(path: old, access: .readWrite(lockTimeout: .seconds(5)))
         #expect(
-            writer.formatUpgrades == [FormatUpgrade(path: old, fromFormat: format, toFormat: "12", items: count)])
+            writer.formatUpgrades == [FormatUpgrade(path: old, fromFormat: format, toFormat: "13", items: count)])
         #expect(writer.generation == 2)
         try writer.close()
-        #expect(try indexFormat(old) == "12")
+        #expect(try indexFormat(old) == "13")
         #expect(try items(old) == given)
         let rebuilt = try answers(old)
         #expect(rebuilt.allSatisfy { !$0.isEmpty }, "\(rebuilt)")

@@ -41,6 +41,7 @@ struct FieldRow: CustomTestStringConvertible, Sendable {
         case CX_JSON_BOOL: ("true", .bool(true))
         case CX_JSON_TEXTS: (#"["first \#(name)","second"]"#, .array([.string("first \(name)"), .string("second")]))
         case CX_JSON_MODE: (#""private""#, .string("private"))
+        case CX_JSON_TEXT where name == "language": (#""pt-BR""#, .string("pt-BR"))
         case CX_JSON_COUNT: ("3", .integer(3))
         default: (#""x-\#(name)""#, .string("x-\(name)"))
         }
@@ -126,7 +127,7 @@ struct ItemFieldTests {
         let queries = [
             "created:2023-11-14", "price:12..13", "rating:12..13", "category:x-productCategory",
             "brand:x-productBrand", "condition:x-condition", "currency:x-currency", "city:x-addressCity",
-            "country:x-addressCountry", "near:48.85,2.35,1km",
+            "country:x-addressCountry", "near:48.85,2.35,1km", "language:pt",
         ]
         for query in queries { #expect(try test.index.ids(query, domain: nil) == ["item-1"], "\(query)") }
         #expect(
@@ -137,7 +138,10 @@ struct ItemFieldTests {
     func givenBack() throws {
         #expect(
             Set(FieldRow.all.filter(\.givenBack).compactMap(\.attribute))
-                == ["created", "price", "rating", "category", "brand", "condition", "currency", "city", "country"])
+                == [
+                    "created", "price", "rating", "category", "brand", "condition", "currency", "city", "country",
+                    "language",
+                ])
         let test = try TestIndex()
         let fields = FieldRow.all.compactMap { row -> String? in
             // Every field but the identifier, the views and the expiration (the sample date is past).

@@ -106,7 +106,7 @@ struct ReliabilityTests {
         }
     }
 
-    @Test("killed with SIGKILL while an index is rebuilt into format 12, the old generation stays whole")
+    @Test("killed with SIGKILL while an index is rebuilt into format 13, the old generation stays whole")
     func killedWhileUpgrading() throws {
         let workspace = try Workspace()
         let words = ["alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "theta"]
@@ -148,7 +148,7 @@ struct ReliabilityTests {
             let format = try indexFormat(workspace.index)
             formats.insert(format)
             #expect(try exportedItems(workspace).count == 6_000, "run \(run)")
-            if format == "12" {
+            if format == "13" {
                 #expect(try totals() == expected, "run \(run)")
             } else {
                 // Still the old generation: read, not searched until rebuilt.
@@ -156,11 +156,11 @@ struct ReliabilityTests {
                 #expect(search.status == 1 && search.stderr.contains("searchlight compact"), "\(search.stderr)")
             }
         }
-        #expect(formats.isSubset(of: ["5", "12"]), "\(formats)")
+        #expect(formats.isSubset(of: ["5", "13"]), "\(formats)")
         // A run that is not killed rebuilds it, and says so.
         let upgrade = try workspace.run(["compact"])
         #expect(upgrade.status == 0, "\(upgrade.stderr)")
-        #expect(try indexFormat(workspace.index) == "12")
+        #expect(try indexFormat(workspace.index) == "13")
         #expect(try totals() == expected)
     }
 
@@ -177,7 +177,7 @@ struct ReliabilityTests {
         let before = try workspace.run(search)
         #expect(before.status == 1)
         #expect(
-            before.stderr.contains("it is in index format 5, which its next writer rebuilds into format 12")
+            before.stderr.contains("it is in index format 5, which its next writer rebuilds into format 13")
                 && before.stderr.contains("rebuild it by writing it once, for example with searchlight compact"),
             "\(before.stderr)")
         #expect(try exportedItems(workspace).count == 70)
@@ -185,9 +185,9 @@ struct ReliabilityTests {
         let write = try workspace.run(["index", file, "--domain", "fr.example.cuisine"])
         #expect(write.status == 0, "\(write.stderr)")
         #expect(
-            write.stderr.contains("Upgraded the index at \(workspace.index) from format 5 to format 12 (70 items)"),
+            write.stderr.contains("Upgraded the index at \(workspace.index) from format 5 to format 13 (70 items)"),
             "\(write.stderr)")
-        #expect(try indexFormat(workspace.index) == "12")
+        #expect(try indexFormat(workspace.index) == "13")
         try checkWithXapian(workspace.index)
         let after = try workspace.run(search).object()
         let ids = (after["results"] as? [[String: Any]] ?? []).compactMap { $0["canonicalIdentifier"] as? String }

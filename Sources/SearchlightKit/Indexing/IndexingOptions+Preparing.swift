@@ -48,6 +48,11 @@ extension StoredItem {
         throws(FieldError)
     {
         let object = item.object
+        if let language = object.language, BranchUniversalObject.languageCode(of: language) == nil {
+            throw FieldError(
+                code: .invalidField,
+                message: "\"$language\" must be a language tag such as \"fr\" or \"pt-BR\", not \"\(language)\"")
+        }
         try object.checkLimits()
         let values = object.attributeValues(custom: fields)
         let (data, moved) = try Self.data(of: item, leavingOut: values, encoder: encoder)

@@ -40,6 +40,9 @@ extension BranchUniversalObject {
         locallyIndex = try fields.bool(ItemField.locallyIndex.keys)
         publiclyIndex = try fields.bool(ItemField.publiclyIndex.keys)
         contentIndexMode = try fields.indexMode(ItemField.contentIndexMode.keys)
+        language = try fields.string(ItemField.language.keys)
+        // Core Spotlight's attribute set lists the languages of an item; its words are read in the first.
+        if language == nil { language = try fields.strings([ItemField.coreSpotlightLanguages]).first }
 
         // The camelCase dialect nests metadata; the dictionary dialect spreads it at the top.
         var nested: FieldReader?
@@ -112,6 +115,7 @@ extension BranchUniversalObject {
         set(.creationDate, creationDate.map(JSONValue.integer))
         set(.locallyIndex, locallyIndex.map(JSONValue.bool))
         set(.publiclyIndex, publiclyIndex.map(JSONValue.bool))
+        set(.language, language.map(JSONValue.string))
         for (field, keyPath) in ContentMetadata.textFields {
             set(field, contentMetadata[keyPath: keyPath].map(JSONValue.string))
         }

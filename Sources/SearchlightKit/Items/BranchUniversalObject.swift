@@ -27,6 +27,10 @@ public struct BranchUniversalObject: Sendable, Hashable {
     /// The explicit index mode; when `nil`, ``publiclyIndex`` decides (the Branch SDK's rule).
     public var contentIndexMode: ContentIndexMode?
     public var contentMetadata = ContentMetadata()
+    /// The language the item's words are in, as a language tag (`fr`, `pt-BR`): its words are
+    /// stemmed in it (SPEC §2.5). When `nil`, the index tells it from the item's text, else uses its
+    /// default language, and stores the item with it.
+    public var language: String?
     /// Views recorded for the item, as `export` writes them (key ``viewsKey``); `nil` when the
     /// input does not say. Not part of the Branch dictionary: indexing an item without it keeps
     /// the views the index holds for it.
@@ -44,4 +48,26 @@ public struct BranchUniversalObject: Sendable, Hashable {
     public var effectiveIndexMode: ContentIndexMode {
         contentIndexMode ?? (publiclyIndex == true ? .public : .private)
     }
+}
+
+extension BranchUniversalObject {
+    /// The ISO 639 code of ``language`` (its first subtag, lower case), or `nil` when it has none.
+    public var languageCode: String? { language.flatMap(Self.languageCode(of:)) }
+
+    /// The code of the language tag `tag` (`pt-BR` → `pt`), or `nil` when `tag` is not one: two or
+    /// three letters, then subtags of letters and digits after `-` or `_`.
+    static func languageCode(of tag: String) -> String? {
+        let subtags = tag.split(separator: "-", omittingEmptySubsequences: false).flatMap {
+            $0.split(separator: "_", omittingEmptySubsequences: false)
+        }
+        guard let first = subtags.first, (2...3).contains(first.count), first.allSatisfy(\.isASCIILetter),
+            subtags.dropFirst().allSatisfy({ (1...8).contains($0.count) && $0.allSatisfy(\.isASCIIAlphanumeric) })
+        else { return nil }
+        return first.lowercased()
+    }
+}
+
+extension Character {
+    fileprivate var isASCIILetter: Bool { isASCII && isLetter }
+    fileprivate var isASCIIAlphanumeric: Bool { isASCII && (isLetter || isNumber) }
 }

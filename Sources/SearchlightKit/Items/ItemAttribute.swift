@@ -53,6 +53,7 @@ public struct ItemAttribute: Sendable, Hashable {
     public static let city = builtIn("city")
     public static let country = builtIn("country")
     public static let location = builtIn("location")
+    public static let language = builtIn("language")
 
     /// The built-in attribute `name`, as the table of an item's fields (``ItemField``) has it.
     private static func builtIn(_ name: String) -> ItemAttribute {
@@ -73,6 +74,7 @@ public struct ItemAttribute: Sendable, Hashable {
     /// Every attribute an item can carry.
     public static let all: [ItemAttribute] = [
         created, expires, views, price, rating, category, brand, condition, currency, city, country, location,
+        language,
     ]
 
     /// The attribute named `name` (case-insensitive) among `attributes`, if there is one.
@@ -171,6 +173,7 @@ extension BranchUniversalObject {
         text(.currency, metadata.currency)
         text(.city, metadata.addressCity)
         text(.country, metadata.addressCountry)
+        text(.language, languageCode)
         if let latitude = metadata.latitude, let longitude = metadata.longitude, (-90...90).contains(latitude),
             (-180...180).contains(longitude)
         {

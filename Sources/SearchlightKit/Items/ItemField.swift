@@ -85,4 +85,7 @@ struct ItemField: Sendable, Hashable {
     static let contentIndexMode = named("contentIndexMode")
     static let views = named("searchlight:views")
     static let imageCaptions = named("imageCaptions")
+    static let language = named("language")
+    /// Core Spotlight's key for an item's languages, an array: the first is read as ``language``.
+    static let coreSpotlightLanguages = "languages"
 }

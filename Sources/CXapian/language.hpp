@@ -1,0 +1,38 @@
+// What language.cpp offers the other files of the shim: the languages an item's words are read in
+// (SPEC §2.5), and the stemmer of each.
+#pragma once
+
+#include <xapian.h>
+
+#include <string>
+#include <vector>
+
+namespace cx {
+
+/// The language `text` is written in, as an ISO 639-1 code (`fr`), as Compact Language Detector 2
+/// reads it, among the languages Searchlight reads (`is_read`); empty when it cannot tell. `host`
+/// (`cuisine.example.fr`), where the text is published, may be empty; its last label hints.
+std::string detect_language(const std::string &text, const std::string &host);
+
+/// `tag` (`fr`, `FR`, `fr-CA`, `zh_Hant`) as the code the index keeps: its first subtag, lower
+/// case; empty when it is not one of two or three letters.
+std::string language_code(const std::string &tag);
+
+/// Whether Searchlight reads `code`'s words: a language Xapian's Snowball stemmers stem, or
+/// Chinese, Japanese or Korean, which are matched by n-grams.
+bool is_read(const std::string &code);
+
+/// The stemmer for the words of an item in `code`: the language's own; for Chinese, Japanese and
+/// Korean, whose words are n-grams, English's, for the Latin words among them; for any other
+/// language, one that leaves every word as written.
+const Xapian::Stem &stemmer_for(const std::string &code);
+
+/// The language whose stemmer `stemmer_for(code)` is, by which two languages read a word alike:
+/// `code`, `en` for Chinese, Japanese and Korean, empty for none.
+std::string stemming_of(const std::string &code);
+
+/// The languages a query is read in: the distinct stemmings (`stemming_of`) of `codes`, in order,
+/// English when there is none.
+std::vector<std::string> stemmings(const std::vector<std::string> &codes);
+
+}  // namespace cx

@@ -1,0 +1,101 @@
+import Foundation
+import SearchlightKit
+import SearchlightTesting
+import Testing
+
+/// An item in `language` (nil: told from its text).
+private func written(
+    _ id: String, _ title: String, description: String? = nil, language: String? = nil,
+    mode: ContentIndexMode = .public, domain: String = "default"
+) -> SearchableItem {
+    var object = object(id, title: title, description: description, mode: mode)
+    object.language = language
+    return SearchableItem(object: object, domainIdentifier: domain)
+}
+
+@Suite(
+    "Languages: each item's words stemmed in its language, queries read in the caller's (SPEC §2.5)", .temporaryFolder)
+struct LanguageTests {
+    @Test("an item's words are stemmed in the language it names: French plurals, German inflections")
+    func stemmedInItsLanguage() throws {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems(
+            [
+                written("fr/chevaux", "Les chevaux du village", language: "fr"),
+                written("de/haeuser", "Alte Häuser am See", language: "de-DE"),
+                written("en/houses", "Old houses by the lake", language: "en"),
+            ], now: now)
+        #expect(try test.index.ids("cheval") == ["fr/chevaux"])
+        #expect(try test.index.ids("haus") == ["de/haeuser"])
+        #expect(try test.index.ids("house") == ["en/houses"])
+        // English alone stems neither: `chevaux` and `häuser` are their own stems there.
+        let english = try TestIndex()
+        try english.index.indexSearchableItems(
+            [
+                written("fr/chevaux", "Les chevaux du village", language: "en"),
+                written("de/haeuser", "Alte Häuser am See", language: "en"),
+            ], now: now)
+        for word in ["cheval", "haus"] {
+            // By words alone, typos off, and not the last word (read as typed so far): `haus` begins
+            // `hauser`, and `cheval` is a typo from the beginning of `chevaux`.
+            let query = SearchQuery("\(word) -unheard", semanticRatio: 0, typos: false)
+            #expect(try english.index.search(query, now: now).results.isEmpty, "\(word)")
+        }
+    }
+
+    @Test("an item's language is filtered and counted; an item that names none is English's")
+    func filteredAndCounted() throws {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems(
+            [
+                written("fr/tarte", "Tarte aux pommes", language: "fr-FR"),
+                written("de/kuchen", "Apfelkuchen", language: "de"),
+                written("en/pie", "Apple pie"),
+            ], now: now)
+        #expect(try test.index.ids("language:fr") == ["fr/tarte"])
+        #expect(try test.index.ids("language:de OR language:en").sorted() == ["de/kuchen", "en/pie"])
+        let counted = try test.index.search(SearchQuery("", limit: 0, facets: ["language"]), now: now).facets
+        #expect(counted.first?.values.map { "\($0.value) \($0.count)" }.sorted() == ["de 1", "en 1", "fr 1"])
+        // The item reads back as given, its tag as written.
+        #expect(try test.index.item(withIdentifier: "fr/tarte", now: now)?.object.language == "fr-FR")
+        #expect(try test.index.item(withIdentifier: "en/pie", now: now)?.object.language == nil)
+    }
+
+    @Test(
+        "a language that is not a language tag is refused, naming the item and the field",
+        arguments: ["french!", "f", "fr-", "", "12"])
+    func refusesBadTags(tag: String) throws {
+        let test = try TestIndex()
+        let data = Data(#"[{"$canonical_identifier": "a", "$og_title": "Bonjour", "$language": "\#(tag)"}]"#.utf8)
+        let report = try Indexer(now: now).index(
+            [.data(data, name: "items.json", format: .automatic)], into: test.index)
+        #expect(report.rejected == 1)
+        #expect(report.errors.first?.message.contains(#""$language" must be a language tag"#) == true)
+        #expect(report.errors.first?.item == 1)
+    }
+
+    @Test("Core Spotlight's `languages` names the item's language: the first of them")
+    func coreSpotlightLanguages() throws {
+        let test = try TestIndex()
+        let data = Data(
+            #"[{"canonicalIdentifier": "fr/chevaux", "title": "Les chevaux", "languages": ["fr", "en"]}]"#.utf8)
+        _ = try Indexer(now: now).index([.data(data, name: "items.json", format: .automatic)], into: test.index)
+        #expect(try test.index.item(withIdentifier: "fr/chevaux", now: now)?.object.language == "fr")
+        #expect(try test.index.ids("cheval") == ["fr/chevaux"])
+    }
+
+    @Test("a query is read in the languages of the items the caller may see, and no other")
+    func readInTheCallersLanguages() throws {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems(
+            [
+                // `cheval` is also an English word (a cheval glass), which French reads `chevaux` as.
+                written("en/mirror", "A cheval glass for the hall", language: "en"),
+                written("fr/chevaux", "Les chevaux du village", language: "fr", mode: .private, domain: "fr.example"),
+            ], now: now)
+        // The public items are English: `chevaux` is read in English alone, and finds nothing.
+        #expect(try test.index.ids("chevaux", domain: nil, scope: .public).isEmpty)
+        // The French domain sees a French item: read in French too, `chevaux` is `cheval`.
+        #expect(try test.index.ids("chevaux", domain: "fr.example").sorted() == ["en/mirror", "fr/chevaux"])
+    }
+}
