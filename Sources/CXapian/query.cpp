@@ -70,6 +70,14 @@ bool has_typos(const cx_query_node &leaf, const std::string &word) {
     return std::none_of(word.begin(), word.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+/// A highlighter of the stems of `languages` (`Highlighter::stemmers`).
+Highlighter highlighter_of(const std::vector<std::string> &languages) {
+    Highlighter highlighter;
+    highlighter.stemmers.clear();
+    for (const std::string &language : languages) highlighter.stemmers.push_back(stemmer_for(language));
+    return highlighter;
+}
+
 /// True for a query that matches nothing because its text held no word (punctuation alone).
 bool is_empty(const Query &query) { return query.empty(); }
 
@@ -85,7 +93,8 @@ class Builder {
           count_(count),
           relaxed_(relaxed),
           keeping_(keeping),
-          typos_(typos && !database.sharded) {}
+          typos_(typos && !database.sharded),
+          highlighter_(highlighter_of(languages)) {}
 
     BuiltQuery build() {
         BuiltQuery built;
@@ -129,7 +138,7 @@ class Builder {
     bool corrects_held_ = false;
     /// The corrections found for each word (and whether it was typed last, as a beginning), and
     /// whether the index holds it, reused when the tree is built again.
-    std::map<std::pair<std::string, bool>, std::pair<std::vector<std::string>, bool>> corrections_;
+    std::map<std::pair<std::string, bool>, std::pair<std::vector<Query>, bool>> corrections_;
     size_t position_ = 0;
     Highlighter highlighter_;
     std::vector<BuiltQuery::Spellable> spellable_;
@@ -171,7 +180,7 @@ class Builder {
         const auto &[corrected, held] = found->second;
         if (corrected.empty() || (held && held_as_typed_)) return query;
         corrects_held_ = corrects_held_ || held;
-        std::vector<Query> terms(corrected.begin(), corrected.end());
+        const std::vector<Query> &terms = corrected;
         return Query(Query::OP_OR, query,
                      factors_.scaled(database_.reader, Query(Query::OP_OR, terms.begin(), terms.end()),
                                      held ? typo_weight : 1.0));
@@ -180,10 +189,10 @@ class Builder {
     /// The terms of the words a typo or two from `word` (`with_typos`), and whether the index holds
     /// `word` (or, for the as-you-type word, begins words with it): such a word is more likely
     /// typed as meant.
-    std::pair<std::vector<std::string>, bool> corrections(const std::string &word, bool partial) {
+    std::pair<std::vector<Query>, bool> corrections(const std::string &word, bool partial) {
         std::vector<std::string> typed;
         for (const std::string &language : languages_) typed.push_back("Z" + stemmer_for(language)(word));
-        std::vector<std::string> corrected;
+        std::vector<Query> corrected;
         std::set<std::string> seen(typed.begin(), typed.end());
         const std::shared_ptr<const NearWords> words = text_words(database_, snapshot_, word, keeping_ != nullptr);
         // The as-you-type word, typed so far, also finds the words that begin a typo from it, when
@@ -193,10 +202,20 @@ class Builder {
             partial && database_.reader.allterms_begin(word) != database_.reader.allterms_end(word);
         const bool beginning = partial && !begun;
         for (const std::string &near : words->near(word, beginning, &database_.reader)) {
+            // The correction's forms in the languages, those items hold (else the first): one
+            // synonym, a part of the query as the word is.
+            std::vector<Query> forms;
             for (const std::string &language : languages_) {
                 std::string term = "Z" + stemmer_for(language)(near);
-                if (seen.insert(term).second && corrected.size() < most_typo_words) corrected.push_back(std::move(term));
+                const bool kept = languages_.size() == 1 || database_.reader.term_exists(term);
+                if (kept && seen.insert(term).second) forms.emplace_back(term);
             }
+            if (forms.empty() && languages_.size() > 1) {
+                std::string term = "Z" + stemmer_for(languages_.front())(near);
+                if (seen.insert(term).second) forms.emplace_back(term);
+            }
+            if (!forms.empty())
+                corrected.push_back(forms.size() == 1 ? forms.front() : Query(Query::OP_SYNONYM, forms.begin(), forms.end()));
             if (corrected.size() == most_typo_words) break;
         }
         const bool held = begun || std::any_of(typed.begin(), typed.end(), [&](const std::string &term) {

@@ -46,8 +46,11 @@ struct Snapshot {
     std::shared_ptr<const CommonWords> common_words;
     bool common_words_read = false;
     /// The languages of the revision's items (the `language` attribute's codes), once a search
-    /// has read them.
+    /// has read them; and the languages a search reads its query in (`reading_languages`), by what
+    /// it may see (its domain, whether it sees every domain, its scope), for at most
+    /// `visible_domains` of them.
     std::shared_ptr<const std::vector<std::string>> languages;
+    std::unordered_map<std::string, std::vector<std::string>> reading;
 };
 
 /// The common words `database` records, read once a snapshot: null when it has chosen none, and

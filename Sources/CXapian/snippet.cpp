@@ -32,14 +32,15 @@ bool Highlighter::matches(const std::string &word) const {
     for (const auto &prefix : prefixes) {
         if (word.compare(0, prefix.size(), prefix) == 0) return true;
     }
-    // The English stemmer rewrites endings only, so a word whose first byte starts no stem cannot
+    // Snowball's stemmers rewrite endings only, so a word whose first byte starts no stem cannot
     // stem to one: most words are ruled out without stemming them.
     if (word.empty() || std::none_of(stems.begin(), stems.end(), [&](const std::string &stem) {
             return !stem.empty() && stem.front() == word.front();
         }))
         return false;
-    std::string stem = stemmer(word);
-    return std::find(stems.begin(), stems.end(), stem) != stems.end();
+    return std::any_of(stemmers.begin(), stemmers.end(), [&](const Xapian::Stem &stemmer) {
+        return std::find(stems.begin(), stems.end(), stemmer(word)) != stems.end();
+    });
 }
 
 Snippet make_snippet(const std::string &text, const Highlighter &highlighter, size_t max_chars) {

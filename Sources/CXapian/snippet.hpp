@@ -9,12 +9,13 @@
 
 namespace cx {
 
-/// What a snippet highlights: plain words, stems (without their `Z`), and prefixes typed as-you-type.
+/// What a snippet highlights: plain words, stems (without their `Z`) in any of `stemmers` (the
+/// languages the query is read in), and prefixes typed as-you-type.
 struct Highlighter {
     std::vector<std::string> words;
     std::vector<std::string> stems;
     std::vector<std::string> prefixes;
-    Xapian::Stem stemmer{"english"};
+    std::vector<Xapian::Stem> stemmers{Xapian::Stem("english")};
 
     bool matches(const std::string &folded_lower_word) const;
 };

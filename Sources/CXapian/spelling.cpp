@@ -16,6 +16,7 @@
 
 #include "columns.hpp"
 #include "database.hpp"
+#include "errors.hpp"
 #include "language.hpp"
 #include "matching.hpp"
 #include "read.hpp"
@@ -67,12 +68,19 @@ std::string first_visible(cx_database &database, Snapshot &snapshot, const cx_se
 std::vector<std::string> reading_languages(cx_database &database, Snapshot &snapshot, const cx_search_request &request) {
     const std::vector<std::string> &codes = index_languages(database, snapshot);
     if (stemmings(codes).size() <= 1) return stemmings(codes);
+    // Read once a revision for each view of it (an item that expires in the meantime is still
+    // read in: its language reads the query in one more way, and shows nothing of the item).
+    const std::string key = str(request.domain) + '\x1f' + (request.all_domains ? '1' : '0') +
+                            static_cast<char>('0' + static_cast<int>(request.scope));
+    if (const auto found = snapshot.reading.find(key); found != snapshot.reading.end()) return found->second;
     std::vector<std::string> seen;
     for (const std::string &code : codes) {
         if (matches_visible_item(database, snapshot, request, Xapian::Query(attribute_term(slot::language, code))))
             seen.push_back(code);
     }
-    return stemmings(seen);
+    std::vector<std::string> read = stemmings(seen);
+    if (snapshot.reading.size() < Snapshot::visible_domains) snapshot.reading.emplace(key, read);
+    return read;
 }
 
 bool matches_visible_item(cx_database &database, Snapshot &snapshot, const cx_search_request &request,

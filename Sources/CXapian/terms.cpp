@@ -154,6 +154,14 @@ Query LeafTerms::parse(const std::string &text, unsigned flags, bool title) {
         readings.push_back(std::move(reading));
     }
     if (readings.size() == 1) return readings.front();
+    // A form no item holds matches nothing and would only count as one more part of the query,
+    // lowering every result's percentage.
+    const auto unheld = [&](const Query &reading) {
+        return reading.get_type() == Query::LEAF_TERM && !database_.term_exists(*reading.get_terms_begin());
+    };
+    if (!std::all_of(readings.begin(), readings.end(), unheld))
+        readings.erase(std::remove_if(readings.begin(), readings.end(), unheld), readings.end());
+    if (readings.size() == 1) return readings.front();
     const bool words = std::all_of(readings.begin(), readings.end(),
                                    [](const Query &reading) { return reading.get_type() == Query::LEAF_TERM; });
     return Query(words ? Query::OP_SYNONYM : Query::OP_OR, readings.begin(), readings.end());
@@ -221,8 +229,13 @@ unsigned LeafTerms::flags_for(cx_node_kind kind, std::string &text) {
 
 bool LeafTerms::is_one_word(const std::string &folded) {
     if (is_plain_word(folded)) return true;
-    const Query::op read = parse(folded, Parser::FLAG_CJK_NGRAM).get_type();
-    return read == Query::LEAF_TERM || read == Query::OP_SYNONYM;
+    // One word, though its languages may read it as several forms.
+    const Query read = parse(folded, Parser::FLAG_CJK_NGRAM);
+    if (read.get_type() == Query::LEAF_TERM) return true;
+    if (read.get_type() != Query::OP_SYNONYM) return false;
+    for (size_t i = 0; i < read.get_num_subqueries(); ++i)
+        if (read.get_subquery(i).get_type() != Query::LEAF_TERM) return false;
+    return true;
 }
 
 }  // namespace cx

@@ -52,9 +52,10 @@ class LeafTerms {
     std::unique_ptr<Parser> make_parser(const std::string &prefix, const std::string &language) const;
 
     /// `text` as Xapian's parser reads it with `flags`, in each language (`title`: as the
-    /// title's boolean terms): one reading, or where the languages read it differently, one
-    /// word's forms joined as a synonym (a match in any counts once, its frequency that of them
-    /// all), other readings ORed.
+    /// title's boolean terms): one reading, or where the languages read it differently, the forms
+    /// that items hold: one word's forms a synonym (a match in any counts once, as one part of the
+    /// query, its frequency that of them all), other readings ORed. The impact tiers do not bound
+    /// a synonym: such a query is evaluated in full.
     Query parse(const std::string &text, unsigned flags, bool title = false);
 
     /// The filter terms of every word that begins with `word` in `filter`'s field, however many,

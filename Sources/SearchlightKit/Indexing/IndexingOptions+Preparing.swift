@@ -54,7 +54,12 @@ extension StoredItem {
                 message: "\"$language\" must be a language tag such as \"fr\" or \"pt-BR\", not \"\(language)\"")
         }
         try object.checkLimits()
-        let values = object.attributeValues(custom: fields)
+        var values = object.attributeValues(custom: fields)
+        // An item that names no language has the one its text is told in, else English, as an
+        // attribute alone: its data stays as given.
+        if object.language == nil {
+            values.append(AttributeValue(slot: ItemAttribute.language.slot, content: .text(object.toldLanguage)))
+        }
         let (data, moved) = try Self.data(of: item, leavingOut: values, encoder: encoder)
         guard data.count <= ItemLimits.itemBytes else {
             throw FieldError(
@@ -115,5 +120,16 @@ extension IndexingReport {
             }
         }
         indexed = added + updated + unchanged
+    }
+}
+
+extension BranchUniversalObject {
+    /// The language of an item that names none (SPEC §2.5): the one its title, description and
+    /// keywords are written in, as Compact Language Detector 2 tells it (its canonical URL's
+    /// country domain hinting), else English.
+    var toldLanguage: String {
+        let text = ([title, contentDescription].compactMap { $0 } + keywords).joined(separator: ". ")
+        let host = canonicalUrl.flatMap { URLComponents(string: $0)?.host } ?? ""
+        return XapianDatabase.detectLanguage(text, host: host) ?? "en"
     }
 }

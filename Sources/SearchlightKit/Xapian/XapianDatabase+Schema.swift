@@ -10,6 +10,15 @@ extension XapianDatabase {
     /// The first slot of the attributes the Kit assigns (``ItemAttribute``).
     static let firstAttributeSlot = CX_SLOT_FIRST_ATTRIBUTE.rawValue
 
+    /// The language `text` is written in, as Compact Language Detector 2 tells it among the
+    /// languages whose words the index reads: its ISO 639-1 code, or `nil` when it cannot tell.
+    /// `host`, where the text is published, hints by its country's domain (`cuisine.example.fr`).
+    static func detectLanguage(_ text: String, host: String = "") -> String? {
+        var code = [CChar](repeating: 0, count: 8)
+        let length = withText(text) { text in withText(host) { cx_detect_language(text, $0, &code, code.count) } }
+        return length == 0 ? nil : String(decoding: code.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// The rows of `cx_item_fields`, as the Kit reads them (``ItemField``).
     static let itemFields: [ItemField] = {
         var count = 0
