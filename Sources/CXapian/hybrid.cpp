@@ -56,6 +56,8 @@ class MeaningSource : public Xapian::ValuePostingSource {
     }
 
     double get_weight() const override {
+        // An item in a language the model does not read matches nothing (the cutoff drops 0).
+        if (!cx::is_vector(get_value())) return 0;
         const double similarity = query_->similarity(get_value());
         closeness_->add(similarity);
         return std::clamp(similarity, 0.0, 1.0);
@@ -187,7 +189,7 @@ std::vector<std::pair<Xapian::docid, double>> scan(const Xapian::Database &reade
         for (auto value = reader.valuestream_begin(CX_SLOT_MEANING); value != reader.valuestream_end(CX_SLOT_MEANING);
              ++value) {
             const Xapian::docid id = value.get_docid();
-            if (visible != nullptr && !visible->contains(id)) continue;
+            if ((visible != nullptr && !visible->contains(id)) || !cx::is_vector(*value)) continue;
             consider(id, query.similarity(*value));
         }
     }

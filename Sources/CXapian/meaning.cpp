@@ -94,6 +94,32 @@ cx_status cx_database_set_meaning(cx_database *database, const uint32_t *positio
     }
 }
 
+cx_status cx_database_mark_unread(cx_database *database, const uint32_t *positions, const uint64_t *digests,
+                                  size_t count, size_t *out_marked, char **out_error) {
+    *out_marked = 0;
+    if (cx_status status = cx::require_writable(database, out_error)) return status;
+    if (count > 0 && (positions == nullptr || digests == nullptr))
+        return cx::fail(CX_ERR_INVALID_ARGUMENT, "no items", out_error);
+    try {
+        Xapian::WritableDatabase &writer = database->writer;
+        for (size_t i = 0; i < count; ++i) {
+            Xapian::Document document;
+            try {
+                document = writer.get_document(positions[i]);
+            } catch (const Xapian::DocNotFoundError &) {
+                continue;  // removed since it was read
+            }
+            if (cx::document_digest(document) != digests[i]) continue;  // rewritten since it was read
+            document.add_value(CX_SLOT_MEANING, cx::unread_meaning);
+            writer.replace_document(positions[i], document);
+            ++*out_marked;
+        }
+        return CX_OK;
+    } catch (...) {
+        return cx::status_from_current_exception(out_error);
+    }
+}
+
 cx_status cx_database_clear_meaning(cx_database *database, char **out_error) {
     if (cx_status status = cx::require_writable(database, out_error)) return status;
     try {

@@ -52,6 +52,14 @@ struct MeaningQuery {
     }
 };
 
+/// What `CX_SLOT_MEANING` holds for an item in a language the model does not read
+/// (`cx_database_mark_unread`): a scale alone, of 0. The item counts as given its meaning (a
+/// cursor of items without meaning passes it), and is never compared (`is_vector`).
+inline const std::string unread_meaning(sizeof(float), '\0');
+
+/// Whether `value`, from `CX_SLOT_MEANING`, is a vector, not `unread_meaning`.
+inline bool is_vector(const std::string &value) { return value.size() > sizeof(float); }
+
 /// The digest the item's document keeps in `slot::digest`, as a number (0 for none).
 uint64_t document_digest(const Xapian::Document &document);
 

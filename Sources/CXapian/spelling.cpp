@@ -66,6 +66,17 @@ std::string first_visible(cx_database &database, Snapshot &snapshot, const cx_se
 }  // namespace
 
 std::vector<std::string> reading_languages(cx_database &database, Snapshot &snapshot, const cx_search_request &request) {
+    if (request.languages.length > 0) {
+        std::vector<std::string> named;
+        const std::string list = str(request.languages);
+        for (size_t start = 0; start <= list.size();) {
+            const size_t comma = std::min(list.find(',', start), list.size());
+            if (const std::string code = language_code(list.substr(start, comma - start)); !code.empty())
+                named.push_back(code);
+            start = comma + 1;
+        }
+        return stemmings(named);
+    }
     const std::vector<std::string> &codes = index_languages(database, snapshot);
     if (stemmings(codes).size() <= 1) return stemmings(codes);
     // Read once a revision for each view of it (an item that expires in the meantime is still

@@ -11,7 +11,8 @@ bool matches_visible_item(cx_database &database, Snapshot &snapshot, const cx_se
                           const Xapian::Query &query);
 
 /// The languages a query of `request` is read in (SPEC §2.5): the stemmings (`cx::stemmings`) of the
-/// languages of the items it may see, now. Where the index holds items of one language alone, that
+/// languages it names (`cx_search_request::languages`), else of the languages of the items it may
+/// see, now. Where the index holds items of one language alone, that
 /// language, without looking further: no search learns of another's items by its reading.
 std::vector<std::string> reading_languages(cx_database &database, Snapshot &snapshot, const cx_search_request &request);
 

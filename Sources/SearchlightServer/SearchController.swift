@@ -58,7 +58,8 @@ struct SearchController {
             limit: try request.integer("limit", default: 20), offset: try request.integer("offset", default: 0),
             sort: request.parameters("sort").flatMap { SearchQuery.SortKey.list($0) },
             facets: request.parameters("facets").flatMap { SearchQuery.facetNames($0) },
-            semanticRatio: try request.number("semanticRatio"), typos: try request.boolean("typos", default: true))
+            semanticRatio: try request.number("semanticRatio"), typos: try request.boolean("typos", default: true),
+            languages: request.parameters("language").flatMap { $0.split(separator: ",").map(String.init) })
         return try await service.read(as: context.readerShare) { reader throws(SearchlightError) in
             try reader.search(query)
         }

@@ -75,6 +75,14 @@ struct SearchCommand: ParsableCommand {
             valueName: "on|off"))
     var typos = Typos.on
 
+    @Option(
+        name: .customLong("language"),
+        help: ArgumentHelp(
+            "Read the query in this language (a tag such as fr or pt-BR; repeatable, or separated by commas) rather "
+                + "than in the languages of the items you may see.",
+            valueName: "tag"))
+    var languages: [String] = []
+
     enum Typos: String, ExpressibleByArgument, CaseIterable {
         case on, off
     }
@@ -126,7 +134,8 @@ struct SearchCommand: ParsableCommand {
                 sort: sortKeys.flatMap { SearchQuery.SortKey.list($0) },
                 facets: facets.flatMap { SearchQuery.facetNames($0) },
                 // A script's list is what the words select (SPEC §2.4): meaning only when named.
-                semanticRatio: semanticRatio ?? (format == .ids && !global.json ? 0 : nil), typos: typos == .on)
+                semanticRatio: semanticRatio ?? (format == .ids && !global.json ? 0 : nil), typos: typos == .on,
+                languages: languages.flatMap { $0.split(separator: ",").map(String.init) })
             let index = try SearchableIndex.openForReading(global)
             if interactive { return try runInteractive(search, in: index) }
             let results = try index.search(search, now: commandTime(now))

@@ -110,7 +110,7 @@ private func search(
                     nodes: nodeBuffer.baseAddress, node_count: nodeBuffer.count, domain: cx_text(), all_domains: true,
                     scope: CX_SCOPE_ALL, now_ms: 0, offset: 0, limit: limit, relax: false, sort_keys: nil,
                     sort_key_count: 0, facets: nil, facet_count: 0, keep_fields_in_memory: false, meaning: nil,
-                    meaning_dimensions: 0, semantic_ratio: 0, meaning_finds: false, typos: false)
+                    meaning_dimensions: 0, semantic_ratio: 0, meaning_finds: false, typos: false, languages: cx_text())
                 var results: OpaquePointer?
                 let (status, message) = call { cx_search(database, &request, &results, $0) }
                 defer { cx_results_free(results) }
@@ -164,7 +164,7 @@ private func readWordsOf(_ database: OpaquePointer, _ words: [String], as domain
             nodes: &node, node_count: 1, domain: all.last!, all_domains: false, scope: CX_SCOPE_ALL,
             now_ms: 0, offset: 0, limit: 0, relax: false, sort_keys: nil, sort_key_count: 0, facets: nil,
             facet_count: 0, keep_fields_in_memory: false, meaning: nil, meaning_dimensions: 0,
-            semantic_ratio: 0, meaning_finds: false, typos: false)
+            semantic_ratio: 0, meaning_finds: false, typos: false, languages: cx_text())
         var held = [Bool](repeating: false, count: words.count)
         var corrections = [UnsafeMutablePointer<CChar>?](repeating: nil, count: words.count)
         let status = call { cx_read_words(database, &request, all, words.count, &held, &corrections, $0) }.status

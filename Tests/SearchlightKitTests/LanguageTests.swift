@@ -138,4 +138,37 @@ struct LanguageTests {
         #expect(total >= 150)
         #expect(Double(right) >= 0.95 * Double(total), "\(right) of \(total)")
     }
+
+    @Test("meaning only where the model reads: French and German items get no vector and are found by their words")
+    func meaningWhereTheModelReads() throws {
+        let test = try TestIndex()
+        try test.index.indexSearchableItems(
+            [
+                written(
+                    "fr/veste", "Veste de pluie",
+                    description: "Une veste légère pour le temps humide et les longues randonnées."),
+                written(
+                    "de/jacke", "Regenjacke", description: "Eine leichte Jacke für nasses Wetter und lange Wanderungen."
+                ),
+                written("en/jacket", "Rain jacket", description: "A light jacket for wet weather and long walks."),
+            ], now: now)
+        let report = try test.index.completeMeaning(using: try MeaningModel.installed())
+        // One vector; the other two marked as needing none, so that nothing is left to embed.
+        #expect(report.embedded == 1)
+        #expect(report.withMeaning == 3)
+        #expect(try test.index.meaningStatus().withMeaning == 3)
+        // By meaning alone, an English question finds the English item and never the others.
+        let byMeaning = try test.index.search(SearchQuery("clothes for a storm", semanticRatio: 1), now: now)
+        #expect(byMeaning.results.allSatisfy { $0.canonicalIdentifier == "en/jacket" })
+        // Similar items of a French one: it has no vector, and says why.
+        let error = #expect(throws: SearchlightError.self) {
+            _ = try test.index.similar(to: "fr/veste", query: SearchQuery(""), now: now)
+        }
+        #expect(error?.message.contains("written in fr, which the meaning model does not read") == true)
+        // A German question is searched by its words alone, even where a ratio is named.
+        let german = try test.index.search(
+            SearchQuery("eine leichte Jacke für nasses Wetter", semanticRatio: 0.5), now: now)
+        #expect(german.results.map(\.canonicalIdentifier) == ["de/jacke"])
+        #expect(german.results.allSatisfy { $0.matchedBy == .words })
+    }
 }

@@ -132,4 +132,34 @@ struct AttributeCommandTests {
         #expect(run.status == 64)
         #expect(run.stderr.contains(message), "\(run.stderr)")
     }
+
+    @Test(
+        "languages: the sample recipes are told French and German, searched in their words, and --language names the query's"
+    )
+    func languages() throws {
+        let workspace = try Workspace()
+        let indexed = try workspace.run(["index", repositoryRoot + "/corpus", "--now", corpusNow])
+        #expect(indexed.status == 0, "\(indexed.stderr)")
+        func ids(_ arguments: [String]) throws -> [String] {
+            let run = try workspace.run(["search", "--all-domains", "--now", corpusNow, "--format", "ids"] + arguments)
+            #expect(run.status == 0, "\(run.stderr)")
+            return run.stdout.split(separator: "\n").map(String.init)
+        }
+        // `tartes` finds the Tarte Tatin recipes, stemmed as French.
+        #expect(try ids(["tartes"]).contains("recette/01-classique"))
+        // Counted by language.
+        let counted = try workspace.run([
+            "search", "--all-domains", "--now", corpusNow, "--limit", "0", "--facet", "language", "--json", "",
+        ])
+        let facet = (try counted.object()["facets"] as? [String: Any])?["language"] as? [String: Any]
+        let values = (facet?["values"] as? [[String: Any]] ?? []).compactMap { $0["value"] as? String }
+        #expect(Set(values).isSuperset(of: ["en", "fr", "de"]))
+        #expect(try ids(["language:de", "domain:de.example.kueche", "--limit", "100"]).count >= 25)
+        // Read in English alone, the German plural `kuchens` is its own stem and finds nothing.
+        #expect(try ids(["--language", "en", "--typos", "off", "kuchens"]).isEmpty)
+        #expect(!(try ids(["--typos", "off", "kuchens"])).isEmpty)
+        let bad = try workspace.run(["search", "--language", "fr!", "chevaux"])
+        #expect(bad.status != 0)
+        #expect(bad.stderr.contains("language tag"))
+    }
 }

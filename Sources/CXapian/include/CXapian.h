@@ -402,6 +402,9 @@ typedef struct cx_search_request {
     /// from it, the first letter kept (SPEC §2.1); numbers, identifiers, phrases and field words
     /// match exactly. Not over shards.
     bool typos;
+    /// The languages the query is read in, ISO 639 codes separated by commas (`fr,de`); empty:
+    /// those of the items the search may see (SPEC §2.5).
+    cx_text languages;
 } cx_search_request;
 
 /// A run of bytes inside a text: `offset` and `length` in bytes.
@@ -909,6 +912,14 @@ cx_status cx_database_meaning_counts(cx_database *_Nullable database, uint64_t *
 cx_status cx_database_set_meaning(cx_database *_Nullable database, const uint32_t *_Nullable positions,
                                   const uint64_t *_Nullable digests, const float *_Nullable vectors, size_t count,
                                   uint32_t dimensions, size_t *out_stored, char *_Nullable *_Nullable out_error);
+
+/// Marks the items at `positions` (each still at its `digests[i]`, else left alone) as written in
+/// a language the meaning model does not read: they get no vector, count as having their meaning
+/// (`cx_database_meaning_counts`, cursors `without_meaning`), and are never found by meaning.
+/// `*out_marked` is how many were. In the writer's transaction.
+cx_status cx_database_mark_unread(cx_database *_Nullable database, const uint32_t *_Nullable positions,
+                                  const uint64_t *_Nullable digests, size_t count, size_t *out_marked,
+                                  char *_Nullable *_Nullable out_error);
 
 /// Removes every item's vector of meaning, in the writer's transaction (a different model's).
 cx_status cx_database_clear_meaning(cx_database *_Nullable database, char *_Nullable *_Nullable out_error);

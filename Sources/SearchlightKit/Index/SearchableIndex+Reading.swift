@@ -43,7 +43,8 @@ extension SearchableIndex {
     ) throws(SearchlightError) -> XapianDatabase.RawResults {
         var shape = XapianDatabase.SearchShape(
             offset: query.offset, limit: query.limit, relax: reading.relaxable, sort: reading.sort,
-            facets: reading.facets, keepFieldsInMemory: keepsFieldsInMemory, typos: query.typos)
+            facets: reading.facets, keepFieldsInMemory: keepsFieldsInMemory, typos: query.typos,
+            languages: query.languages.compactMap(BranchUniversalObject.languageCode(of:)))
         if let meaning = try Self.meaning(of: query, reading.expression, sort: reading.sort, database, now: now) {
             (shape.meaning, shape.semanticRatio) = meaning
             // Free text alone may find items by meaning; an explicit operator selects exactly.

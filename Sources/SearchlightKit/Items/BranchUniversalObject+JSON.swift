@@ -41,8 +41,7 @@ extension BranchUniversalObject {
         publiclyIndex = try fields.bool(ItemField.publiclyIndex.keys)
         contentIndexMode = try fields.indexMode(ItemField.contentIndexMode.keys)
         language = try fields.string(ItemField.language.keys)
-        // Core Spotlight's attribute set lists the languages of an item; its words are read in the first.
-        if language == nil { language = try fields.strings([ItemField.coreSpotlightLanguages]).first }
+        if language == nil { language = try fields.strings([ItemField.spotlightLanguages]).first }
 
         // The camelCase dialect nests metadata; the dictionary dialect spreads it at the top.
         var nested: FieldReader?

@@ -87,5 +87,5 @@ struct ItemField: Sendable, Hashable {
     static let imageCaptions = named("imageCaptions")
     static let language = named("language")
     /// Core Spotlight's key for an item's languages, an array: the first is read as ``language``.
-    static let coreSpotlightLanguages = "languages"
+    static let spotlightLanguages = "languages"
 }

@@ -21,6 +21,17 @@ public final class MeaningModel: Sendable {
     /// The length of the model's vectors.
     public static let dimensions = 384
 
+    /// The languages the model reads (ISO 639-1): all-MiniLM-L6-v2 was trained on English
+    /// sentences. Items in others get no vector, and a question told in another is searched by its
+    /// words (SPEC §2.5).
+    public static let languages: Set<String> = ["en"]
+
+    /// Whether the model reads `object`'s language: the one it names, else the one its text is
+    /// told in (``BranchUniversalObject/languageCode``).
+    static func reads(_ object: BranchUniversalObject) -> Bool {
+        languages.contains(object.languageCode ?? object.toldLanguage)
+    }
+
     /// The most tokens of a text the model reads (its `max_seq_length`): the rest is left out.
     public static let maximumTokens = 256
 

@@ -18,10 +18,17 @@ public struct MeaningBatch: Sendable {
 
 extension IndexTransaction {
     /// Stores vectors made by ``SearchableIndex/embedItemsWithoutMeaning(using:from:limit:threads:)``, and
-    /// records the model that made them. A vector of an item changed or removed since it was read
-    /// is not stored. Returns how many were.
+    /// records the model that made them; an item in a language the model does not read is marked
+    /// as needing none. A vector of an item changed or removed since it was read is not stored.
+    /// Returns how many items were given their meaning, a vector or the mark.
     public func storeMeaning(_ batch: MeaningBatch) throws(SearchlightError) -> Int {
-        guard !batch.meanings.isEmpty else { return 0 }
+        let stored = try storeMeaningCounted(batch)
+        return stored.vectors + stored.unread
+    }
+
+    /// ``storeMeaning(_:)``, with how many items got a vector and how many the mark.
+    func storeMeaningCounted(_ batch: MeaningBatch) throws(SearchlightError) -> (vectors: Int, unread: Int) {
+        guard !batch.meanings.isEmpty else { return (0, 0) }
         guard topology == nil else { throw SearchableIndex.shardsHaveNoMeaning }
         let recorded = try database.meaningModel()
         try SearchableIndex.requireModel(recorded: recorded)
@@ -89,10 +96,10 @@ extension SearchableIndex {
             let stored = try performBatch { batch throws(SearchlightError) in
                 let embedded = try Self.embed(batch.database, from: next, limit: chunk, model: model)
                 next = embedded.next
-                return try batch.storeMeaning(embedded)
+                return try batch.storeMeaningCounted(embedded)
             }
-            report.embedded += stored
-            report.withMeaning += stored
+            report.embedded += stored.vectors
+            report.withMeaning += stored.vectors + stored.unread
             report.model = MeaningModel.name
             progress(report)
         }
@@ -140,10 +147,15 @@ extension SearchableIndex {
             return MeaningBatch(meanings: [], next: 0, missing: missing, end: counts.end)
         }
         let (pending, next) = try database.storedItems(from: first, limit: limit, withoutMeaning: true)
-        let vectors = try model.vectors(pending.map { meaningText(of: $0.item.object) }, threads: threads)
+        // An item in a language the model does not read gets no vector (SPEC §2.4, §2.5).
+        let read = pending.map { MeaningModel.reads($0.item.object) }
+        let texts = zip(pending, read).filter(\.1).map { meaningText(of: $0.0.item.object) }
+        var vectors = try model.vectors(texts, threads: threads).makeIterator()
         return MeaningBatch(
-            meanings: zip(pending, vectors).map {
-                .init(position: $0.document.position, digest: $0.document.digest, vector: $1)
+            meanings: zip(pending, read).map { item, read in
+                .init(
+                    position: item.document.position, digest: item.document.digest,
+                    vector: read ? vectors.next() ?? [] : [])
             }, next: next, missing: missing, end: counts.end)
     }
 
@@ -176,6 +188,13 @@ extension SearchableIndex {
         // Meaning reads a question as a question: free text as typed, else the words it looks for.
         let text = expression.isFreeText ? query.text : expression.meaningText
         guard ratio > 0, !text.isEmpty, sort.first.map({ $0 == .relevance }) ?? true, query.limit > 0 else {
+            return nil
+        }
+        // A question told in a language the model does not read is searched by its words alone. One
+        // word is not told: CLD2 guesses at a word alone (`couch` is Irish to it).
+        if text.split(whereSeparator: \.isWhitespace).count >= 2, let told = XapianDatabase.detectLanguage(text),
+            !MeaningModel.languages.contains(told)
+        {
             return nil
         }
         let counts = try database.meaningCounts()
@@ -229,8 +248,16 @@ extension SearchableIndex {
             } else {
                 try item(withIdentifier: canonical, visibleTo: nil, scope: query.scope, now: now)
             }
-        guard let owner = found?.domainIdentifier else {
+        guard let found else {
             throw SearchlightError(.itemNotFound, "No item with the identifier \(canonical) is visible here")
+        }
+        let owner = found.domainIdentifier
+        guard MeaningModel.reads(found.object) else {
+            let language = found.object.languageCode ?? found.object.toldLanguage
+            throw SearchlightError(
+                .meaningUnavailable,
+                "The item \(canonical) is written in \(language), which the meaning model does not read: "
+                    + "it has no vector of meaning, and is found by its words")
         }
         let raw = try read { database throws(SearchlightError) in
             let attributes = ItemAttribute.all + (try database.customFields())

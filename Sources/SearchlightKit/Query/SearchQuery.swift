@@ -40,6 +40,9 @@ public struct SearchQuery: Sendable, Hashable {
     /// one (docs/reference.md, *Typos*). Numbers, identifiers, phrases and field filters are
     /// exact either way.
     public var typos = true
+    /// The languages the query is read in, as language tags (`fr`, `pt-BR`): its words stemmed in
+    /// each (SPEC §2.5). Empty: the languages of the items the caller may see.
+    public var languages: [String] = []
 
     /// The balance of meaning and words when a search names none, chosen on judged relevance
     /// (docs/ranking.md).
@@ -60,8 +63,9 @@ public struct SearchQuery: Sendable, Hashable {
     public init(
         _ text: String, domainIdentifier: String? = SearchableItem.defaultDomain, scope: Scope = .all,
         limit: Int = 20, offset: Int = 0, sort: [SortKey] = [], facets: [String] = [], semanticRatio: Double? = nil,
-        typos: Bool = true
+        typos: Bool = true, languages: [String] = []
     ) {
+        self.languages = languages
         self.semanticRatio = semanticRatio
         self.typos = typos
         self.text = text
@@ -113,6 +117,9 @@ public struct SearchQuery: Sendable, Hashable {
             throw .invalidArgument("The offset must be between 0 and \(Self.maximumOffset), not \(offset)")
         }
         if let domainIdentifier { try SearchableItem.validateDomain(domainIdentifier) }
+        if let bad = languages.first(where: { BranchUniversalObject.languageCode(of: $0) == nil }) {
+            throw .invalidArgument("A query's language must be a language tag such as fr or pt-BR, not \"\(bad)\"")
+        }
         if let semanticRatio, !(0...1).contains(semanticRatio) {
             throw .invalidArgument(
                 "The semantic ratio must be between 0 (words only) and 1 (meaning only), not \(semanticRatio)")

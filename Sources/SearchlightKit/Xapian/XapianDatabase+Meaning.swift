@@ -34,21 +34,33 @@ extension XapianDatabase {
         /// not stored on an item rewritten since.
         var position: UInt32
         var digest: UInt64
+        /// Empty for an item in a language the model does not read: it is marked as needing none.
         var vector: [Float]
     }
 
-    /// Stores vectors, in the writer's transaction; returns how many were stored.
-    func setMeaning(_ meanings: [Meaning]) throws(SearchlightError) -> Int {
-        guard let dimensions = meanings.first?.vector.count else { return 0 }
+    /// Stores vectors, and marks the items in a language the model does not read, in the writer's
+    /// transaction; returns how many of each were stored.
+    func setMeaning(_ meanings: [Meaning]) throws(SearchlightError) -> (vectors: Int, unread: Int) {
         let handle = try open()
+        let embedded = meanings.filter { !$0.vector.isEmpty }
+        let unread = meanings.filter(\.vector.isEmpty)
         var stored = 0
-        let vectors = meanings.flatMap(\.vector)
-        try check { error in
-            cx_database_set_meaning(
-                handle, meanings.map(\.position), meanings.map(\.digest), vectors, meanings.count, UInt32(dimensions),
-                &stored, error)
+        var marked = 0
+        if let dimensions = embedded.first?.vector.count {
+            let vectors = embedded.flatMap(\.vector)
+            try check { error in
+                cx_database_set_meaning(
+                    handle, embedded.map(\.position), embedded.map(\.digest), vectors, embedded.count,
+                    UInt32(dimensions), &stored, error)
+            }
         }
-        return stored
+        if !unread.isEmpty {
+            try check { error in
+                cx_database_mark_unread(
+                    handle, unread.map(\.position), unread.map(\.digest), unread.count, &marked, error)
+            }
+        }
+        return (stored, marked)
     }
 
     /// Removes every vector, in the writer's transaction.

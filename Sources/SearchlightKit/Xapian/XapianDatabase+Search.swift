@@ -35,6 +35,9 @@ extension XapianDatabase {
         var semanticRatio = 0.0
         /// Words also find the words a typo from them (``SearchQuery/typos``).
         var typos = false
+        /// The languages the query is read in (ISO 639 codes); empty: those of the items the
+        /// search may see (``SearchQuery/languages``).
+        var languages: [String] = []
         /// Meaning may find items the words do not match: the query is free text alone
         /// (``QueryExpression/isFreeText``).
         var meaningFinds = false
@@ -140,6 +143,7 @@ extension XapianDatabase {
         var arena = TextArena()
         let tree = QueryTree(expression, now: now, arena: &arena)
         let domainRange = arena.add(domain ?? "")
+        let languagesRange = arena.add(shape.languages.joined(separator: ","))
         var results: OpaquePointer?
         defer { cx_results_free(results) }
         let sortKeys = shape.sort.map(\.shimKey)
@@ -161,7 +165,8 @@ extension XapianDatabase {
                                 facet_count: facetBuffer.count, keep_fields_in_memory: shape.keepFieldsInMemory,
                                 meaning: meaning.isEmpty ? nil : meaning.baseAddress,
                                 meaning_dimensions: UInt32(meaning.count), semantic_ratio: shape.semanticRatio,
-                                meaning_finds: shape.meaningFinds, typos: shape.typos)
+                                meaning_finds: shape.meaningFinds, typos: shape.typos,
+                                languages: texts.text(languagesRange))
                             try check { error in call(handle, &request, &results, error) }
                         }
                     }
