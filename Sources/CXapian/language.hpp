@@ -11,8 +11,9 @@ namespace cx {
 
 /// The language `text` is written in, as an ISO 639-1 code (`fr`), as Compact Language Detector 2
 /// reads it, among the languages Searchlight reads (`is_read`); empty when it cannot tell. `host`
-/// (`cuisine.example.fr`), where the text is published, may be empty; its last label hints.
-std::string detect_language(const std::string &text, const std::string &host);
+/// (`cuisine.example.fr`), where the text is published, may be empty; its last label hints, and so
+/// does `expected`, the language most texts are in (`en`; empty for none).
+std::string detect_language(const std::string &text, const std::string &host, const std::string &expected);
 
 /// `tag` (`fr`, `FR`, `fr-CA`, `zh_Hant`) as the code the index keeps: its first subtag, lower
 /// case; empty when it is not one of two or three letters.

@@ -815,7 +815,8 @@ struct LanguageDetectionTests {
         let length = text.withCString { text in
             host.withCString {
                 cx_detect_language(
-                    cx_text(data: text, length: strlen(text)), cx_text(data: $0, length: strlen($0)), &code, code.count)
+                    cx_text(data: text, length: strlen(text)), cx_text(data: $0, length: strlen($0)),
+                    cx_text(data: nil, length: 0), &code, code.count)
             }
         }
         return length == 0 ? nil : String(cString: code)
@@ -837,7 +838,10 @@ struct LanguageDetectionTests {
         #expect(Self.told("12 34 56") == nil)
         var code = [CChar](repeating: 0, count: 2)
         let length = "Une tarte aux pommes caramélisées".withCString {
-            cx_detect_language(cx_text(data: $0, length: strlen($0)), cx_text(data: nil, length: 0), &code, code.count)
+            cx_detect_language(
+                cx_text(data: $0, length: strlen($0)), cx_text(data: nil, length: 0), cx_text(data: nil, length: 0),
+                &code,
+                code.count)
         }
         #expect(length == 0)
     }

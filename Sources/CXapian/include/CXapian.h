@@ -241,8 +241,10 @@ const cx_item_field *cx_item_fields(size_t *out_count);
 /// words Searchlight reads (Xapian's Snowball stemmers' languages, Chinese, Japanese, Korean): its
 /// ISO 639-1 code written to `out_code` with a NUL, and its length; 0 (nothing written) when it
 /// cannot tell, or `capacity` is too small (8 is enough). `host`, the host name the text is
-/// published under (may be empty), hints by its country's domain (`.fr`).
-size_t cx_detect_language(cx_text text, cx_text host, char *_Nullable out_code, size_t capacity);
+/// published under (may be empty), hints by its country's domain (`.fr`), and `expected`, the ISO
+/// 639-1 code of the language most texts are in (the index's default; may be empty), by its prior.
+size_t cx_detect_language(cx_text text, cx_text host, cx_text expected, char *_Nullable out_code,
+                          size_t capacity);
 
 /// What happened to one identifier in `cx_database_delete_items`.
 typedef enum cx_removal : int32_t {

@@ -191,8 +191,10 @@ extension SearchableIndex {
             return nil
         }
         // A question told in a language the model does not read is searched by its words alone. One
-        // word is not told: CLD2 guesses at a word alone (`couch` is Irish to it).
-        if text.split(whereSeparator: \.isWhitespace).count >= 2, let told = XapianDatabase.detectLanguage(text),
+        // word is not told: CLD2 guesses at a word alone (`couch` is Irish to it). No language is
+        // expected of a question: an English prior tells short French ones English.
+        if text.split(whereSeparator: \.isWhitespace).count >= 2,
+            let told = XapianDatabase.detectLanguage(text, expected: ""),
             !MeaningModel.languages.contains(told)
         {
             return nil

@@ -12,10 +12,13 @@ extension XapianDatabase {
 
     /// The language `text` is written in, as Compact Language Detector 2 tells it among the
     /// languages whose words the index reads: its ISO 639-1 code, or `nil` when it cannot tell.
-    /// `host`, where the text is published, hints by its country's domain (`cuisine.example.fr`).
-    static func detectLanguage(_ text: String, host: String = "") -> String? {
+    /// `host`, where the text is published, hints by its country's domain (`cuisine.example.fr`),
+    /// and `expected`, the language most texts are in, by its prior.
+    static func detectLanguage(_ text: String, host: String = "", expected: String = "en") -> String? {
         var code = [CChar](repeating: 0, count: 8)
-        let length = withText(text) { text in withText(host) { cx_detect_language(text, $0, &code, code.count) } }
+        let length = withText(text) { text in
+            withText(host) { host in withText(expected) { cx_detect_language(text, host, $0, &code, code.count) } }
+        }
         return length == 0 ? nil : String(decoding: code.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
