@@ -55,6 +55,40 @@ uint64_t document_digest(const Xapian::Document &document) {
 
 }  // namespace cx
 
+namespace {
+
+/// Stores `value_of(i)` in `CX_SLOT_MEANING` of each of `count` items, by storage position, in the
+/// writer's transaction: an item that is gone, or whose content digest is no longer `digests[i]`
+/// (rewritten since it was read), is left alone. `*out_stored` counts those stored.
+template <typename ValueOf>
+cx_status store_meaning(cx_database *database, const uint32_t *positions, const uint64_t *digests, size_t count,
+                        size_t *out_stored, char **out_error, const ValueOf &value_of) {
+    *out_stored = 0;
+    if (cx_status status = cx::require_writable(database, out_error)) return status;
+    if (count > 0 && (positions == nullptr || digests == nullptr))
+        return cx::fail(CX_ERR_INVALID_ARGUMENT, "no items", out_error);
+    try {
+        Xapian::WritableDatabase &writer = database->writer;
+        for (size_t i = 0; i < count; ++i) {
+            Xapian::Document document;
+            try {
+                document = writer.get_document(positions[i]);
+            } catch (const Xapian::DocNotFoundError &) {
+                continue;  // removed since it was read
+            }
+            if (cx::document_digest(document) != digests[i]) continue;  // rewritten since it was read
+            document.add_value(CX_SLOT_MEANING, value_of(i));
+            writer.replace_document(positions[i], document);
+            ++*out_stored;
+        }
+        return CX_OK;
+    } catch (...) {
+        return cx::status_from_current_exception(out_error);
+    }
+}
+
+}  // namespace
+
 extern "C" {
 
 cx_status cx_database_meaning_counts(cx_database *database, uint64_t *out_items, uint64_t *out_with_meaning,
@@ -71,53 +105,16 @@ cx_status cx_database_set_meaning(cx_database *database, const uint32_t *positio
                                   const float *vectors, size_t count, uint32_t dimensions, size_t *out_stored,
                                   char **out_error) {
     *out_stored = 0;
-    if (cx_status status = cx::require_writable(database, out_error)) return status;
-    if (count > 0 && (positions == nullptr || digests == nullptr || vectors == nullptr || dimensions == 0))
+    if (count > 0 && (vectors == nullptr || dimensions == 0))
         return cx::fail(CX_ERR_INVALID_ARGUMENT, "no vectors", out_error);
-    try {
-        Xapian::WritableDatabase &writer = database->writer;
-        for (size_t i = 0; i < count; ++i) {
-            Xapian::Document document;
-            try {
-                document = writer.get_document(positions[i]);
-            } catch (const Xapian::DocNotFoundError &) {
-                continue;  // removed since it was read
-            }
-            if (cx::document_digest(document) != digests[i]) continue;  // rewritten since it was read
-            document.add_value(CX_SLOT_MEANING, cx::meaning_value(vectors + i * dimensions, dimensions));
-            writer.replace_document(positions[i], document);
-            ++*out_stored;
-        }
-        return CX_OK;
-    } catch (...) {
-        return cx::status_from_current_exception(out_error);
-    }
+    return store_meaning(database, positions, digests, count, out_stored, out_error,
+                         [&](size_t i) { return cx::meaning_value(vectors + i * dimensions, dimensions); });
 }
 
 cx_status cx_database_mark_unread(cx_database *database, const uint32_t *positions, const uint64_t *digests,
                                   size_t count, size_t *out_marked, char **out_error) {
-    *out_marked = 0;
-    if (cx_status status = cx::require_writable(database, out_error)) return status;
-    if (count > 0 && (positions == nullptr || digests == nullptr))
-        return cx::fail(CX_ERR_INVALID_ARGUMENT, "no items", out_error);
-    try {
-        Xapian::WritableDatabase &writer = database->writer;
-        for (size_t i = 0; i < count; ++i) {
-            Xapian::Document document;
-            try {
-                document = writer.get_document(positions[i]);
-            } catch (const Xapian::DocNotFoundError &) {
-                continue;  // removed since it was read
-            }
-            if (cx::document_digest(document) != digests[i]) continue;  // rewritten since it was read
-            document.add_value(CX_SLOT_MEANING, cx::unread_meaning);
-            writer.replace_document(positions[i], document);
-            ++*out_marked;
-        }
-        return CX_OK;
-    } catch (...) {
-        return cx::status_from_current_exception(out_error);
-    }
+    return store_meaning(database, positions, digests, count, out_marked, out_error,
+                         [](size_t) { return cx::unread_meaning; });
 }
 
 cx_status cx_database_clear_meaning(cx_database *database, char **out_error) {
