@@ -78,7 +78,7 @@ std::vector<std::string> reading_languages(cx_database &database, Snapshot &snap
         return stemmings(named);
     }
     const std::vector<std::string> &codes = index_languages(database, snapshot);
-    if (stemmings(codes).size() <= 1) return stemmings(codes);
+    if (std::vector<std::string> every = stemmings(codes); every.size() <= 1) return every;
     // Read once a revision for each view of it (an item that expires in the meantime is still
     // read in: its language reads the query in one more way, and shows nothing of the item).
     const std::string key = str(request.domain) + '\x1f' + (request.all_domains ? '1' : '0') +
