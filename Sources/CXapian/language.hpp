@@ -36,4 +36,9 @@ std::string stemming_of(const std::string &code);
 /// English when there is none.
 std::vector<std::string> stemmings(const std::vector<std::string> &codes);
 
+/// Whether `folded` (a word, accents folded and lower-cased) is a stop word of one of `codes`
+/// (`cx_load_stop_words`): a word too common in its language to tell items apart. False for every
+/// word before the lists are loaded, or when none is.
+bool is_stop_word(const std::vector<std::string> &codes, const std::string &folded);
+
 }  // namespace cx

@@ -324,8 +324,18 @@ class Builder {
         throw Xapian::InvalidArgumentError("unknown query node kind");
     }
 
+    /// Whether the node at `position_` is one word that is a stop word in a language the query is
+    /// read in (`is_stop_word`). The last word, read as typed so far, is one too: a relaxed
+    /// question is written whole, and a stop word that begins a longer word (`the`, `theory`)
+    /// still weighs where that word matches.
+    bool is_stop_leaf() const {
+        const cx_query_node &leaf = nodes_[position_];
+        return is_relaxable_word(leaf) && is_stop_word(languages_, fold_lower(str(leaf.text)));
+    }
+
     /// A group's children. Relaxed, an AND's plain words (and groups of them) are ORed, and the
-    /// rest stay ANDed with them.
+    /// rest stay ANDed with them. Its stop words (`is_stop_word`) then weigh where they match but
+    /// select nothing, unless it has no other plain word (SPEC §2.1, §2.5).
     Query group(const cx_query_node &current, bool positive) {
         const bool relaxed = relaxed_ && positive && current.kind == CX_NODE_AND;
         if (current.kind == CX_NODE_AND_NOT) {
@@ -346,14 +356,19 @@ class Builder {
         if (current.kind == CX_NODE_XOR) held_as_typed_ = true;
         std::vector<Query> children;
         std::vector<Query> any_of;
+        std::vector<Query> stops;
         for (uint32_t i = 0; i < current.child_count; ++i) {
             const bool plain = relaxed && position_ < count_ && is_relaxable(nodes_, count_, position_);
+            const bool stop = plain && is_stop_leaf();
             Query child = node(positive);
             if (is_empty(child)) continue;
-            (plain ? any_of : children).push_back(child);
+            (stop ? stops : plain ? any_of : children).push_back(child);
         }
         held_as_typed_ = held_as_typed;
-        if (!any_of.empty()) children.push_back(flat_or(any_of));
+        if (any_of.empty()) std::swap(any_of, stops);
+        if (!any_of.empty())
+            children.push_back(stops.empty() ? flat_or(any_of)
+                                             : Query(Query::OP_AND_MAYBE, flat_or(any_of), flat_or(stops)));
         if (children.empty()) return Query();
         if (children.size() == 1) return children.front();
         if (current.kind == CX_NODE_OR) return flat_or(children);

@@ -223,6 +223,8 @@ class Walk {
                 if (!parts[0].covered) return summed(parts, false);
                 return covered_by(parts, candidate_ids(parts[0]), parts[0].postings);
             }
+            case Query::OP_SYNONYM:
+                return synonym(query, factor);
             case Query::OP_OR:
             case Query::OP_XOR: {
                 // An OR of many short lists that weighs nothing (the words a prefix begins) gives
@@ -358,12 +360,46 @@ class Walk {
         return part;
     }
 
+    /// A word's forms in several languages, one synonym (`LeafTerms`): Xapian weighs it as one term
+    /// whose within-item frequency is the forms' together and whose frequency is at least each
+    /// form's, at a query frequency of 1. So an item weighs from it at most the sum of what each
+    /// form would weigh alone (an impact, wdf / (wdf + c), is concave: the impact of a sum is at
+    /// most the sum of the impacts) at the term weight of the most frequent form (the greatest the
+    /// synonym's can be).
+    Part synonym(const Query &query, double factor) {
+        Xapian::doccount most = 0;
+        std::vector<std::string> forms;
+        for (size_t i = 0; i < query.get_num_subqueries(); ++i) {
+            const Query form = query.get_subquery(i);
+            if (form.get_type() != Query::LEAF_TERM) {
+                ok = false;
+                return {};
+            }
+            forms.push_back(*form.get_terms_begin());
+            most = std::max(most, reader_.get_termfreq(forms.back()));
+        }
+        if (most == 0) return {true, 0, {}};
+        const double weight = factor * weight_per_impact(items_, most, 1);
+        std::vector<Part> parts;
+        bool covered = true;
+        for (const std::string &form : forms) {
+            parts.push_back(term(form, weight, reader_.get_termfreq(form)));
+            covered = covered && parts.back().covered;
+        }
+        return summed(parts, covered);
+    }
+
     Part term(const std::string &name, double factor) {
-        Part part;
         const Xapian::doccount frequency = reader_.get_termfreq(name);
+        if (frequency == 0 || finding_ == coverage) return term(name, 0, frequency);
+        return term(name, factor * weight_per_impact(items_, frequency, std::max(1u, wqf_[name])), frequency);
+    }
+
+    /// A term `frequency` items hold, each weighing `weight` times its impact.
+    Part term(const std::string &name, double weight, Xapian::doccount frequency) {
+        Part part;
         if (frequency == 0) return {true, 0, {}};
         if (finding_ == coverage) return {frequency <= whole_list_limit, 0, {}, double(frequency)};
-        const double weight = factor * weight_per_impact(items_, frequency, std::max(1u, wqf_[name]));
         if (frequency <= whole_list_limit) {
             // Each item of the list weighs at most the impact its wdf has at the shortest length.
             for (auto it = reader_.postlist_begin(name); it != reader_.postlist_end(name); ++it)

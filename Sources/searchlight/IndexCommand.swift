@@ -18,6 +18,7 @@ struct IndexCommand: ParsableCommand {
             Examples:
               searchlight index corpus/
               searchlight index products.jsonl --domain com.example.shop --max-ttl 7d
+              searchlight index recettes/ --language fr
               cat items.json | searchlight index - --strict --json
               searchlight index page-43.jsonl --domain com.example.shop --client-state page-43 \\
                 --expect-client-state page-42
@@ -72,6 +73,13 @@ struct IndexCommand: ParsableCommand {
     @Flag(help: "--client-state and --expect-client-state are base64 of the state's bytes, not text.")
     var clientStateBase64 = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Make this the index's default language (a tag such as fr): items that name none are told in their "
+                + "text's language with it expected, else are in it. Recorded in the index (default: en).",
+            valueName: "tag"))
+    var language: String?
+
     @Flag(help: "Report progress on stderr even when it is not a terminal (a line a second).")
     var progress = false
 
@@ -115,6 +123,11 @@ struct IndexCommand: ParsableCommand {
                     domainIdentifier: domain.domain, maximumTimeToLive: maxTtl.duration,
                     defaultTimeToLive: defaultTtl.duration),
                 strict: strict, jobs: jobs, now: commandTime(now), clientState: try clientStateUpdate())
+            if let language {
+                let index = try SearchableIndex.openForWriting(global, writer)
+                try index.setDefaultLanguage(language)
+                try index.close()
+            }
             if watch { return try self.watch(indexer) }
             let index = try SearchableIndex.openForWriting(global, writer)
             let display = Progress(forced: progress, quiet: quiet)

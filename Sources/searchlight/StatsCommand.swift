@@ -35,7 +35,7 @@ struct StatsCommand: ParsableCommand {
             let rows: [(String, String)] = [
                 ("Index", stats.path ?? ""), ("Items", String(stats.documents)), ("Public", String(stats.public)),
                 ("Private", String(stats.private)), ("Expired (not yet pruned)", String(stats.expired)),
-                ("Size", size(of: stats)),
+                ("Size", size(of: stats)), ("Default language", stats.language ?? "en"),
             ]
             let width = rows.map(\.0.count).max() ?? 0
             for (name, value) in rows {

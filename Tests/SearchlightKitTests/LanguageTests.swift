@@ -171,4 +171,67 @@ struct LanguageTests {
         #expect(german.results.map(\.canonicalIdentifier) == ["de/jacke"])
         #expect(german.results.allSatisfy { $0.matchedBy == .words })
     }
+
+    @Test("the index's default language: items whose text is not told are in it, it is recorded and reported")
+    func defaultLanguage() throws {
+        let test = try TestIndex()
+        #expect(try test.index.defaultLanguage() == "en")
+        #expect(try test.index.setDefaultLanguage("de-AT"))
+        #expect(try !test.index.setDefaultLanguage("de"))
+        let error = #expect(throws: SearchlightError.self) { try test.index.setDefaultLanguage("german!") }
+        #expect(error?.code == .invalidArgument)
+        try test.index.indexSearchableItems(
+            [
+                written("xx/made-up", "Stun kel thux", description: "Trean nustshy trean stun wom cusbur."),
+                written(
+                    "fr/chevaux", "Les chevaux", description: "Une promenade à cheval dans les collines du village."),
+                written("en/named", "Stun kel thux", language: "en"),
+            ], now: now)
+        #expect(try test.index.ids("language:de") == ["xx/made-up"])
+        #expect(try test.index.ids("language:fr") == ["fr/chevaux"])
+        #expect(try test.index.ids("language:en") == ["en/named"])
+        #expect(try test.index.statistics(now: now).language == "de")
+        try test.index.close()
+        let reopened = try SearchableIndex(path: test.path, access: .readOnly)
+        #expect(try reopened.defaultLanguage() == "de")
+        #expect(try reopened.statistics(now: now).language == "de")
+    }
+
+    @Test("a relaxed question's stop words, in each language it is read in, weigh but select no item")
+    func stopWordsSelectNothing() throws {
+        #expect(StopWords.languagesLoaded >= 15, "scripts/install-dependencies writes the stop word lists")
+        let test = try TestIndex()
+        try test.index.indexSearchableItems(
+            [
+                written(
+                    "de/kirsch", "Schwarzwälder Kirschtorte", description: "Kirschen und viel Sahne.", language: "de"),
+                written(
+                    "de/strudel", "Apfelstrudel", description: "Mit Äpfeln, Rosinen und Vanillesoße.", language: "de"),
+                written(
+                    "de/spaetzle", "Käsespätzle", description: "Spätzle mit Bergkäse und Zwiebeln.", language: "de"),
+                written("en/kettle", "Copper kettle", description: "A kettle for the stove.", language: "en"),
+                written("en/steel", "Steel kettle", description: "A kettle for a stove.", language: "en"),
+                written(
+                    "en/bicycle", "The history of the bicycle", description: "From the first one on.", language: "en"),
+            ], now: now)
+        // No item has every word: the items with the most of them, but none for `mit` or `the` alone.
+        let german = try test.index.search(SearchQuery("Kirschtorte mit Vanillesoße", limit: 10), now: now)
+        #expect(german.relaxed)
+        #expect(german.results.map(\.canonicalIdentifier).sorted() == ["de/kirsch", "de/strudel"])
+        #expect(german.total == 2)
+        let english = try test.index.search(SearchQuery("the copper pot", limit: 10), now: now)
+        #expect(english.relaxed)
+        #expect(english.results.map(\.canonicalIdentifier) == ["en/kettle"])
+        // A stop word still weighs: of two items alike but for it, the one that holds it first.
+        let weighed = try test.index.search(SearchQuery("the kettle zebra", limit: 10), now: now)
+        #expect(weighed.relaxed)
+        #expect(weighed.results.map(\.canonicalIdentifier) == ["en/kettle", "en/steel"])
+        // Only stop words: they are the question, and select.
+        let only = try test.index.search(SearchQuery("the of mit", limit: 10), now: now)
+        #expect(only.relaxed)
+        #expect(
+            only.results.map(\.canonicalIdentifier).sorted() == [
+                "de/spaetzle", "de/strudel", "en/bicycle", "en/kettle",
+            ])
+    }
 }

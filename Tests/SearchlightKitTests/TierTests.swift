@@ -244,6 +244,32 @@ struct TierTests {
         #expect(try tiered.index.search(SearchQuery("river", limit: 20), now: now).fromTiers)
     }
 
+    @Test("a word whose forms differ between the items' languages, one synonym, is proven from the tiers as in full")
+    func synonymOfForms() throws {
+        func written(_ id: String, _ description: String, _ language: String) -> SearchableItem {
+            var made = item(id, title: "Notes", description: description, mode: .public)
+            made.object.language = language
+            return made
+        }
+        // `running`: `run` in English, held by more items than have a tier; `running` in French,
+        // whose fewer items are read whole, as a word of a language few items are in is.
+        let often = { (number: Int) in Array(repeating: "running", count: number % 3 + 1).joined(separator: " ") }
+        var items = (0..<2_500).map { written("en/\($0)", often($0) + " " + Self.filler($0 % 40 + 3), "en") }
+        items += (0..<300).map { written("fr/\($0)", often($0) + " " + Self.filler($0 % 30 + 5), "fr") }
+        // Stored last, each outweighs the rest: the word six times.
+        items += (0..<5).map {
+            written("short/\($0)", Array(repeating: "running", count: 6).joined(separator: " "), "fr")
+        }
+        let expected = try Self.fromTiersAsInFull("running -zzqx", items: items)
+        #expect(expected.results.prefix(5).allSatisfy { $0.canonicalIdentifier.hasPrefix("short/") })
+        // Both languages' items are found, though `running` is `run` in one of them alone.
+        let both = try TestIndex()
+        try both.index.indexSearchableItems(items, now: now)
+        let all = try both.index.search(SearchQuery("running -zzqx", limit: 1_000), now: now)
+        #expect(all.results.contains { $0.canonicalIdentifier.hasPrefix("en/") })
+        #expect(all.results.contains { $0.canonicalIdentifier.hasPrefix("fr/") })
+    }
+
     @Test("an AND a rarer word covers, inside an OR: its items' ceilings count every word of the AND")
     func coveredAndInOr() throws {
         // `(alpha beta) OR gamma`: fewer items hold `alpha` than have a tier, so its list covers the

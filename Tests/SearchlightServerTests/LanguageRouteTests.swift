@@ -44,4 +44,73 @@ struct LanguageRouteTests {
             #expect(String(buffer: bad.body).contains("language tag"))
         }
     }
+
+    @Test(
+        "French and German words by their stems; a relaxed question's German stop word selects nothing; the default language in stats",
+        arguments: Fixture.Storage.allCases)
+    func stemsAndStopWords(storage: Fixture.Storage) async throws {
+        try await withRouter(storage) { client, _ in
+            let items = #"""
+                [{"$canonical_identifier":"fr/tatin","$og_title":"Tarte Tatin","$og_description":"Des pommes caramélisées sous une pâte brisée.","contentIndexMode":"public"},
+                 {"$canonical_identifier":"de/kuchen","$og_title":"Zwiebelkuchen","$og_description":"Ein Kuchen mit Zwiebeln und Speck aus dem Ofen.","contentIndexMode":"public"},
+                 {"$canonical_identifier":"de/strudel","$og_title":"Apfelstrudel","$og_description":"Strudelteig mit Äpfeln, Rosinen und Vanillesoße.","contentIndexMode":"public"},
+                 {"$canonical_identifier":"de/spaetzle","$og_title":"Käsespätzle","$og_description":"Hausgemachte Spätzle mit würzigem Bergkäse.","contentIndexMode":"public"}]
+                """#
+            let indexed = try await client.execute(
+                uri: "/v1/items", method: .post, headers: headers(writerToken), body: ByteBuffer(string: items))
+            #expect(indexed.status == .ok)
+            func page(_ query: String) async throws -> [String: Any] {
+                let response = try await client.execute(uri: "/v1/search?\(query)", method: .get)
+                #expect(response.status == .ok, "\(String(buffer: response.body))")
+                return try json(response)
+            }
+            func ids(_ page: [String: Any]) -> [String] {
+                (page["results"] as? [[String: Any]] ?? []).compactMap { $0["canonicalIdentifier"] as? String }.sorted()
+            }
+            #expect(ids(try await page("q=tartes&typos=false")) == ["fr/tatin"])
+            #expect(ids(try await page("q=Kuchens&typos=false")) == ["de/kuchen"])
+            // No item has every word; `mit`, which three hold, selects none of them.
+            let relaxed = try await page(
+                "q=\("Zwiebelkuchen mit Vanillesoße".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
+            #expect(relaxed["relaxed"] as? Bool == true)
+            #expect(ids(relaxed) == ["de/kuchen", "de/strudel"])
+            let stats = try await client.execute(uri: "/v1/stats", method: .get, headers: headers(adminToken))
+            #expect(try json(stats)["language"] as? String == "en")
+        }
+    }
+
+    @Test(
+        "French and German items get no vector: a search by meaning never finds them, and their similar items say why")
+    func meaningWhereTheModelReads() async throws {
+        let directory = try TemporaryFolder.subfolder("languages-meaning")
+        func item(_ id: String, _ title: String, _ description: String) -> SearchableItem {
+            var object = BranchUniversalObject(canonicalIdentifier: id)
+            object.title = title
+            object.contentDescription = description
+            object.contentIndexMode = .public
+            return SearchableItem(object: object, domainIdentifier: "com.example.shop")
+        }
+        let writer = try SearchableIndex(path: directory + "/index", access: .readWrite(lockTimeout: .seconds(30)))
+        try writer.indexSearchableItems([
+            item("veste", "Veste de pluie", "Une veste légère pour le temps humide et les longues randonnées."),
+            item("jacke", "Regenjacke", "Eine leichte Jacke für nasses Wetter und lange Wanderungen."),
+            item("jacket", "Rain jacket", "A light jacket for wet weather and long walks."),
+        ])
+        try writer.completeMeaning(using: try MeaningModel.installed())
+        try writer.close()
+        let service = try IndexPool(path: directory + "/index", readers: 1)
+        let application = Application(router: buildRouter(service: service, tokens: AccessTokens(entries: [])))
+        try await application.test(.router) { client in
+            let found = try await client.execute(
+                uri: "/v1/search?q=clothes%20for%20a%20storm&semanticRatio=1", method: .get)
+            #expect(found.status == .ok)
+            let ids = (try json(found)["results"] as? [[String: Any]] ?? []).compactMap {
+                $0["canonicalIdentifier"] as? String
+            }
+            #expect(ids.allSatisfy { $0 == "jacket" }, "\(ids)")
+            let similar = try await client.execute(uri: "/v1/items/veste/similar", method: .get)
+            #expect(String(buffer: similar.body).contains("written in fr"), "\(String(buffer: similar.body))")
+        }
+        try await service.close()
+    }
 }

@@ -161,5 +161,35 @@ struct AttributeCommandTests {
         let bad = try workspace.run(["search", "--language", "fr!", "chevaux"])
         #expect(bad.status != 0)
         #expect(bad.stderr.contains("language tag"))
+        // No item has every word: the items with the most of them, and none for the German stop word
+        // `mit` alone, which most recipes hold (Käsespätzle `mit würzigem Bergkäse`).
+        let relaxed = try workspace.run([
+            "search", "--all-domains", "--now", corpusNow, "--json", "--limit", "100", "--semantic-ratio", "0",
+            "Kirschtorte mit Vanillesoße",
+        ])
+        let page = try relaxed.object()
+        #expect(page["relaxed"] as? Bool == true)
+        let found = Set((page["results"] as? [[String: Any]] ?? []).compactMap { $0["canonicalIdentifier"] as? String })
+        let holding = ["02", "03", "08", "14"].flatMap { ["rezept/\($0)", "rezept/\($0)-vegetarisch"] }
+        #expect(found.count >= 6 && found.isSubset(of: holding), "\(found.sorted())")
+    }
+
+    @Test("index --language records the index's default language: items whose text is not told are in it")
+    func defaultLanguage() throws {
+        let workspace = try Workspace()
+        let file = try workspace.write(
+            "items.json",
+            #"[{"$canonical_identifier":"made-up","$og_title":"Stun kel thux","$og_description":"Trean nustshy trean stun."}]"#
+        )
+        let indexed = try workspace.run(["index", file, "--language", "de"])
+        #expect(indexed.status == 0, "\(indexed.stderr)")
+        let found = try workspace.run(["search", "--format", "ids", "language:de"])
+        #expect(found.stdout == "made-up\n")
+        let stats = try workspace.run(["stats", "--json"])
+        #expect(try stats.object()["language"] as? String == "de")
+        #expect(try workspace.run(["stats"]).stdout.contains("Default language:         de"))
+        let bad = try workspace.run(["index", file, "--language", "deutsch!"])
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("language tag"), "\(bad.stderr)")
     }
 }

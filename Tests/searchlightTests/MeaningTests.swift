@@ -89,6 +89,36 @@ struct MeaningTests {
         #expect(kettleLines.last?.contains("by meaning") == false, "\(text.stdout)")
     }
 
+    @Test(
+        "the sample corpus's French and German recipes get no vector: English meaning never finds them; similar says why"
+    )
+    func otherLanguages() throws {
+        let workspace = try Workspace()
+        let indexed = try workspace.run(
+            ["index", repositoryRoot + "/corpus", "--now", corpusNow, "--json"], environment: withMeaning)
+        #expect(indexed.status == 0, "\(indexed.stderr)")
+        for text in ["an apple cake for dessert", "a hearty winter soup", "Wetter"] {
+            let found = try workspace.run(
+                ["search", "--all-domains", "--now", corpusNow, "--json", "--semantic-ratio", "1", "--", text],
+                environment: withMeaning)
+            #expect(found.status == 0, "\(found.stderr)")
+            let domains = (try found.object()["results"] as? [[String: Any]] ?? []).compactMap {
+                $0["domain"] as? String
+            }
+            #expect(
+                !domains.contains("fr.example.cuisine") && !domains.contains("de.example.kueche"), "\(text): \(domains)"
+            )
+        }
+        // By words, the recipes are found as ever.
+        let words = try workspace.run(
+            ["search", "--all-domains", "--now", corpusNow, "--format", "ids", "Apfelstrudel"], environment: withMeaning
+        )
+        #expect(words.stdout.contains("rezept/02"), "\(words.stdout)")
+        let similar = try workspace.run(
+            ["similar", "rezept/02", "--all-domains", "--now", corpusNow], environment: withMeaning)
+        #expect(similar.status == 1 && similar.stderr.contains("written in de"), "\(similar.stderr)")
+    }
+
     @Test("words first, meaning later: --no-meaning, then embed; a ratio asked of an index without vectors says so")
     func embedLater() throws {
         let workspace = try Workspace()

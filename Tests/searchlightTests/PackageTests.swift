@@ -14,7 +14,7 @@ private func shell(_ command: String, environment: [String: String] = [:]) throw
     "the Debian package: installed with apt-get, used from /usr/bin, removed", .temporaryFolder, .serialized,
     .enabled(if: debPath != nil, "scripts/test sets SEARCHLIGHT_DEB to the package it builds"))
 struct PackageTests {
-    @Test("installs the programs, man pages, completions and a unit that serves; removes them")
+    @Test("installs the programs, man pages, completions, stop word lists and a unit that serves; removes them")
     func installUseRemove() async throws {
         let deb = URL(fileURLWithPath: try #require(debPath)).standardizedFileURL.path
         let apt = ["DEBIAN_FRONTEND": "noninteractive"]
@@ -59,6 +59,10 @@ struct PackageTests {
         #expect(try shell("grep -c search /usr/share/zsh/site-functions/_searchlight").status == 0)
         #expect(try shell("grep -c search /usr/share/fish/vendor_completions.d/searchlight.fish").status == 0)
 
+        // Snowball's stop word lists, where the programs read them.
+        let stopWords = "/usr/share/searchlight/stop-words/de.txt"
+        #expect(try shell("grep -qx mit \(stopWords)").status == 0)
+
         // The unit: valid for systemd, and its command serves (with the folders systemd would give
         // it, and a free port).
         let unit = "/usr/lib/systemd/system/searchlight.service"
@@ -92,6 +96,7 @@ struct PackageTests {
         #expect(remove.status == 0, "\(remove.output)")
         #expect(!FileManager.default.fileExists(atPath: "/usr/bin/searchlight"))
         #expect(!FileManager.default.fileExists(atPath: unit))
+        #expect(!FileManager.default.fileExists(atPath: stopWords))
         #expect(FileManager.default.fileExists(atPath: "/etc/searchlight/tokens.json"))
     }
 }

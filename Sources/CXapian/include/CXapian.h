@@ -246,6 +246,13 @@ const cx_item_field *cx_item_fields(size_t *out_count);
 size_t cx_detect_language(cx_text text, cx_text host, cx_text expected, char *_Nullable out_code,
                           size_t capacity);
 
+/// Loads the stop word lists of `folder`, for relaxed questions (`cx_search_request.relax`): a file
+/// `<code>.txt` per language (its ISO 639-1 code, among the languages Searchlight stems), one word
+/// per line in UTF-8, as `scripts/install-dependencies` writes Snowball's lists from Debian's
+/// liblingua-stopwords-perl. Once per process: the first folder that holds a list is kept, and
+/// later calls change nothing. Returns how many languages' lists are loaded; 0 when none is.
+size_t cx_load_stop_words(cx_text folder);
+
 /// What happened to one identifier in `cx_database_delete_items`.
 typedef enum cx_removal : int32_t {
     CX_REMOVED = 0,

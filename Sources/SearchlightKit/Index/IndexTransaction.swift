@@ -53,7 +53,7 @@ public struct IndexTransaction: Sendable {
     ) throws(SearchlightError) -> IndexingReport {
         try SearchableItem.validateDomain(options.domainIdentifier)
         try clientState?.check(in: self)
-        let options = options.with(customFields: try database.customFields())
+        let options = try options.with(indexOf: database)
         var report = IndexingReport()
         var items: [StoredItem] = []
         for var input in inputs {
@@ -99,10 +99,12 @@ public struct IndexTransaction: Sendable {
     private func store(_ items: [SearchableItem], now: Int64) throws(SearchlightError) -> IndexingReport {
         let encoder = JSONEncoder.searchlight()
         let fields = try database.customFields()
+        let language = try database.defaultLanguage()
         var stored: [StoredItem] = []
         for item in items {
             do throws(FieldError) {
-                stored.append(try StoredItem(item, lineDigest: 0, encoder: encoder, fields: fields))
+                stored.append(
+                    try StoredItem(item, lineDigest: 0, encoder: encoder, fields: fields, defaultLanguage: language))
             } catch {
                 throw SearchlightError(error.code, "Item \(quoted(item.uniqueIdentifier)): \(error.message)")
             }

@@ -106,6 +106,9 @@ public struct IndexStatistics: Sendable, Hashable, Codable {
     public var sizeBytes: Int?
     /// Each shard's, in the topology's order, for an index made of shards.
     public var shards: [ShardStatistics]?
+    /// The index's default language (``SearchableIndex/defaultLanguage()``); `nil` in a single
+    /// domain's statistics.
+    public var language: String?
 }
 
 /// Counts for one shard of an index made of shards.

@@ -140,15 +140,18 @@ extension SearchableIndex {
     /// Counts: documents, public, private, expired but not yet pruned, per domain, and the size on disk.
     public func statistics(now: Int64 = currentTime()) throws(SearchlightError) -> IndexStatistics {
         guard let topology else {
-            let (counts, domains) = try read { database throws(SearchlightError) in
-                (try database.counts(now: now), try database.domains())
+            let (counts, domains, language) = try read { database throws(SearchlightError) in
+                (try database.counts(now: now), try database.domains(), try database.defaultLanguage())
             }
             return IndexStatistics(
                 path: path, documents: counts.documents, public: counts.publicCount, private: counts.privateCount,
-                expired: counts.expiredCount, domains: domains, sizeBytes: IndexLayout.size(at: path))
+                expired: counts.expiredCount, domains: domains, sizeBytes: IndexLayout.size(at: path),
+                language: language)
         }
         // The whole index's counts are its shards' together.
-        let domains = try read { database throws(SearchlightError) in try database.domains() }
+        let (domains, language) = try read { database throws(SearchlightError) in
+            (try database.domains(), try database.defaultLanguage())
+        }
         let shards = try ParallelWork.run(topology.shards, names: topology.shards.map(\.name)) {
             _, shard throws(SearchlightError) in
             let reader = try Self.openShardReader(shard)
@@ -164,7 +167,8 @@ extension SearchableIndex {
         func total(_ count: (ShardStatistics) -> Int) -> Int { shards.reduce(0) { $0 + count($1) } }
         return IndexStatistics(
             path: path, documents: total(\.documents), public: total(\.public), private: total(\.private),
-            expired: total(\.expired), domains: domains, sizeBytes: total { $0.sizeBytes ?? 0 }, shards: shards)
+            expired: total(\.expired), domains: domains, sizeBytes: total { $0.sizeBytes ?? 0 }, shards: shards,
+            language: language)
     }
 
     /// Calls `body` with every item of `domainIdentifier` (every domain when `nil`), in storage

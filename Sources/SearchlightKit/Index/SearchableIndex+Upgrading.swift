@@ -33,6 +33,7 @@ extension SearchableIndex {
     static func rebuild(_ old: XapianDatabase, into folder: String) throws(SearchlightError) -> Int {
         let fresh = try XapianDatabase(path: folder, writable: true)
         let fields = try old.customFields()
+        let language = try old.defaultLanguage()
         let encoder = JSONEncoder.searchlight()
         var batch: [StoredItem] = []
         var count = 0
@@ -42,6 +43,7 @@ extension SearchableIndex {
                 if count == 0 {
                     try fresh.setCustomFields(fields)
                     try fresh.copyMetadata(from: old, prefix: ClientStateUpdate.keyPrefix)
+                    try fresh.copyMetadata(from: old, prefix: XapianDatabase.languageKey)
                 }
                 // No item expires here: the rebuild keeps what is stored, and pruning is its own.
                 _ = try fresh.replace(batch, now: .min)
@@ -57,7 +59,9 @@ extension SearchableIndex {
             try old.forEachDocument { data, _, views, source in
                 let item = try storedItem(data, views: views, source: source, path: old.path)
                 do throws(FieldError) {
-                    batch.append(try StoredItem(item, lineDigest: 0, encoder: encoder, fields: fields))
+                    batch.append(
+                        try StoredItem(
+                            item, lineDigest: 0, encoder: encoder, fields: fields, defaultLanguage: language))
                 } catch {
                     throw SearchlightError(
                         error.code, "An item stored in \(old.path) cannot be stored again: \(error.message)",

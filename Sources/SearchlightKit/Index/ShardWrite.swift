@@ -28,6 +28,8 @@ enum ShardWrite: Codable, Sendable {
     case clearMeaning
     /// Records a domain's client state (``ClientStateUpdate``), as its metadata record.
     case clientState(domain: String, record: String)
+    /// Records the index's default language (``SearchableIndex/setDefaultLanguage(_:)``).
+    case defaultLanguage(code: String)
 
     /// An item's name: its domain and identifier.
     struct ItemName: Codable, Sendable {
@@ -113,6 +115,10 @@ enum ShardWrite: Codable, Sendable {
             return .done
         case .clientState(let domain, let record):
             try shard.setMetadata(ClientStateUpdate.key(for: domain), record)
+            return .done
+        case .defaultLanguage(let code):
+            guard try shard.defaultLanguage() != code else { return .count(0) }
+            try shard.setMetadata(XapianDatabase.languageKey, code == "en" ? "" : code)
             return .done
         }
     }

@@ -78,7 +78,7 @@ extension Indexer {
             }
             let build = try BulkBuild(
                 base: database.path, folder: folder, segments: jobs, memoryBudget: memoryBudget, indexPath: path)
-            let options = self.options.with(customFields: try database.customFields())
+            let options = try self.options.with(indexOf: database)
             let filter = LineFilter(
                 snapshot: try XapianDatabase(path: database.path, writable: false), options: options, now: now)
 

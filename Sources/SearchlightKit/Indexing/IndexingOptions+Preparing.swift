@@ -1,10 +1,11 @@
 import FoundationEssentials
 
 extension IndexingOptions {
-    /// These options, for an index with the custom fields `fields`.
-    func with(customFields fields: [ItemAttribute]) -> IndexingOptions {
+    /// These options, for the index `database` writes: its custom fields and its default language.
+    func with(indexOf database: XapianDatabase) throws(SearchlightError) -> IndexingOptions {
         var options = self
-        options.customFields = fields
+        options.customFields = try database.customFields()
+        options.defaultLanguage = try database.defaultLanguage()
         return options
     }
 
@@ -24,7 +25,11 @@ extension IndexingOptions {
                 // items may name their own envelope (a local run, not a request over HTTP).
                 item.source = (itemsMayChooseDomain ? decoded.source : nil) ?? input.source
                 stored.append(
-                    (try StoredItem(item, lineDigest: lineDigest, encoder: encoder, fields: customFields), decoded.item)
+                    (
+                        try StoredItem(
+                            item, lineDigest: lineDigest, encoder: encoder, fields: customFields,
+                            defaultLanguage: defaultLanguage), decoded.item
+                    )
                 )
                 if clamped { report.clamped += 1 }
             } catch {
@@ -42,11 +47,15 @@ extension StoredItem {
     /// What the shim stores for `item`: its fields, its attributes with those of the index's custom
     /// `fields`, and its dictionary as JSON, less what the attributes give back.
     ///
+    /// An item that names no language is given the one its text is told in, `defaultLanguage`
+    /// expected, else `defaultLanguage`.
+    ///
     /// - Throws: `FieldError` with ``SearchlightError/Code/itemTooLarge`` for an item over one
     ///   of ``ItemLimits``.
-    init(_ item: SearchableItem, lineDigest: UInt64, encoder: JSONEncoder, fields: [ItemAttribute])
-        throws(FieldError)
-    {
+    init(
+        _ item: SearchableItem, lineDigest: UInt64, encoder: JSONEncoder, fields: [ItemAttribute],
+        defaultLanguage: String
+    ) throws(FieldError) {
         let object = item.object
         if let language = object.language, BranchUniversalObject.languageCode(of: language) == nil {
             throw FieldError(
@@ -55,10 +64,13 @@ extension StoredItem {
         }
         try object.checkLimits()
         var values = object.attributeValues(custom: fields)
-        // An item that names no language has the one its text is told in, else English, as an
-        // attribute alone: its data stays as given.
+        // An item that names no language has the one its text is told in, else the index's
+        // default, as an attribute alone: its data stays as given.
         if object.language == nil {
-            values.append(AttributeValue(slot: ItemAttribute.language.slot, content: .text(object.toldLanguage)))
+            values.append(
+                AttributeValue(
+                    slot: ItemAttribute.language.slot,
+                    content: .text(object.writtenLanguage(expecting: defaultLanguage))))
         }
         let (data, moved) = try Self.data(of: item, leavingOut: values, encoder: encoder)
         guard data.count <= ItemLimits.itemBytes else {
@@ -124,12 +136,13 @@ extension IndexingReport {
 }
 
 extension BranchUniversalObject {
-    /// The language of an item that names none (SPEC §2.5): the one its title, description and
-    /// keywords are written in, as Compact Language Detector 2 tells it (its canonical URL's
-    /// country domain hinting), else English.
-    var toldLanguage: String {
+    /// The language of the item (SPEC §2.5): the one it names; else the one its title, description
+    /// and keywords are written in, as Compact Language Detector 2 tells it (its canonical URL's
+    /// country domain and the index's default language `expected` hinting); else `expected`.
+    func writtenLanguage(expecting expected: String) -> String {
+        if let languageCode { return languageCode }
         let text = ([title, contentDescription].compactMap { $0 } + keywords).joined(separator: ". ")
         let host = canonicalUrl.flatMap { URLComponents(string: $0)?.host } ?? ""
-        return XapianDatabase.detectLanguage(text, host: host) ?? "en"
+        return XapianDatabase.detectLanguage(text, host: host, expected: expected) ?? expected
     }
 }

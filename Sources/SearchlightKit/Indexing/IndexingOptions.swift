@@ -16,6 +16,9 @@ public struct IndexingOptions: Sendable, Hashable {
     /// The custom fields of the index written (``SearchableIndex/addField(_:type:)``), whose values
     /// each item is stored with: the writer sets them.
     var customFields: [ItemAttribute] = []
+    /// The language of items that name none and whose text is not told: the index's default
+    /// (``SearchableIndex/defaultLanguage()``), which the writer sets.
+    var defaultLanguage = "en"
 
     public init(
         domainIdentifier: String = SearchableItem.defaultDomain,

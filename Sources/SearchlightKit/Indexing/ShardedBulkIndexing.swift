@@ -101,7 +101,7 @@ extension Indexer {
                 return folder
             }
             let names = topology.shards.map(\.name)
-            let options = self.options.with(customFields: try writers[0].customFields())
+            let options = try self.options.with(indexOf: writers[0])
             let lastIDs = try writers.map { writer throws(SearchlightError) in try writer.documents(of: []).last }
             let nextGenerations = writers.map { ($0.layout.generation ?? 0) + 1 }
             let buildFolders = zip(folders, nextGenerations).map { $0 + "/" + IndexLayout.buildFolderName($1) }

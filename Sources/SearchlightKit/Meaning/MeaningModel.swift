@@ -27,9 +27,9 @@ public final class MeaningModel: Sendable {
     public static let languages: Set<String> = ["en"]
 
     /// Whether the model reads `object`'s language: the one it names, else the one its text is
-    /// told in (``BranchUniversalObject/languageCode``).
-    static func reads(_ object: BranchUniversalObject) -> Bool {
-        languages.contains(object.languageCode ?? object.toldLanguage)
+    /// told in, else the index's default, `expected`.
+    static func reads(_ object: BranchUniversalObject, expecting expected: String) -> Bool {
+        languages.contains(object.writtenLanguage(expecting: expected))
     }
 
     /// The most tokens of a text the model reads (its `max_seq_length`): the rest is left out.

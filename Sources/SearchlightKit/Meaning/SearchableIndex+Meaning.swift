@@ -148,7 +148,8 @@ extension SearchableIndex {
         }
         let (pending, next) = try database.storedItems(from: first, limit: limit, withoutMeaning: true)
         // An item in a language the model does not read gets no vector (SPEC §2.4, §2.5).
-        let read = pending.map { MeaningModel.reads($0.item.object) }
+        let expected = try database.defaultLanguage()
+        let read = pending.map { MeaningModel.reads($0.item.object, expecting: expected) }
         let texts = zip(pending, read).filter(\.1).map { meaningText(of: $0.0.item.object) }
         var vectors = try model.vectors(texts, threads: threads).makeIterator()
         return MeaningBatch(
@@ -254,8 +255,9 @@ extension SearchableIndex {
             throw SearchlightError(.itemNotFound, "No item with the identifier \(canonical) is visible here")
         }
         let owner = found.domainIdentifier
-        guard MeaningModel.reads(found.object) else {
-            let language = found.object.languageCode ?? found.object.toldLanguage
+        let expected = try read { database throws(SearchlightError) in try database.defaultLanguage() }
+        guard MeaningModel.reads(found.object, expecting: expected) else {
+            let language = found.object.writtenLanguage(expecting: expected)
             throw SearchlightError(
                 .meaningUnavailable,
                 "The item \(canonical) is written in \(language), which the meaning model does not read: "

@@ -28,6 +28,15 @@ extension XapianDatabase {
         return records.map { ItemAttribute(custom: $0.name, type: $0.type, slot: $0.slot) }
     }
 
+    static let languageKey = "searchlight.language"
+
+    /// The language code of the index's items that name none and whose text is not told
+    /// (``SearchableIndex/defaultLanguage()``): English unless one is recorded.
+    func defaultLanguage() throws(SearchlightError) -> String {
+        let code = try metadata(Self.languageKey)
+        return code.isEmpty ? "en" : code
+    }
+
     /// Records `fields` as the index's custom fields, in this write.
     func setCustomFields(_ fields: [ItemAttribute]) throws(SearchlightError) {
         let records = fields.map { FieldRecord(name: $0.name, type: FieldType($0.kind), slot: $0.slot) }

@@ -140,6 +140,7 @@ extension XapianDatabase {
         ) -> cx_status
     ) throws(SearchlightError) -> RawResults {
         let handle = try open()
+        if shape.relax { _ = StopWords.languagesLoaded }
         var arena = TextArena()
         let tree = QueryTree(expression, now: now, arena: &arena)
         let domainRange = arena.add(domain ?? "")
