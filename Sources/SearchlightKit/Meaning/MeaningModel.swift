@@ -58,20 +58,7 @@ public final class MeaningModel: Sendable {
     /// `/usr/local/share` and `/usr/share`. `SEARCHLIGHT_MODEL=none` looks nowhere: everything
     /// runs by words alone, as without the model.
     public static var searchPaths: [String] {
-        let environment = ProcessInfo.processInfo.environment
-        var paths: [String] = []
-        if let folder = environment["SEARCHLIGHT_MODEL"], !folder.isEmpty {
-            if folder == "none" { return [] }
-            paths.append(folder)
-        }
-        let relative = "searchlight/models/all-MiniLM-L6-v2"
-        if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
-            paths.append(data + "/" + relative)
-        } else if let home = environment["HOME"], !home.isEmpty {
-            paths.append(home + "/.local/share/" + relative)
-        }
-        paths += ["/usr/local/share/" + relative, "/usr/share/" + relative]
-        return paths
+        installedDataPaths(variable: "SEARCHLIGHT_MODEL", relative: "searchlight/models/all-MiniLM-L6-v2")
     }
 
     /// What to tell someone who asks for meaning without the model.

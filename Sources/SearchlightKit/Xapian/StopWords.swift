@@ -11,20 +11,7 @@ public enum StopWords {
     /// and `/usr/share`; each a folder of `<code>.txt` files, one word per line.
     /// `SEARCHLIGHT_STOP_WORDS=none` looks nowhere: every word of a relaxed question selects.
     public static var searchPaths: [String] {
-        let environment = ProcessInfo.processInfo.environment
-        var paths: [String] = []
-        if let folder = environment["SEARCHLIGHT_STOP_WORDS"], !folder.isEmpty {
-            if folder == "none" { return [] }
-            paths.append(folder)
-        }
-        let relative = "searchlight/stop-words"
-        if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
-            paths.append(data + "/" + relative)
-        } else if let home = environment["HOME"], !home.isEmpty {
-            paths.append(home + "/.local/share/" + relative)
-        }
-        paths += ["/usr/local/share/" + relative, "/usr/share/" + relative]
-        return paths
+        installedDataPaths(variable: "SEARCHLIGHT_STOP_WORDS", relative: "searchlight/stop-words")
     }
 
     /// How many languages' lists this process reads questions with: loaded once, from the first
