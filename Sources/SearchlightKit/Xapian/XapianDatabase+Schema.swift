@@ -13,8 +13,9 @@ extension XapianDatabase {
     /// The language `text` is written in, as Compact Language Detector 2 tells it among the
     /// languages whose words the index reads: its ISO 639-1 code, or `nil` when it cannot tell.
     /// `host`, where the text is published, hints by its country's domain (`cuisine.example.fr`),
-    /// and `expected`, the language most texts are in, by its prior.
-    static func detectLanguage(_ text: String, host: String = "", expected: String = "en") -> String? {
+    /// and `expected`, the language most texts are in (the index's default; empty for a question), by
+    /// its prior.
+    static func detectLanguage(_ text: String, host: String = "", expected: String) -> String? {
         var code = [CChar](repeating: 0, count: 8)
         let length = withText(text) { text in
             withText(host) { host in withText(expected) { cx_detect_language(text, host, $0, &code, code.count) } }
