@@ -19,6 +19,7 @@
 
 #include "errors.hpp"
 #include "include/CXapian.h"
+#include "schema.hpp"
 #include "text.hpp"
 
 namespace cx {
@@ -144,6 +145,41 @@ std::vector<std::string> stemmings(const std::vector<std::string> &codes) {
     }
     if (read.empty()) read.emplace_back("en");
     return read;
+}
+
+namespace {
+
+/// Whether some item holds both `first` and `second`: their posting lists walked together, each
+/// skipping to the other's item.
+bool share_an_item(const Xapian::Database &reader, const std::string &first, const std::string &second) {
+    Xapian::PostingIterator a = reader.postlist_begin(first), b = reader.postlist_begin(second);
+    const Xapian::PostingIterator a_end = reader.postlist_end(first), b_end = reader.postlist_end(second);
+    while (a != a_end && b != b_end) {
+        if (*a == *b) return true;
+        if (*a < *b)
+            a.skip_to(*b);
+        else
+            b.skip_to(*a);
+    }
+    return false;
+}
+
+}  // namespace
+
+bool held_in_stemming(const Xapian::Database &reader, const std::string &term, const std::string &stemming) {
+    const std::string prefix = attribute_term(slot::language, std::string());
+    std::vector<std::string> reading;
+    bool others = false;
+    for (auto it = reader.allterms_begin(prefix); it != reader.allterms_end(prefix); ++it) {
+        if (stemming_of(language_code((*it).substr(prefix.size()))) == stemming)
+            reading.push_back(*it);
+        else
+            others = true;
+    }
+    // Every item read so (or none recorded): any item that holds the form.
+    if (!others) return reader.term_exists(term);
+    return std::any_of(reading.begin(), reading.end(),
+                       [&](const std::string &language) { return share_an_item(reader, term, language); });
 }
 
 bool is_stop_word(const std::vector<std::string> &codes, const std::string &folded) {

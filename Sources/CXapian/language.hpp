@@ -36,6 +36,13 @@ std::string stemming_of(const std::string &code);
 /// English when there is none.
 std::vector<std::string> stemmings(const std::vector<std::string> &codes);
 
+/// Whether an item whose language reads words as `stemming` does (`stemming_of`) holds `term`, a
+/// form of a word in that reading. The languages share one space of terms, so a form one language
+/// makes of a word (Norwegian's `walk` of `walker`) may be another word's form in another (English's
+/// `walk`): such a form reads the word in that language only when one of the language's items holds
+/// it. Where no item records a language, whether any item holds `term`.
+bool held_in_stemming(const Xapian::Database &reader, const std::string &term, const std::string &stemming);
+
 /// Whether `folded` (a word, accents folded and lower-cased) is a stop word of one of `codes`
 /// (`cx_load_stop_words`): a word too common in its language to tell items apart. False for every
 /// word before the lists are loaded, or when none is.

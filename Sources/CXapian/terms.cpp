@@ -146,21 +146,37 @@ Query LeafTerms::parse(const std::string &text, unsigned flags, bool title) {
     // Each language's reading once: most words read alike in every language.
     std::vector<Query> readings;
     std::vector<std::set<std::string>> seen;
-    for (const std::unique_ptr<Parser> &parser : parsers) {
-        Query reading = score_forms_separately(parser->parse_query(text, flags));
+    // The languages (stemmings) that read each reading so.
+    std::vector<std::vector<std::string>> readers;
+    for (size_t i = 0; i < parsers.size(); ++i) {
+        Query reading = score_forms_separately(parsers[i]->parse_query(text, flags));
         std::set<std::string> terms(reading.get_unique_terms_begin(), reading.get_unique_terms_end());
-        if (std::find(seen.begin(), seen.end(), terms) != seen.end()) continue;
+        if (const auto found = std::find(seen.begin(), seen.end(), terms); found != seen.end()) {
+            readers[size_t(found - seen.begin())].push_back(languages_[i]);
+            continue;
+        }
         seen.push_back(std::move(terms));
         readings.push_back(std::move(reading));
+        readers.push_back({languages_[i]});
     }
     if (readings.size() == 1) return readings.front();
-    // A form no item holds matches nothing and would only count as one more part of the query,
-    // lowering every result's percentage.
-    const auto unheld = [&](const Query &reading) {
-        return reading.get_type() == Query::LEAF_TERM && !database_.term_exists(*reading.get_terms_begin());
-    };
-    if (!std::all_of(readings.begin(), readings.end(), unheld))
-        readings.erase(std::remove_if(readings.begin(), readings.end(), unheld), readings.end());
+    // A form no item of the languages that read the word so holds matches nothing it should (at
+    // most another language's word of the same form: `held_in_stemming`), and would count as one
+    // more part of the query, lowering every result's percentage.
+    std::vector<bool> unheld(readings.size());
+    for (size_t i = 0; i < readings.size(); ++i) {
+        if (readings[i].get_type() != Query::LEAF_TERM) continue;
+        const std::string form = *readings[i].get_terms_begin();
+        unheld[i] = std::none_of(readers[i].begin(), readers[i].end(), [&](const std::string &stemming) {
+            return held_in_stemming(database_, form, stemming);
+        });
+    }
+    if (!std::all_of(unheld.begin(), unheld.end(), [](bool is) { return is; })) {
+        std::vector<Query> held;
+        for (size_t i = 0; i < readings.size(); ++i)
+            if (!unheld[i]) held.push_back(std::move(readings[i]));
+        readings = std::move(held);
+    }
     if (readings.size() == 1) return readings.front();
     const bool words = std::all_of(readings.begin(), readings.end(),
                                    [](const Query &reading) { return reading.get_type() == Query::LEAF_TERM; });

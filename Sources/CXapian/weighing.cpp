@@ -4,13 +4,17 @@
 // for every match of a weighed term, from its own list of lengths: glass moves to the chunk
 // holding the item and decodes it entry by entry up to the item. A search that weighs thousands of
 // matches (two words neither of whose impact tiers can prove the page) spends most of its time
-// there. Here each weighed word is a posting source over the word's own postings that reads the
-// length from an array: the same arithmetic, in Xapian's order, on the same numbers.
+// there. Here each weighed word, and each word's forms joined as one synonym, is a posting source
+// over the word's own postings that reads the length from an array: the same arithmetic, in
+// Xapian's order, on the same numbers.
 
 #include "weighing.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
 
 #include "bm25.hpp"
 #include "matching.hpp"
@@ -93,6 +97,121 @@ class WordSource final : public Xapian::PostingSource {
     double term_weight_ = 0, length_factor_ = 0;
 };
 
+/// A word's forms in the languages a query is read in, one `OP_SYNONYM` of terms, weighed as Xapian
+/// 1.4 weighs it (`matcher/synonympostlist.cc`, `LocalSubMatch::make_synonym_postlist`): one term
+/// whose within-item frequency is the forms' together (at most the item's length), whose frequency
+/// is Xapian's estimate of the forms' OR, at a query frequency of 1, bounded at the longest item's
+/// length; the length of each item read from `lengths`.
+class SynonymSource final : public Xapian::PostingSource {
+  public:
+    SynonymSource(std::vector<std::string> forms, double factor, std::shared_ptr<const Lengths> lengths)
+        : forms_(std::move(forms)), factor_(factor), lengths_(std::move(lengths)) {}
+
+    SynonymSource *clone() const override { return new SynonymSource(forms_, factor_, lengths_); }
+    std::string name() const override { return "searchlight.Synonym"; }
+
+    Xapian::doccount get_termfreq_min() const override { return least_; }
+    Xapian::doccount get_termfreq_est() const override { return estimate_; }
+    Xapian::doccount get_termfreq_max() const override { return most_; }
+
+    void init(const Xapian::Database &reader) override {
+        const Xapian::doccount items = reader.get_doccount();
+        lists_.clear();
+        std::vector<Xapian::doccount> frequencies;
+        for (const std::string &form : forms_) {
+            lists_.push_back({reader.postlist_begin(form), reader.postlist_end(form)});
+            frequencies.push_back(reader.get_termfreq(form));
+        }
+        least_ = *std::max_element(frequencies.begin(), frequencies.end());
+        // An OR's bounds: at least its most frequent form's items, at most theirs together.
+        most_ = 0;
+        for (const Xapian::doccount frequency : frequencies) most_ = std::min(most_ + frequency, items);
+        estimate_ = or_estimate(frequencies, items);
+        started_ = false;
+        current_ = 0;
+        // As Xapian weighs the synonym: the term weight at the OR's estimated frequency and a query
+        // frequency of 1, in BM25Weight's order; its bound at a within-item frequency of the
+        // longest item's length (Weight::init_ for a synonym).
+        term_weight_ = bm25::idf(items, estimate_) * factor_;
+        term_weight_ *= bm25::query_factor(1);
+        term_weight_ *= (bm25::k1 + 1);
+        length_factor_ = items == 0 ? 0 : Xapian::doclength(reader.get_total_length()) / items;
+        if (length_factor_ != 0) length_factor_ = 1 / length_factor_;
+        const Xapian::termcount most_wdf = reader.get_doclength_upper_bound();
+        const Xapian::doclength shortest =
+            std::max(std::max<Xapian::termcount>(most_wdf, reader.get_doclength_lower_bound()) * length_factor_,
+                     bm25::min_normlen);
+        set_maxweight(most_ == 0 || most_wdf == 0 ? 0 : term_weight_ * bm25::impact(most_wdf, shortest));
+    }
+
+    void next(double) override {
+        if (started_)
+            for (List &list : lists_)
+                if (list.at != list.end && *list.at == current_) ++list.at;
+        started_ = true;
+        settle();
+    }
+
+    void skip_to(Xapian::docid id, double) override {
+        started_ = true;
+        for (List &list : lists_)
+            if (list.at != list.end) list.at.skip_to(id);
+        settle();
+    }
+
+    bool at_end() const override { return started_ && current_ == 0; }
+    Xapian::docid get_docid() const override { return current_; }
+
+    double get_weight() const override {
+        const Xapian::termcount length = current_ < lengths_->of.size() ? lengths_->of[current_] : 0;
+        Xapian::termcount wdf = 0;
+        for (const List &list : lists_)
+            if (list.at != list.end && *list.at == current_) wdf += list.at.get_wdf();
+        wdf = std::min(wdf, length);
+        const Xapian::doclength normalised = std::max(length * length_factor_, bm25::min_normlen);
+        return term_weight_ * bm25::impact(wdf, normalised);
+    }
+
+  private:
+    struct List {
+        Xapian::PostingIterator at, end;
+    };
+
+    std::vector<std::string> forms_;
+    double factor_;
+    std::shared_ptr<const Lengths> lengths_;
+    std::vector<List> lists_;
+    Xapian::doccount least_ = 0, estimate_ = 0, most_ = 0;
+    Xapian::docid current_ = 0;
+    bool started_ = false;
+    double term_weight_ = 0, length_factor_ = 0;
+
+    /// The least item any form's list is at; 0 when every list has ended.
+    void settle() {
+        current_ = 0;
+        for (const List &list : lists_)
+            if (list.at != list.end && (current_ == 0 || *list.at < current_)) current_ = *list.at;
+    }
+
+    /// Xapian's estimate of how many of `items` items an OR of terms of `frequencies` matches
+    /// (`OrContext::postlist`, `OrPostList::get_termfreq_est_using_stats`): the two least frequent
+    /// joined first, as independent, each join rounded.
+    static Xapian::doccount or_estimate(std::vector<Xapian::doccount> frequencies, Xapian::doccount items) {
+        const auto later = std::greater<Xapian::doccount>();
+        std::make_heap(frequencies.begin(), frequencies.end(), later);
+        while (frequencies.size() > 1) {
+            std::pop_heap(frequencies.begin(), frequencies.end(), later);
+            const double right = frequencies.back();
+            frequencies.pop_back();
+            std::pop_heap(frequencies.begin(), frequencies.end(), later);
+            const double left = frequencies.back();
+            frequencies.back() = Xapian::doccount(left + right - (left * right / items) + 0.5);
+            std::push_heap(frequencies.begin(), frequencies.end(), later);
+        }
+        return frequencies.front();
+    }
+};
+
 class Rewrite {
   public:
     Rewrite(const Xapian::Database &reader, const ScaleFactors &factors, std::shared_ptr<const Lengths> lengths)
@@ -125,9 +244,10 @@ class Rewrite {
             case Query::OP_AND_NOT:
                 // Only the first subquery weighs.
                 return each(query, factor, 1);
+            case Query::OP_SYNONYM:
+                return synonym(query, factor);
             default:
-                // Phrases and windows read their terms' positions, and synonyms their summed
-                // within-item frequencies, through Xapian's own lists.
+                // Phrases and windows read their terms' positions through Xapian's own lists.
                 return scaled(query, factor);
         }
     }
@@ -140,6 +260,24 @@ class Rewrite {
     /// `query` weighing `factor` times its own weight, as Xapian weighs it.
     Query scaled(const Query &query, double factor) const {
         return factor == 1 ? query : cx::scaled(reader_, query, factor);
+    }
+
+    /// A synonym of distinct terms (a word's forms) as one source; any other synonym (of repeated
+    /// terms, whose within-item frequency Xapian bounds otherwise, or of more than terms) as Xapian
+    /// weighs it.
+    Query synonym(const Query &query, double factor) {
+        std::vector<std::string> forms;
+        for (size_t i = 0; i < query.get_num_subqueries(); ++i) {
+            const Query form = query.get_subquery(i);
+            if (form.get_type() != Query::LEAF_TERM) return scaled(query, factor);
+            forms.push_back(*form.get_terms_begin());
+            if (forms.back().empty()) return scaled(query, factor);
+        }
+        std::vector<std::string> sorted = forms;
+        std::sort(sorted.begin(), sorted.end());
+        if (forms.empty() || std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end() || factor == 0)
+            return scaled(query, factor);
+        return Query((new SynonymSource(std::move(forms), factor, lengths_))->release());
     }
 
     /// `query` with its first `weighed` subqueries rewritten, the others as they are.

@@ -98,6 +98,26 @@ struct LanguageTests {
         #expect(try test.index.ids("chevaux", domain: "fr.example").sorted() == ["en/mirror", "fr/chevaux"])
     }
 
+    @Test("a form one language makes of a word reads it only where an item of that language holds the form")
+    func formsHeldInTheirLanguage() throws {
+        let test = try TestIndex()
+        // Norwegian reads `walker` as `walk`, an English word too; its one item here holds neither.
+        var items = (0..<6).map { written("en/walk/\($0)", "A walk by the sea, day \($0)", language: "en") }
+        items.append(written("en/walker", "The walker's guide to the coast", language: "en"))
+        items.append(written("nb/fjord", "Turer langs fjorden", language: "nb"))
+        try test.index.indexSearchableItems(items, now: now)
+        func found(_ text: String) throws -> [String] {
+            try test.index.search(SearchQuery(text, domainIdentifier: "default", limit: 100, typos: false), now: now)
+                .results.map(\.canonicalIdentifier).sorted()
+        }
+        #expect(try found("walker -zzqx") == ["en/walker"])
+        // Once a Norwegian item holds the form, Norwegian reads the word so too: `walk` for `walker`
+        // in every language's items, as the languages share their words' forms.
+        try test.index.indexSearchableItems([written("nb/walker", "En walker i fjellet", language: "nb")], now: now)
+        let read = try found("walker -zzqx")
+        #expect(read.contains("nb/walker") && read.contains("en/walker"), "\(read)")
+    }
+
     @Test("an item that names no language has the one its text is told in: stemmed, filtered and counted so")
     func told() throws {
         let test = try TestIndex()

@@ -270,6 +270,36 @@ struct TierTests {
         #expect(all.results.contains { $0.canonicalIdentifier.hasPrefix("fr/") })
     }
 
+    @Test("a reader that keeps the items' lengths weighs a word's forms in several languages as Xapian does")
+    func keptLengthsWeighForms() throws {
+        func written(_ id: String, _ description: String, _ language: String) -> SearchableItem {
+            let title = language == "fr" ? "Courir" : "Running notes"
+            var made = item(id, title: title, description: description, mode: .public)
+            made.object.language = language
+            return made
+        }
+        // `running` is `run` in English and `running` in French: one synonym of the two forms, whose
+        // frequency Xapian estimates from both; `walk` and `sea` are one form in both languages.
+        let often = { (number: Int) in Array(repeating: "running", count: number % 4 + 1).joined(separator: " ") }
+        var items = (0..<700).map { written("en/\($0)", often($0) + " " + Self.filler($0 % 40 + 3), "en") }
+        items += (0..<250).map { written("fr/\($0)", often($0) + " " + Self.filler($0 % 30 + 5), "fr") }
+        items += (0..<300).map { written("plain/\($0)", Self.filler($0 % 50 + 2), $0 % 2 == 0 ? "en" : "fr") }
+        let test = try TestIndex()
+        try test.index.indexSearchableItems(items, now: now)
+        let keeping = try SearchableIndex(path: test.path, access: .readOnly, keepsFieldsInMemory: true)
+        let texts = ["running", "running walk", "running OR sea", "title:running", "running -back", "walk sea running"]
+        let searches = texts.flatMap { [SearchQuery($0, limit: 20), SearchQuery($0, limit: 10, offset: 300)] }
+        // The reader keeps the lengths from its 16th search at a revision: the later rounds weigh from
+        // them.
+        for _ in 0..<3 {
+            for search in searches {
+                let expected = try test.index.search(search, now: now)
+                let kept = try keeping.search(search, now: now)
+                #expect(Self.page(kept) == Self.page(expected), "\(search.text) from \(search.offset)")
+            }
+        }
+    }
+
     @Test("an AND a rarer word covers, inside an OR: its items' ceilings count every word of the AND")
     func coveredAndInOr() throws {
         // `(alpha beta) OR gamma`: fewer items hold `alpha` than have a tier, so its list covers the
