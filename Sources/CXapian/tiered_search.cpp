@@ -386,7 +386,47 @@ class Walk {
             parts.push_back(term(form, weight, reader_.get_termfreq(form)));
             covered = covered && parts.back().covered;
         }
-        return summed(parts, covered);
+        return summed_forms(parts, forms, covered);
+    }
+
+    /// The forms' parts summed as `summed` sums parts, but a candidate of one form adds what another
+    /// form weighs below its candidates (its bound) only when it holds that form, its posting list
+    /// read to the candidate: an item of one language seldom holds another language's form, and
+    /// adding every other form's bound to each candidate would leave too many candidates above the
+    /// page to prove it.
+    Part summed_forms(const std::vector<Part> &parts, const std::vector<std::string> &forms, bool covered) {
+        Part all{covered, 0, {}};
+        std::vector<Xapian::docid> ids;
+        for (const Part &part : parts) {
+            all.bound += part.bound;
+            all.postings += part.postings;
+            for (const Candidate &candidate : part.candidates) ids.push_back(candidate.id);
+        }
+        std::sort(ids.begin(), ids.end());
+        ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+        struct Cursor {
+            std::vector<Candidate>::const_iterator next;
+            Xapian::PostingIterator at, end;
+        };
+        std::vector<Cursor> cursors;
+        for (size_t i = 0; i < parts.size(); ++i)
+            cursors.push_back({parts[i].candidates.begin(), reader_.postlist_begin(forms[i]), reader_.postlist_end(forms[i])});
+        all.candidates.reserve(ids.size());
+        for (const Xapian::docid id : ids) {
+            double ceiling = 0;
+            for (size_t i = 0; i < parts.size(); ++i) {
+                Cursor &cursor = cursors[i];
+                cursor.next = Part::first_from(cursor.next, parts[i].candidates.end(), id);
+                if (cursor.next != parts[i].candidates.end() && cursor.next->id == id) {
+                    ceiling += cursor.next->ceiling;
+                } else if (parts[i].bound > 0 && cursor.at != cursor.end) {
+                    cursor.at.skip_to(id);
+                    if (cursor.at != cursor.end && *cursor.at == id) ceiling += parts[i].bound;
+                }
+            }
+            all.candidates.push_back({id, ceiling});
+        }
+        return all;
     }
 
     Part term(const std::string &name, double factor) {

@@ -262,10 +262,14 @@ struct TierTests {
         }
         let expected = try Self.fromTiersAsInFull("running -zzqx", items: items)
         #expect(expected.results.prefix(5).allSatisfy { $0.canonicalIdentifier.hasPrefix("short/") })
+        // French items that hold English's form too (`run`, which French leaves as it is), under its
+        // tier: their bound for it counts, and the page is still the full evaluation's.
+        let both = (0..<40).map { written("both/\($0)", "running run " + Self.filler($0 % 60 + 100), "fr") }
+        _ = try Self.fromTiersAsInFull("running -zzqx", items: items + both)
         // Both languages' items are found, though `running` is `run` in one of them alone.
-        let both = try TestIndex()
-        try both.index.indexSearchableItems(items, now: now)
-        let all = try both.index.search(SearchQuery("running -zzqx", limit: 1_000), now: now)
+        let twoLanguages = try TestIndex()
+        try twoLanguages.index.indexSearchableItems(items, now: now)
+        let all = try twoLanguages.index.search(SearchQuery("running -zzqx", limit: 1_000), now: now)
         #expect(all.results.contains { $0.canonicalIdentifier.hasPrefix("en/") })
         #expect(all.results.contains { $0.canonicalIdentifier.hasPrefix("fr/") })
     }
