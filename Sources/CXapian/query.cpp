@@ -202,12 +202,12 @@ class Builder {
             partial && database_.reader.allterms_begin(word) != database_.reader.allterms_end(word);
         const bool beginning = partial && !begun;
         for (const std::string &near : words->near(word, beginning, &database_.reader)) {
-            // The correction's forms in the languages, those items of the language hold
-            // (`held_in_stemming`; else the first): one synonym, a part of the query as the word is.
+            // The correction's forms in the languages, those items hold (else the first): one
+            // synonym, a part of the query as the word is.
             std::vector<Query> forms;
             for (const std::string &language : languages_) {
                 std::string term = "Z" + stemmer_for(language)(near);
-                const bool kept = languages_.size() == 1 || held_in_stemming(database_.reader, term, language);
+                const bool kept = languages_.size() == 1 || database_.reader.term_exists(term);
                 if (kept && seen.insert(term).second) forms.emplace_back(term);
             }
             if (forms.empty() && languages_.size() > 1) {
@@ -218,9 +218,9 @@ class Builder {
                 corrected.push_back(forms.size() == 1 ? forms.front() : Query(Query::OP_SYNONYM, forms.begin(), forms.end()));
             if (corrected.size() == most_typo_words) break;
         }
-        bool held = begun;
-        for (size_t i = 0; i < typed.size() && !held; ++i)
-            held = held_in_stemming(database_.reader, typed[i], languages_[i]);
+        const bool held = begun || std::any_of(typed.begin(), typed.end(), [&](const std::string &term) {
+                              return database_.reader.term_exists(term);
+                          });
         return {std::move(corrected), held};
     }
 
