@@ -25,6 +25,39 @@ namespace {
 
 using Query = Xapian::Query;
 
+/// A term's BM25 weighting as Xapian 1.4's `BM25Weight` computes it (`weight/bm25weight.cc`), each
+/// step in its order, for the posting sources below.
+struct TermWeighing {
+    double term_weight = 0, length_factor = 0;
+
+    /// For a term `frequency` items hold, repeated `wqf` times in the query, under `factor`: its
+    /// term weight under the scales above it, its query factor, then k1 + 1; and the inverse of the
+    /// average length.
+    TermWeighing(const Xapian::Database &reader, Xapian::doccount frequency, Xapian::termcount wqf, double factor) {
+        const Xapian::doccount items = reader.get_doccount();
+        term_weight = bm25::idf(items, frequency) * factor;
+        term_weight *= bm25::query_factor(wqf);
+        term_weight *= (bm25::k1 + 1);
+        length_factor = items == 0 ? 0 : Xapian::doclength(reader.get_total_length()) / items;
+        if (length_factor != 0) length_factor = 1 / length_factor;
+    }
+
+    TermWeighing() = default;
+
+    /// The most it weighs, as Xapian bounds a term: at `most_wdf` and the shortest length.
+    double most(const Xapian::Database &reader, Xapian::termcount most_wdf) const {
+        const Xapian::doclength shortest =
+            std::max(std::max<Xapian::termcount>(most_wdf, reader.get_doclength_lower_bound()) * length_factor,
+                     bm25::min_normlen);
+        return term_weight * bm25::impact(most_wdf, shortest);
+    }
+
+    /// What it weighs in an item of `length` that holds it `wdf` times.
+    double of(Xapian::termcount wdf, Xapian::termcount length) const {
+        return term_weight * bm25::impact(wdf, std::max(length * length_factor, bm25::min_normlen));
+    }
+};
+
 /// One word's postings, weighed as Xapian 1.4's `BM25Weight` weighs a term of `wqf` under `factor`
 /// (`weight/bm25weight.cc`, `weight/weight.cc`), the length of each item read from `lengths`.
 class WordSource final : public Xapian::PostingSource {
@@ -44,26 +77,15 @@ class WordSource final : public Xapian::PostingSource {
         position_ = reader.postlist_begin(word_);
         end_ = reader.postlist_end(word_);
         started_ = false;
-        const Xapian::doccount items = reader.get_doccount();
-        // In the order Xapian's BM25Weight multiplies them: its term weight under the scales above
-        // it, its query factor, then k1 + 1.
-        term_weight_ = bm25::idf(items, frequency_) * factor_;
-        term_weight_ *= bm25::query_factor(wqf_);
-        term_weight_ *= (bm25::k1 + 1);
-        length_factor_ = items == 0 ? 0 : Xapian::doclength(reader.get_total_length()) / items;
-        if (length_factor_ != 0) length_factor_ = 1 / length_factor_;
-        // The most it can weigh, as Xapian bounds a term: at the greatest within-item frequency its
-        // posting list admits (glass's: the collection frequency less the first posting's, or that
-        // first one) and the shortest length.
+        weighing_ = TermWeighing(reader, frequency_, wqf_, factor_);
+        // Bounded at the greatest within-item frequency its posting list admits (glass's: the
+        // collection frequency less the first posting's, or that first one).
         Xapian::termcount most_wdf = 0;
         if (position_ != end_) {
             const Xapian::termcount first = position_.get_wdf();
             most_wdf = std::max(reader.get_collection_freq(word_) - first, first);
         }
-        const Xapian::doclength shortest =
-            std::max(std::max<Xapian::termcount>(most_wdf, reader.get_doclength_lower_bound()) * length_factor_,
-                     bm25::min_normlen);
-        set_maxweight(term_weight_ * bm25::impact(most_wdf, shortest));
+        set_maxweight(weighing_.most(reader, most_wdf));
     }
 
     void next(double) override {
@@ -81,9 +103,7 @@ class WordSource final : public Xapian::PostingSource {
 
     double get_weight() const override {
         const Xapian::docid id = *position_;
-        const Xapian::termcount length = id < lengths_->of.size() ? lengths_->of[id] : 0;
-        const Xapian::doclength normalised = std::max(length * length_factor_, bm25::min_normlen);
-        return term_weight_ * bm25::impact(position_.get_wdf(), normalised);
+        return weighing_.of(position_.get_wdf(), id < lengths_->of.size() ? lengths_->of[id] : 0);
     }
 
   private:
@@ -94,7 +114,7 @@ class WordSource final : public Xapian::PostingSource {
     Xapian::doccount frequency_ = 0;
     Xapian::PostingIterator position_, end_;
     bool started_ = false;
-    double term_weight_ = 0, length_factor_ = 0;
+    TermWeighing weighing_;
 };
 
 /// A word's forms in the languages a query is read in, one `OP_SYNONYM` of terms, weighed as Xapian
@@ -129,19 +149,12 @@ class SynonymSource final : public Xapian::PostingSource {
         estimate_ = or_estimate(frequencies, items);
         started_ = false;
         current_ = 0;
-        // As Xapian weighs the synonym: the term weight at the OR's estimated frequency and a query
-        // frequency of 1, in BM25Weight's order; its bound at a within-item frequency of the
-        // longest item's length (Weight::init_ for a synonym).
-        term_weight_ = bm25::idf(items, estimate_) * factor_;
-        term_weight_ *= bm25::query_factor(1);
-        term_weight_ *= (bm25::k1 + 1);
-        length_factor_ = items == 0 ? 0 : Xapian::doclength(reader.get_total_length()) / items;
-        if (length_factor_ != 0) length_factor_ = 1 / length_factor_;
+        // As Xapian weighs the synonym: at the OR's estimated frequency and a query frequency of 1,
+        // bounded at a within-item frequency of the longest item's length (Weight::init_ for a
+        // synonym).
+        weighing_ = TermWeighing(reader, estimate_, 1, factor_);
         const Xapian::termcount most_wdf = reader.get_doclength_upper_bound();
-        const Xapian::doclength shortest =
-            std::max(std::max<Xapian::termcount>(most_wdf, reader.get_doclength_lower_bound()) * length_factor_,
-                     bm25::min_normlen);
-        set_maxweight(most_ == 0 || most_wdf == 0 ? 0 : term_weight_ * bm25::impact(most_wdf, shortest));
+        set_maxweight(most_ == 0 || most_wdf == 0 ? 0 : weighing_.most(reader, most_wdf));
     }
 
     void next(double) override {
@@ -167,9 +180,7 @@ class SynonymSource final : public Xapian::PostingSource {
         Xapian::termcount wdf = 0;
         for (const List &list : lists_)
             if (list.at != list.end && *list.at == current_) wdf += list.at.get_wdf();
-        wdf = std::min(wdf, length);
-        const Xapian::doclength normalised = std::max(length * length_factor_, bm25::min_normlen);
-        return term_weight_ * bm25::impact(wdf, normalised);
+        return weighing_.of(std::min(wdf, length), length);
     }
 
   private:
@@ -184,7 +195,7 @@ class SynonymSource final : public Xapian::PostingSource {
     Xapian::doccount least_ = 0, estimate_ = 0, most_ = 0;
     Xapian::docid current_ = 0;
     bool started_ = false;
-    double term_weight_ = 0, length_factor_ = 0;
+    TermWeighing weighing_;
 
     /// The least item any form's list is at; 0 when every list has ended.
     void settle() {
