@@ -272,7 +272,7 @@ std::vector<std::pair<Xapian::docid, double>> nearest(cx_database &database, Sna
         found = scan(reader, kept.get(), visible.get(), *expiry, double(request.now_ms), excluded_id, *query, count,
                      least_similarity, matches, *closeness);
     } else {
-        Xapian::Query selected = selection != nullptr ? *selection : Xapian::Query::MatchAll;
+        Xapian::Query selected = selection != nullptr ? *selection : cx::match_all();
         if (!excluded.empty())
             selected = Xapian::Query(Xapian::Query::OP_AND_NOT, selected, Xapian::Query(excluded));
         Xapian::Enquire enquire(reader);

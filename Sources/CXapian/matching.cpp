@@ -22,7 +22,7 @@ class Rewrite {
         switch (query.get_type()) {
             case Query::LEAF_TERM: {
                 const std::string &term = *query.get_terms_begin();
-                return !weighs && !term.empty() && reader_.get_termfreq(term) == items_ ? Query::MatchAll : query;
+                return !weighs && !term.empty() && reader_.get_termfreq(term) == items_ ? match_all() : query;
             }
             case Query::OP_SCALE_WEIGHT:
                 // Weighing, its subquery was made matchable for its factor as the scale was built

@@ -12,6 +12,11 @@
 
 namespace cx {
 
+/// A query matching every item, made anew: Xapian's own `Query::MatchAll` is one static object
+/// whose reference count is not atomic, so copying it in two threads at once can free it (it did,
+/// under AddressSanitizer, with searches running in parallel). The shim never names it.
+inline Xapian::Query match_all() { return Xapian::Query(std::string()); }
+
 /// `query` as Xapian 1.4's matcher runs it on every index: each term that weighs nothing in it
 /// (under a filter, an exclusion or a weight scale of 0, outside a phrase; every term, when
 /// `weighs` is false) and that every item holds is given as what it matches, every item

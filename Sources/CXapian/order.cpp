@@ -127,7 +127,7 @@ std::optional<SortedPage> ascending_on_shards(Xapian::Enquire &enquire, const cx
     const Query valued(Query::OP_VALUE_GE, key.slot, std::string(1, '\0'));
     // Both sets are excluded rather than filtered: Xapian counts a value range it filters by as a
     // part of the query each result matches, which would raise the percentages.
-    const Query with_value_only(Query::OP_AND_NOT, query, Query(Query::OP_AND_NOT, Query::MatchAll, valued));
+    const Query with_value_only(Query::OP_AND_NOT, query, Query(Query::OP_AND_NOT, cx::match_all(), valued));
     enquire.set_query(with_value_only);
     enquire.set_sort_by_value_then_relevance(key.slot, false);
     Xapian::MSet first = enquire.get_mset(request.offset, request.limit, check_at_least);

@@ -15,6 +15,7 @@
 #include "database.hpp"
 #include "errors.hpp"
 #include "language.hpp"
+#include "matching.hpp"
 #include "pairs.hpp"
 #include "read.hpp"
 #include "schema.hpp"
@@ -299,9 +300,7 @@ class Builder {
         const cx_query_node &current = nodes_[position_++];
         switch (current.kind) {
             case CX_NODE_ALL:
-                // Query::MatchAll itself would be one object shared by every query built, on
-                // every thread, through a reference count that is not thread-safe.
-                return Query(std::string());
+                return cx::match_all();
             case CX_NODE_WORD:
             case CX_NODE_PREFIX:
             case CX_NODE_PARTIAL:
