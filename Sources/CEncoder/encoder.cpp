@@ -24,6 +24,7 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -92,6 +93,9 @@ struct Layer {
 struct invalid_argument : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
+
+/// Thrown between two layers when a stop was asked for: the call returns `CE_STOPPED`.
+struct stopped {};
 
 char *copy_message(const std::string &message) {
     char *copy = static_cast<char *>(std::malloc(message.size() + 1));
@@ -265,7 +269,8 @@ struct ce_encoder {
         }
     }
 
-    void encode(const int32_t *ids, const int32_t *lengths, size_t count, size_t most_threads, float *out) {
+    void encode(const int32_t *ids, const int32_t *lengths, size_t count, size_t most_threads, const ce_stop *stop,
+                float *out) {
         size_t tokens = 0;
         for (size_t text = 0; text < count; ++text) {
             if (lengths[text] < 1 || lengths[text] > shape.positions)
@@ -299,7 +304,7 @@ struct ce_encoder {
             ~GiveBack() { pool.give(spaces); }
         } give_back{scratch, spaces};
         const auto run = [&](size_t group) {
-            encode_group(ids + firsts[group], lengths + starts[group], starts[group + 1] - starts[group],
+            encode_group(ids + firsts[group], lengths + starts[group], starts[group + 1] - starts[group], stop,
                          out + starts[group] * h, *spaces[group]);
         };
         if (groups == 1) {
@@ -326,8 +331,10 @@ struct ce_encoder {
             if (failure) std::rethrow_exception(failure);
     }
 
-    /// Encodes `count` checked texts, whose tokens start at `ids`, into `out`, in `space`.
-    void encode_group(const int32_t *ids, const int32_t *lengths, size_t count, float *out, Scratch &space) {
+    /// Encodes `count` checked texts, whose tokens start at `ids`, into `out`, in `space`; throws
+    /// `stopped` at the next layer once `stop` is asked.
+    void encode_group(const int32_t *ids, const int32_t *lengths, size_t count, const ce_stop *stop, float *out,
+                      Scratch &space) {
         const size_t h = size_t(shape.hidden), m = size_t(shape.intermediate);
         const size_t heads = size_t(shape.heads), head = h / heads;
         size_t tokens = 0, longest = 0;
@@ -355,6 +362,7 @@ struct ce_encoder {
 
         const float scale = 1.0f / std::sqrt(float(head));
         for (const Layer &layer : layers) {
+            if (stop != nullptr && stop->requested.load(std::memory_order_relaxed)) throw stopped();
             linear(hidden.data(), tokens, h, layer.qkv_weight.data(), 3 * h, qkv.data(), false);
             add_bias(qkv.data(), tokens, 3 * h, layer.qkv_bias.data());
             for (size_t text = 0, first = 0; text < count; first += size_t(lengths[text]), ++text) {
@@ -408,6 +416,8 @@ ce_status guarded(const char *doing, char **out_error, Body body) {
     try {
         body();
         return CE_OK;
+    } catch (const stopped &) {
+        return CE_STOPPED;
     } catch (const invalid_argument &error) {
         return fail(CE_ERR_INVALID_ARGUMENT, error.what(), out_error);
     } catch (const std::bad_alloc &) {
@@ -440,9 +450,18 @@ extern "C" void ce_encoder_free(ce_encoder *encoder) { delete encoder; }
 
 extern "C" int32_t ce_encoder_dimensions(const ce_encoder *encoder) { return encoder->shape.hidden; }
 
+// Memory running out for these few bytes ends the program, as it would any allocation of Swift.
+extern "C" ce_stop *ce_stop_create(void) noexcept { return new ce_stop(); }
+
+extern "C" void ce_stop_free(ce_stop *stop) { delete stop; }
+
+extern "C" void ce_stop_request(ce_stop *stop) { stop->requested.store(true, std::memory_order_relaxed); }
+
+extern "C" bool ce_stop_requested(const ce_stop *stop) { return stop->requested.load(std::memory_order_relaxed); }
+
 extern "C" ce_status ce_encode(ce_encoder *encoder, const int32_t *ids, const int32_t *lengths, size_t count,
-                                size_t threads, float *out, char **out_error) {
-    return guarded("encoding texts", out_error, [&] { encoder->encode(ids, lengths, count, threads, out); });
+                                size_t threads, const ce_stop *stop, float *out, char **out_error) {
+    return guarded("encoding texts", out_error, [&] { encoder->encode(ids, lengths, count, threads, stop, out); });
 }
 
 extern "C" ce_status ce_sha256(const void *bytes, size_t length, uint8_t out[32], char **out_error) {

@@ -84,51 +84,61 @@ struct MeaningService: Service {
     static let threads = CoreBudget.machine.serviceBuilders
 
     func run() async throws {
+        // A shutdown stops the model between two of its layers; the vectors it made are stored.
+        let stop = EmbeddingStop()
         await cancelWhenGracefulShutdown {
-            var next: UInt32 = 1
-            var embedded = 0
-            while !Task.isCancelled {
-                do {
-                    let first = next
-                    let batch = try await index.read { reader throws(SearchlightError) in
-                        try reader.embedItemsWithoutMeaning(
-                            using: model, from: first, limit: Self.batch, threads: Self.threads)
-                    }
-                    if batch.count > 0 {
-                        embedded += try await index.write { writer throws(SearchlightError) in
-                            try writer.storeMeaning(batch)
-                        }
-                    }
-                    if batch.next != 0 {
-                        next = batch.next
-                        continue
-                    }
-                    // The look reached the last item. Items without a vector before where it began
-                    // are looked for from the first; else the next look begins where the items
-                    // written meanwhile will.
-                    if batch.missing > batch.count && first > 1 {
-                        next = 1
-                        continue
-                    }
-                    next = batch.end
-                    if embedded > 0 {
-                        logger.info("Gave items vectors of meaning", metadata: ["items": "\(embedded)"])
-                        embedded = 0
-                    }
-                    try await Task.sleep(for: .seconds(1))
-                } catch is CancellationError {
-                    return
-                } catch let error as SearchlightError
-                    where error.code == .meaningModelMismatch || error.code == .meaningUnavailable
-                {
-                    // Said once; the service goes on by words (a service that returns stops them all).
-                    logger.error("\(error.message); searches rank by words alone")
-                    while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
-                    return
-                } catch {
-                    logger.error("Giving items vectors of meaning failed: \(error)")
-                    try? await Task.sleep(for: .seconds(10))
+            await withTaskCancellationHandler {
+                await completeVectors(stop: stop)
+            } onCancel: {
+                stop.request()
+            }
+        }
+    }
+
+    private func completeVectors(stop: EmbeddingStop) async {
+        var next: UInt32 = 1
+        var embedded = 0
+        while !Task.isCancelled {
+            do {
+                let first = next
+                let batch = try await index.read { reader throws(SearchlightError) in
+                    try reader.embedItemsWithoutMeaning(
+                        using: model, from: first, limit: Self.batch, threads: Self.threads, stop: stop)
                 }
+                if batch.count > 0 {
+                    embedded += try await index.write { writer throws(SearchlightError) in
+                        try writer.storeMeaning(batch)
+                    }
+                }
+                if batch.next != 0 {
+                    next = batch.next
+                    continue
+                }
+                // The look reached the last item. Items without a vector before where it began
+                // are looked for from the first; else the next look begins where the items
+                // written meanwhile will.
+                if batch.missing > batch.count && first > 1 {
+                    next = 1
+                    continue
+                }
+                next = batch.end
+                if embedded > 0 {
+                    logger.info("Gave items vectors of meaning", metadata: ["items": "\(embedded)"])
+                    embedded = 0
+                }
+                try await Task.sleep(for: .seconds(1))
+            } catch is CancellationError {
+                return
+            } catch let error as SearchlightError
+                where error.code == .meaningModelMismatch || error.code == .meaningUnavailable
+            {
+                // Said once; the service goes on by words (a service that returns stops them all).
+                logger.error("\(error.message); searches rank by words alone")
+                while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+                return
+            } catch {
+                logger.error("Giving items vectors of meaning failed: \(error)")
+                try? await Task.sleep(for: .seconds(10))
             }
         }
     }

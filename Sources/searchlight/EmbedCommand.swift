@@ -10,9 +10,10 @@ struct EmbedCommand: ParsableCommand {
         abstract: "Give every item without a vector of meaning one, with the installed model.",
         discussion: """
             index does this for the items it adds or changes, unless --no-meaning; embed completes \
-            the rest: an index built with --no-meaning, or a run that was interrupted. Vectors are \
-            committed a few hundred items at a time, so an interrupted embed keeps what it did and the \
-            next one goes on. --rebuild first removes every vector, for an index whose vectors another \
+            the rest: an index built with --no-meaning, or a run that was interrupted. Ctrl-C or \
+            SIGTERM stops it within about a second, the vectors it made committed, and exits 0 (a \
+            second signal ends it at once, losing only what was not yet committed); the next embed \
+            goes on. --rebuild first removes every vector, for an index whose vectors another \
             model made. The model is all-MiniLM-L6-v2, installed by scripts/install-dependencies.
 
             Examples:
@@ -37,13 +38,15 @@ struct EmbedCommand: ParsableCommand {
             let index = try SearchableIndex.openForWriting(global, writer)
             if rebuild { try index.clearMeaning() }
             let display = Progress(forced: progress)
-            let report = try index.completeMeaning(using: model, progress: display.meaning)
+            let stops = StopSignals()
+            let report = try index.completeMeaning(using: model, stop: stops.embedding, progress: display.meaning)
             display.finish()
             try index.close()
             if global.json { return try global.output.printJSON(report) }
             print(
                 "Embedded \(report.embedded) item\(report.embedded == 1 ? "" : "s"); \(report.withMeaning) of "
-                    + "\(report.items) have a vector of meaning")
+                    + "\(report.items) have a vector of meaning"
+                    + (report.stopped ? "; stopped: run embed again to make the rest" : ""))
         }
     }
 }

@@ -1,5 +1,3 @@
-import Dispatch
-import Glibc
 import SearchlightCommandLine
 import SearchlightKit
 
@@ -9,14 +7,10 @@ extension IndexCommand {
     func watch(_ indexer: Indexer) throws {
         var indexer = indexer
         let watcher = try FolderWatcher(paths: paths)
-        let stops = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { watcher.stop() }
-            source.resume()
-            return source
-        }
-        defer { stops.forEach { $0.cancel() } }
+        // A stop ends the watch after the batch in flight: its words are committed, and the
+        // vectors of meaning it was making stop, those made committed.
+        let stops = StopSignals { watcher.stop() }
+        defer { withExtendedLifetime(stops) {} }
 
         let first = FolderWatcher.Changes(written: try BranchUniversalObjectReader.inputFiles(for: paths))
         var pending: FolderWatcher.Changes? = first
@@ -30,7 +24,7 @@ extension IndexCommand {
                     let report = try indexer.apply(
                         changes, to: index, mirror: mirror, roots: changes.overflowed ? paths : roots)
                     // The batch's words are committed and searchable; then its vectors of meaning.
-                    _ = try completeMeaning(index)
+                    _ = try completeMeaning(index, stop: stops.embedding)
                     try index.close()
                     try printChange(report)
                     pending = nil

@@ -145,7 +145,10 @@ struct IndexCommand: ParsableCommand {
                 }
             }
             display.finish()
-            let meaning = try completeMeaning(index)
+            // The words are committed: a stop from here on commits the vectors made, and the next
+            // run (or `embed`) makes the rest.
+            let stops = StopSignals()
+            let meaning = try completeMeaning(index, stop: stops.embedding)
             try index.close()
             try printReport(report, meaning: meaning, files: files)
             if report.rejected > 0 { throw ExitStatus.failure }
@@ -161,16 +164,17 @@ struct IndexCommand: ParsableCommand {
             names: ("--client-state", "--expect-client-state"))
     }
 
-    /// Gives the items added or changed their vectors of meaning, when the model is installed.
-    func completeMeaning(_ index: SearchableIndex) throws -> MeaningReport? {
+    /// Gives the items added or changed their vectors of meaning, when the model is installed,
+    /// until every item has one or `stop` is asked.
+    func completeMeaning(_ index: SearchableIndex, stop: EmbeddingStop) throws -> MeaningReport? {
         guard !noMeaning, !index.isMadeOfShards, let model = try MeaningModel.installedIfAny() else { return nil }
         let display = Progress(forced: progress, quiet: quiet)
         defer { display.finish() }
-        return try index.completeMeaning(using: model, progress: display.meaning)
+        return try index.completeMeaning(using: model, stop: stop, progress: display.meaning)
     }
 
     private func printReport(_ report: IndexingReport, meaning: MeaningReport?, files: Int) throws {
-        if global.json { return try global.output.printJSON(IndexOutput(report: report, embedded: meaning?.embedded)) }
+        if global.json { return try global.output.printJSON(IndexOutput(report: report, meaning: meaning)) }
         if quiet {
             for error in report.errors { Output.warn("\(error)") }
             return
@@ -187,22 +191,26 @@ struct IndexCommand: ParsableCommand {
         if let meaning, meaning.embedded > 0 {
             summary += "; \(meaning.embedded) given a vector of meaning"
         }
+        if let meaning, meaning.stopped {
+            summary += "; stopped before every item had a vector of meaning (`searchlight embed` makes the rest)"
+        }
         print(summary)
         for error in report.errors { Output.warn("  \(error)") }
     }
 }
 
 /// `index --json`'s document: the indexing report, and how many items were given a vector of
-/// meaning (when the model is installed).
+/// meaning and whether a signal stopped that (when the model is installed).
 private struct IndexOutput: Encodable {
     let report: IndexingReport
-    let embedded: Int?
+    let meaning: MeaningReport?
 
-    enum CodingKeys: String, CodingKey { case embedded }
+    enum CodingKeys: String, CodingKey { case embedded, embeddingStopped }
 
     func encode(to encoder: any Encoder) throws {
         try report.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeIfPresent(embedded, forKey: .embedded)
+        try container.encodeIfPresent(meaning?.embedded, forKey: .embedded)
+        try container.encodeIfPresent(meaning?.stopped, forKey: .embeddingStopped)
     }
 }

@@ -217,6 +217,63 @@ struct HybridSearchTests {
         #expect(report.model == MeaningModel.name)
     }
 
+    @Test("a stop asked while embedding commits the vectors made, compacts nothing and returns; the next call goes on")
+    func stopWhileEmbedding() throws {
+        let test = try TestIndex()
+        // Long descriptions, each of one word of the vocabulary: a chunk of 40 items is several calls
+        // of the model, and an item's nearest is one of the same word.
+        func word(_ number: Int) -> String { vocabulary[number % vocabulary.count] }
+        try test.index.indexSearchableItems(
+            (0..<120).map { number in
+                let text = Array(repeating: word(number), count: 100).joined(separator: " ")
+                return item("item-\(number)", title: word(number), description: text, mode: .public)
+            }, now: now)
+        let model = try MeaningModel.installed()
+        let generation = test.index.generation
+
+        // Asked before anything runs: nothing is embedded, by the model or the index.
+        let early = EmbeddingStop()
+        early.request()
+        #expect(early.isRequested)
+        #expect(try model.vectors(["copper kettle", "a pot to heat water"], stop: early).isEmpty)
+        let none = try test.index.completeMeaning(using: model, stop: early)
+        #expect(none.stopped && none.embedded == 0 && none.withMeaning == 0, "\(none)")
+
+        // Asked once the second chunk of 10 is committed: those 20 and no more.
+        let counted = EmbeddingStop()
+        let twenty = try test.index.completeMeaning(using: model, chunk: 10, stop: counted) { report in
+            if report.embedded >= 20 { counted.request() }
+        }
+        #expect(twenty.stopped && twenty.embedded == 20 && twenty.withMeaning == 20, "\(twenty)")
+        #expect(try test.index.meaningStatus().withMeaning == 20)
+
+        // Asked from another thread while the model runs, at a moment of its choosing: what was made
+        // is committed (the index's count says so), a chunk cut short included, and the next call
+        // makes the rest, each item once.
+        var made = 20
+        for delay in [0.05, 0.2, 0.5] {
+            let racing = EmbeddingStop()
+            Thread.detachNewThread {
+                Thread.sleep(forTimeInterval: delay)
+                racing.request()
+            }
+            let report = try test.index.completeMeaning(using: model, chunk: 40, stop: racing)
+            made += report.embedded
+            #expect(try test.index.meaningStatus().withMeaning == made, "\(report)")
+            #expect(report.withMeaning == made && report.items == 120, "\(report)")
+        }
+        #expect(test.index.generation == generation, "a stopped call compacts nothing")
+        let rest = try test.index.completeMeaning(using: model)
+        #expect(!rest.stopped && rest.embedded == 120 - made && rest.withMeaning == 120, "\(rest)")
+        // Each item has its own text's vector, those of chunks cut short included.
+        for number in 0..<120 {
+            let near = try test.index.similar(
+                to: "item-\(number)", query: SearchQuery("", domainIdentifier: "default", limit: 1), now: now)
+            let first = near.results.first?.canonicalIdentifier.dropFirst("item-".count)
+            #expect(first.flatMap { Int($0) }.map(word) == word(number), "item-\(number): \(String(describing: first))")
+        }
+    }
+
     @Test("vectors another model made are refused when meaning is asked for, and made anew by a rebuild")
     func anotherModelRefused() throws {
         let test = try kitchenCatalogue()

@@ -18,9 +18,11 @@ struct MeaningServiceTests {
         return SearchableItem(object: object, domainIdentifier: "com.example.shop")
     }
 
-    /// Waits, up to 60 s, until every item of `pool`'s index has a vector; its last status.
-    private static func everyItemEmbedded(_ pool: IndexPool) async throws -> MeaningReport {
-        let deadline = ContinuousClock.now + .seconds(60)
+    /// Waits, up to `within`, until every item of `pool`'s index has a vector; its last status.
+    private static func everyItemEmbedded(
+        _ pool: IndexPool, within: Duration = .seconds(60)
+    ) async throws -> MeaningReport {
+        let deadline = ContinuousClock.now + within
         while true {
             let status = try await pool.read { index throws(SearchlightError) in try index.meaningStatus() }
             if status.withMeaning == status.items || ContinuousClock.now > deadline { return status }
@@ -64,6 +66,37 @@ struct MeaningServiceTests {
         #expect(found.results.map(\.canonicalIdentifier) == ["bike"])
         service.cancel()
         _ = await service.result
+        try await pool.close()
+    }
+
+    @Test("a shutdown while the model runs stops it soon, the vectors made stored; the next run makes the rest")
+    func stopsWhileEmbedding() async throws {
+        let path = try TemporaryFolder.subfolder("meaning-service-stop") + "/index"
+        let pool = try IndexPool(path: path, readers: 2)
+        let model = try MeaningModel.installed()
+        // Long items: a batch of the service is many seconds of the model on one core.
+        let words = (0..<200).map { "word\($0)" }.joined(separator: " ")
+        _ = try await pool.write { batch throws(SearchlightError) in
+            try batch.indexSearchableItems(
+                (0..<200).map { Self.item("item-\($0)", "Item \($0)", words) }, now: Self.now)
+        }
+        let service = Task { try await MeaningService(index: pool, model: model, logger: Logger(label: "test")).run() }
+        try await Task.sleep(for: .seconds(2))
+        let stopping = ContinuousClock.now
+        service.cancel()
+        _ = await service.result
+        let took = ContinuousClock.now - stopping
+        // About a second; the bound leaves room for a loaded machine, where the batch in flight
+        // would take far longer.
+        #expect(took < .seconds(3), "stopping took \(took)")
+        let stopped = try await pool.read { index throws(SearchlightError) in try index.meaningStatus() }
+        #expect(stopped.withMeaning < 200, "\(stopped)")
+
+        let again = Task { try await MeaningService(index: pool, model: model, logger: Logger(label: "test")).run() }
+        let status = try await Self.everyItemEmbedded(pool, within: .seconds(300))
+        #expect(status.withMeaning == 200 && status.items == 200, "\(status)")
+        again.cancel()
+        _ = await again.result
         try await pool.close()
     }
 }

@@ -153,6 +153,51 @@ struct MeaningTests {
         #expect(similar.status == 1 && similar.stderr.contains("embed"), "\(similar.stderr)")
     }
 
+    @Test(
+        "SIGTERM or SIGINT stops embed, index and index --watch while they embed: soon, exit 0, the vectors made committed; the next run makes the rest"
+    )
+    func stoppedWhileEmbedding() throws {
+        let workspace = try Workspace()
+        // Long items: 600 of them take the model tens of seconds.
+        try writeBatch(workspace, folder: "in", files: 4, items: 150, filler: 120)
+        #expect(try workspace.run(["index", workspace.path + "/in", "--no-meaning"]).status == 0)
+        var made = 0
+        let runs: [(arguments: [String], signal: Int32)] = [
+            (["embed", "--json"], SIGTERM), (["embed", "--json"], SIGINT),
+            (["index", workspace.path + "/in", "--json"], SIGTERM),
+            (["index", workspace.path + "/in", "--watch", "--json"], SIGTERM),
+        ]
+        for (arguments, signal) in runs {
+            let run = try SignalledRun(arguments + ["--index", workspace.index], environment: withMeaning)
+            Thread.sleep(forTimeInterval: 3)
+            let (status, seconds) = run.stop(signal)
+            #expect(status == 0, "\(arguments) \(signal): \(run.errors)")
+            // About a second; the bound leaves room for a loaded machine, where all 600 would take
+            // far longer.
+            #expect(seconds < 5, "\(arguments) \(signal) took \(seconds) s to stop")
+            let lines = run.output.split(separator: "\n")
+            let report = try #require(
+                lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }.last,
+                "\(arguments): \(run.output) \(run.errors)")
+            if arguments[0] == "embed" {
+                #expect(report["stopped"] as? Bool == true, "\(report)")
+                made += report["embedded"] as? Int ?? 0
+                #expect(report["withMeaning"] as? Int == made, "\(report)")
+            } else if !arguments.contains("--watch") {
+                #expect(report["embeddingStopped"] as? Bool == true, "\(report)")
+                made += report["embedded"] as? Int ?? 0
+            }
+            try checkWithXapian(workspace.index)
+        }
+        let rest = try workspace.run(["embed", "--json"], environment: withMeaning)
+        let report = try rest.object()
+        #expect(report["stopped"] as? Bool == false && report["withMeaning"] as? Int == 600, "\(report)")
+        // What the watch made is committed too.
+        #expect(made > 0 && (report["embedded"] as? Int ?? 0) <= 600 - made, "\(made), \(report)")
+        let words = try workspace.run(["search", "title", "--json", "--limit", "0"])
+        #expect(try words.object()["total"] as? Int == 600)
+    }
+
     @Test("killed with SIGKILL while embedding, the index stays whole and searchable by words; embed completes it")
     func killedWhileEmbedding() throws {
         let workspace = try Workspace()
@@ -174,4 +219,35 @@ struct MeaningTests {
         #expect(report["withMeaning"] as? Int == 600 && report["items"] as? Int == 600, "\(report)")
         try checkWithXapian(workspace.index)
     }
+}
+
+/// A run of the binary that a test stops with a signal: its standard output and error kept.
+private final class SignalledRun {
+    private let process = Process()
+    private let outputPath = TemporaryFolder.path + "/signalled-" + UUID().uuidString
+
+    init(_ arguments: [String], environment: [String: String]) throws {
+        for suffix in [".out", ".err"] {
+            _ = FileManager.default.createFile(atPath: outputPath + suffix, contents: nil)
+        }
+        process.executableURL = URL(fileURLWithPath: binaryPath)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = try #require(FileHandle(forWritingAtPath: outputPath + ".out"))
+        process.standardError = try #require(FileHandle(forWritingAtPath: outputPath + ".err"))
+        try process.run()
+    }
+
+    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+
+    /// Sends `signal` and waits for the end: the exit status and the seconds it took.
+    func stop(_ signal: Int32) -> (status: Int32, seconds: Double) {
+        let sent = Date()
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        return (process.terminationStatus, Date().timeIntervalSince(sent))
+    }
+
+    var output: String { (try? String(contentsOfFile: outputPath + ".out", encoding: .utf8)) ?? "" }
+    var errors: String { (try? String(contentsOfFile: outputPath + ".err", encoding: .utf8)) ?? "" }
 }

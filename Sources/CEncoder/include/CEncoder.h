@@ -13,6 +13,7 @@
 #ifndef CENCODER_H
 #define CENCODER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,6 +36,8 @@ typedef enum ce_status : int32_t {
     CE_ERR_NO_MEMORY = 2,
     /// Any other failure.
     CE_ERR_INTERNAL = 3,
+    /// A stop was asked for (`ce_stop_request`) while the call ran: it wrote nothing.
+    CE_STOPPED = 4,
 } ce_status;
 
 /// The model's shape.
@@ -65,13 +68,28 @@ void ce_encoder_free(ce_encoder *_Nullable encoder);
 /// The length of the encoder's vectors.
 int32_t ce_encoder_dimensions(const ce_encoder *encoder);
 
+/// What asks encodings to stop: any thread may ask (one that waits for a signal, say), and a
+/// call given it stops between two layers of the model, a fraction of a second later.
+typedef struct ce_stop ce_stop;
+
+ce_stop *ce_stop_create(void);
+
+void ce_stop_free(ce_stop *_Nullable stop);
+
+/// Asks the calls given `stop`, running or to come, to stop.
+void ce_stop_request(ce_stop *stop);
+
+/// Whether a stop was asked for.
+bool ce_stop_requested(const ce_stop *stop);
+
 /// Encodes `count` texts, given as their token ids one after another (`ids`, each text's ids
 /// starting with [CLS] and ending with [SEP], `lengths[i]` of them, at most the model's positions),
 /// into `count` unit vectors of `ce_encoder_dimensions` floats each, written to `out`, on at most
-/// `threads` threads (the caller's among them; 0 for one a core).
+/// `threads` threads (the caller's among them; 0 for one a core). With `stop`, returns
+/// `CE_STOPPED` as soon as a stop is asked for, the vectors unwritten.
 ce_status ce_encode(
-    ce_encoder *encoder, const int32_t *ids, const int32_t *lengths, size_t count, size_t threads, float *out,
-    char *_Nullable *_Nullable out_error);
+    ce_encoder *encoder, const int32_t *ids, const int32_t *lengths, size_t count, size_t threads,
+    const ce_stop *_Nullable stop, float *out, char *_Nullable *_Nullable out_error);
 
 /// The SHA-256 digest of `length` bytes (OpenSSL's libcrypto, loaded on first use: when it cannot
 /// be, `CE_ERR_INVALID_ARGUMENT` and a message saying which package holds it).

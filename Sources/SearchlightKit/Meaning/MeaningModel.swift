@@ -205,7 +205,12 @@ public final class MeaningModel: Sendable {
     /// Texts are encoded together, about 4,096 tokens a call: one call's texts share
     /// each matrix product, and its scratch memory stays about 40 MB. A call runs on at most
     /// `threads` threads, the caller's among them (0 for one a core).
-    public func vectors(_ texts: [String], threads: Int = 0) throws(SearchlightError) -> [[Float]] {
+    ///
+    /// Once `stop` is asked, the call in progress stops between two of the model's layers and the
+    /// vectors made before it are returned: those of the first texts, fewer than `texts`.
+    public func vectors(
+        _ texts: [String], threads: Int = 0, stop: EmbeddingStop? = nil
+    ) throws(SearchlightError) -> [[Float]] {
         var vectors: [[Float]] = []
         vectors.reserveCapacity(texts.count)
         var ids: [Int32] = []
@@ -215,7 +220,8 @@ public final class MeaningModel: Sendable {
             ids += textIDs
             lengths.append(Int32(textIDs.count))
             if ids.count >= Self.tokensPerCall || index == texts.count - 1 {
-                vectors += try encode(ids, lengths, threads: threads)
+                guard let encoded = try encode(ids, lengths, threads: threads, stop: stop) else { break }
+                vectors += encoded
                 ids.removeAll(keepingCapacity: true)
                 lengths.removeAll(keepingCapacity: true)
             }
@@ -238,10 +244,14 @@ public final class MeaningModel: Sendable {
     /// About how many tokens one call of the encoder reads.
     static let tokensPerCall = 4096
 
-    private func encode(_ ids: [Int32], _ lengths: [Int32], threads: Int) throws(SearchlightError) -> [[Float]] {
+    /// The vectors of one call's texts; nil when `stop` was asked.
+    private func encode(
+        _ ids: [Int32], _ lengths: [Int32], threads: Int, stop: EmbeddingStop? = nil
+    ) throws(SearchlightError) -> [[Float]]? {
         var flat = [Float](repeating: 0, count: lengths.count * Self.dimensions)
         var message: UnsafeMutablePointer<CChar>?
-        let status = ce_encode(encoder.pointer, ids, lengths, lengths.count, threads, &flat, &message)
+        let status = ce_encode(encoder.pointer, ids, lengths, lengths.count, threads, stop?.pointer, &flat, &message)
+        if status == CE_STOPPED { return nil }
         guard status == CE_OK else {
             let reason = message.map { String(cString: $0) } ?? "status \(status.rawValue)"
             ce_string_free(message)
@@ -297,6 +307,26 @@ private final class QueryBatches: @unchecked Sendable {
             gate.broadcast()
         }
     }
+}
+
+/// Asks the vectors of meaning being made to stop, from any thread: a signal's handler, say.
+/// ``SearchableIndex/completeMeaning(using:chunk:stop:progress:)`` then commits the vectors made
+/// and returns within about a second (the model stops between two of its layers), and the next
+/// completion goes on from there.
+public final class EmbeddingStop: @unchecked Sendable {
+    /// The encoder's flag, set and read atomically (`CEncoder.h`), which is what makes the
+    /// `@unchecked Sendable` true.
+    fileprivate let pointer: OpaquePointer
+
+    public init() { pointer = ce_stop_create() }
+
+    deinit { ce_stop_free(pointer) }
+
+    /// Asks for the stop. Asking again changes nothing.
+    public func request() { ce_stop_request(pointer) }
+
+    /// Whether a stop was asked for.
+    public var isRequested: Bool { ce_stop_requested(pointer) }
 }
 
 /// An encoder handle, freed with its owner. The encoder may be called from threads at once

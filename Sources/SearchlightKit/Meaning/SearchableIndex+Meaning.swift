@@ -14,10 +14,13 @@ public struct MeaningBatch: Sendable {
     /// The storage position after the revision's last item: the items written later are at or
     /// after it.
     public let end: UInt32
+    /// Whether a stop cut the batch short: it holds the items embedded before it, and `next` is
+    /// the first left.
+    public var stopped = false
 }
 
 extension IndexTransaction {
-    /// Stores vectors made by ``SearchableIndex/embedItemsWithoutMeaning(using:from:limit:threads:)``, and
+    /// Stores vectors made by ``SearchableIndex/embedItemsWithoutMeaning(using:from:limit:threads:stop:)``, and
     /// records the model that made them; an item in a language the model does not read is marked
     /// as needing none. A vector of an item changed or removed since it was read is not stored.
     /// Returns how many items were given their meaning, a vector or the mark.
@@ -47,6 +50,9 @@ public struct MeaningReport: Sendable, Hashable, Codable {
     public var items = 0
     /// The model the index records for its vectors, if any.
     public var model: String?
+    /// Whether a stop (``EmbeddingStop``) ended the call before every item had its vector: the
+    /// next call goes on.
+    public var stopped = false
 
     public init() {}
 }
@@ -80,12 +86,17 @@ extension SearchableIndex {
     /// stored. When the call stored vectors for at least ``compactionThreshold`` of the items,
     /// the index is then compacted (storing them leaves Xapian's blocks part empty).
     ///
+    /// Once `stop` is asked, the vectors made are committed and the call returns within about a
+    /// second (the model stops between two of its layers), its report saying so (`stopped`),
+    /// without compacting; the next call goes on.
+    ///
     /// - Throws: ``SearchlightError/Code/meaningModelMismatch`` when the index's vectors were made
     ///   by another model (``clearMeaning()`` removes them), ``SearchlightError/Code/meaningUnavailable``
     ///   for an index made of shards, which is searched by words alone.
     @discardableResult
     public func completeMeaning(
-        using model: MeaningModel, chunk: Int = 128, progress: (MeaningReport) -> Void = { _ in }
+        using model: MeaningModel, chunk: Int = 128, stop: EmbeddingStop? = nil,
+        progress: (MeaningReport) -> Void = { _ in }
     ) throws(SearchlightError) -> MeaningReport {
         guard topology == nil else { throw Self.shardsHaveNoMeaning }
         var report = try meaningStatus()
@@ -93,18 +104,24 @@ extension SearchableIndex {
         guard report.withMeaning < report.items else { return report }
         var next: UInt32 = 1
         while next != 0 {
+            if stop?.isRequested == true {
+                report.stopped = true
+                return report
+            }
             let stored = try performBatch { batch throws(SearchlightError) in
-                let embedded = try Self.embed(batch.database, from: next, limit: chunk, model: model)
+                let embedded = try Self.embed(batch.database, from: next, limit: chunk, model: model, stop: stop)
                 next = embedded.next
                 return try batch.storeMeaningCounted(embedded)
             }
             report.embedded += stored.vectors
             report.withMeaning += stored.vectors + stored.unread
-            report.model = MeaningModel.name
+            if stored.vectors + stored.unread > 0 { report.model = MeaningModel.name }
             progress(report)
         }
         // Vectors rewrite their items' documents, which leaves Xapian's blocks part empty: 610
-        // bytes an item on disk, 381 once compacted (388-byte values; docs/performance.md).
+        // bytes an item on disk, 381 once compacted (388-byte values; docs/performance.md). A stop
+        // asked for waits for no compaction.
+        if stop?.isRequested == true { return report }
         try compactIfWorthwhile(afterRewriting: report.embedded, of: report.items)
         return report
     }
@@ -113,14 +130,15 @@ extension SearchableIndex {
     /// and makes their vectors with `model`, on at most `threads` threads, the calling thread
     /// among them (0 for one a core): for a service, which stores them through its writer
     /// (``IndexTransaction/storeMeaning(_:)``) without holding it while the model runs, and
-    /// leaves a core to its searches. When every item has a vector, nothing is read.
+    /// leaves a core to its searches. When every item has a vector, nothing is read. Once `stop` is
+    /// asked, the batch holds the vectors made before it (`stopped`).
     public func embedItemsWithoutMeaning(
-        using model: MeaningModel, from first: UInt32 = 1, limit: Int, threads: Int = 0
+        using model: MeaningModel, from first: UInt32 = 1, limit: Int, threads: Int = 0, stop: EmbeddingStop? = nil
     ) throws(SearchlightError) -> MeaningBatch {
         guard topology == nil else { throw Self.shardsHaveNoMeaning }
         return try read { database throws(SearchlightError) in
             try Self.requireModel(recorded: try database.meaningModel())
-            return try Self.embed(database, from: first, limit: limit, model: model, threads: threads)
+            return try Self.embed(database, from: first, limit: limit, model: model, threads: threads, stop: stop)
         }
     }
 
@@ -136,9 +154,11 @@ extension SearchableIndex {
                 + "\(MeaningModel.name): run `searchlight embed --rebuild` to make them anew")
     }
 
-    /// Embeds up to `limit` items of `database` without a vector, from storage position `first` on.
+    /// Embeds up to `limit` items of `database` without a vector, from storage position `first` on;
+    /// once `stop` is asked, those embedded before it.
     private static func embed(
-        _ database: XapianDatabase, from first: UInt32, limit: Int, model: MeaningModel, threads: Int = 0
+        _ database: XapianDatabase, from first: UInt32, limit: Int, model: MeaningModel, threads: Int = 0,
+        stop: EmbeddingStop? = nil
     ) throws(SearchlightError) -> MeaningBatch {
         let counts = try database.meaningCounts()
         let missing = counts.items - counts.withMeaning
@@ -151,17 +171,24 @@ extension SearchableIndex {
         let expected = try database.defaultLanguage()
         let read = pending.map { MeaningModel.reads($0.item.object, expecting: expected) }
         let texts = zip(pending, read).filter(\.1).map { meaningText(of: $0.0.item.object) }
-        var vectors = try model.vectors(texts, threads: threads).makeIterator()
-        return MeaningBatch(
-            meanings: zip(pending, read).map { item, read in
-                .init(
-                    position: item.document.position, digest: item.document.digest,
-                    vector: read ? vectors.next() ?? [] : [])
-            }, next: next, missing: missing, end: counts.end)
+        var vectors = try model.vectors(texts, threads: threads, stop: stop).makeIterator()
+        var meanings: [XapianDatabase.Meaning] = []
+        for (item, read) in zip(pending, read) {
+            // Stopped: the items from the first without its vector are left to the next batch.
+            let vector = read ? vectors.next() : []
+            guard let vector else {
+                var batch = MeaningBatch(
+                    meanings: meanings, next: item.document.position, missing: missing, end: counts.end)
+                batch.stopped = true
+                return batch
+            }
+            meanings.append(.init(position: item.document.position, digest: item.document.digest, vector: vector))
+        }
+        return MeaningBatch(meanings: meanings, next: next, missing: missing, end: counts.end)
     }
 
     /// Removes every vector of meaning and the model the index records, in one transaction: the
-    /// next ``completeMeaning(using:chunk:progress:)`` makes them all anew.
+    /// next ``completeMeaning(using:chunk:stop:progress:)`` makes them all anew.
     public func clearMeaning() throws(SearchlightError) {
         try performBatch { batch throws(SearchlightError) in
             for index in batch.shards.indices { try batch.write(.clearMeaning, on: index) }
