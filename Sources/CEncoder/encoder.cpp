@@ -217,6 +217,10 @@ class ScratchPool {
 /// The most threads one call encodes on.
 constexpr size_t most_workers = 8;
 
+struct ce_stop {
+    std::atomic<bool> requested{false};
+};
+
 struct ce_encoder {
     ce_shape shape;
     const float *word, *position, *token_type, *norm_weight, *norm_bias;
@@ -450,8 +454,12 @@ extern "C" void ce_encoder_free(ce_encoder *encoder) { delete encoder; }
 
 extern "C" int32_t ce_encoder_dimensions(const ce_encoder *encoder) { return encoder->shape.hidden; }
 
-// Memory running out for these few bytes ends the program, as it would any allocation of Swift.
-extern "C" ce_stop *ce_stop_create(void) noexcept { return new ce_stop(); }
+extern "C" ce_stop *ce_stop_create(void) {
+    // Memory running out for these few bytes ends the program, as it would any allocation of Swift.
+    ce_stop *stop = new (std::nothrow) ce_stop();
+    if (stop == nullptr) std::abort();
+    return stop;
+}
 
 extern "C" void ce_stop_free(ce_stop *stop) { delete stop; }
 
