@@ -135,6 +135,10 @@ class Builder {
     /// Whether a word the index holds matches as typed alone: under an exclusive or, whose matches
     /// a correction could take away, and in the query built for `BuiltQuery::as_typed`.
     bool held_as_typed_ = false;
+    /// Where the group being built gives its stop words, when it is a group of plain words of a
+    /// relaxed question (`group`): its parent's, so that they weigh wherever the question's other
+    /// words select. Null otherwise.
+    std::vector<Query> *stops_given_to_ = nullptr;
     /// Whether a word the index holds was given its corrections.
     bool corrects_held_ = false;
     /// The corrections found for each word (and whether it was typed last, as a beginning), and
@@ -334,9 +338,13 @@ class Builder {
 
     /// A group's children. Relaxed, an AND's plain words (and groups of them) are ORed, and the
     /// rest stay ANDed with them. Its stop words (`is_stop_word`) then weigh where they match but
-    /// select nothing, unless it has no other plain word (SPEC §2.1, §2.5).
+    /// select nothing, unless it has no other plain word (SPEC §2.1, §2.5). A group of plain words
+    /// (in parentheses) gives its stop words to its parent's: they weigh wherever the question's
+    /// words select, as they would without the parentheses.
     Query group(const cx_query_node &current, bool positive) {
         const bool relaxed = relaxed_ && positive && current.kind == CX_NODE_AND;
+        std::vector<Query> *const given_to = relaxed ? stops_given_to_ : nullptr;
+        stops_given_to_ = nullptr;
         if (current.kind == CX_NODE_AND_NOT) {
             if (current.child_count == 0) throw Xapian::InvalidArgumentError("an exclusion without children");
             Query kept = node(positive);
@@ -359,11 +367,17 @@ class Builder {
         for (uint32_t i = 0; i < current.child_count; ++i) {
             const bool plain = relaxed && position_ < count_ && is_relaxable(nodes_, count_, position_);
             const bool stop = plain && is_stop_leaf();
+            stops_given_to_ = plain ? &stops : nullptr;
             Query child = node(positive);
+            stops_given_to_ = nullptr;
             if (is_empty(child)) continue;
             (stop ? stops : plain ? any_of : children).push_back(child);
         }
         held_as_typed_ = held_as_typed;
+        if (given_to != nullptr) {
+            given_to->insert(given_to->end(), stops.begin(), stops.end());
+            stops.clear();
+        }
         if (any_of.empty()) std::swap(any_of, stops);
         if (!any_of.empty())
             children.push_back(stops.empty() ? flat_or(any_of)

@@ -246,6 +246,14 @@ struct LanguageTests {
         let weighed = try test.index.search(SearchQuery("the kettle zebra", limit: 10), now: now)
         #expect(weighed.relaxed)
         #expect(weighed.results.map(\.canonicalIdentifier) == ["en/kettle", "en/steel"])
+        // In parentheses too: a stop word weighs wherever the question's other words select, as it
+        // would without them (the kettles do not hold `zebra`, the group's other word).
+        for text in ["kettle (the zebra)", "kettle (the) zebra", "(kettle) the zebra"] {
+            let grouped = try test.index.search(SearchQuery(text, limit: 10), now: now)
+            #expect(grouped.relaxed)
+            #expect(grouped.results.map(\.canonicalIdentifier) == ["en/kettle", "en/steel"], "\(text)")
+            #expect(grouped.results.map(\.score) == weighed.results.map(\.score), "\(text)")
+        }
         // Only stop words: they are the question, and select.
         let only = try test.index.search(SearchQuery("the of mit", limit: 10), now: now)
         #expect(only.relaxed)
