@@ -80,6 +80,9 @@ struct MeaningService: Service {
     /// Items embedded at a time: about half a second of the model on one core.
     static let batch = 32
 
+    /// Items embedded at a time by this service: ``batch`` unless a test asks for more.
+    var itemsPerBatch = Self.batch
+
     /// The threads the model runs on.
     static let threads = CoreBudget.machine.serviceBuilders
 
@@ -103,7 +106,7 @@ struct MeaningService: Service {
                 let first = next
                 let batch = try await index.read { reader throws(SearchlightError) in
                     try reader.embedItemsWithoutMeaning(
-                        using: model, from: first, limit: Self.batch, threads: Self.threads, stop: stop)
+                        using: model, from: first, limit: itemsPerBatch, threads: Self.threads, stop: stop)
                 }
                 if batch.count > 0 {
                     embedded += try await index.write { writer throws(SearchlightError) in
