@@ -14,9 +14,6 @@ public struct MeaningBatch: Sendable {
     /// The storage position after the revision's last item: the items written later are at or
     /// after it.
     public let end: UInt32
-    /// Whether a stop cut the batch short: it holds the items embedded before it, and `next` is
-    /// the first left.
-    public var stopped = false
 }
 
 extension IndexTransaction {
@@ -131,7 +128,7 @@ extension SearchableIndex {
     /// among them (0 for one a core): for a service, which stores them through its writer
     /// (``IndexTransaction/storeMeaning(_:)``) without holding it while the model runs, and
     /// leaves a core to its searches. When every item has a vector, nothing is read. Once `stop` is
-    /// asked, the batch holds the vectors made before it (`stopped`).
+    /// asked, the batch holds the vectors made before it, and `next` is the first item left.
     public func embedItemsWithoutMeaning(
         using model: MeaningModel, from first: UInt32 = 1, limit: Int, threads: Int = 0, stop: EmbeddingStop? = nil
     ) throws(SearchlightError) -> MeaningBatch {
@@ -177,10 +174,7 @@ extension SearchableIndex {
             // Stopped: the items from the first without its vector are left to the next batch.
             let vector = read ? vectors.next() : []
             guard let vector else {
-                var batch = MeaningBatch(
-                    meanings: meanings, next: item.document.position, missing: missing, end: counts.end)
-                batch.stopped = true
-                return batch
+                return MeaningBatch(meanings: meanings, next: item.document.position, missing: missing, end: counts.end)
             }
             meanings.append(.init(position: item.document.position, digest: item.document.digest, vector: vector))
         }
