@@ -5,6 +5,7 @@
 #include <xapian.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cx {
@@ -36,12 +37,25 @@ std::string stemming_of(const std::string &code);
 /// English when there is none.
 std::vector<std::string> stemmings(const std::vector<std::string> &codes);
 
+/// The languages of an index's items: each code of the `language` attribute, and how many items
+/// have it (each item has one).
+using ItemLanguages = std::vector<std::pair<std::string, Xapian::doccount>>;
+
+/// The languages of `reader`'s items.
+ItemLanguages item_languages(const Xapian::Database &reader);
+
 /// Whether an item whose language reads words as `stemming` does (`stemming_of`) holds `term`, a
-/// form of a word in that reading. The languages share one space of terms, so a form one language
-/// makes of a word (Norwegian's `walk` of `walker`) may be another word's form in another (English's
-/// `walk`): such a form reads the word in that language only when one of the language's items holds
-/// it. Where no item records a language, whether any item holds `term`.
-bool held_in_stemming(const Xapian::Database &reader, const std::string &term, const std::string &stemming);
+/// form of a word in that reading; `languages` are `reader`'s items' (`item_languages`). The
+/// languages share one space of terms, so a form one language makes of a word (Norwegian's `walk`
+/// of `walker`, Irish's `san` of `shan`) may be another word's form in another (English's `walk`,
+/// `san`): such a form reads the word in that language only when one of the language's items holds
+/// it. Where no item records another language, whether any item holds `term`.
+///
+/// The answer costs at most a few hundred steps of two posting lists: a form more items hold than
+/// the other readings' languages have is held in this one; else the form's items are walked with
+/// the language's, and past `most_shared_steps` the form is taken as held.
+bool held_in_stemming(const Xapian::Database &reader, const ItemLanguages &languages, const std::string &term,
+                      const std::string &stemming);
 
 /// Whether `folded` (a word, accents folded and lower-cased) is a stop word of one of `codes`
 /// (`cx_load_stop_words`): a word too common in its language to tell items apart. False for every

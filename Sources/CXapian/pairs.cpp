@@ -107,10 +107,9 @@ CommonWords choose_common_words(const std::vector<std::pair<std::string, Xapian:
 
 std::vector<std::pair<std::string, Xapian::doccount>> word_frequencies(const Xapian::Database &database) {
     std::vector<std::pair<std::string, Xapian::doccount>> frequencies;
-    for (auto it = database.allterms_begin(); it != database.allterms_end(); ++it) {
-        const std::string term = *it;
-        if (is_shared_word(term)) frequencies.emplace_back(term, it.get_termfreq());
-    }
+    each_term(database, std::string(), [&](const std::string &term, Xapian::doccount frequency) {
+        if (is_shared_word(term)) frequencies.emplace_back(term, frequency);
+    });
     return frequencies;
 }
 

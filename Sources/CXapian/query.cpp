@@ -88,7 +88,7 @@ class Builder {
             cx_database *keeping, bool typos, const std::vector<std::string> &languages)
         : database_(database),
           snapshot_(snapshot),
-          terms_(database.reader, factors_, languages),
+          terms_(database.reader, factors_, languages, item_languages(database, snapshot)),
           languages_(languages),
           nodes_(nodes),
           count_(count),
@@ -195,8 +195,21 @@ class Builder {
     /// `word` (or, for the as-you-type word, begins words with it): such a word is more likely
     /// typed as meant.
     std::pair<std::vector<Query>, bool> corrections(const std::string &word, bool partial) {
+        const ItemLanguages &items = item_languages(database_, snapshot_);
+        // Whether an item of `language` holds `term`, a form in it (`held_in_stemming`).
+        const auto held_in = [&](const std::string &term, const std::string &language) {
+            return languages_.size() == 1 ? database_.reader.term_exists(term)
+                                          : held_in_stemming(database_.reader, items, term, language);
+        };
+        // The word's forms as the query reads it (`LeafTerms::parse`): in the languages whose
+        // items hold them, else in the first.
         std::vector<std::string> typed;
-        for (const std::string &language : languages_) typed.push_back("Z" + stemmer_for(language)(word));
+        for (const std::string &language : languages_) {
+            std::string term = "Z" + stemmer_for(language)(word);
+            if (held_in(term, language)) typed.push_back(std::move(term));
+        }
+        const bool held_as_typed = !typed.empty();
+        if (typed.empty()) typed.push_back("Z" + stemmer_for(languages_.front())(word));
         std::vector<Query> corrected;
         std::set<std::string> seen(typed.begin(), typed.end());
         const std::shared_ptr<const NearWords> words = text_words(database_, snapshot_, word, keeping_ != nullptr);
@@ -207,13 +220,15 @@ class Builder {
             partial && database_.reader.allterms_begin(word) != database_.reader.allterms_end(word);
         const bool beginning = partial && !begun;
         for (const std::string &near : words->near(word, beginning, &database_.reader)) {
-            // The correction's forms in the languages, those items hold (else the first): one
-            // synonym, a part of the query as the word is.
+            // The correction's forms in the languages, each where an item of its language holds
+            // it (else the first's): one synonym, a part of the query as the word is. A form held
+            // only in another language is another word there (Irish reads `shan` as `san`).
             std::vector<Query> forms;
             for (const std::string &language : languages_) {
                 std::string term = "Z" + stemmer_for(language)(near);
-                const bool kept = languages_.size() == 1 || database_.reader.term_exists(term);
-                if (kept && seen.insert(term).second) forms.emplace_back(term);
+                if (seen.count(term) > 0 || (languages_.size() > 1 && !held_in(term, language))) continue;
+                seen.insert(term);
+                forms.emplace_back(term);
             }
             if (forms.empty() && languages_.size() > 1) {
                 std::string term = "Z" + stemmer_for(languages_.front())(near);
@@ -223,10 +238,7 @@ class Builder {
                 corrected.push_back(forms.size() == 1 ? forms.front() : Query(Query::OP_SYNONYM, forms.begin(), forms.end()));
             if (corrected.size() == most_typo_words) break;
         }
-        const bool held = begun || std::any_of(typed.begin(), typed.end(), [&](const std::string &term) {
-                              return database_.reader.term_exists(term);
-                          });
-        return {std::move(corrected), held};
+        return {std::move(corrected), begun || held_as_typed};
     }
 
     /// What a result's snippet highlights, and which words may be corrected.

@@ -80,6 +80,12 @@ std::shared_ptr<const CommonWords> common_words(const cx_database &database, Sna
     return snapshot.common_words;
 }
 
+const ItemLanguages &item_languages(const cx_database &database, Snapshot &snapshot) {
+    if (!snapshot.languages)
+        snapshot.languages = std::make_shared<const ItemLanguages>(item_languages(database.reader));
+    return *snapshot.languages;
+}
+
 cx_status require_open(cx_database *database, char **out_error) {
     if (database == nullptr) return fail(CX_ERR_INVALID_ARGUMENT, "no database handle", out_error);
     if (database->closed) return fail(CX_ERR_INVALID_ARGUMENT, "the database is closed", out_error);
@@ -172,10 +178,10 @@ cx_status cx_database_domains(cx_database *database, cx_name_list **out, char **
     cx_status status = cx::with_retries(database, out_error, [&] {
         Xapian::Database &reader = database->reader;
         list = std::make_unique<cx_name_list>();
-        for (auto it = reader.allterms_begin(cx::prefix::domain); it != reader.allterms_end(cx::prefix::domain); ++it) {
-            list->names.push_back((*it).substr(cx::prefix::domain.size()));
-            list->counts.push_back(it.get_termfreq());
-        }
+        cx::each_term(reader, cx::prefix::domain, [&](const std::string &term, Xapian::doccount frequency) {
+            list->names.push_back(term.substr(cx::prefix::domain.size()));
+            list->counts.push_back(frequency);
+        });
     });
     if (status == CX_OK) *out = list.release();
     return status;

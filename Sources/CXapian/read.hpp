@@ -9,6 +9,7 @@
 
 #include "database.hpp"
 #include "errors.hpp"
+#include "language.hpp"
 
 namespace cx {
 
@@ -49,13 +50,17 @@ struct Snapshot {
     /// has read them; and the languages a search reads its query in (`reading_languages`), by what
     /// it may see (its domain, whether it sees every domain, its scope), for at most
     /// `visible_domains` of them.
-    std::shared_ptr<const std::vector<std::string>> languages;
+    std::shared_ptr<const ItemLanguages> languages;
     std::unordered_map<std::string, std::vector<std::string>> reading;
 };
 
 /// The common words `database` records, read once a snapshot: null when it has chosen none, and
 /// over shards, which may each have chosen other words.
 std::shared_ptr<const CommonWords> common_words(const cx_database &database, Snapshot &snapshot);
+
+/// The languages of the items of the revision `snapshot` is of, which `database` reads, read once
+/// a snapshot.
+const ItemLanguages &item_languages(const cx_database &database, Snapshot &snapshot);
 
 /// The snapshot of the revision `database` reads (see `Snapshot`).
 std::shared_ptr<Snapshot> snapshot(cx_database &database);

@@ -31,18 +31,6 @@ namespace {
 /// The most candidates checked against what the caller may see before giving up.
 constexpr size_t most_checked = 32;
 
-/// The languages of `database`'s items (the `language` attribute's codes), read once a snapshot.
-const std::vector<std::string> &index_languages(cx_database &database, Snapshot &snapshot) {
-    if (!snapshot.languages) {
-        auto codes = std::make_shared<std::vector<std::string>>();
-        const std::string prefix = attribute_term(slot::language, std::string());
-        for (auto it = database.reader.allterms_begin(prefix); it != database.reader.allterms_end(prefix); ++it)
-            codes->push_back((*it).substr(prefix.size()));
-        snapshot.languages = std::move(codes);
-    }
-    return *snapshot.languages;
-}
-
 const NearWords &spelling_words(cx_database &database, Snapshot &snapshot) {
     if (!snapshot.spelling) {
         auto words = std::make_shared<NearWords>();
@@ -77,7 +65,8 @@ std::vector<std::string> reading_languages(cx_database &database, Snapshot &snap
         }
         return stemmings(named);
     }
-    const std::vector<std::string> &codes = index_languages(database, snapshot);
+    std::vector<std::string> codes;
+    for (const auto &[code, items] : item_languages(database, snapshot)) codes.push_back(code);
     if (std::vector<std::string> every = stemmings(codes); every.size() <= 1) return every;
     // Read once a revision for each view of it (an item that expires in the meantime is still
     // read in: its language reads the query in one more way, and shows nothing of the item).

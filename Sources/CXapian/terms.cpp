@@ -100,8 +100,8 @@ Query LeafTerms::in_description(const cx_query_node &leaf, const Query &query) {
     if ((leaf.kind == CX_NODE_PREFIX || leaf.kind == CX_NODE_PARTIAL) && is_one_word(folded)) {
         for (const std::string &language : languages_) {
             const Xapian::Stem &stemmer = stemmer_for(language);
-            for (auto it = database_.allterms_begin(folded); it != database_.allterms_end(folded); ++it)
-                matches.insert(match_term_of(*it, stemmer));
+            each_term(database_, folded,
+                      [&](const std::string &term, Xapian::doccount) { matches.insert(match_term_of(term, stemmer)); });
             // The as-you-type word also matches as a whole word, stemmed (`kettles`, `kettle`).
             if (leaf.kind == CX_NODE_PARTIAL) matches.insert(match_term_of(folded, stemmer));
         }
@@ -162,13 +162,14 @@ Query LeafTerms::parse(const std::string &text, unsigned flags, bool title) {
     if (readings.size() == 1) return readings.front();
     // A form no item of the languages that read the word so holds matches nothing it should (at
     // most another language's word of the same form: `held_in_stemming`), and would count as one
-    // more part of the query, lowering every result's percentage.
+    // more part of the query, lowering every result's percentage. A word no language holds (a
+    // typo) is read in the first language alone.
     std::vector<bool> unheld(readings.size());
     for (size_t i = 0; i < readings.size(); ++i) {
         if (readings[i].get_type() != Query::LEAF_TERM) continue;
         const std::string form = *readings[i].get_terms_begin();
         unheld[i] = std::none_of(readers[i].begin(), readers[i].end(), [&](const std::string &stemming) {
-            return held_in_stemming(database_, form, stemming);
+            return held_in_stemming(database_, items_, form, stemming);
         });
     }
     if (!std::all_of(unheld.begin(), unheld.end(), [](bool is) { return is; })) {
@@ -176,6 +177,8 @@ Query LeafTerms::parse(const std::string &text, unsigned flags, bool title) {
         for (size_t i = 0; i < readings.size(); ++i)
             if (!unheld[i]) held.push_back(std::move(readings[i]));
         readings = std::move(held);
+    } else {
+        readings.resize(1);
     }
     if (readings.size() == 1) return readings.front();
     const bool words = std::all_of(readings.begin(), readings.end(),
@@ -186,7 +189,7 @@ Query LeafTerms::parse(const std::string &text, unsigned flags, bool title) {
 Query LeafTerms::filter_beginning(const FieldFilter &filter, const std::string &word) const {
     const std::string begun = filter.prefix + word;
     std::vector<Query> terms;
-    for (auto it = database_.allterms_begin(begun); it != database_.allterms_end(begun); ++it) terms.emplace_back(*it);
+    each_term(database_, begun, [&](const std::string &term, Xapian::doccount) { terms.emplace_back(term); });
     return terms.empty() ? Query::MatchNothing : Query(Query::OP_OR, terms.begin(), terms.end());
 }
 
@@ -212,8 +215,8 @@ Query LeafTerms::expansion(const cx_query_node &leaf) {
     if (!is_one_word(word)) return Query();
     const std::string begun = prefix::text + word;
     std::vector<std::pair<Xapian::doccount, std::string>> words;
-    for (auto it = database_.allterms_begin(begun); it != database_.allterms_end(begun); ++it)
-        words.emplace_back(it.get_termfreq(), *it);
+    each_term(database_, begun,
+              [&](const std::string &term, Xapian::doccount frequency) { words.emplace_back(frequency, term); });
     const size_t kept = std::min(words.size(), is_short_partial(leaf, word) ? short_expansion_limit : expansion_limit);
     std::partial_sort(words.begin(), words.begin() + kept, words.end(), [](const auto &a, const auto &b) {
         return a.first != b.first ? a.first > b.first : a.second < b.second;

@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "language.hpp"
 #include "matching.hpp"
 #include "schema.hpp"
 
@@ -17,9 +18,10 @@ class LeafTerms {
     /// A prefix is expanded to the words it begins in `database` as a whole (see `build_query`);
     /// the weight scales made are recorded in `factors`.
     /// Words are read in each of `languages` (stemmings, `cx::stemmings`), as the items of each
-    /// were indexed.
-    LeafTerms(const Xapian::Database &database, ScaleFactors &factors, std::vector<std::string> languages)
-        : database_(database), factors_(factors), languages_(std::move(languages)) {}
+    /// were indexed; `items` are the languages of `database`'s items (`item_languages`).
+    LeafTerms(const Xapian::Database &database, ScaleFactors &factors, std::vector<std::string> languages,
+              const ItemLanguages &items)
+        : database_(database), factors_(factors), languages_(std::move(languages)), items_(items) {}
 
     /// The words of a leaf, weighed: its word, prefix, as-you-type word or phrase.
     Xapian::Query words(const cx_query_node &leaf);
@@ -43,6 +45,7 @@ class LeafTerms {
     const Xapian::Database &database_;
     ScaleFactors &factors_;
     std::vector<std::string> languages_;
+    const ItemLanguages &items_;
     /// One parser a language, for the words of every free-text field (one term space), and for
     /// the title's boolean terms; made on first use.
     std::vector<std::unique_ptr<Parser>> parsers_;

@@ -252,12 +252,12 @@ void build_pair_tiers(Xapian::WritableDatabase &database, double average) {
         bool frequent_first;
     };
     std::vector<Tiered> pairs;
-    for (auto it = database.allterms_begin(prefix::pair); it != database.allterms_end(prefix::pair); ++it) {
+    each_term(database, prefix::pair, [&](const std::string &term, Xapian::doccount frequency) {
         std::string first, second;
-        if (it.get_termfreq() <= pair_tier_limit || !pair_words(*it, first, second)) continue;
+        if (frequency <= pair_tier_limit || !pair_words(term, first, second)) return;
         const bool frequent_first = database.get_termfreq(first) >= database.get_termfreq(second);
-        pairs.push_back(frequent_first ? Tiered{first, *it, second, true} : Tiered{second, *it, first, false});
-    }
+        pairs.push_back(frequent_first ? Tiered{first, term, second, true} : Tiered{second, term, first, false});
+    });
     // The thresholds' record lists the pairs in term order, whatever order they are built in.
     std::map<std::string, std::string> lines;
     if (!pairs.empty()) {

@@ -13,6 +13,7 @@
 #include "columns.hpp"
 #include "database.hpp"
 #include "read.hpp"
+#include "schema.hpp"
 
 namespace cx {
 
@@ -160,8 +161,9 @@ void note_written_words(cx_database &database, const Xapian::Document &document)
 }
 
 void read_text_words(const Xapian::Database &reader, const std::string &start, NearWords &words) {
-    for (auto it = reader.allterms_begin(start); it != reader.allterms_end(start); ++it)
-        if (is_text_word(*it)) words.add(*it, it.get_termfreq());
+    each_term(reader, start, [&](const std::string &term, Xapian::doccount frequency) {
+        if (is_text_word(term)) words.add(term, frequency);
+    });
 }
 
 std::shared_ptr<const NearWords> read_text_words(const Xapian::Database &reader) {

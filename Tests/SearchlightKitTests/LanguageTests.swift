@@ -118,6 +118,27 @@ struct LanguageTests {
         #expect(read.contains("nb/walker") && read.contains("en/walker"), "\(read)")
     }
 
+    @Test("a typo's corrections are read in a language only where an item of that language holds their form")
+    func correctionsHeldInTheirLanguage() throws {
+        let test = try TestIndex()
+        // Irish reads `shelf` as `self` (its lenition), an English word too; the Irish item holds neither.
+        try test.index.indexSearchableItems(
+            [
+                written("en/shelf", "A shelf for the hall", language: "en"),
+                written("en/self", "Self portrait in oil", language: "en"),
+                written("ga/leabhar", "Leabhar ar an tseilf", language: "ga"),
+            ], now: now)
+        func found(_ text: String) throws -> [String] {
+            try test.index.search(SearchQuery(text, domainIdentifier: "default", limit: 100), now: now)
+                .results.map(\.canonicalIdentifier).sorted()
+        }
+        // `shlef`, one typo from `shelf`: read in English and Irish, its correction is `shelf` alone.
+        #expect(try found("shlef") == ["en/shelf"])
+        // Once an Irish item holds `self`, Irish reads the correction so too.
+        try test.index.indexSearchableItems([written("ga/self", "Féinphortráid: self", language: "ga")], now: now)
+        #expect(try found("shlef") == ["en/self", "en/shelf", "ga/self"])
+    }
+
     @Test("an item that names no language has the one its text is told in: stemmed, filtered and counted so")
     func told() throws {
         let test = try TestIndex()
