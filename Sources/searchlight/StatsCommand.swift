@@ -28,9 +28,8 @@ struct StatsCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors(global) {
-            let index = try SearchableIndex.openForReading(global)
-            let stats = try index.statistics(now: commandTime(now))
-            try index.close()
+            // A topology's shards are counted at the batches they hold, even when these differ.
+            let stats = try SearchableIndex.statistics(ofIndexAt: global.indexPath, now: commandTime(now))
             if global.json { return try global.output.printJSON(stats) }
             let rows: [(String, String)] = [
                 ("Index", stats.path ?? ""), ("Items", String(stats.documents)), ("Public", String(stats.public)),
@@ -50,6 +49,13 @@ struct StatsCommand: ParsableCommand {
                         "  " + Output.padded(Output.shown(shard.shard), to: shardWidth) + "  "
                             + "\(String(shard.documents).leftPadded(to: 6)) items (\(shard.public) public, "
                             + "\(shard.private) private, \(shard.expired) expired), batch \(shard.batch)" + size)
+                }
+                let batches = Set(shards.map(\.batch))
+                if batches.count > 1, let last = batches.max() {
+                    print(
+                        "\nThe shards hold different batches: a shard below batch \(last) is behind (a replica "
+                            + "catching up, or its xapian-replicate stopped); a search service answers from the last "
+                            + "batch all its shards held.")
                 }
             }
             guard !stats.domains.isEmpty else { return }

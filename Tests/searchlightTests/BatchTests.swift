@@ -84,53 +84,79 @@ struct Batches: Sendable {
         return Dictionary(uniqueKeysWithValues: values.map { ($0["value"] as? String ?? "", $0["count"] as? Int ?? 0) })
     }
 
-    /// What a search service over the shards shows that it must not: part of a batch (a batch
-    /// counted with other than all of its items, or with some of its three markers). `nil` when
-    /// every batch it shows is whole, or when it did not answer (a shard's server down). Blocks
-    /// the calling thread.
-    static func partOfABatch(at service: String) -> String? {
+    /// What a search service over the shards shows when asked for its batches.
+    enum Shown: Sendable {
+        /// Every batch it shows, whole.
+        case whole
+        /// Part of a batch, which it must never show: a batch counted with other than all of its
+        /// items, or with some of its three markers.
+        case partOfABatch(String)
+        /// No answer, or an error: the status and body.
+        case failed(String)
+    }
+
+    /// Asks a search service over the shards what it shows (``Shown``). Blocks the calling thread.
+    static func shown(at service: String) -> Shown {
+        var failure: String?
         func counts(_ query: String) -> [String: Int]? {
-            guard let answer = blockingGet(service + "/v1/search?q=\(query)&limit=0&facets=batch"),
-                answer.status == 200,
+            guard let answer = blockingGet(service + "/v1/search?q=\(query)&limit=0&facets=batch") else {
+                failure = failure ?? "no answer"
+                return nil
+            }
+            guard answer.status == 200,
                 let object = try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any]
-            else { return nil }
+            else {
+                failure = failure ?? "\(answer.status): \(String(decoding: answer.body, as: UTF8.self))"
+                return nil
+            }
             let values = ((object["facets"] as? [String: Any])?["batch"] as? [String: Any])?["values"]
             return Dictionary(
                 uniqueKeysWithValues: (values as? [[String: Any]] ?? []).map {
                     ($0["value"] as? String ?? "", $0["count"] as? Int ?? 0)
                 })
         }
-        guard let items = counts(""), let markers = counts("marker") else { return nil }
+        guard let items = counts(""), let markers = counts("marker") else { return .failed(failure ?? "") }
         if let partial = items.first(where: { $0.value != size + 3 }) {
-            return "batch \(partial.key) counted with \(partial.value) items"
+            return .partOfABatch("batch \(partial.key) counted with \(partial.value) items")
         }
         if let partial = markers.first(where: { $0.value != 3 }) {
-            return "batch \(partial.key) shows \(partial.value) of its 3 markers"
+            return .partOfABatch("batch \(partial.key) shows \(partial.value) of its 3 markers")
         }
-        return nil
+        return .whole
     }
 
-    /// Asks `service` every 100 ms, until stopped, what part of a batch it shows: on a thread of its
+    /// What a ``Watcher`` saw: how many times it asked, every part of a batch shown, every failure.
+    struct Watched: Sendable {
+        var checks = 0
+        var partial: [String] = []
+        var failed: [String] = []
+    }
+
+    /// Asks `service` every 100 ms, until stopped, what it shows (``Shown``): on a thread of its
     /// own (``OnThread``), as ``BatchWriter`` writes, so that the tests' blocking work beside it (kills,
     /// `xapian-check`) cannot starve it of Swift's two cooperative threads, and pausing so that it
     /// leaves the writers it watches their share of the two cores.
     final class Watcher: Sendable {
         private let stopped = Flag()
         private let asked = Counter()
-        private let asking: OnThread<(checks: Int, partial: [String])>
+        private let asking: OnThread<Watched>
 
         init(_ service: String) {
             let stopped = stopped
             let asked = asked
             asking = OnThread {
-                var (checks, partial) = (0, [String]())
+                var watched = Watched()
                 while !stopped.isSet {
-                    if let found = Batches.partOfABatch(at: service) { partial.append(found) }
-                    checks += 1
-                    asked.set(checks)
+                    switch Batches.shown(at: service) {
+                    case .whole: break
+                    case .partOfABatch(let found): watched.partial.append(found)
+                    case .failed(let failure): watched.failed.append(failure)
+                    }
+                    watched.checks += 1
+                    asked.set(watched.checks)
                     usleep(100_000)
                 }
-                return (checks, partial)
+                return watched
             }
         }
 
@@ -138,9 +164,8 @@ struct Batches: Sendable {
         /// answers slowly while replicas catch up.
         var checks: Int { asked.current }
 
-        /// Stops asking, once the question being asked is answered: how many times it asked, and
-        /// every part of a batch it saw.
-        func stop() throws -> (checks: Int, partial: [String]) {
+        /// Stops asking, once the question being asked is answered: what it saw.
+        func stop() throws -> Watched {
             stopped.set()
             return try asking.value()
         }
@@ -331,14 +356,16 @@ struct BatchTests {
         // The next writer completes a batch left journaled.
         try batches.write(22)
         #expect(!FileManager.default.fileExists(atPath: batches.writer + ".journal"))
-        let (checks, partial) = try watcher.stop()
-        #expect(partial.isEmpty, "\(partial.prefix(5))")
-        #expect(checks > 20)
+        let watched = try watcher.stop()
+        #expect(watched.partial.isEmpty, "\(watched.partial.prefix(5))")
+        // The service answers every time, from the last batch every shard holds.
+        #expect(watched.failed.isEmpty, "\(watched.failed.count) failed: \(watched.failed.prefix(3))")
+        #expect(watched.checks > 20)
         try batches.expectSameAsOneIndex(batches.writer)
         // Kills that left a journal: their batches were completed, not lost.
         #expect(journaled > 0, "no kill fell while the shards committed")
         print(
-            "BatchTests.writerKilled(large: \(large)): \(journaled) of 20 kills left a journaled batch; \(checks) checks"
+            "BatchTests.writerKilled(large: \(large)): \(journaled) of 20 kills left a journaled batch; \(watched.checks) checks"
         )
     }
 
@@ -370,9 +397,30 @@ struct BatchTests {
         // watcher has asked 25 times (the service waits for its shards to agree while a replica
         // catches up, so an answer can take a second), while the batches stay fewer than the 100
         // values a count lists: small batches half a second apart.
+        // Each replica's switches to a whole new copy (its stub naming the other copy), counted as
+        // they happen: with large batches, at least 20 under the watcher.
+        let stubs = machines.map { $0.replica + "/XAPIANDB" }
+        let (switching, switched) = (Flag(), Counter())
+        let switches = OnThread {
+            var named = stubs.map { try? String(contentsOfFile: $0, encoding: .utf8) }
+            while !switching.isSet {
+                for (index, stub) in stubs.enumerated() {
+                    let now = try? String(contentsOfFile: stub, encoding: .utf8)
+                    if let now, now != named[index] {
+                        named[index] = now
+                        switched.set(switched.current + 1)
+                    }
+                }
+                usleep(5_000)
+            }
+            return switched.current
+        }
         let writer = BatchWriter(batches, from: 2, pause: large ? 0 : 0.5)
         var kills = 0
-        while kills < 20 || ((writer.last < 6 || watcher.checks < 25) && kills < 80 && writer.last < 80) {
+        while kills < 20
+            || ((writer.last < 6 || watcher.checks < 25 || (large && switched.current < 20)) && kills < 80
+                && writer.last < 80)
+        {
             kills += 1
             try await Task.sleep(for: .milliseconds(Int.random(in: 50...500)))
             let machine = machines.randomElement()!
@@ -389,6 +437,9 @@ struct BatchTests {
         }
         let last = writer.stop()
         #expect(last > 5, "the writer wrote \(last) batches")
+        switching.set()
+        let copies = try switches.value()
+        #expect(!large || copies >= 20, "the replicas switched to a new copy \(copies) times")
 
         // Every shard machine catches up with the writer, each replica whole.
         let deadline = Date().addingTimeInterval(60)
@@ -399,9 +450,18 @@ struct BatchTests {
         print(
             "BatchTests.shardMachineKilled(\(victim), large: \(large)): \(last) batches; caught up in \(Date().timeIntervalSince(caughtUp)) s"
         )
-        let (checks, partial) = try watcher.stop()
-        #expect(partial.isEmpty, "\(partial.prefix(5))")
-        #expect(checks > 20)
+        let watched = try watcher.stop()
+        #expect(watched.partial.isEmpty, "\(watched.partial.prefix(5))")
+        // A replica switching to a whole new copy, or catching up, is answered from the last batch
+        // every shard holds; only a shard server that is down fails a search.
+        if victim == .replicator {
+            #expect(watched.failed.isEmpty, "\(watched.failed.count) failed: \(watched.failed.prefix(3))")
+        }
+        print(
+            "BatchTests.shardMachineKilled(\(victim), large: \(large)): \(copies) switches to a new copy; "
+                + "\(watched.failed.count) of \(watched.checks) checks failed"
+        )
+        #expect(watched.checks > 20)
         for machine in machines {
             machine.replicator.kill()  // it writes the live copy while it runs
         }

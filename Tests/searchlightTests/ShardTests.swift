@@ -290,6 +290,33 @@ struct ShardTests {
         #expect(removed.status == 0 || removed.status == 1, "\(removed.stderr)")
     }
 
+    @Test("stats lists the shards at the batches they hold when these differ: a shard machine behind")
+    func statsOfShardsAtDifferentBatches() throws {
+        let workspace = try Workspace()
+        let writer = try workspace.write("writer", "auto shard-1\nauto shard-2\nauto shard-3\n")
+        let corpus = ["index", repositoryRoot + "/corpus", "--index", writer, "--now", corpusNow]
+        #expect(try workspace.run(corpus).status == 0)
+        let behind = workspace.path + "/shard-2"
+        try FileManager.default.copyItem(atPath: behind, toPath: behind + ".batch-1")
+        let more = try workspace.write(
+            "more.jsonl",
+            (1...30).map { #"{"canonicalIdentifier":"more/\#($0)","title":"More \#($0)"}"# }.joined(separator: "\n"))
+        #expect(try workspace.run(["index", more, "--index", writer, "--now", corpusNow]).status == 0)
+        // Shard 2 as a replica that has not yet followed batch 2.
+        try FileManager.default.removeItem(atPath: behind)
+        try FileManager.default.moveItem(atPath: behind + ".batch-1", toPath: behind)
+
+        let stats = try workspace.run(["stats", "--index", writer, "--now", corpusNow, "--json"])
+        #expect(stats.status == 0, "\(stats.stderr)")
+        let shards = try #require(try stats.object()["shards"] as? [[String: Any]])
+        #expect(shards.compactMap { $0["batch"] as? Int } == [2, 1, 2])
+        let counts = shards.compactMap { $0["documents"] as? Int }
+        #expect(counts.reduce(0, +) == (try stats.object()["documents"] as? Int))
+        let text = try workspace.run(["stats", "--index", writer, "--now", corpusNow])
+        #expect(text.status == 0 && text.stdout.contains("The shards hold different batches"), "\(text.stdout)")
+        #expect(text.stdout.contains("batch 1") && text.stdout.contains("batch 2"))
+    }
+
     @Test(
         "a shard that cannot be reached is named, exits 69, and answers again once restarted; remote shards refuse writes"
     )

@@ -116,16 +116,23 @@ extension SearchableIndex {
 
     /// Opens a view of `topology`'s shards (``XapianDatabase/init(view:timeout:)``) whose shards
     /// all hold one batch (``BatchJournal``), trying again every 20 ms for up to `waiting` while
-    /// they hold different ones: a batch being committed, a replica catching up. With `waiting`
-    /// nil, returns the first view opened, whatever its shards hold, for the caller to check.
+    /// they hold different ones (a batch being committed, a replica catching up) or while a shard
+    /// cannot be opened (a replica switching to a whole new copy). With `waiting` nil, returns the
+    /// first view opened, whatever its shards hold, for the caller to check.
     ///
     /// - Throws: ``SearchlightError/Code/indexUnavailable`` naming each shard's batch when they
-    ///   still differ after `waiting`.
+    ///   still differ after `waiting`, or the last failure to open one.
     static func openView(_ topology: Topology, waiting: Duration?) throws(SearchlightError) -> XapianDatabase {
         let deadline = ContinuousClock.now.advanced(by: waiting ?? .zero)
         while true {
             let layouts = folderLayouts(topology)
-            let view = try XapianDatabase(view: topology, timeout: remoteTimeout)
+            let view: XapianDatabase
+            do throws(SearchlightError) {
+                view = try XapianDatabase(view: topology, timeout: remoteTimeout)
+            } catch  where error.failure == .notOpenable && ContinuousClock.now < deadline {
+                OSThread.sleep(for: .milliseconds(20))
+                continue
+            }
             view.shardLayouts = layouts
             guard let waiting else { return view }
             let batches = try view.shardBatches()

@@ -148,10 +148,41 @@ extension SearchableIndex {
                 expired: counts.expiredCount, domains: domains, sizeBytes: IndexLayout.size(at: path),
                 language: language)
         }
-        // The whole index's counts are its shards' together.
         let (domains, language) = try read { database throws(SearchlightError) in
             (try database.domains(), try database.defaultLanguage())
         }
+        return try Self.statistics(of: topology, domains: domains, language: language, now: now)
+    }
+
+    /// The statistics of the index at `path` (``statistics(now:)``), without waiting for a
+    /// topology's shards to hold one batch: each shard is counted at the batch it holds, and the
+    /// domains are those of every shard's latest revision. What an operator looks at while a
+    /// shard machine is behind (its replicator stopped, or catching up), where a reader waits up
+    /// to 10 s for the shards to agree and then fails.
+    public static func statistics(ofIndexAt path: String, now: Int64 = currentTime()) throws(SearchlightError)
+        -> IndexStatistics
+    {
+        guard let topology = try Topology.read(path) else {
+            let index = try SearchableIndex(path: path, access: .readOnly)
+            defer { try? index.close() }
+            return try index.statistics(now: now)
+        }
+        do throws(SearchlightError) {
+            try checkFormats(topology)
+            let view = try openView(topology, waiting: nil)
+            defer { try? view.close() }
+            return try statistics(
+                of: topology, domains: try view.domains(), language: try view.defaultLanguage(), now: now)
+        } catch {
+            throw naming(unreachableShardOf: topology, in: error)
+        }
+    }
+
+    /// A topology's statistics: each shard's counts at the batch it holds, and the whole index's,
+    /// its shards' together.
+    private static func statistics(of topology: Topology, domains: [String: Int], language: String?, now: Int64)
+        throws(SearchlightError) -> IndexStatistics
+    {
         let shards = try ParallelWork.run(topology.shards, names: topology.shards.map(\.name)) {
             _, shard throws(SearchlightError) in
             let reader = try Self.openShardReader(shard)
@@ -166,7 +197,7 @@ extension SearchableIndex {
         }
         func total(_ count: (ShardStatistics) -> Int) -> Int { shards.reduce(0) { $0 + count($1) } }
         return IndexStatistics(
-            path: path, documents: total(\.documents), public: total(\.public), private: total(\.private),
+            path: topology.path, documents: total(\.documents), public: total(\.public), private: total(\.private),
             expired: total(\.expired), domains: domains, sizeBytes: total { $0.sizeBytes ?? 0 }, shards: shards,
             language: language)
     }

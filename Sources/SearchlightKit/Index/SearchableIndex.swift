@@ -49,6 +49,9 @@ public final class SearchableIndex: Sendable {
         /// Whether its shards held different batches when last looked at.
         var mixed = false
         var opened = ContinuousClock.now
+        /// Since when it has failed to open or reopen, every time it was tried; nil when it last
+        /// succeeded.
+        var failingSince: ContinuousClock.Instant?
 
         /// Whether to open it afresh rather than reopen it: its shards held different batches, or
         /// it is ``freshness`` old. A shard server's connection reopens the database it opened,
@@ -161,9 +164,10 @@ public final class SearchableIndex: Sendable {
                     // A shard's connection is gone for good; its server may be back (restarted).
                     database = try Self.openReader(path: path, topology: topology)
                     return try body(database)
-                } catch  where error.failure == .modified && topology != nil {
+                } catch  where (error.failure == .modified || error.failure == .notOpenable) && topology != nil {
                     // The shards moved on by more than a commit while the spare view found them
-                    // holding different batches: a view of one batch is waited for.
+                    // holding different batches, or a shard machine's replica switched to a new
+                    // copy under the view: a view of one batch is waited for.
                     database = try Self.openReader(path: path, topology: topology)
                     return try body(database)
                 }
@@ -190,6 +194,12 @@ public final class SearchableIndex: Sendable {
     /// view is brought to each shard's latest revision (opened afresh when ``SpareView/isStale``
     /// or a local shard has a new generation); when its shards all report one batch other than
     /// the view's, the two change places. The view read never mixes batches.
+    ///
+    /// A spare view that cannot be brought up leaves the view as it is, answering from the batch
+    /// it has: a shard machine's replica switching to a whole new copy removes the copy its server
+    /// had open ("Failed to open glass revision file"), and a shard server restarting refuses
+    /// connections for a moment. The spare view is opened afresh on the next search; its failure
+    /// is reported once it has lasted ``remoteTimeout`` (a shard gone for good).
     private func moveView(_ view: inout XapianDatabase, _ topology: Topology) throws(SearchlightError) {
         try spare.withLock { spare throws(SearchlightError) in
             do throws(SearchlightError) {
@@ -203,6 +213,7 @@ public final class SearchableIndex: Sendable {
                 }
                 guard let candidate = spare.view else { return }
                 let batches = try candidate.shardBatches()
+                spare.failingSince = nil
                 spare.mixed = Set(batches).count > 1
                 guard !spare.mixed, batches[0] != view.batch || isSuperseded(view) else { return }
                 candidate.batch = batches[0]
@@ -211,7 +222,12 @@ public final class SearchableIndex: Sendable {
             } catch {
                 try? spare.view?.close()
                 spare.view = nil
-                throw error
+                let since = spare.failingSince ?? .now
+                spare.failingSince = since
+                if ContinuousClock.now - since >= Self.remoteTimeout {
+                    spare.failingSince = nil
+                    throw error
+                }
             }
         }
     }
