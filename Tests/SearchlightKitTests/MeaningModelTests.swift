@@ -160,6 +160,48 @@ struct MeaningModelTests {
         #expect(error?.message.contains("scripts/install-dependencies") == true)
     }
 
+    @Test("the files found to be the pinned ones are recorded, and a file changed since is hashed and refused")
+    func verifiedFilesRecorded() throws {
+        let installed = try MeaningModel.installed()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("model-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for name in ["model.safetensors", "vocab.txt"] {
+            try FileManager.default.copyItem(atPath: installed.folder + "/" + name, toPath: folder + "/" + name)
+        }
+        let record = folder + "/cache/searchlight/verified-model-files"
+        _ = try MeaningModel(folder: folder, verifiedFilesRecord: record)
+        // One line a file: its device, inode, size and times, and the digest it was found to have.
+        let lines = try String(contentsOfFile: record, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 2)
+        for (name, digest) in [
+            ("model.safetensors", "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"),
+            ("vocab.txt", "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3"),
+        ] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: folder + "/" + name)
+            let inode = try #require(attributes[.systemFileNumber] as? NSNumber).uint64Value
+            let size = try #require(attributes[.size] as? NSNumber).uint64Value
+            #expect(
+                lines.contains {
+                    let fields = $0.split(whereSeparator: { $0 == " " || $0 == "\t" })
+                    return fields.count == 8 && fields[1] == "\(inode)" && fields[2] == "\(size)" && fields[7] == digest
+                }, "\(name): \(lines)")
+        }
+        // Loaded again, the record holds the same; a byte changed in place is a file never seen.
+        _ = try MeaningModel(folder: folder, verifiedFilesRecord: record)
+        #expect(try String(contentsOfFile: record, encoding: .utf8).split(separator: "\n") == lines)
+        let weights = try FileHandle(forUpdating: URL(fileURLWithPath: folder + "/model.safetensors"))
+        try weights.seek(toOffset: 4_000_000)
+        let byte = try #require(try weights.read(upToCount: 1)?.first)
+        try weights.seek(toOffset: 4_000_000)
+        try weights.write(contentsOf: Data([byte ^ 1]))
+        try weights.close()
+        let error = #expect(throws: SearchlightError.self) {
+            try MeaningModel(folder: folder, verifiedFilesRecord: record)
+        }
+        #expect(error?.message.contains("model.safetensors is not the pinned file") == true)
+    }
+
     @Test("without the model, asking for it says where it was looked for and how to install it")
     func missingModel() throws {
         let error = #expect(throws: SearchlightError.self) { try MeaningModel(folder: "/nonexistent/model") }

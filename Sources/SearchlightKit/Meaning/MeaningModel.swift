@@ -94,13 +94,25 @@ public final class MeaningModel: Sendable {
         return try MeaningModel(folder: folder)
     }
 
-    /// The model in `folder`, its files checked against their pinned digests.
-    public init(folder: String) throws(SearchlightError) {
+    /// The model in `folder`, its files checked against their pinned digests: hashed once, and
+    /// recorded in the user's cache (`$XDG_CACHE_HOME/searchlight/verified-model-files`) for the
+    /// processes after, which hash only a file that has changed since in any way.
+    public convenience init(folder: String) throws(SearchlightError) {
+        try self.init(folder: folder, verifiedFilesRecord: VerifiedFiles.inUserCache.path)
+    }
+
+    /// The model in `folder`, its files checked against their pinned digests, recording the files
+    /// found to hold them at `verifiedFilesRecord` (a file Searchlight writes; nil: none), where a
+    /// file the record names, unchanged since, is not hashed again.
+    public init(folder: String, verifiedFilesRecord: String?) throws(SearchlightError) {
+        let verified = VerifiedFiles(path: verifiedFilesRecord)
         self.folder = folder
         let weights = try MappedFile(path: folder + "/model.safetensors")
         let vocabulary = try MappedFile(path: folder + "/vocab.txt")
         for (file, mapped) in [(Self.pinnedFiles[0], weights), (Self.pinnedFiles[1], vocabulary)] {
+            if let identity = mapped.identity, verified.holds(identity, digest: file.sha256) { continue }
             let digest = try mapped.sha256()
+            if let identity = mapped.identity, digest == file.sha256 { verified.record(identity, digest: digest) }
             guard digest == file.sha256 else {
                 throw SearchlightError(
                     .meaningUnavailable,
@@ -342,6 +354,8 @@ private final class EncoderHandle: @unchecked Sendable {
 final class MappedFile: @unchecked Sendable {
     private let base: UnsafeRawPointer?
     let count: Int
+    /// The file's identity as it was opened (``VerifiedFiles/identity(of:)``).
+    let identity: String?
 
     init(path: String) throws(SearchlightError) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
@@ -350,6 +364,7 @@ final class MappedFile: @unchecked Sendable {
                 .meaningUnavailable, "Cannot open the meaning model's file \(path): \(FileSystem.lastError())")
         }
         defer { close(descriptor) }
+        identity = VerifiedFiles.identity(of: descriptor)
         let size = Int(lseek(descriptor, 0, SEEK_END))
         count = max(0, size)
         guard size > 0 else {
