@@ -146,13 +146,21 @@ struct MeaningModelTests {
         #expect(try read("") == nil)
     }
 
-    @Test("a model file that is not the pinned one is refused, naming the file and how to install the model")
-    func wrongFileRefused() throws {
+    /// A new folder holding a copy of each of the installed model's files `names`.
+    private func modelFolder(copying names: [String]) throws -> String {
         let installed = try MeaningModel.installed()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("model-\(UUID())").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for name in names {
+            try FileManager.default.copyItem(atPath: installed.folder + "/" + name, toPath: folder + "/" + name)
+        }
+        return folder
+    }
+
+    @Test("a model file that is not the pinned one is refused, naming the file and how to install the model")
+    func wrongFileRefused() throws {
+        let folder = try modelFolder(copying: ["vocab.txt"])
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try FileManager.default.copyItem(atPath: installed.folder + "/vocab.txt", toPath: folder + "/vocab.txt")
         try Data("not the model".utf8).write(to: URL(fileURLWithPath: folder + "/model.safetensors"))
         let error = #expect(throws: SearchlightError.self) { try MeaningModel(folder: folder) }
         #expect(error?.code == .meaningUnavailable)
@@ -162,13 +170,8 @@ struct MeaningModelTests {
 
     @Test("the files found to be the pinned ones are recorded, and a file changed since is hashed and refused")
     func verifiedFilesRecorded() throws {
-        let installed = try MeaningModel.installed()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("model-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try modelFolder(copying: ["model.safetensors", "vocab.txt"])
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        for name in ["model.safetensors", "vocab.txt"] {
-            try FileManager.default.copyItem(atPath: installed.folder + "/" + name, toPath: folder + "/" + name)
-        }
         let record = folder + "/cache/searchlight/verified-model-files"
         _ = try MeaningModel(folder: folder, verifiedFilesRecord: record)
         // One line a file: its device, inode, size and times, and the digest it was found to have.
