@@ -195,11 +195,9 @@ class Builder {
     /// `word` (or, for the as-you-type word, begins words with it): such a word is more likely
     /// typed as meant.
     std::pair<std::vector<Query>, bool> corrections(const std::string &word, bool partial) {
-        const ItemLanguages &items = item_languages(database_, snapshot_);
-        // Whether an item of `language` holds `term`, a form in it (`held_in_stemming`).
+        // Whether an item of `language` holds `term`, a form in it (`LeafTerms::held`).
         const auto held_in = [&](const std::string &term, const std::string &language) {
-            return languages_.size() == 1 ? database_.reader.term_exists(term)
-                                          : held_in_stemming(database_.reader, items, term, language);
+            return languages_.size() == 1 ? database_.reader.term_exists(term) : terms_.held(term, language);
         };
         // The word's forms as the query reads it (`LeafTerms::parse`): in the languages whose
         // items hold them, else in the first.

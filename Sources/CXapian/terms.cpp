@@ -169,7 +169,7 @@ Query LeafTerms::parse(const std::string &text, unsigned flags, bool title) {
         if (readings[i].get_type() != Query::LEAF_TERM) continue;
         const std::string form = *readings[i].get_terms_begin();
         unheld[i] = std::none_of(readers[i].begin(), readers[i].end(), [&](const std::string &stemming) {
-            return held_in_stemming(database_, items_, form, stemming);
+            return held(form, stemming);
         });
     }
     if (!std::all_of(unheld.begin(), unheld.end(), [](bool is) { return is; })) {
@@ -184,6 +184,14 @@ Query LeafTerms::parse(const std::string &text, unsigned flags, bool title) {
     const bool words = std::all_of(readings.begin(), readings.end(),
                                    [](const Query &reading) { return reading.get_type() == Query::LEAF_TERM; });
     return Query(words ? Query::OP_SYNONYM : Query::OP_OR, readings.begin(), readings.end());
+}
+
+bool LeafTerms::held(const std::string &form, const std::string &stemming) {
+    const auto key = std::make_pair(form, stemming);
+    if (const auto found = held_.find(key); found != held_.end()) return found->second;
+    const bool is = held_in_stemming(database_, items_, form, stemming);
+    held_.emplace(key, is);
+    return is;
 }
 
 Query LeafTerms::filter_beginning(const FieldFilter &filter, const std::string &word) const {

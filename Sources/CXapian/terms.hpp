@@ -2,7 +2,9 @@
 // stands for.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <utility>
 
 #include "language.hpp"
 #include "matching.hpp"
@@ -26,6 +28,10 @@ class LeafTerms {
     /// The words of a leaf, weighed: its word, prefix, as-you-type word or phrase.
     Xapian::Query words(const cx_query_node &leaf);
 
+    /// Whether an item read as `stemming` holds `form` (`held_in_stemming`), asked once a query:
+    /// a word's forms are asked about when it is read and again when its typos are.
+    bool held(const std::string &form, const std::string &stemming);
+
     /// The boolean terms that say a word is in `field`, for `title:`; null for every other field
     /// (descriptions: `in_description`).
     const FieldFilter *field_filter(cx_field field) const;
@@ -46,6 +52,7 @@ class LeafTerms {
     ScaleFactors &factors_;
     std::vector<std::string> languages_;
     const ItemLanguages &items_;
+    std::map<std::pair<std::string, std::string>, bool> held_;
     /// One parser a language, for the words of every free-text field (one term space), and for
     /// the title's boolean terms; made on first use.
     std::vector<std::unique_ptr<Parser>> parsers_;

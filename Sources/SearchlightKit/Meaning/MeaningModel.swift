@@ -112,13 +112,13 @@ public final class MeaningModel: Sendable {
         for (file, mapped) in [(Self.pinnedFiles[0], weights), (Self.pinnedFiles[1], vocabulary)] {
             if let identity = mapped.identity, verified.holds(identity, digest: file.sha256) { continue }
             let digest = try mapped.sha256()
-            if let identity = mapped.identity, digest == file.sha256 { verified.record(identity, digest: digest) }
             guard digest == file.sha256 else {
                 throw SearchlightError(
                     .meaningUnavailable,
                     "The meaning model's \(folder)/\(file.name) is not the pinned file (SHA-256 \(digest), "
                         + "expected \(file.sha256)): \(Self.installAdvice)")
             }
+            if let identity = mapped.identity { verified.record(identity, digest: digest) }
         }
         tokenizer = try WordPieceTokenizer(
             vocabulary: String(decoding: vocabulary.bytes, as: UTF8.self), maximumLength: Self.maximumTokens)
