@@ -234,7 +234,10 @@ cx_status cx_bulk_apply(cx_bulk *bulk, cx_database *database, char **out_error) 
         Xapian::WritableDatabase &writer = database->writer;
         // Every winner that replaces a stored item has that item among the superseded: delete
         // those, then add every segment document.
-        for (Xapian::docid id : bulk->superseded) writer.delete_document(id);
+        for (Xapian::docid id : bulk->superseded) {
+            cx::upkeep::rewritten(*database, id);
+            writer.delete_document(id);
+        }
         if (bulk->chose) cx::upkeep::chose_common_words(writer, *bulk->common);
         cx::SpellingCounts spelling;
         for (auto &segment : bulk->segments) {

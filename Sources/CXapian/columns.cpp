@@ -7,11 +7,13 @@
 #include <cmath>
 #include <cstring>
 #include <future>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <unordered_map>
 
 #include "database.hpp"
+#include "meaning.hpp"
 #include "read.hpp"
 #include "schema.hpp"
 #include "typos.hpp"
@@ -35,8 +37,8 @@ struct KeptFields {
     size_t bytes = 0;
     std::unordered_map<Xapian::valueno, Once<Column>> columns;
     std::unordered_map<Xapian::valueno, Once<Ranks>> ranks;
-    Once<Vectors> vectors;
-    uint32_t vector_dimensions = 0;
+    Once<MeaningCodes> codes;
+    uint32_t code_dimensions = 0;
     Once<Lengths> lengths;
     Once<Expirations> expirations;
     /// The expired items, ascending, when the first `expired_count` of the expirations' items have expired.
@@ -70,23 +72,32 @@ std::shared_ptr<Column> read_column(const Xapian::Database &reader, Xapian::valu
     return column;
 }
 
-/// Reads every vector of meaning of `dimensions` into `Vectors`.
-std::shared_ptr<Vectors> read_vectors(const Xapian::Database &reader, uint32_t dimensions) {
-    auto vectors = std::make_shared<Vectors>();
-    const size_t size = size_t(reader.get_lastdocid()) + 1;
-    vectors->dimensions = dimensions;
-    vectors->scales.assign(size, 0);
-    vectors->components.assign(size * dimensions, 0);
+/// A block of `words` words a code for `MeaningCodes::block_items` items, none with a vector.
+std::shared_ptr<MeaningCodes::Block> empty_block(uint32_t words) {
+    auto block = std::make_shared<MeaningCodes::Block>();
+    block->bits.assign(size_t(MeaningCodes::block_items) * words, 0);
+    block->weights.assign(MeaningCodes::block_items, 0);
+    return block;
+}
+
+/// Reads every vector of meaning of `dimensions` into `MeaningCodes`.
+std::shared_ptr<MeaningCodes> read_codes(const Xapian::Database &reader, uint32_t dimensions) {
+    auto codes = std::make_shared<MeaningCodes>();
+    codes->dimensions = dimensions;
+    codes->words = code_words(dimensions);
+    const size_t blocks = size_t(reader.get_lastdocid()) / MeaningCodes::block_items + 1;
+    std::vector<std::shared_ptr<MeaningCodes::Block>> building;
+    for (size_t b = 0; b < blocks; ++b) building.push_back(empty_block(codes->words));
     for (auto value = reader.valuestream_begin(CX_SLOT_MEANING); value != reader.valuestream_end(CX_SLOT_MEANING);
          ++value) {
-        const std::string &stored = *value;
-        if (stored.size() != sizeof(float) + dimensions) continue;
         const Xapian::docid id = value.get_docid();
-        std::memcpy(&vectors->scales[id], stored.data(), sizeof(float));
-        std::memcpy(vectors->components.data() + size_t(id) * dimensions, stored.data() + sizeof(float), dimensions);
-        if (vectors->scales[id] != 0) ++vectors->count;
+        MeaningCodes::Block &block = *building[id / MeaningCodes::block_items];
+        const size_t at = id % MeaningCodes::block_items;
+        block.weights[at] = meaning_code(*value, dimensions, block.bits.data() + at * codes->words);
+        if (block.weights[at] != 0) ++codes->count;
     }
-    return vectors;
+    codes->blocks.assign(building.begin(), building.end());
+    return codes;
 }
 
 /// Reads every item's length into `Lengths`.
@@ -258,24 +269,6 @@ std::shared_ptr<const Column> column_or_read(cx_database &database, const cx_sea
     return read_column(database.reader, slot, number);
 }
 
-std::shared_ptr<const Vectors> vectors(cx_database &database, uint32_t dimensions) {
-    const Xapian::Database &reader = database.reader;
-    const size_t bytes = (size_t(reader.get_lastdocid()) + 1) * (sizeof(float) + dimensions);
-    std::unique_lock<std::mutex> lock(kept_lock);
-    const std::shared_ptr<KeptFields> entry = kept_of(database);
-    if (entry == nullptr) return nullptr;
-    if (!entry->vectors.valid()) {
-        if (entry->bytes + bytes > most_column_bytes) return nullptr;
-        entry->bytes += bytes;
-        entry->vector_dimensions = dimensions;
-    } else if (entry->vector_dimensions != dimensions) {
-        return nullptr;
-    }
-    return built_once(lock, entry->vectors, [&] {
-        return std::shared_ptr<const Vectors>(read_vectors(reader, dimensions));
-    });
-}
-
 std::shared_ptr<const Lengths> lengths(cx_database &database) {
     const Xapian::Database &reader = database.reader;
     const size_t bytes = (size_t(reader.get_lastdocid()) + 1) * sizeof(Xapian::termcount);
@@ -337,15 +330,18 @@ namespace {
 /// The words of the items' text last kept of each database (by its UUID), with their revision.
 std::map<std::string, std::pair<Xapian::rev, std::shared_ptr<const NearWords>>> latest_words;
 
-/// The words of the items' text each commit of this process's writers wrote, by the database and
-/// the revision the commit made.
-std::map<std::pair<std::string, Xapian::rev>, std::vector<std::string>> written_words;
+/// The codes of vectors of meaning last kept of each database (by its UUID), with their revision.
+std::map<std::string, std::pair<Xapian::rev, std::shared_ptr<const MeaningCodes>>> latest_codes;
 
-/// The most commits whose words are kept (`record_written_words`).
+/// What each commit of this process's writers wrote, by the database and the revision the commit
+/// made.
+std::map<std::pair<std::string, Xapian::rev>, Written> written;
+
+/// The most commits whose writes are kept (`record_written`).
 constexpr size_t most_written_records = 4096;
 
-/// A revision's words are read from the index again once the words written since the last read
-/// pass this share of those (one in 16).
+/// A revision's words, or codes, are read from the index again once the words, or items, written
+/// since the last read pass this share of those (one in 16).
 constexpr size_t most_written_share = 16;
 
 /// The words of revision `revision` of database `uuid` as those last kept of it and the words
@@ -361,9 +357,9 @@ std::shared_ptr<const NearWords> derived_text_words(const std::string &uuid, Xap
             revision - found->second.first > most_written_records)
             return nullptr;
         for (Xapian::rev commit = found->second.first + 1; commit <= revision; ++commit) {
-            const auto written = written_words.find({uuid, commit});
-            if (written == written_words.end()) return nullptr;
-            since.insert(since.end(), written->second.begin(), written->second.end());
+            const auto record = written.find({uuid, commit});
+            if (record == written.end()) return nullptr;
+            since.insert(since.end(), record->second.words.begin(), record->second.words.end());
         }
         latest = found->second.second;
     }
@@ -375,6 +371,71 @@ std::shared_ptr<const NearWords> derived_text_words(const std::string &uuid, Xap
     since.erase(std::unique(since.begin(), since.end()), since.end());
     for (const std::string &word : since) derived->add(word, 0);
     return derived;
+}
+
+/// The codes of revision `revision` of database `uuid`, which `reader` reads, as those last kept of
+/// it with the items its commits since wrote read again, when every one of those commits is
+/// recorded and they wrote few items; null otherwise. Takes `kept_lock`.
+std::shared_ptr<const MeaningCodes> derived_codes(const Xapian::Database &reader, const std::string &uuid,
+                                                  Xapian::rev revision, uint32_t dimensions) {
+    std::shared_ptr<const MeaningCodes> latest;
+    std::vector<Xapian::docid> since;
+    {
+        std::lock_guard<std::mutex> guard(kept_lock);
+        const auto found = latest_codes.find(uuid);
+        if (found == latest_codes.end() || found->second.first >= revision ||
+            revision - found->second.first > most_written_records || found->second.second->dimensions != dimensions)
+            return nullptr;
+        for (Xapian::rev commit = found->second.first + 1; commit <= revision; ++commit) {
+            const auto record = written.find({uuid, commit});
+            if (record == written.end()) return nullptr;
+            since.insert(since.end(), record->second.items.begin(), record->second.items.end());
+        }
+        latest = found->second.second;
+    }
+    if (since.size() > std::max<size_t>(latest->count, 1024) / most_written_share) return nullptr;
+    std::sort(since.begin(), since.end());
+    since.erase(std::unique(since.begin(), since.end()), since.end());
+    auto derived = std::make_shared<MeaningCodes>(*latest);
+    const size_t blocks = size_t(reader.get_lastdocid()) / MeaningCodes::block_items + 1;
+    std::vector<std::shared_ptr<MeaningCodes::Block>> copied(std::max(blocks, derived->blocks.size()));
+    for (Xapian::docid id : since) {
+        const size_t b = id / MeaningCodes::block_items, at = id % MeaningCodes::block_items;
+        if (!copied[b]) {
+            copied[b] = b < derived->blocks.size() ? std::make_shared<MeaningCodes::Block>(*derived->blocks[b])
+                                                   : empty_block(derived->words);
+        }
+        MeaningCodes::Block &block = *copied[b];
+        if (block.weights[at] != 0) --derived->count;
+        std::string value;
+        try {
+            value = reader.get_document(id).get_value(CX_SLOT_MEANING);
+        } catch (const Xapian::DocNotFoundError &) {
+            // Deleted: no vector.
+        }
+        block.weights[at] = meaning_code(value, dimensions, block.bits.data() + at * derived->words);
+        if (block.weights[at] != 0) ++derived->count;
+    }
+    derived->blocks.resize(copied.size());
+    for (size_t b = 0; b < copied.size(); ++b) {
+        if (copied[b])
+            derived->blocks[b] = std::move(copied[b]);
+        else if (!derived->blocks[b])
+            derived->blocks[b] = empty_block(derived->words);
+    }
+    return derived;
+}
+
+/// Forgets what the commits of database `uuid` wrote that no kind kept of it needs any more: those
+/// up to the oldest revision last kept of it. With `kept_lock` held.
+void forget_written(const std::string &uuid) {
+    Xapian::rev oldest = std::numeric_limits<Xapian::rev>::max();
+    if (const auto words = latest_words.find(uuid); words != latest_words.end()) oldest = words->second.first;
+    if (const auto codes = latest_codes.find(uuid); codes != latest_codes.end())
+        oldest = std::min(oldest, codes->second.first);
+    for (auto it = written.lower_bound({uuid, 0}); it != written.end() && it->first.first == uuid &&
+                                                    it->first.second <= oldest;)
+        it = written.erase(it);
 }
 
 }  // namespace
@@ -396,18 +457,42 @@ std::shared_ptr<const NearWords> kept_text_words(const cx_database &database, Sn
         std::lock_guard<std::mutex> guard(kept_lock);
         auto &latest = latest_words[uuid];
         if (!latest.second || latest.first < revision) latest = {revision, words};
-        for (auto it = written_words.lower_bound({uuid, 0}); it != written_words.end() && it->first.first == uuid &&
-                                                              it->first.second <= latest.first;)
-            it = written_words.erase(it);
+        forget_written(uuid);
         return words;
     });
 }
 
-void record_written_words(const std::string &uuid, Xapian::rev revision, std::vector<std::string> words) {
+void record_written(const std::string &uuid, Xapian::rev revision, Written record) {
     if (uuid.empty()) return;
     std::lock_guard<std::mutex> guard(kept_lock);
-    if (written_words.size() >= most_written_records) written_words.erase(written_words.begin());
-    written_words[{uuid, revision}] = std::move(words);
+    if (written.size() >= most_written_records) written.erase(written.begin());
+    written[{uuid, revision}] = std::move(record);
+}
+
+std::shared_ptr<const MeaningCodes> meaning_codes(cx_database &database, uint32_t dimensions) {
+    const Xapian::Database &reader = database.reader;
+    const size_t bytes = (size_t(reader.get_lastdocid()) + 1) * (sizeof(float) + sizeof(uint64_t) * code_words(dimensions));
+    std::unique_lock<std::mutex> lock(kept_lock);
+    const std::shared_ptr<KeptFields> entry = kept_of(database);
+    if (entry == nullptr) return nullptr;
+    if (!entry->codes.valid()) {
+        if (entry->bytes + bytes > most_column_bytes) return nullptr;
+        entry->bytes += bytes;
+        entry->code_dimensions = dimensions;
+    } else if (entry->code_dimensions != dimensions) {
+        return nullptr;
+    }
+    const std::string uuid = reader.get_uuid();
+    const Xapian::rev revision = snapshot(database)->revision;
+    return built_once(lock, entry->codes, [&] {
+        std::shared_ptr<const MeaningCodes> codes = derived_codes(reader, uuid, revision, dimensions);
+        if (!codes) codes = read_codes(reader, dimensions);
+        std::lock_guard<std::mutex> guard(kept_lock);
+        auto &latest = latest_codes[uuid];
+        if (!latest.second || latest.first < revision) latest = {revision, codes};
+        forget_written(uuid);
+        return codes;
+    });
 }
 
 std::shared_ptr<const Ranks> ranks(cx_database &database, Xapian::valueno slot) {

@@ -56,24 +56,38 @@ struct Ranks {
 /// value stream on first use and kept as `column` keeps columns. Null for a slot no item holds.
 std::shared_ptr<const Ranks> ranks(cx_database &database, Xapian::valueno slot);
 
-/// Every item's vector of meaning (`CX_SLOT_MEANING`) of one revision, in memory, indexed by
-/// document id: what a search by meaning reads instead of the slot's value stream.
-struct Vectors {
+/// Every item's vector of meaning (`CX_SLOT_MEANING`) of one revision as a compact code
+/// (`meaning_code`: 52 bytes an item of 384 dimensions), in memory, indexed by document id: what a
+/// search by meaning compares first, before it compares the nearest again in full (hybrid.cpp).
+/// Kept in blocks of items, so that a revision derived from another (`meaning_codes`) copies only
+/// the blocks its commits changed.
+struct MeaningCodes {
+    static constexpr Xapian::docid block_items = 16384;
+    struct Block {
+        /// `words` words an item.
+        std::vector<uint64_t> bits;
+        /// Each item's weight, 0 for an item without a vector of `dimensions`.
+        std::vector<float> weights;
+    };
     uint32_t dimensions = 0;
-    /// Each item's scale (`meaning_value`), 0 for an item without a vector of `dimensions`.
-    std::vector<float> scales;
-    /// `dimensions` components an item, every item's place included.
-    std::vector<int8_t> components;
+    uint32_t words = 0;
+    /// Block `b` holds the items from document id `b * block_items`.
+    std::vector<std::shared_ptr<const Block>> blocks;
     /// How many items have a vector.
     Xapian::doccount count = 0;
 
-    const int8_t *of(Xapian::docid id) const { return components.data() + size_t(id) * dimensions; }
+    /// One past the last document id a block holds.
+    Xapian::docid end() const { return Xapian::docid(blocks.size() * block_items); }
+    float weight(Xapian::docid id) const { return blocks[id / block_items]->weights[id % block_items]; }
 };
 
-/// The vectors of `dimensions` of the revision read-only `database` has open, for a search that
-/// keeps fields (`keeps_fields`), kept as `column` keeps columns (388 MB at 1,000,000 items of 384 dimensions). Null when keeping them would pass
+/// The compact codes of `dimensions` of the revision read-only `database` has open, for a search
+/// that keeps fields (`keeps_fields`), kept as `column` keeps columns. They are those last kept of
+/// the database with the items its commits since wrote read again, when a writer of this process
+/// recorded every one of those commits (`record_written`) and they wrote fewer than a sixteenth
+/// as many items; else every vector is read. Null when keeping them would pass
 /// `most_column_bytes`, or for a database without a UUID: a search then reads the value stream.
-std::shared_ptr<const Vectors> vectors(cx_database &database, uint32_t dimensions);
+std::shared_ptr<const MeaningCodes> meaning_codes(cx_database &database, uint32_t dimensions);
 
 /// Every item's length (the summed within-item frequencies of its words, Xapian's document length)
 /// of one revision, in memory, indexed by document id: what a search that keeps fields weighs its
@@ -106,15 +120,22 @@ std::shared_ptr<const std::vector<Xapian::docid>> expired_items(cx_database &dat
 /// The words of the items' text of the revision `snapshot` is of (typos.cpp), kept once for every
 /// read-only handle of this process that reads that revision of the same database: the first
 /// that asks makes them, and those that ask meanwhile wait for it. They are the words last kept of
-/// the database and those its commits since wrote (`record_written_words`), when a writer of this
+/// the database and those its commits since wrote (`record_written`), when a writer of this
 /// process recorded every one of those commits and they wrote fewer than a sixteenth as many; else
 /// they are read from the index (`read_text_words`). A writer's handle, whose revision holds what it
 /// has not committed, and a view of shards read their own.
 std::shared_ptr<const NearWords> kept_text_words(const cx_database &database, Snapshot &snapshot);
 
-/// Records `words`, the words of the items' text that the items a commit stored hold, as what the
-/// commit that made revision `revision` of the database `uuid` wrote.
-void record_written_words(const std::string &uuid, Xapian::rev revision, std::vector<std::string> words);
+/// What one commit wrote, for this process's readers of the revision it made: the words of the
+/// items' text that the items it stored hold, and the document ids of the items it stored,
+/// replaced or deleted, or whose vectors of meaning it changed.
+struct Written {
+    std::vector<std::string> words;
+    std::vector<Xapian::docid> items;
+};
+
+/// Records `written` as what the commit that made revision `revision` of the database `uuid` wrote.
+void record_written(const std::string &uuid, Xapian::rev revision, Written written);
 
 /// The column of `slot` for a search of `request`: the kept one (`column`) when the search keeps
 /// fields (`keeps_fields`) and there is one, else one read for the caller alone.
@@ -123,7 +144,7 @@ std::shared_ptr<const Column> column_or_read(cx_database &database, const cx_sea
 
 /// The most memory the kept columns of one revision take: 4 bytes an item for a text, 8 for a
 /// number, for each attribute counted (at 1,000,000 items, 12 MB for a category and a price), 4
-/// bytes an item for the lengths, and 388 bytes an item for vectors of meaning.
+/// bytes an item for the lengths, and 52 bytes an item for the codes of vectors of meaning.
 constexpr size_t most_column_bytes = size_t(512) << 20;
 
 }  // namespace cx

@@ -51,9 +51,11 @@ struct cx_database {
     /// A writer's thresholds of the index's impact tiers, and the postings its transaction adds to
     /// them (tiers.cpp).
     std::shared_ptr<cx::TierNotes> tier_notes;
-    /// The words of the items' text its transaction's items hold (typos.cpp), recorded when it
-    /// commits for the readers of this process (`cx::record_written_words`).
+    /// The words of the items' text its transaction's items hold (typos.cpp), and the items it
+    /// wrote (`cx::upkeep::stored`, `cx::upkeep::rewritten`), recorded when it commits for the
+    /// readers of this process (`cx::record_written`).
     std::vector<std::string> written_words;
+    std::vector<Xapian::docid> written_items;
     /// A writer's common words, read as its transaction begins: every item it stores gets their
     /// pairs (pairs.cpp). Null while the index has chosen none.
     std::shared_ptr<const cx::CommonWords> common_words;

@@ -37,6 +37,13 @@ struct Closeness {
         sum += similarity;
         ++count;
     }
+    /// An item added at `estimate` (a compact code's), since compared in full at `similarity`.
+    void replace(double estimate, double similarity) { sum += similarity - estimate; }
+    /// An item added at `estimate` that has no vector after all.
+    void remove(double estimate) {
+        sum -= estimate;
+        --count;
+    }
     double mean() const { return sum / (count + unrelated_items); }
 };
 
@@ -70,29 +77,50 @@ class MeaningSource : public Xapian::ValuePostingSource {
     std::shared_ptr<Closeness> closeness_;
 };
 
-/// `MeaningSource` over vectors kept in memory: the items with a vector walked in order from the
-/// array, each weighed by its cosine similarity with the query's vector (at least 0).
-class KeptMeaningSource : public Xapian::PostingSource {
-  public:
-    KeptMeaningSource(std::shared_ptr<const cx::Vectors> vectors, std::shared_ptr<const cx::MeaningQuery> query,
-                      std::shared_ptr<Closeness> closeness)
-        : vectors_(std::move(vectors)), query_(std::move(query)), closeness_(std::move(closeness)) {}
+/// The estimated cosine similarity of item `id`'s code with `coded`.
+double estimate(const cx::MeaningCodes &codes, const cx::CodedQuery &coded, Xapian::docid id) {
+    const cx::MeaningCodes::Block &block = *codes.blocks[id / cx::MeaningCodes::block_items];
+    const size_t at = id % cx::MeaningCodes::block_items;
+    float estimated;
+    cx::estimate_similarities(coded, block.bits.data() + at * codes.words, &block.weights[at], 1, &estimated);
+    return estimated;
+}
 
-    KeptMeaningSource *clone() const override { return new KeptMeaningSource(vectors_, query_, closeness_); }
+/// How many items a search by meaning over compact codes found at least `least` near by their
+/// estimates: what it counts for every item but those it compares again in full.
+struct EstimatedNear {
+    double least = 0;
+    Xapian::doccount count = 0;
+
+    void add(double estimate) { count += estimate >= least; }
+};
+
+/// `MeaningSource` over the compact codes kept in memory (`MeaningCodes`): the items with a vector
+/// walked in order, each weighed by its estimated cosine similarity with the query's vector (at
+/// least 0), which `closeness` and `near` add up. The nearest by estimate are compared again in
+/// full (`compared_in_full`).
+class CodedMeaningSource : public Xapian::PostingSource {
+  public:
+    CodedMeaningSource(std::shared_ptr<const cx::MeaningCodes> codes, std::shared_ptr<const cx::CodedQuery> query,
+                       std::shared_ptr<Closeness> closeness, std::shared_ptr<EstimatedNear> near)
+        : codes_(std::move(codes)), query_(std::move(query)), closeness_(std::move(closeness)), near_(std::move(near)) {
+    }
+
+    CodedMeaningSource *clone() const override { return new CodedMeaningSource(codes_, query_, closeness_, near_); }
 
     void init(const Xapian::Database &) override {
         current_ = 0;
         set_maxweight(1.0);
     }
 
-    Xapian::doccount get_termfreq_min() const override { return vectors_->count; }
-    Xapian::doccount get_termfreq_est() const override { return vectors_->count; }
-    Xapian::doccount get_termfreq_max() const override { return vectors_->count; }
+    Xapian::doccount get_termfreq_min() const override { return codes_->count; }
+    Xapian::doccount get_termfreq_est() const override { return codes_->count; }
+    Xapian::doccount get_termfreq_max() const override { return codes_->count; }
 
     void next(double) override {
-        const std::vector<float> &scales = vectors_->scales;
+        const Xapian::docid end = codes_->end();
         do ++current_;
-        while (current_ < scales.size() && scales[current_] == 0);
+        while (current_ < end && codes_->weight(current_) == 0);
     }
 
     void skip_to(Xapian::docid id, double min_weight) override {
@@ -105,25 +133,28 @@ class KeptMeaningSource : public Xapian::PostingSource {
         if (id <= current_) return true;
         // Left on `id` when it fails: `next` moves on past it.
         current_ = id;
-        return current_ < vectors_->scales.size() && vectors_->scales[current_] != 0;
+        return current_ < codes_->end() && codes_->weight(current_) != 0;
     }
 
-    bool at_end() const override { return current_ >= vectors_->scales.size(); }
-    Xapian::docid get_docid() const override { return Xapian::docid(current_); }
+    bool at_end() const override { return current_ >= codes_->end(); }
+    Xapian::docid get_docid() const override { return current_; }
 
     double get_weight() const override {
-        const double similarity = query_->similarity(vectors_->scales[current_], vectors_->of(Xapian::docid(current_)));
-        closeness_->add(similarity);
-        return std::clamp(similarity, 0.0, 1.0);
+        const double estimated = estimate(*codes_, *query_, current_);
+        closeness_->add(estimated);
+        near_->add(estimated);
+        // The matcher needs a weight of at least 0; the order of the nearest is the estimates'.
+        return std::clamp(estimated, 0.0, 1.0);
     }
 
-    std::string get_description() const override { return "KeptMeaningSource()"; }
+    std::string get_description() const override { return "CodedMeaningSource()"; }
 
   private:
-    std::shared_ptr<const cx::Vectors> vectors_;
-    std::shared_ptr<const cx::MeaningQuery> query_;
+    std::shared_ptr<const cx::MeaningCodes> codes_;
+    std::shared_ptr<const cx::CodedQuery> query_;
     std::shared_ptr<Closeness> closeness_;
-    size_t current_ = 0;
+    std::shared_ptr<EstimatedNear> near_;
+    Xapian::docid current_ = 0;
 };
 
 /// The `count` best of the candidates offered: the most similar, and of equal ones the first
@@ -160,38 +191,94 @@ class Best {
     std::vector<std::pair<Xapian::docid, double>> heap_;
 };
 
-/// `nearest` over every item without the matcher: each vector (kept, or read from the value
-/// stream) compared in turn, the items the search may not see (`visible`, null for none hidden),
-/// the expired ones (`expiry`'s numbers up to `now`) and `excluded` skipped, each compared one
-/// added to `closeness`.
-std::vector<std::pair<Xapian::docid, double>> scan(const Xapian::Database &reader, const cx::Vectors *kept,
-                                                   const cx::DocumentBits *visible, const cx::Column &expiry,
-                                                   double now, Xapian::docid excluded, const cx::MeaningQuery &query,
-                                                   Xapian::doccount count, double least_similarity,
-                                                   Xapian::doccount *matches, Closeness &closeness) {
+/// How many of the items nearest by estimate a search by meaning over compact codes compares again
+/// in full, for a page of `count`: the recall of the estimates' first `count` is under 0.9 on
+/// CACM, of their first `4 * count` 1 (docs/design.md, *Meaning*).
+Xapian::doccount compared_in_full(Xapian::doccount count) { return std::max<Xapian::doccount>(4 * count, 400); }
+
+/// The `count` best of `candidates` (the nearest by estimate, each of which `closeness` and
+/// `near` counted by its estimate) by their stored vectors compared in full with `query`, each at
+/// least `least_similarity` near. `closeness` and `near` then count each candidate as compared in
+/// full: with as many candidates as items compared, both are those of the full comparison.
+std::vector<std::pair<Xapian::docid, double>> compare_in_full(const Xapian::Database &reader,
+                                                              const cx::MeaningCodes &codes,
+                                                              const cx::CodedQuery &coded,
+                                                              const cx::MeaningQuery &query,
+                                                              std::vector<Xapian::docid> candidates,
+                                                              Xapian::doccount count, double least_similarity,
+                                                              Xapian::doccount &near, Closeness &closeness) {
+    std::sort(candidates.begin(), candidates.end());
     Best best(count);
-    Xapian::doccount near = 0;
-    const std::vector<double> &expirations = expiry.numbers;
-    const auto consider = [&](Xapian::docid id, double similarity) {
-        if (id == excluded || (id < expirations.size() && expirations[id] <= now)) return;
-        closeness.add(similarity);
-        if (similarity < least_similarity) return;
+    auto value = reader.valuestream_begin(CX_SLOT_MEANING);
+    const auto end = reader.valuestream_end(CX_SLOT_MEANING);
+    for (Xapian::docid id : candidates) {
+        const double estimated = estimate(codes, coded, id);
+        near -= estimated >= least_similarity;
+        if (value != end) value.skip_to(id);
+        if (value == end || value.get_docid() != id || !cx::is_vector(*value)) {
+            closeness.remove(estimated);  // deleted since the codes were kept
+            continue;
+        }
+        const double similarity = query.similarity(*value);
+        closeness.replace(estimated, similarity);
+        if (similarity < least_similarity) continue;
         ++near;
         best.offer(id, std::min(similarity, 1.0));
+    }
+    return std::move(best).best_first();
+}
+
+/// `nearest` over every item without the matcher: each item's kept code estimated, the nearest by
+/// estimate compared in full (`compare_in_full`), or, with no codes kept, each vector read from
+/// the value stream and compared; the items the search may not see (`visible`, null for none
+/// hidden), the expired ones (`expiry`'s numbers up to `now`) and `excluded` skipped, each
+/// compared one added to `closeness`.
+std::vector<std::pair<Xapian::docid, double>> scan(const Xapian::Database &reader, const cx::MeaningCodes *codes,
+                                                   const cx::DocumentBits *visible, const cx::Column &expiry,
+                                                   double now, Xapian::docid excluded, const float *vector,
+                                                   const cx::MeaningQuery &query, Xapian::doccount count,
+                                                   double least_similarity, Xapian::doccount *matches,
+                                                   Closeness &closeness) {
+    const std::vector<double> &expirations = expiry.numbers;
+    const auto skipped = [&](Xapian::docid id) {
+        return id == excluded || (id < expirations.size() && expirations[id] <= now) ||
+               (visible != nullptr && !visible->contains(id));
     };
-    if (kept != nullptr) {
-        const std::vector<float> &scales = kept->scales;
-        for (Xapian::docid id = 1; id < scales.size(); ++id) {
-            if (scales[id] == 0 || (visible != nullptr && !visible->contains(id))) continue;
-            consider(id, query.similarity(scales[id], kept->of(id)));
+    Xapian::doccount near = 0;
+    if (codes != nullptr) {
+        const cx::CodedQuery coded(vector, codes->dimensions);
+        Best first(compared_in_full(count));
+        std::vector<float> estimates(cx::MeaningCodes::block_items);
+        for (size_t b = 0; b < codes->blocks.size(); ++b) {
+            const cx::MeaningCodes::Block &block = *codes->blocks[b];
+            cx::estimate_similarities(coded, block.bits.data(), block.weights.data(), cx::MeaningCodes::block_items,
+                                      estimates.data());
+            const Xapian::docid base = Xapian::docid(b * cx::MeaningCodes::block_items);
+            for (size_t at = 0; at < cx::MeaningCodes::block_items; ++at) {
+                const Xapian::docid id = base + Xapian::docid(at);
+                if (block.weights[at] == 0 || skipped(id)) continue;
+                closeness.add(estimates[at]);
+                near += estimates[at] >= least_similarity;
+                first.offer(id, estimates[at]);
+            }
         }
-    } else {
-        for (auto value = reader.valuestream_begin(CX_SLOT_MEANING); value != reader.valuestream_end(CX_SLOT_MEANING);
-             ++value) {
-            const Xapian::docid id = value.get_docid();
-            if ((visible != nullptr && !visible->contains(id)) || !cx::is_vector(*value)) continue;
-            consider(id, query.similarity(*value));
-        }
+        std::vector<Xapian::docid> candidates;
+        for (const auto &[id, estimated] : std::move(first).best_first()) candidates.push_back(id);
+        auto found =
+            compare_in_full(reader, *codes, coded, query, std::move(candidates), count, least_similarity, near, closeness);
+        if (matches != nullptr) *matches = near;
+        return found;
+    }
+    Best best(count);
+    for (auto value = reader.valuestream_begin(CX_SLOT_MEANING); value != reader.valuestream_end(CX_SLOT_MEANING);
+         ++value) {
+        const Xapian::docid id = value.get_docid();
+        if (skipped(id) || !cx::is_vector(*value)) continue;
+        const double similarity = query.similarity(*value);
+        closeness.add(similarity);
+        if (similarity < least_similarity) continue;
+        ++near;
+        best.offer(id, std::min(similarity, 1.0));
     }
     if (matches != nullptr) *matches = near;
     return std::move(best).best_first();
@@ -258,8 +345,8 @@ std::vector<std::pair<Xapian::docid, double>> nearest(cx_database &database, Sna
     if (matches != nullptr) *matches = 0;
     if (count == 0 && matches == nullptr) return {};
     std::shared_ptr<const DocumentBits> visible;
-    const std::shared_ptr<const Vectors> kept =
-        keeps_fields(database, request) ? cx::vectors(database, dimensions) : nullptr;
+    const std::shared_ptr<const MeaningCodes> codes =
+        keeps_fields(database, request) ? cx::meaning_codes(database, dimensions) : nullptr;
     const auto closeness = std::make_shared<Closeness>();
     std::vector<std::pair<Xapian::docid, double>> found;
     if (selection == nullptr && visible_set(database, snapshot, request, visible)) {
@@ -269,25 +356,36 @@ std::vector<std::pair<Xapian::docid, double>> nearest(cx_database &database, Sna
             Xapian::PostingIterator posting = reader.postlist_begin(excluded);
             if (posting != reader.postlist_end(excluded)) excluded_id = *posting;
         }
-        found = scan(reader, kept.get(), visible.get(), *expiry, double(request.now_ms), excluded_id, *query, count,
-                     least_similarity, matches, *closeness);
+        found = scan(reader, codes.get(), visible.get(), *expiry, double(request.now_ms), excluded_id, vector, *query,
+                     count, least_similarity, matches, *closeness);
     } else {
         Xapian::Query selected = selection != nullptr ? *selection : cx::match_all();
         if (!excluded.empty())
             selected = Xapian::Query(Xapian::Query::OP_AND_NOT, selected, Xapian::Query(excluded));
         Xapian::Enquire enquire(reader);
-        Xapian::Query meaning(kept ? (new KeptMeaningSource(kept, query, closeness))->release()
-                                   : (new MeaningSource(query, closeness))->release());
+        const auto near = std::make_shared<EstimatedNear>(EstimatedNear{least_similarity, 0});
+        const auto coded = codes ? std::make_shared<const CodedQuery>(vector, dimensions) : nullptr;
+        Xapian::Query meaning(codes ? (new CodedMeaningSource(codes, coded, closeness, near))->release()
+                                    : (new MeaningSource(query, closeness))->release());
         // The selection filters and weighs nothing; the weights are the source's. (Under BoolWeight
         // the matcher takes every weight for 0, and the cutoff then drops every match.)
         set_matchable_query(enquire, reader,
                             Xapian::Query(Xapian::Query::OP_FILTER, meaning,
                                           visible_now(database, snapshot, request, selected, false)));
         enquire.set_docid_order(Xapian::Enquire::ASCENDING);
-        enquire.set_cutoff(0, least_similarity);
-        const Xapian::MSet mset = enquire.get_mset(0, count, matches != nullptr ? reader.get_doccount() : 0);
-        for (auto it = mset.begin(); it != mset.end(); ++it) found.emplace_back(*it, it.get_weight());
-        if (matches != nullptr) *matches = mset.get_matches_estimated();
+        // Estimates: the nearest few hundred, however near, are compared in full.
+        enquire.set_cutoff(0, codes ? 0 : least_similarity);
+        const Xapian::doccount depth = codes ? compared_in_full(count) : count;
+        const Xapian::MSet mset = enquire.get_mset(0, depth, matches != nullptr ? reader.get_doccount() : 0);
+        if (codes) {
+            Xapian::doccount estimated = near->count;
+            found = compare_in_full(reader, *codes, *coded, *query, std::vector<Xapian::docid>(mset.begin(), mset.end()),
+                                    count, least_similarity, estimated, *closeness);
+            if (matches != nullptr) *matches = estimated;
+        } else {
+            for (auto it = mset.begin(); it != mset.end(); ++it) found.emplace_back(*it, it.get_weight());
+            if (matches != nullptr) *matches = mset.get_matches_estimated();
+        }
     }
     if (closeness_out != nullptr) *closeness_out = closeness->mean();
     return found;

@@ -27,8 +27,9 @@ std::vector<cx_query_node> selection_nodes(const cx_query_node *nodes, size_t co
 /// see and `selection` selects), as if ten unrelated items (similarity 0) were among them: what an
 /// item must stand out of to be found by meaning alone.
 /// Every item is compared without the matcher; a selection, or scope private, goes through the
-/// matcher. Either reads the kept vectors when the search keeps fields (`cx::vectors`), else the
-/// value stream.
+/// matcher. A search that keeps fields compares the kept compact codes (`cx::meaning_codes`)
+/// first, then the nearest few hundred by estimate in full; the closeness and the count are then
+/// of the estimates, but for the items compared in full. Any other reads the value stream.
 std::vector<std::pair<Xapian::docid, double>> nearest(cx_database &database, Snapshot &snapshot,
                                                       const cx_search_request &request, const Xapian::Query *selection,
                                                       const std::string &excluded, const float *vector,

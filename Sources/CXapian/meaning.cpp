@@ -10,12 +10,14 @@
 #include <algorithm>
 #include <cmath>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 
 #include "database.hpp"
 #include "errors.hpp"
 #include "read.hpp"
 #include "schema.hpp"
+#include "upkeep.hpp"
 #include "write.hpp"
 
 namespace cx {
@@ -44,6 +46,62 @@ MeaningQuery::MeaningQuery(const float *vector, uint32_t dimensions) : component
     const double steps = std::min(32767.0, double(INT32_MAX) / (128.0 * std::max(dimensions, 1u)));
     scale = largest > 0 ? float(largest / steps) : 1.0f;
     for (uint32_t i = 0; i < dimensions; ++i) components[i] = static_cast<int16_t>(std::lrint(vector[i] / scale));
+}
+
+float meaning_code(const std::string &value, uint32_t dimensions, uint64_t *bits) {
+    if (value.size() != sizeof(float) + dimensions) return 0;
+    float scale;
+    std::memcpy(&scale, value.data(), sizeof(float));
+    const auto *components = reinterpret_cast<const int8_t *>(value.data() + sizeof(float));
+    std::fill(bits, bits + code_words(dimensions), 0);
+    int64_t magnitude = 0;
+    for (uint32_t j = 0; j < dimensions; ++j) {
+        if (components[j] > 0) bits[j / 64] |= uint64_t(1) << (j % 64);
+        magnitude += std::abs(int32_t(components[j]));
+    }
+    return magnitude > 0 ? float(double(scale) * double(magnitude) / dimensions) : 0;
+}
+
+CodedQuery::CodedQuery(const float *vector, uint32_t dimensions) : words(code_words(dimensions)) {
+    bits.assign(size_t(planes) * words, 0);
+    if (dimensions == 0) return;
+    const auto [smallest, largest] = std::minmax_element(vector, vector + dimensions);
+    low = *smallest;
+    step = (double(*largest) - low) / ((1u << planes) - 1);
+    for (uint32_t j = 0; j < dimensions; ++j) {
+        const unsigned level = step > 0 ? unsigned(std::lrint((vector[j] - low) / step)) : 0;
+        for (unsigned p = 0; p < planes; ++p)
+            if (level & (1u << p)) bits[size_t(p) * words + j / 64] |= uint64_t(1) << (j % 64);
+        total += low + step * level;
+    }
+}
+
+#if defined(__x86_64__) && !__has_feature(address_sanitizer)
+#define CX_POPULATION_COUNT __attribute__((target_clones("popcnt", "default")))
+#else
+#define CX_POPULATION_COUNT
+#endif
+
+CX_POPULATION_COUNT void estimate_similarities(const CodedQuery &query, const uint64_t *codes, const float *weights,
+                                               size_t count, float *out) {
+    const uint32_t words = query.words;
+    const uint64_t *planes = query.bits.data();
+    for (size_t i = 0; i < count; ++i, codes += words) {
+        if (weights[i] == 0) {
+            out[i] = 0;
+            continue;
+        }
+        uint32_t ones = 0, stepped = 0;
+        for (uint32_t w = 0; w < words; ++w) {
+            const uint64_t code = codes[w];
+            ones += uint32_t(__builtin_popcountll(code));
+            for (unsigned p = 0; p < CodedQuery::planes; ++p)
+                stepped += uint32_t(__builtin_popcountll(code & planes[p * words + w])) << p;
+        }
+        // The query's dimensions where the code is positive, less those where it is not.
+        const double selected = query.low * ones + query.step * stepped;
+        out[i] = float(weights[i] * (2 * selected - query.total));
+    }
 }
 
 uint64_t document_digest(const Xapian::Document &document) {
@@ -79,6 +137,7 @@ cx_status store_meaning(cx_database *database, const uint32_t *positions, const 
             if (cx::document_digest(document) != digests[i]) continue;  // rewritten since it was read
             document.add_value(CX_SLOT_MEANING, value_of(i));
             writer.replace_document(positions[i], document);
+            cx::upkeep::rewritten(*database, positions[i]);
             ++*out_stored;
         }
         return CX_OK;
@@ -128,6 +187,7 @@ cx_status cx_database_clear_meaning(cx_database *database, char **out_error) {
             Xapian::Document document = writer.get_document(id);
             document.remove_value(CX_SLOT_MEANING);
             writer.replace_document(id, document);
+            cx::upkeep::rewritten(*database, id);
         }
         return CX_OK;
     } catch (...) {

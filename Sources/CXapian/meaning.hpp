@@ -52,6 +52,41 @@ struct MeaningQuery {
     }
 };
 
+/// How many 64-bit words an item's compact code of `dimensions` takes (`meaning_code`).
+constexpr uint32_t code_words(uint32_t dimensions) { return (dimensions + 63) / 64; }
+
+/// Writes the compact code of a stored value (`meaning_value`) of `dimensions` into `bits`
+/// (`code_words(dimensions)` words) and returns its weight; 0, and no bits, for a value that is
+/// not such a vector. A code is each dimension's sign, one bit (set for a positive one), and a
+/// weight, the mean magnitude of the dimensions: the vector reads about as the weight times its
+/// signs, the nearest vector of that form. 384 dimensions keep in 6 words and a float (52 bytes,
+/// against the value's 388), and a comparison is a handful of population counts.
+float meaning_code(const std::string &value, uint32_t dimensions, uint64_t *bits);
+
+/// A query's vector of meaning made ready to compare with compact codes (`meaning_code`): each
+/// dimension as a 4-bit step between the smallest and the largest, kept as four planes of bits, so
+/// that the sum of the dimensions a code's bits select is four population counts a word. The
+/// estimate of a cosine similarity is then the code's weight times the query's dimensions summed
+/// with the code's signs: about 0.03 from the cosine of the stored vectors, for all-MiniLM-L6-v2's
+/// (docs/design.md, *Meaning*), which is why the nearest by estimate are compared again in full.
+struct CodedQuery {
+    static constexpr unsigned planes = 4;
+    uint32_t words = 0;
+    /// Plane `p`'s word `w` at `p * words + w`: bit `j` of plane `p` is bit `p` of dimension `j`'s
+    /// step.
+    std::vector<uint64_t> bits;
+    /// Dimension `j` reads as `low + step * its step`; `total` is the sum of all of them.
+    double low = 0, step = 0, total = 0;
+
+    CodedQuery(const float *vector, uint32_t dimensions);
+};
+
+/// The estimated cosine similarities of `count` consecutive items' codes (`codes`, `query.words`
+/// words each; `weights`, 0 for an item without a vector) with `query`, into `out`. Compiled for
+/// the processor's population count instruction where it has one.
+void estimate_similarities(const CodedQuery &query, const uint64_t *codes, const float *weights, size_t count,
+                           float *out);
+
 /// What `CX_SLOT_MEANING` holds for an item in a language the model does not read
 /// (`cx_database_mark_unread`): a scale alone, of 0. The item counts as given its meaning (a
 /// cursor of items without meaning passes it), and is never compared (`is_vector`).

@@ -11,7 +11,10 @@ namespace cx::upkeep {
 void stored(cx_database &database, Xapian::docid id, const Xapian::Document &document) {
     note_tiers(database, id, document);
     note_written_words(database, document);
+    database.written_items.push_back(id);
 }
+
+void rewritten(cx_database &database, Xapian::docid id) { database.written_items.push_back(id); }
 
 void committing(cx_database &database) {
     Xapian::WritableDatabase &writer = database.writer;
@@ -25,14 +28,16 @@ void committing(cx_database &database) {
 }
 
 void committed(cx_database &database) {
-    std::vector<std::string> written = std::move(database.written_words);
+    Written written{std::move(database.written_words), std::move(database.written_items)};
     database.written_words.clear();
-    record_written_words(database.writer.get_uuid(), database.writer.get_revision(), std::move(written));
+    database.written_items.clear();
+    record_written(database.writer.get_uuid(), database.writer.get_revision(), std::move(written));
 }
 
 void dropped(cx_database &database) {
     forget_tiers(database);
     database.written_words.clear();
+    database.written_items.clear();
 }
 
 void chose_common_words(Xapian::WritableDatabase &writer, const CommonWords &common, Xapian::docid last) {

@@ -1,8 +1,9 @@
 // What the index keeps beside Xapian's lists to answer faster (its accelerators: the impact tiers,
-// the phrase pairs and the common words they pair, and this process's readers' words for typos),
-// kept true through one door: each function here is the one call every path that changes the
-// index makes at that moment (a transaction's store and commit, a bulk build's apply and merge, a
-// compaction). An accelerator added later is kept up to date here, and nowhere else.
+// the phrase pairs and the common words they pair, and this process's readers' words for typos
+// and codes of vectors of meaning), kept true through one door: each function here is the one call
+// every path that changes the index makes at that moment (a transaction's store and commit, a bulk
+// build's apply and merge, a compaction). An accelerator added later is kept up to date here, and
+// nowhere else.
 #pragma once
 
 #include "database.hpp"
@@ -11,16 +12,21 @@
 namespace cx::upkeep {
 
 /// `document`, stored as `id` by `database`'s writer in its transaction (a store, or a bulk
-/// build's apply): the postings that enter an impact tier are noted, and the words of its text.
+/// build's apply): the postings that enter an impact tier are noted, the words of its text, and
+/// the item.
 void stored(cx_database &database, Xapian::docid id, const Xapian::Document &document);
+
+/// Document `id` deleted by `database`'s writer in its transaction, or its vector of meaning
+/// changed: noted for the codes this process's readers keep of vectors of meaning.
+void rewritten(cx_database &database, Xapian::docid id);
 
 /// Before `database`'s transaction commits: the common words are chosen once the index is large
 /// enough (every item given its pairs), and the noted postings written into their tiers, stamped
 /// as current at the revision the commit makes.
 void committing(cx_database &database);
 
-/// After `database`'s transaction committed: the words its items hold are recorded for this
-/// process's readers of the new revision.
+/// After `database`'s transaction committed: the words its items hold, and the items it wrote, are
+/// recorded for this process's readers of the new revision.
 void committed(cx_database &database);
 
 /// `database`'s transaction was cancelled, or its commit failed: what was noted for it is dropped.

@@ -25,7 +25,11 @@ int32_t store(cx_database &database, const cx_item &item, const std::string &uni
     Xapian::WritableDatabase &writer = database.writer;
     bool existed = writer.term_exists(unique);
     if (item.expiration_ms > 0 && item.expiration_ms <= now_ms) {
-        if (existed) writer.delete_document(unique);
+        if (existed) {
+            for (auto it = writer.postlist_begin(unique); it != writer.postlist_end(unique); ++it)
+                cx::upkeep::rewritten(database, *it);
+            writer.delete_document(unique);
+        }
         return 2;
     }
     spelling.count(document);
@@ -191,6 +195,7 @@ cx_status cx_database_delete_items(cx_database *database, cx_text domain, const 
                                    if (!include_public &&
                                        writer.get_document(*posting).get_value(cx::slot::is_public) == "1")
                                        return CX_REMOVAL_REFUSED_PUBLIC;
+                                   cx::upkeep::rewritten(*database, *posting);
                                    writer.delete_document(unique);
                                    return CX_REMOVED;
                                });
@@ -234,7 +239,10 @@ cx_status cx_database_delete_domain(cx_database *database, cx_text domain, bool 
         for (auto it = writer.postlist_begin(term); it != writer.postlist_end(term); ++it) {
             if (include_public || writer.get_document(*it).get_value(cx::slot::is_public) != "1") doomed.push_back(*it);
         }
-        for (Xapian::docid id : doomed) writer.delete_document(id);
+        for (Xapian::docid id : doomed) {
+            cx::upkeep::rewritten(*database, id);
+            writer.delete_document(id);
+        }
         *out_removed = doomed.size();
         return CX_OK;
     } catch (...) {
@@ -265,7 +273,10 @@ cx_status cx_database_delete_source(cx_database *database, cx_text source, const
             unique.skip_to(cx::prefix::unique);
             if (unique == writer.termlist_end(*it) || kept.count(*unique) == 0) doomed.push_back(*it);
         }
-        for (Xapian::docid id : doomed) writer.delete_document(id);
+        for (Xapian::docid id : doomed) {
+            cx::upkeep::rewritten(*database, id);
+            writer.delete_document(id);
+        }
         *out_removed = doomed.size();
         return CX_OK;
     } catch (...) {
@@ -290,7 +301,10 @@ cx_status cx_database_delete_expired(cx_database *database, int64_t now_ms, bool
             if (*it <= now_key) expired.push_back(it.get_docid());
         }
         if (!dry_run) {
-            for (Xapian::docid id : expired) database->writer.delete_document(id);
+            for (Xapian::docid id : expired) {
+                cx::upkeep::rewritten(*database, id);
+                database->writer.delete_document(id);
+            }
         }
         *out_count = expired.size();
         return CX_OK;

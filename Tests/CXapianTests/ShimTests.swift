@@ -3,55 +3,6 @@ import Foundation
 import SearchlightTesting
 import Testing
 
-/// Calls the shim, returning its status and taking ownership of its error message.
-private func call(_ body: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> cx_status) -> (
-    status: cx_status, message: String?
-) {
-    var error: UnsafeMutablePointer<CChar>?
-    let status = body(&error)
-    defer { cx_string_free(error) }
-    return (status, error.map { String(cString: $0) })
-}
-
-private func open(_ path: String, _ mode: cx_open_mode) -> (OpaquePointer?, cx_status, String?) {
-    var database: OpaquePointer?
-    let (status, message) = call { cx_database_open(path, mode, &database, $0) }
-    return (database, status, message)
-}
-
-/// Stores one item through the C API with borrowed strings.
-private func store(
-    _ database: OpaquePointer, id: String, title: String, public isPublic: Bool = false, data json: String? = nil,
-    documentID: UInt32 = 0
-) -> cx_status {
-    let domain = Array("app".utf8CString)
-    let idBytes = Array(id.utf8CString)
-    let titleBytes = Array(title.utf8CString)
-    let data = Array((json ?? "{\"id\":\"\(id)\"}").utf8CString)
-    return domain.withUnsafeBufferPointer { domainBuffer in
-        idBytes.withUnsafeBufferPointer { idBuffer in
-            titleBytes.withUnsafeBufferPointer { titleBuffer in
-                data.withUnsafeBufferPointer { dataBuffer in
-                    func text(_ buffer: UnsafeBufferPointer<CChar>) -> cx_text {
-                        cx_text(data: buffer.baseAddress, length: buffer.count - 1)
-                    }
-                    var item = cx_item(
-                        domain: text(domainBuffer), identifier: text(idBuffer), title: text(titleBuffer),
-                        description: cx_text(), schema: cx_text(), data: text(dataBuffer), keywords: nil,
-                        keyword_count: 0, is_public: isPublic, expiration_ms: 0, line_digest: 0, views: -1,
-                        source: cx_text(), values: nil, value_count: 0, moved: 0,
-                        document_id: documentID)
-                    var documents: OpaquePointer?
-                    let built = call { cx_documents_build(&item, 1, &documents, $0) }.status
-                    defer { cx_documents_free(documents) }
-                    guard built == CX_OK else { return built }
-                    return call { cx_database_store_documents(database, documents!, &item, 1, 0, nil, $0) }.status
-                }
-            }
-        }
-    }
-}
-
 /// Calls `body` with an item `id` of domain `app` whose data is `data`, with a price (slot 8) and a
 /// category (slot 10), leaving out of its data the keys `moved` names.
 private func withShopItem<Result>(
@@ -118,24 +69,6 @@ private func search(
                 return (status, results.map { page($0).count } ?? -1, message)
             }
         }
-    }
-}
-
-/// The page of `results`, read in one call.
-private func page(_ results: OpaquePointer) -> UnsafeBufferPointer<cx_result> {
-    var count = 0
-    return UnsafeBufferPointer(start: cx_results_page(results, &count), count: count)
-}
-
-/// A `cx_text`'s bytes as a string.
-private func string(_ text: cx_text) -> String {
-    String(decoding: UnsafeRawBufferPointer(start: text.data, count: text.length), as: UTF8.self)
-}
-
-/// Calls `body` with `string` as a `cx_text`.
-private func withText<Result>(_ string: String, _ body: (cx_text) -> Result) -> Result {
-    Array(string.utf8).withUnsafeBufferPointer { raw in
-        raw.withMemoryRebound(to: CChar.self) { body(cx_text(data: $0.baseAddress, length: $0.count)) }
     }
 }
 
@@ -515,21 +448,7 @@ struct ShimTests {
                 items[id] = words
             }
             if let removed {
-                let domain = Array("app".utf8), id = Array(removed.utf8)
-                var outcome: Int32 = 0
-                domain.withUnsafeBufferPointer { domainBytes in
-                    id.withUnsafeBufferPointer { idBytes in
-                        domainBytes.withMemoryRebound(to: CChar.self) { domainText in
-                            idBytes.withMemoryRebound(to: CChar.self) { idText in
-                                var identifier = cx_text(data: idText.baseAddress, length: idText.count)
-                                let text = cx_text(data: domainText.baseAddress, length: domainText.count)
-                                #expect(
-                                    call { cx_database_delete_items(writer, text, &identifier, 1, true, &outcome, $0) }
-                                        .status == CX_OK)
-                            }
-                        }
-                    }
-                }
+                #expect(deleteItem(writer, id: removed) == CX_OK)
                 items[removed] = nil
             }
             #expect(call { cx_database_commit(writer, $0) }.status == CX_OK)
