@@ -93,7 +93,7 @@ std::shared_ptr<MeaningCodes> read_codes(const Xapian::Database &reader, uint32_
         const Xapian::docid id = value.get_docid();
         MeaningCodes::Block &block = *building[id / MeaningCodes::block_items];
         const size_t at = id % MeaningCodes::block_items;
-        block.weights[at] = meaning_code(*value, dimensions, block.bits.data() + at * codes->words);
+        block.weights[at] = meaning_code(*value, dimensions, block.bits.data() + at, MeaningCodes::block_items);
         if (block.weights[at] != 0) ++codes->count;
     }
     codes->blocks.assign(building.begin(), building.end());
@@ -413,7 +413,7 @@ std::shared_ptr<const MeaningCodes> derived_codes(const Xapian::Database &reader
         } catch (const Xapian::DocNotFoundError &) {
             // Deleted: no vector.
         }
-        block.weights[at] = meaning_code(value, dimensions, block.bits.data() + at * derived->words);
+        block.weights[at] = meaning_code(value, dimensions, block.bits.data() + at, MeaningCodes::block_items);
         if (block.weights[at] != 0) ++derived->count;
     }
     derived->blocks.resize(copied.size());

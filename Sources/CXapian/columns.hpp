@@ -64,7 +64,8 @@ std::shared_ptr<const Ranks> ranks(cx_database &database, Xapian::valueno slot);
 struct MeaningCodes {
     static constexpr Xapian::docid block_items = 16384;
     struct Block {
-        /// `words` words an item.
+        /// `words` words an item, the block's items side by side: word `w` of the item at `at` is
+        /// `bits[w * block_items + at]` (`estimate_similarities`).
         std::vector<uint64_t> bits;
         /// Each item's weight, 0 for an item without a vector of `dimensions`.
         std::vector<float> weights;

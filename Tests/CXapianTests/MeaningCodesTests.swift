@@ -67,31 +67,37 @@ private func nearest(
     _ database: OpaquePointer, _ vector: [Float], similar: String? = nil, scope: cx_scope = CX_SCOPE_ALL,
     keeping: Bool, limit: UInt32 = 10
 ) -> [String] {
-    var node = cx_query_node(
-        kind: CX_NODE_ALL, field: CX_FIELD_ANY, text: cx_text(), child_count: 0, slot: 0, low: 0, high: 0, radius: 0)
-    return vector.withUnsafeBufferPointer { meaning in
-        var request = cx_search_request(
-            nodes: &node, node_count: 1, domain: cx_text(), all_domains: true, scope: scope, now_ms: 0, offset: 0,
-            limit: limit, relax: false, sort_keys: nil, sort_key_count: 0, facets: nil, facet_count: 0,
-            keep_fields_in_memory: keeping, meaning: meaning.baseAddress, meaning_dimensions: UInt32(meaning.count),
-            semantic_ratio: 1, meaning_finds: true, typos: false, languages: cx_text())
-        var results: OpaquePointer?
-        let status =
-            if let similar {
-                call { error in
-                    withText("app") { domain in
-                        withText(similar) { cx_search_similar(database, &request, domain, $0, &results, error) }
-                    }
-                }.status
-            } else {
-                call { cx_search(database, &request, &results, $0) }.status
-            }
-        #expect(status == CX_OK)
-        defer { cx_results_free(results) }
-        guard let results else { return [] }
-        // The data is {"id":"…"}.
-        return page(results).map { "\(string($0.data).split(separator: "\"")[3]) \($0.percent)" }
-            + ["total \(cx_results_total(results))"]
+    let node = [
+        cx_query_node(
+            kind: CX_NODE_ALL, field: CX_FIELD_ANY, text: cx_text(), child_count: 0, slot: 0, low: 0, high: 0,
+            radius: 0)
+    ]
+    return node.withUnsafeBufferPointer { nodes in
+        vector.withUnsafeBufferPointer { meaning in
+            var request = cx_search_request(
+                nodes: nodes.baseAddress, node_count: 1, domain: cx_text(), all_domains: true, scope: scope,
+                now_ms: 0, offset: 0, limit: limit, relax: false, sort_keys: nil, sort_key_count: 0, facets: nil,
+                facet_count: 0, keep_fields_in_memory: keeping, meaning: meaning.baseAddress,
+                meaning_dimensions: UInt32(meaning.count), semantic_ratio: 1, meaning_finds: true, typos: false,
+                languages: cx_text())
+            var results: OpaquePointer?
+            let status =
+                if let similar {
+                    call { error in
+                        withText("app") { domain in
+                            withText(similar) { cx_search_similar(database, &request, domain, $0, &results, error) }
+                        }
+                    }.status
+                } else {
+                    call { cx_search(database, &request, &results, $0) }.status
+                }
+            #expect(status == CX_OK)
+            defer { cx_results_free(results) }
+            guard let results else { return [] }
+            // The data is {"id":"…"}.
+            return page(results).map { "\(string($0.data).split(separator: "\"")[3]) \($0.percent)" }
+                + ["total \(cx_results_total(results))"]
+        }
     }
 }
 
