@@ -344,6 +344,21 @@ constexpr size_t most_written_records = 4096;
 /// since the last read pass this share of those (one in 16).
 constexpr size_t most_written_share = 16;
 
+/// Gathers into `out` what the commits of database `uuid` after revision `from`, up to `to`, wrote
+/// (each record's `part`), with `kept_lock` held: false when one of them is not recorded.
+template <typename T>
+bool written_since(const std::string &uuid, Xapian::rev from, Xapian::rev to, std::vector<T> Written::*part,
+                   std::vector<T> &out) {
+    if (from >= to || to - from > most_written_records) return false;
+    for (Xapian::rev commit = from + 1; commit <= to; ++commit) {
+        const auto record = written.find({uuid, commit});
+        if (record == written.end()) return false;
+        const std::vector<T> &wrote = record->second.*part;
+        out.insert(out.end(), wrote.begin(), wrote.end());
+    }
+    return true;
+}
+
 /// The words of revision `revision` of database `uuid` as those last kept of it and the words
 /// its commits since wrote, when every one of those commits is recorded and they wrote few
 /// words; null otherwise. Takes `kept_lock`.
@@ -353,14 +368,8 @@ std::shared_ptr<const NearWords> derived_text_words(const std::string &uuid, Xap
     {
         std::lock_guard<std::mutex> guard(kept_lock);
         const auto found = latest_words.find(uuid);
-        if (found == latest_words.end() || found->second.first >= revision ||
-            revision - found->second.first > most_written_records)
+        if (found == latest_words.end() || !written_since(uuid, found->second.first, revision, &Written::words, since))
             return nullptr;
-        for (Xapian::rev commit = found->second.first + 1; commit <= revision; ++commit) {
-            const auto record = written.find({uuid, commit});
-            if (record == written.end()) return nullptr;
-            since.insert(since.end(), record->second.words.begin(), record->second.words.end());
-        }
         latest = found->second.second;
     }
     const std::shared_ptr<const NearWords> &base = latest->base() ? latest->base() : latest;
@@ -383,14 +392,9 @@ std::shared_ptr<const MeaningCodes> derived_codes(const Xapian::Database &reader
     {
         std::lock_guard<std::mutex> guard(kept_lock);
         const auto found = latest_codes.find(uuid);
-        if (found == latest_codes.end() || found->second.first >= revision ||
-            revision - found->second.first > most_written_records || found->second.second->dimensions != dimensions)
+        if (found == latest_codes.end() || found->second.second->dimensions != dimensions ||
+            !written_since(uuid, found->second.first, revision, &Written::items, since))
             return nullptr;
-        for (Xapian::rev commit = found->second.first + 1; commit <= revision; ++commit) {
-            const auto record = written.find({uuid, commit});
-            if (record == written.end()) return nullptr;
-            since.insert(since.end(), record->second.items.begin(), record->second.items.end());
-        }
         latest = found->second.second;
     }
     if (since.size() > std::max<size_t>(latest->count, 1024) / most_written_share) return nullptr;

@@ -104,8 +104,9 @@ private func nearest(
 @Suite("Compact codes of vectors of meaning, compared first by a service's readers", .temporaryFolder)
 struct MeaningCodesTests {
     /// 3,000 items in 60 clusters of 50, some public, every one with a vector; their storage
-    /// positions are 1 to 3,000 in the order of their ids `i0`…`i2999`.
-    private func catalogue(_ clusters: inout Clusters) throws -> OpaquePointer {
+    /// positions are 1 to 3,000 in the order of their ids `i0`…`i2999`. Returns the writer, and a
+    /// reader opened after.
+    private func catalogue(_ clusters: inout Clusters) throws -> (writer: OpaquePointer, reader: OpaquePointer) {
         let (database, _, _) = open(TemporaryFolder.path + "/db", CX_OPEN_WRITE)
         let writer = try #require(database)
         #expect(call { cx_database_begin(writer, $0) }.status == CX_OK)
@@ -118,17 +119,18 @@ struct MeaningCodesTests {
         for number in 0..<3000 { vectors[UInt32(number + 1)] = clusters.near(number % 60, spread: 0.8) }
         try setMeaning(writer, vectors)
         #expect(call { cx_database_commit(writer, $0) }.status == CX_OK)
-        return writer
+        let (opened, _, _) = open(TemporaryFolder.path + "/db", CX_OPEN_READ)
+        return (writer, try #require(opened))
     }
 
     @Test("the kept codes find the pages and totals the full comparison finds, with and without the matcher")
     func samePagesAsFullComparison() throws {
         var clusters = Clusters(count: 60, seed: 71)
-        let writer = try catalogue(&clusters)
-        defer { cx_database_free(writer) }
-        let (opened, _, _) = open(TemporaryFolder.path + "/db", CX_OPEN_READ)
-        let reader = try #require(opened)
-        defer { cx_database_free(reader) }
+        let (writer, reader) = try catalogue(&clusters)
+        defer {
+            cx_database_free(reader)
+            cx_database_free(writer)
+        }
         for round in 0..<20 {
             let query = clusters.near(round * 3 % 60, spread: 0.5)
             // Scope public goes through the scan with the public items' bits, private through the matcher.
@@ -147,11 +149,11 @@ struct MeaningCodesTests {
     @Test("a reader's codes follow each commit: vectors changed, items added and removed")
     func codesFollowCommits() throws {
         var clusters = Clusters(count: 60, seed: 72)
-        let writer = try catalogue(&clusters)
-        defer { cx_database_free(writer) }
-        let (opened, _, _) = open(TemporaryFolder.path + "/db", CX_OPEN_READ)
-        let reader = try #require(opened)
-        defer { cx_database_free(reader) }
+        let (writer, reader) = try catalogue(&clusters)
+        defer {
+            cx_database_free(reader)
+            cx_database_free(writer)
+        }
         let query = clusters.near(5, spread: 0.5)
         let before = nearest(reader, query, keeping: true)
         let first = try #require(before.first?.split(separator: " ").first.map(String.init))
