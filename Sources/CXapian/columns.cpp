@@ -87,6 +87,7 @@ std::shared_ptr<MeaningCodes> read_codes(const Xapian::Database &reader, uint32_
     codes->words = code_words(dimensions);
     const size_t blocks = size_t(reader.get_lastdocid()) / MeaningCodes::block_items + 1;
     std::vector<std::shared_ptr<MeaningCodes::Block>> building;
+    std::vector<double> residual(dimensions, 0);
     for (size_t b = 0; b < blocks; ++b) building.push_back(empty_block(codes->words));
     for (auto value = reader.valuestream_begin(CX_SLOT_MEANING); value != reader.valuestream_end(CX_SLOT_MEANING);
          ++value) {
@@ -95,7 +96,9 @@ std::shared_ptr<MeaningCodes> read_codes(const Xapian::Database &reader, uint32_
         const size_t at = id % MeaningCodes::block_items;
         block.weights[at] = meaning_code(*value, dimensions, block.bits.data() + at, MeaningCodes::block_items);
         if (block.weights[at] != 0) ++codes->count;
+        add_meaning_residual(*value, dimensions, block.weights[at], residual.data());
     }
+    for (double sum : residual) codes->residual.push_back(codes->count > 0 ? float(sum / codes->count) : 0);
     codes->blocks.assign(building.begin(), building.end());
     return codes;
 }

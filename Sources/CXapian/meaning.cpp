@@ -65,9 +65,21 @@ float meaning_code(const std::string &value, uint32_t dimensions, uint64_t *bits
     return magnitude > 0 ? float(double(scale) * double(magnitude) / dimensions) : 0;
 }
 
-CodedQuery::CodedQuery(const float *vector, uint32_t dimensions) : words(code_words(dimensions)) {
+void add_meaning_residual(const std::string &value, uint32_t dimensions, float weight, double *sums) {
+    if (weight == 0 || value.size() != sizeof(float) + dimensions) return;
+    float scale;
+    std::memcpy(&scale, value.data(), sizeof(float));
+    const auto *components = reinterpret_cast<const int8_t *>(value.data() + sizeof(float));
+    for (uint32_t j = 0; j < dimensions; ++j)
+        sums[j] += double(scale) * components[j] - (components[j] > 0 ? double(weight) : -double(weight));
+}
+
+CodedQuery::CodedQuery(const float *vector, uint32_t dimensions, const float *residual)
+    : words(code_words(dimensions)) {
     bits.assign(size_t(planes) * words, 0);
     if (dimensions == 0) return;
+    if (residual != nullptr)
+        for (uint32_t j = 0; j < dimensions; ++j) offset += double(vector[j]) * residual[j];
     const auto [smallest, largest] = std::minmax_element(vector, vector + dimensions);
     low = *smallest;
     step = (double(*largest) - low) / ((1u << planes) - 1);
@@ -85,7 +97,7 @@ namespace {
 /// code is positive, less those where it is not, times its weight.
 inline float estimated(const CodedQuery &query, float weight, uint64_t sums) {
     const double selected = query.low * double(sums & 0xffffffff) + query.step * double(sums >> 32);
-    return float(weight * (2 * selected - query.total));
+    return float(weight * (2 * selected - query.total) + query.offset);
 }
 
 #if defined(__x86_64__) && !__has_feature(address_sanitizer)

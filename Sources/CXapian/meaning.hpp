@@ -78,9 +78,18 @@ struct CodedQuery {
     std::vector<uint64_t> bits;
     /// Dimension `j` reads as `low + step * its step`; `total` is the sum of all of them.
     double low = 0, step = 0, total = 0;
+    /// What every estimate adds: the query's product with the items' mean residual (what their
+    /// vectors hold beyond their codes, `meaning_residual`), so that the estimates are unbiased
+    /// over the items: their mean is the mean of the cosines.
+    double offset = 0;
 
-    CodedQuery(const float *vector, uint32_t dimensions);
+    /// `residual`: the items' mean residual, `dimensions` floats, or null for none.
+    CodedQuery(const float *vector, uint32_t dimensions, const float *residual);
 };
+
+/// Adds to `sums` (`dimensions` doubles) the residual of a stored value (`meaning_value`) whose
+/// code has weight `weight` (`meaning_code`): the vector less the weight times its signs.
+void add_meaning_residual(const std::string &value, uint32_t dimensions, float weight, double *sums);
 
 /// The estimated cosine similarities of `count` consecutive items' codes with `query`, into `out`:
 /// word `w` of item `i`'s code at `codes[w * stride + i]` (the words of many items side by side,
