@@ -94,9 +94,9 @@ std::shared_ptr<MeaningCodes> read_codes(const Xapian::Database &reader, uint32_
         const Xapian::docid id = value.get_docid();
         MeaningCodes::Block &block = *building[id / MeaningCodes::block_items];
         const size_t at = id % MeaningCodes::block_items;
-        block.weights[at] = meaning_code(*value, dimensions, block.bits.data() + at, MeaningCodes::block_items);
+        block.weights[at] =
+            meaning_code(*value, dimensions, block.bits.data() + at, MeaningCodes::block_items, residual.data());
         if (block.weights[at] != 0) ++codes->count;
-        add_meaning_residual(*value, dimensions, block.weights[at], residual.data());
     }
     for (double sum : residual) codes->residual.push_back(codes->count > 0 ? float(sum / codes->count) : 0);
     codes->blocks.assign(building.begin(), building.end());

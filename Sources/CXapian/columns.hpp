@@ -76,7 +76,7 @@ struct MeaningCodes {
     std::vector<std::shared_ptr<const Block>> blocks;
     /// How many items have a vector.
     Xapian::doccount count = 0;
-    /// The items' mean residual (`add_meaning_residual`), `dimensions` floats: what makes the
+    /// The items' mean residual (`meaning_code`), `dimensions` floats: what makes the
     /// estimates unbiased over the items (`CodedQuery::offset`). Read with every vector; a revision
     /// derived from another keeps the other's, its commits having changed under a sixteenth of the
     /// items.

@@ -51,7 +51,7 @@ MeaningQuery::MeaningQuery(const float *vector, uint32_t dimensions) : component
     for (uint32_t i = 0; i < dimensions; ++i) components[i] = static_cast<int16_t>(std::lrint(vector[i] / scale));
 }
 
-float meaning_code(const std::string &value, uint32_t dimensions, uint64_t *bits, size_t stride) {
+float meaning_code(const std::string &value, uint32_t dimensions, uint64_t *bits, size_t stride, double *residual) {
     if (value.size() != sizeof(float) + dimensions) return 0;
     float scale;
     std::memcpy(&scale, value.data(), sizeof(float));
@@ -62,16 +62,11 @@ float meaning_code(const std::string &value, uint32_t dimensions, uint64_t *bits
         if (components[j] > 0) bits[(j / 64) * stride] |= uint64_t(1) << (j % 64);
         magnitude += std::abs(int32_t(components[j]));
     }
-    return magnitude > 0 ? float(double(scale) * double(magnitude) / dimensions) : 0;
-}
-
-void add_meaning_residual(const std::string &value, uint32_t dimensions, float weight, double *sums) {
-    if (weight == 0 || value.size() != sizeof(float) + dimensions) return;
-    float scale;
-    std::memcpy(&scale, value.data(), sizeof(float));
-    const auto *components = reinterpret_cast<const int8_t *>(value.data() + sizeof(float));
-    for (uint32_t j = 0; j < dimensions; ++j)
-        sums[j] += double(scale) * components[j] - (components[j] > 0 ? double(weight) : -double(weight));
+    const float weight = magnitude > 0 ? float(double(scale) * double(magnitude) / dimensions) : 0;
+    if (residual != nullptr && weight != 0)
+        for (uint32_t j = 0; j < dimensions; ++j)
+            residual[j] += double(scale) * components[j] - (components[j] > 0 ? double(weight) : -double(weight));
+    return weight;
 }
 
 CodedQuery::CodedQuery(const float *vector, uint32_t dimensions, const float *residual)

@@ -61,8 +61,10 @@ constexpr uint32_t code_words(uint32_t dimensions) { return (dimensions + 63) / 
 /// for a positive one), and a weight, the mean magnitude of the dimensions: the vector reads about
 /// as the weight times its signs, the nearest vector of that form. 384 dimensions keep in 6 words
 /// and a float (52 bytes, against the value's 388), and a comparison is a handful of population
-/// counts.
-float meaning_code(const std::string &value, uint32_t dimensions, uint64_t *bits, size_t stride);
+/// counts. With `residual` (`dimensions` doubles), adds to it what the vector holds beyond its
+/// code: the vector less the weight times its signs.
+float meaning_code(const std::string &value, uint32_t dimensions, uint64_t *bits, size_t stride,
+                   double *residual = nullptr);
 
 /// A query's vector of meaning made ready to compare with compact codes (`meaning_code`): each
 /// dimension as a 4-bit step between the smallest and the largest, kept as four planes of bits, so
@@ -79,17 +81,13 @@ struct CodedQuery {
     /// Dimension `j` reads as `low + step * its step`; `total` is the sum of all of them.
     double low = 0, step = 0, total = 0;
     /// What every estimate adds: the query's product with the items' mean residual (what their
-    /// vectors hold beyond their codes, `meaning_residual`), so that the estimates are unbiased
+    /// vectors hold beyond their codes, `meaning_code`), so that the estimates are unbiased
     /// over the items: their mean is the mean of the cosines.
     double offset = 0;
 
     /// `residual`: the items' mean residual, `dimensions` floats, or null for none.
     CodedQuery(const float *vector, uint32_t dimensions, const float *residual);
 };
-
-/// Adds to `sums` (`dimensions` doubles) the residual of a stored value (`meaning_value`) whose
-/// code has weight `weight` (`meaning_code`): the vector less the weight times its signs.
-void add_meaning_residual(const std::string &value, uint32_t dimensions, float weight, double *sums);
 
 /// The estimated cosine similarities of `count` consecutive items' codes with `query`, into `out`:
 /// word `w` of item `i`'s code at `codes[w * stride + i]` (the words of many items side by side,
