@@ -45,8 +45,9 @@ let package = Package(
         ),
         .target(
             name: "CEncoder",
-            // OpenBLAS and libcrypto are loaded when a model is (encoder.cpp); dlopen is glibc's.
-            linkerSettings: [.linkedLibrary("dl")]
+            // OpenBLAS, oneDNN and libcrypto are loaded when a model is (libraries.cpp); dlopen and
+            // the vector exponentials (libmvec) are glibc's.
+            linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("mvec")]
         ),
         .target(
             name: "SearchlightKit",

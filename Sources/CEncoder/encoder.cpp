@@ -13,15 +13,14 @@
 // background embedding of new items): the weights are only read, and each call takes its scratch
 // spaces from a pool.
 //
-// OpenBLAS and OpenSSL's libcrypto are loaded when a model is first loaded (`libraries`), not
-// when the program starts: loading OpenBLAS starts its threads and takes about 3 ms, which every
-// command would pay (`searchlight --version`, a search by words) for a model most never use.
+// The dense layers' products are int8 (dense.hpp), on oneDNN run single-threaded inside each
+// group as OpenBLAS is: each thread that encodes sets OpenMP, which oneDNN runs on, to one thread.
 
 #include "CEncoder.h"
 
-#include <cblas.h>
-#include <dlfcn.h>
-#include <openssl/evp.h>
+#include "dense.hpp"
+#include "elementwise.hpp"
+#include "libraries.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -39,54 +38,17 @@
 
 namespace {
 
-/// What the encoder uses of OpenBLAS and libcrypto, loaded on first use; `error` says why not.
-struct Libraries {
-    decltype(&cblas_sgemm) sgemm = nullptr;
-    decltype(&openblas_set_num_threads) set_threads = nullptr;
-    decltype(&EVP_Digest) digest = nullptr;
-    decltype(&EVP_sha256) sha256 = nullptr;
-    std::string error;
-};
-
-template <typename Function>
-void find(void *library, const char *name, Function &out, std::string &error) {
-    out = reinterpret_cast<Function>(library ? dlsym(library, name) : nullptr);
-    if (!out && error.empty()) error = std::string("no ") + name + " in it";
-}
-
-Libraries load_libraries() {
-    Libraries loaded;
-    // The names Debian's libopenblas0 and libssl3 install.
-    void *blas = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
-    void *crypto = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL);
-    std::string blas_error, crypto_error;
-    if (!blas) blas_error = dlerror();
-    find(blas, "cblas_sgemm", loaded.sgemm, blas_error);
-    find(blas, "openblas_set_num_threads", loaded.set_threads, blas_error);
-    if (!crypto) crypto_error = dlerror();
-    find(crypto, "EVP_Digest", loaded.digest, crypto_error);
-    find(crypto, "EVP_sha256", loaded.sha256, crypto_error);
-    if (!blas_error.empty()) loaded.error = "OpenBLAS (libopenblas.so.0, Debian's libopenblas0) cannot be loaded: " + blas_error;
-    else if (!crypto_error.empty())
-        loaded.error = "OpenSSL's libcrypto (libcrypto.so.3, Debian's libssl3) cannot be loaded: " + crypto_error;
-    else
-        // One thread per group of texts, each running OpenBLAS on itself (see the top of the file).
-        loaded.set_threads(1);
-    return loaded;
-}
-
-const Libraries &libraries() {
-    static const Libraries loaded = load_libraries();
-    return loaded;
-}
+using encoder::Dense;
+using encoder::DenseScratch;
+using encoder::libraries;
+using encoder::Then;
 
 struct Layer {
-    std::vector<float> qkv_weight;  // query, key and value weights stacked: [3 × hidden, hidden]
-    std::vector<float> qkv_bias;
-    const float *attention_weight, *attention_bias;
+    Dense qkv;  // query, key and value stacked: 3 × hidden outputs
+    Dense attention;
     const float *attention_norm_weight, *attention_norm_bias;
-    const float *intermediate_weight, *intermediate_bias;
-    const float *output_weight, *output_bias;
+    Dense intermediate;
+    Dense output;
     const float *output_norm_weight, *output_norm_bias;
 };
 
@@ -108,62 +70,34 @@ ce_status fail(ce_status status, const std::string &message, char **out_error) {
     return status;
 }
 
+/// How many lanes `layer_norm`'s sums keep apart, so that the compiler runs them many at a time.
+constexpr size_t lanes = 16;
+
+/// The sum of `term` of `count` values, `lanes` partial sums at a time.
+template <typename Term>
+inline float sum_of(const float *__restrict values, size_t count, Term term) {
+    float sums[lanes] = {};
+    size_t i = 0;
+    for (; i + lanes <= count; i += lanes)
+        for (size_t lane = 0; lane < lanes; ++lane) sums[lane] += term(values[i + lane]);
+    for (; i < count; ++i) sums[0] += term(values[i]);
+    float sum = 0;
+    for (float part : sums) sum += part;
+    return sum;
+}
+
 /// Each row of `rows` × `width` values normalized to mean 0 and variance 1, then scaled and shifted.
-void layer_norm(float *values, size_t rows, size_t width, const float *weight, const float *bias, float epsilon) {
-    for (size_t row = 0; row < rows; ++row) {
-        float *x = values + row * width;
-        double sum = 0;
-        for (size_t i = 0; i < width; ++i) sum += x[i];
-        const float mean = float(sum / double(width));
-        double squares = 0;
-        for (size_t i = 0; i < width; ++i) squares += double(x[i] - mean) * double(x[i] - mean);
-        const float scale = 1.0f / std::sqrt(float(squares / double(width)) + epsilon);
-        for (size_t i = 0; i < width; ++i) x[i] = (x[i] - mean) * scale * weight[i] + bias[i];
-    }
-}
-
-void add_bias(float *values, size_t rows, size_t width, const float *bias) {
-    for (size_t row = 0; row < rows; ++row) {
-        float *x = values + row * width;
-        for (size_t i = 0; i < width; ++i) x[i] += bias[i];
-    }
-}
-
-/// out = in · weightᵀ (+ out when `accumulate`): `weight` is [columns, depth], as PyTorch's Linear keeps it.
-void linear(const float *in, size_t rows, size_t depth, const float *weight, size_t columns, float *out, bool accumulate) {
-    libraries().sgemm(
-        CblasRowMajor, CblasNoTrans, CblasTrans, int(rows), int(columns), int(depth), 1.0f, in, int(depth), weight,
-        int(depth), accumulate ? 1.0f : 0.0f, out, int(columns));
-}
-
-/// The error function at `erf_steps` points a unit from -`erf_reach` to `erf_reach`, for `gelu`.
-constexpr int erf_reach = 4, erf_steps = 1024;
-
-const std::vector<float> &erf_table() {
-    static const std::vector<float> table = [] {
-        std::vector<float> values(2 * erf_reach * erf_steps + 2);
-        for (size_t i = 0; i < values.size(); ++i) values[i] = float(std::erf(double(i) / erf_steps - erf_reach));
-        return values;
-    }();
-    return table;
-}
-
-/// BERT's GELU, with the error function (not the tanh approximation): x/2 × (1 + erf(x/√2)). The
-/// error function is read from `erf_table` between its two nearest points (at most 3.3 × 10⁻⁷ from
-/// erf over 2,000,000 random points from -5 to 5, a few floats' rounding; past ±4 it is ±1 to a
-/// float), which the compiler runs many
-/// values at a time, where glibc's `erff` is one value a call.
 #if defined(__x86_64__) && !__has_feature(address_sanitizer)
 __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
-void gelu(float *values, size_t count, const float *table) {
-    for (size_t i = 0; i < count; ++i) {
-        const float x = values[i];
-        const float at = (std::clamp(x * float(M_SQRT1_2), -float(erf_reach), float(erf_reach)) + float(erf_reach)) *
-                         float(erf_steps);
-        const int below = int(at);
-        const float erf = table[below] + (at - float(below)) * (table[below + 1] - table[below]);
-        values[i] = 0.5f * x * (1.0f + erf);
+void layer_norm(float *__restrict values, size_t rows, size_t width, const float *__restrict weight,
+                const float *__restrict bias, float epsilon) {
+    for (size_t row = 0; row < rows; ++row) {
+        float *x = values + row * width;
+        const float mean = sum_of(x, width, [](float value) { return value; }) / float(width);
+        const float squares = sum_of(x, width, [mean](float value) { return (value - mean) * (value - mean); });
+        const float scale = 1.0f / std::sqrt(squares / float(width) + epsilon);
+        for (size_t i = 0; i < width; ++i) x[i] = (x[i] - mean) * scale * weight[i] + bias[i];
     }
 }
 
@@ -172,9 +106,8 @@ void softmax_rows(float *values, size_t rows, size_t width) {
         float *x = values + row * width;
         float largest = x[0];
         for (size_t i = 1; i < width; ++i) largest = std::max(largest, x[i]);
-        float sum = 0;
-        for (size_t i = 0; i < width; ++i) sum += (x[i] = std::exp(x[i] - largest));
-        for (size_t i = 0; i < width; ++i) x[i] /= sum;
+        const float inverse = 1.0f / encoder::exponentials(x, width, largest);
+        for (size_t i = 0; i < width; ++i) x[i] *= inverse;
     }
 }
 
@@ -183,6 +116,7 @@ void softmax_rows(float *values, size_t rows, size_t width) {
 /// One group's scratch space, grown to the largest group it has encoded.
 struct Scratch {
     std::vector<float> hidden, qkv, context, intermediate, scores;
+    DenseScratch dense;
 };
 
 /// The scratch spaces no call is using. A call takes one for each of its groups and gives them
@@ -223,7 +157,11 @@ struct ce_stop {
 
 struct ce_encoder {
     ce_shape shape;
+    encoder::Precision precision = encoder::Precision::int8;
     const float *word, *position, *token_type, *norm_weight, *norm_bias;
+    /// Each layer's query, key and value weights and biases, stacked: the biases read in place by
+    /// `Layer::qkv`, and the weights too with float products (int8 keeps its own copy).
+    std::vector<std::vector<float>> stacked_weights, stacked_biases;
     std::vector<Layer> layers;
     /// How many groups a call's texts are split into at most: one per core.
     size_t workers = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, most_workers);
@@ -247,29 +185,37 @@ struct ce_encoder {
         token_type = weight(lookup, context_, "embeddings.token_type_embeddings.weight", 2 * h);
         norm_weight = weight(lookup, context_, "embeddings.LayerNorm.weight", h);
         norm_bias = weight(lookup, context_, "embeddings.LayerNorm.bias", h);
-        layers.resize(size_t(shape.layers));
-        for (size_t index = 0; index < layers.size(); ++index) {
+        const size_t count = size_t(shape.layers);
+        stacked_weights.resize(count);
+        stacked_biases.resize(count);
+        layers.reserve(count);
+        for (size_t index = 0; index < count; ++index) {
             const std::string prefix = "encoder.layer." + std::to_string(index) + ".";
-            Layer &layer = layers[index];
-            layer.qkv_weight.resize(3 * h * h);
-            layer.qkv_bias.resize(3 * h);
+            std::vector<float> &qkv_weight = stacked_weights[index], &qkv_bias = stacked_biases[index];
+            qkv_weight.resize(3 * h * h);
+            qkv_bias.resize(3 * h);
             const char *parts[] = {"query", "key", "value"};
             for (size_t part = 0; part < 3; ++part) {
                 const std::string name = prefix + "attention.self." + parts[part];
-                std::memcpy(&layer.qkv_weight[part * h * h], weight(lookup, context_, name + ".weight", h * h),
+                std::memcpy(&qkv_weight[part * h * h], weight(lookup, context_, name + ".weight", h * h),
                             h * h * sizeof(float));
-                std::memcpy(&layer.qkv_bias[part * h], weight(lookup, context_, name + ".bias", h), h * sizeof(float));
+                std::memcpy(&qkv_bias[part * h], weight(lookup, context_, name + ".bias", h), h * sizeof(float));
             }
-            layer.attention_weight = weight(lookup, context_, prefix + "attention.output.dense.weight", h * h);
-            layer.attention_bias = weight(lookup, context_, prefix + "attention.output.dense.bias", h);
-            layer.attention_norm_weight = weight(lookup, context_, prefix + "attention.output.LayerNorm.weight", h);
-            layer.attention_norm_bias = weight(lookup, context_, prefix + "attention.output.LayerNorm.bias", h);
-            layer.intermediate_weight = weight(lookup, context_, prefix + "intermediate.dense.weight", m * h);
-            layer.intermediate_bias = weight(lookup, context_, prefix + "intermediate.dense.bias", m);
-            layer.output_weight = weight(lookup, context_, prefix + "output.dense.weight", h * m);
-            layer.output_bias = weight(lookup, context_, prefix + "output.dense.bias", h);
-            layer.output_norm_weight = weight(lookup, context_, prefix + "output.LayerNorm.weight", h);
-            layer.output_norm_bias = weight(lookup, context_, prefix + "output.LayerNorm.bias", h);
+            const auto dense = [&](const std::string &name, size_t columns, size_t depth) {
+                return Dense(weight(lookup, context_, prefix + name + ".weight", columns * depth),
+                             weight(lookup, context_, prefix + name + ".bias", columns), columns, depth, precision);
+            };
+            layers.push_back(Layer{
+                Dense(qkv_weight.data(), qkv_bias.data(), 3 * h, h, precision),
+                dense("attention.output.dense", h, h),
+                weight(lookup, context_, prefix + "attention.output.LayerNorm.weight", h),
+                weight(lookup, context_, prefix + "attention.output.LayerNorm.bias", h),
+                dense("intermediate.dense", m, h),
+                dense("output.dense", h, m),
+                weight(lookup, context_, prefix + "output.LayerNorm.weight", h),
+                weight(lookup, context_, prefix + "output.LayerNorm.bias", h),
+            });
+            if (precision == encoder::Precision::int8) std::vector<float>().swap(qkv_weight);
         }
     }
 
@@ -364,11 +310,12 @@ struct ce_encoder {
         }
         layer_norm(hidden.data(), tokens, h, norm_weight, norm_bias, shape.layer_norm_epsilon);
 
+        // oneDNN on this thread alone (see the top of the file).
+        libraries().omp_threads(1);
         const float scale = 1.0f / std::sqrt(float(head));
         for (const Layer &layer : layers) {
             if (stop != nullptr && stop->requested.load(std::memory_order_relaxed)) throw stopped();
-            linear(hidden.data(), tokens, h, layer.qkv_weight.data(), 3 * h, qkv.data(), false);
-            add_bias(qkv.data(), tokens, 3 * h, layer.qkv_bias.data());
+            layer.qkv.apply(hidden.data(), tokens, qkv.data(), Then::store, space.dense);
             for (size_t text = 0, first = 0; text < count; first += size_t(lengths[text]), ++text) {
                 const int length = lengths[text];
                 for (size_t part = 0; part < heads; ++part) {
@@ -384,16 +331,12 @@ struct ce_encoder {
                 }
             }
             // Attention's output, added to its input, then normalized.
-            add_bias(hidden.data(), tokens, h, layer.attention_bias);
-            linear(context.data(), tokens, h, layer.attention_weight, h, hidden.data(), true);
+            layer.attention.apply(context.data(), tokens, hidden.data(), Then::add, space.dense);
             layer_norm(hidden.data(), tokens, h, layer.attention_norm_weight, layer.attention_norm_bias,
                        shape.layer_norm_epsilon);
             // The feed-forward block, likewise.
-            linear(hidden.data(), tokens, h, layer.intermediate_weight, m, intermediate.data(), false);
-            add_bias(intermediate.data(), tokens, m, layer.intermediate_bias);
-            gelu(intermediate.data(), tokens * m, erf_table().data());
-            add_bias(hidden.data(), tokens, h, layer.output_bias);
-            linear(intermediate.data(), tokens, m, layer.output_weight, h, hidden.data(), true);
+            layer.intermediate.apply(hidden.data(), tokens, intermediate.data(), Then::gelu, space.dense);
+            layer.output.apply(intermediate.data(), tokens, hidden.data(), Then::add, space.dense);
             layer_norm(hidden.data(), tokens, h, layer.output_norm_weight, layer.output_norm_bias,
                        shape.layer_norm_epsilon);
         }
@@ -435,8 +378,8 @@ ce_status guarded(const char *doing, char **out_error, Body body) {
 
 }  // namespace
 
-extern "C" ce_status ce_encoder_create(
-    ce_shape shape, ce_weight_lookup lookup, void *context, ce_encoder **out, char **out_error) {
+extern "C" ce_status ce_encoder_create(ce_shape shape, ce_precision precision, ce_weight_lookup lookup, void *context,
+                                       ce_encoder **out, char **out_error) {
     *out = nullptr;
     if (shape.layers < 1 || shape.hidden < 1 || shape.heads < 1 || shape.hidden % shape.heads != 0 ||
         shape.intermediate < 1 || shape.vocabulary < 1 || shape.positions < 1)
@@ -445,6 +388,7 @@ extern "C" ce_status ce_encoder_create(
         if (!libraries().error.empty()) throw invalid_argument(libraries().error);
         auto encoder = std::make_unique<ce_encoder>();
         encoder->shape = shape;
+        encoder->precision = precision == CE_PRECISION_FLOAT ? encoder::Precision::float32 : encoder::Precision::int8;
         encoder->load(lookup, context);
         *out = encoder.release();
     });

@@ -1,13 +1,14 @@
 // CEncoder.h — a C API over a BERT sentence encoder (all-MiniLM-L6-v2's shape) for Searchlight.
 //
 // The encoder turns token ids (the Kit's WordPiece tokenizer makes them) into unit vectors of
-// meaning: BERT's forward pass over OpenBLAS's matrix products, the last hidden states averaged
+// meaning: BERT's forward pass, its dense layers over oneDNN's int8 matrix products (or
+// OpenBLAS's float ones, the reference), attention over OpenBLAS's, the last hidden states averaged
 // over each text's tokens and normalized, as sentence-transformers pools this model. It reads
 // its weights where the caller maps them (a safetensors file, checked against its SHA-256 first)
 // and copies only what it lays out anew. C++ stays inside: no exception crosses these functions;
 // each failure is a status with a `malloc`-ed message the caller frees with `ce_string_free`.
 //
-// OpenBLAS and libcrypto are loaded with the first model (`ce_encoder_create`), not with the
+// OpenBLAS, oneDNN and libcrypto are loaded with the first model (`ce_encoder_create`), not with the
 // program. Threads may use one encoder at once: each call works in scratch space of its own.
 
 #ifndef CENCODER_H
@@ -57,11 +58,20 @@ typedef const float *_Nullable (*ce_weight_lookup)(void *_Nullable context, cons
 
 typedef struct ce_encoder ce_encoder;
 
-/// Makes an encoder of `shape` from the weights `lookup` finds. The weights it reads in place
-/// must outlive the encoder.
+/// How an encoder's dense layers multiply.
+typedef enum ce_precision : int32_t {
+    /// 8-bit integers (oneDNN's products; the weights quantized when the encoder is made): what
+    /// Searchlight runs.
+    CE_PRECISION_INT8 = 0,
+    /// 32-bit floats (OpenBLAS's products): the reference the int8 products are tested against.
+    CE_PRECISION_FLOAT = 1,
+} ce_precision;
+
+/// Makes an encoder of `shape` from the weights `lookup` finds, its dense layers multiplying at
+/// `precision`. The weights it reads in place must outlive the encoder.
 ce_status ce_encoder_create(
-    ce_shape shape, ce_weight_lookup lookup, void *_Nullable context, ce_encoder *_Nullable *_Nonnull out,
-    char *_Nullable *_Nullable out_error);
+    ce_shape shape, ce_precision precision, ce_weight_lookup lookup, void *_Nullable context,
+    ce_encoder *_Nullable *_Nonnull out, char *_Nullable *_Nullable out_error);
 
 void ce_encoder_free(ce_encoder *_Nullable encoder);
 

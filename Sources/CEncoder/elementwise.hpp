@@ -1,0 +1,23 @@
+// elementwise.hpp — the encoder's functions of each value: softmax's exponentials and GELU.
+//
+// Both run on glibc's vector functions (libmvec: `expf` and `erff` 16 floats at a time with
+// AVX-512, 8 with AVX2), chosen for the processor when first called; elsewhere on libm's, one value
+// a call.
+
+#ifndef CENCODER_ELEMENTWISE_HPP
+#define CENCODER_ELEMENTWISE_HPP
+
+#include <cstddef>
+
+namespace encoder {
+
+/// `x[i] = exp(x[i] − largest)` for `count` values; returns their sum.
+float exponentials(float *x, size_t count, float largest);
+
+/// BERT's GELU, with the error function (not the tanh approximation), in place:
+/// `x[i] = x[i]/2 × (1 + erf(x[i]/√2))`.
+void gelu(float *x, size_t count);
+
+}  // namespace encoder
+
+#endif
