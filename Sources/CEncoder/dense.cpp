@@ -19,19 +19,6 @@ void check(dnnl_status_t status, const char *doing) {
             std::string("oneDNN failed ") + doing + " (status " + std::to_string(int(status)) + ")");
 }
 
-/// The largest magnitude a quantized weight takes. With VNNI, the processor sums each product of
-/// an unsigned and a signed byte into 32 bits; without, oneDNN sums two of them in 16 bits first
-/// (`vpmaddubsw`), where 255 × 127 × 2 would saturate: weights then keep 7 bits, as oneDNN's
-/// int8 guide advises.
-int most_weight() {
-#if defined(__x86_64__)
-    static const int most = __builtin_cpu_supports("avx512vnni") ? 127 : 63;
-    return most;
-#else
-    return 127;
-#endif
-}
-
 // The loops below are compiled for AVX-512 and AVX2 beside x86-64's baseline, the widest the
 // processor has chosen when the program loads (not under AddressSanitizer, which does not take
 // target_clones).
@@ -84,7 +71,10 @@ void quantize_column(const float *__restrict weight, size_t depth, float most, i
     const float inverse = 1.0f / scale;
     int32_t total = 0;
     for (i = 0; i < depth; ++i) {
-        const int8_t value = int8_t(std::clamp(std::floor(weight[i] * inverse + 0.5f), -most, most));
+        // Multiplied, then rounded, as two steps (never one fused step): the same bytes on every
+        // processor, for the same file.
+        const float step = weight[i] * inverse;
+        const int8_t value = int8_t(std::clamp(std::floor(step + 0.5f), -most, most));
         out[i] = value;
         total += value;
     }
@@ -129,29 +119,58 @@ dnnl_memory_desc_t matrix(int64_t rows, int64_t columns, dnnl_data_type_t type, 
     return desc;
 }
 
+/// `count` bytes rounded up to a multiple of 64.
+size_t aligned(size_t count) { return (count + 63) / 64 * 64; }
+
 }  // namespace
 
 DenseScratch::~DenseScratch() {
     if (stream_) libraries().stream_destroy(stream_);
 }
 
-Dense::Dense(const float *weight, const float *bias, size_t columns, size_t depth, Precision precision)
-    : columns_(columns), depth_(depth), weight_(weight), bias_(bias) {
-    if (precision == Precision::float32) return;
-    weight_ = nullptr;
-    const Libraries &l = libraries();
+size_t Int8Weights::size(size_t columns, size_t depth) {
+    return aligned(columns * depth) + 2 * aligned(columns * 4);
+}
+
+Int8Weights Int8Weights::at(const uint8_t *at, size_t columns, size_t depth) {
+    const uint8_t *scales = at + aligned(columns * depth);
+    return {reinterpret_cast<const int8_t *>(at), reinterpret_cast<const float *>(scales),
+            reinterpret_cast<const int32_t *>(scales + aligned(columns * 4))};
+}
+
+void Int8Weights::quantize(const float *weight, size_t columns, size_t depth, uint8_t *at) {
+    int8_t *values = reinterpret_cast<int8_t *>(at);
+    float *scales = reinterpret_cast<float *>(at + aligned(columns * depth));
+    int32_t *sums = reinterpret_cast<int32_t *>(at + aligned(columns * depth) + aligned(columns * 4));
     const float most = float(most_weight());
-    quantized_.resize(columns * depth);
-    column_scales_.resize(columns);
-    column_sums_.resize(columns);
     for (size_t n = 0; n < columns; ++n)
-        quantize_column(weight + n * depth, depth, most, &quantized_[n * depth], column_scales_[n], column_sums_[n]);
+        quantize_column(weight + n * depth, depth, most, values + n * depth, scales[n], sums[n]);
+}
+
+/// With VNNI, the processor sums each product of an unsigned and a signed byte into 32 bits;
+/// without, oneDNN sums two of them in 16 bits first (`vpmaddubsw`), where 255 × 127 × 2 would
+/// saturate: weights then keep 7 bits, as oneDNN's int8 guide advises.
+int Int8Weights::most_weight() {
+#if defined(__x86_64__)
+    static const int most = __builtin_cpu_supports("avx512vnni") ? 127 : 63;
+    return most;
+#else
+    return 127;
+#endif
+}
+
+Dense::Dense(const float *weight, const float *bias, size_t columns, size_t depth)
+    : columns_(columns), depth_(depth), weight_(weight), bias_(bias) {}
+
+Dense::Dense(Int8Weights weights, const float *bias, size_t columns, size_t depth)
+    : columns_(columns), depth_(depth), bias_(bias), int8_(weights) {
+    const Libraries &l = libraries();
     // One product for any number of rows; the weights [depth, columns] read from PyTorch's layout.
     const dnnl_memory_desc_t in = matrix(DNNL_RUNTIME_DIM_VAL, int64_t(depth), dnnl_u8, dnnl_ab);
-    const dnnl_memory_desc_t weights = matrix(int64_t(depth), int64_t(columns), dnnl_s8, dnnl_ba);
+    const dnnl_memory_desc_t weights_desc = matrix(int64_t(depth), int64_t(columns), dnnl_s8, dnnl_ba);
     const dnnl_memory_desc_t out = matrix(DNNL_RUNTIME_DIM_VAL, int64_t(columns), dnnl_s32, dnnl_ab);
     dnnl_matmul_desc_t desc;
-    check(l.matmul_desc_init(&desc, &in, &weights, nullptr, &out), "describing a product");
+    check(l.matmul_desc_init(&desc, &in, &weights_desc, nullptr, &out), "describing a product");
     dnnl_primitive_attr_t attributes = nullptr;
     check(l.attr_create(&attributes), "making a product's attributes");
     dnnl_primitive_desc_t found = nullptr;
@@ -169,10 +188,8 @@ Dense::Dense(const float *weight, const float *bias, size_t columns, size_t dept
 }
 
 Dense::Dense(Dense &&other) noexcept
-    : columns_(other.columns_), depth_(other.depth_), weight_(other.weight_), bias_(other.bias_),
-      quantized_(std::move(other.quantized_)), column_scales_(std::move(other.column_scales_)),
-      column_sums_(std::move(other.column_sums_)), product_(std::exchange(other.product_, nullptr)),
-      pad_(other.pad_), pad_size_(other.pad_size_) {}
+    : columns_(other.columns_), depth_(other.depth_), weight_(other.weight_), bias_(other.bias_), int8_(other.int8_),
+      product_(std::exchange(other.product_, nullptr)), pad_(other.pad_), pad_size_(other.pad_size_) {}
 
 Dense::~Dense() {
     if (product_) libraries().primitive_destroy(product_);
@@ -199,8 +216,7 @@ void Dense::apply(const float *in, size_t rows, float *out, Then then, DenseScra
     if (!scratch.stream_)
         check(l.stream_create(&scratch.stream_, l.engine, dnnl_stream_default_flags), "making a stream");
     Memory source(matrix(int64_t(rows), int64_t(depth_), dnnl_u8, dnnl_ab), scratch.rows_.data());
-    Memory weights(matrix(int64_t(depth_), int64_t(columns_), dnnl_s8, dnnl_ba),
-                   const_cast<int8_t *>(quantized_.data()));
+    Memory weights(matrix(int64_t(depth_), int64_t(columns_), dnnl_s8, dnnl_ba), const_cast<int8_t *>(int8_.values));
     Memory sums(matrix(int64_t(rows), int64_t(columns_), dnnl_s32, dnnl_ab), scratch.sums_.data());
     const dnnl_exec_arg_t arguments[] = {
         {DNNL_ARG_SRC, source.memory}, {DNNL_ARG_WEIGHTS, weights.memory}, {DNNL_ARG_DST, sums.memory}};
@@ -215,7 +231,7 @@ void Dense::apply(const float *in, size_t rows, float *out, Then then, DenseScra
     for (size_t row = 0; row < rows; ++row) {
         float *written = out + row * columns_;
         finish_row(&scratch.sums_[row * columns_], columns_, scratch.scales_[row], scratch.zeros_[row],
-                   column_scales_.data(), column_sums_.data(), bias_, then == Then::add, written);
+                   int8_.scales, int8_.sums, bias_, then == Then::add, written);
         if (then == Then::gelu) gelu(written, columns_);
     }
 }

@@ -9,6 +9,10 @@
 //     (sum − zero × column's sum of weights) × row's scale × column's scale + bias,
 // exact but for the two roundings. The float precision runs the same layers on OpenBLAS's float
 // products: the reference the int8 products are tested against.
+//
+// A model's int8 weights are laid out in one block (encoder.cpp), which the caller may keep in a
+// file and give back to the next encoder of the model, so that a process maps them rather than
+// quantizing them again.
 
 #ifndef CENCODER_DENSE_HPP
 #define CENCODER_DENSE_HPP
@@ -46,12 +50,36 @@ class DenseScratch {
     dnnl_stream_t stream_ = nullptr;
 };
 
+/// A dense layer's int8 weights, column after column: each column's values, its scale (a value
+/// times the scale is the weight) and the sum of its values.
+struct Int8Weights {
+    const int8_t *values;
+    const float *scales;
+    const int32_t *sums;
+
+    /// The bytes a layer's int8 weights take in a quantized model: values, scales and sums, each
+    /// starting at a multiple of 64.
+    static size_t size(size_t columns, size_t depth);
+
+    /// The weights laid out from `at` (`size` bytes).
+    static Int8Weights at(const uint8_t *at, size_t columns, size_t depth);
+
+    /// `weight` ([columns, depth]) quantized into the `size` bytes from `at`, each column's largest
+    /// magnitude `most_weight()`.
+    static void quantize(const float *weight, size_t columns, size_t depth, uint8_t *at);
+
+    /// The largest magnitude a quantized weight takes on this processor: 127, or 63 without VNNI.
+    static int most_weight();
+};
+
 class Dense {
   public:
-    /// A layer of `columns` outputs over `depth` inputs: `weight` is [columns, depth], as PyTorch's
-    /// Linear keeps it, `bias` [columns]. The float precision reads `weight` in place (it must
-    /// outlive the layer); int8 keeps its quantized copy.
-    Dense(const float *weight, const float *bias, size_t columns, size_t depth, Precision precision);
+    /// A layer of `columns` outputs over `depth` inputs multiplying in float: `weight` is
+    /// [columns, depth], as PyTorch's Linear keeps it, `bias` [columns]; both read in place (they
+    /// must outlive the layer).
+    Dense(const float *weight, const float *bias, size_t columns, size_t depth);
+    /// The same layer multiplying in int8, its weights read in place.
+    Dense(Int8Weights weights, const float *bias, size_t columns, size_t depth);
     Dense(const Dense &) = delete;
     Dense &operator=(const Dense &) = delete;
     Dense(Dense &&other) noexcept;
@@ -60,15 +88,10 @@ class Dense {
     /// The layer over `rows` rows of `in` ([rows, depth]), into `out` ([rows, columns]).
     void apply(const float *in, size_t rows, float *out, Then then, DenseScratch &scratch) const;
 
-    /// The int8 weights, column after column (empty for the float precision).
-    const std::vector<int8_t> &quantized() const { return quantized_; }
-
   private:
     size_t columns_, depth_;
-    const float *weight_, *bias_;
-    std::vector<int8_t> quantized_;
-    std::vector<float> column_scales_;
-    std::vector<int32_t> column_sums_;
+    const float *weight_ = nullptr, *bias_;
+    Int8Weights int8_{};
     dnnl_primitive_t product_ = nullptr;
     /// The space oneDNN asks of each run, if any.
     dnnl_memory_desc_t pad_{};

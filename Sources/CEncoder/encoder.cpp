@@ -22,6 +22,9 @@
 #include "elementwise.hpp"
 #include "libraries.hpp"
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -55,6 +58,14 @@ struct Layer {
 struct invalid_argument : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
+
+/// Lowers the calling thread to the scheduler's idle priority (Linux's `SCHED_IDLE`): it runs only
+/// on a core no other thread of the machine wants. (A thread cannot always raise itself back, so
+/// only threads that end with their work are lowered.)
+void lower_to_idle() {
+    sched_param none{};
+    pthread_setschedparam(pthread_self(), SCHED_IDLE, &none);
+}
 
 /// Thrown between two layers when a stop was asked for: the call returns `CE_STOPPED`.
 struct stopped {};
@@ -155,13 +166,32 @@ struct ce_stop {
     std::atomic<bool> requested{false};
 };
 
+/// The head of a model's int8 form (`ce_encoder_quantized`), 64 bytes; each layer's query-key-value,
+/// attention output, intermediate and output weights follow (`Int8Weights`), layer after layer.
+struct QuantizedHead {
+    char magic[8];
+    uint32_t most, layers, hidden, intermediate;
+    uint64_t size;
+    char unused[32];
+
+    static constexpr char expected_magic[8] = {'S', 'L', 'I', 'N', 'T', '8', 0, 1};
+
+    bool operator==(const QuantizedHead &other) const {
+        return std::memcmp(magic, other.magic, sizeof magic) == 0 && most == other.most && layers == other.layers &&
+               hidden == other.hidden && intermediate == other.intermediate && size == other.size;
+    }
+};
+static_assert(sizeof(QuantizedHead) == 64);
+
 struct ce_encoder {
     ce_shape shape;
     encoder::Precision precision = encoder::Precision::int8;
     const float *word, *position, *token_type, *norm_weight, *norm_bias;
-    /// Each layer's query, key and value weights and biases, stacked: the biases read in place by
-    /// `Layer::qkv`, and the weights too with float products (int8 keeps its own copy).
+    /// Each layer's query, key and value biases stacked, read in place by `Layer::qkv`; and the
+    /// weights likewise with float products.
     std::vector<std::vector<float>> stacked_weights, stacked_biases;
+    /// The int8 weights quantized when the encoder was made; empty when it reads the caller's.
+    std::vector<uint8_t> quantized;
     std::vector<Layer> layers;
     /// How many groups a call's texts are split into at most: one per core.
     size_t workers = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, most_workers);
@@ -178,7 +208,10 @@ struct ce_encoder {
         return values;
     }
 
-    void load(ce_weight_lookup lookup, void *context_) {
+    /// Loads the weights `lookup` finds; with int8, reads `given` (its `given_size` bytes) as the
+    /// model's int8 form when it is this model's for this processor, else quantizes the weights.
+    void load(ce_weight_lookup lookup, void *context_, const uint8_t *given, size_t given_size) {
+        using encoder::Int8Weights;
         const size_t h = size_t(shape.hidden), m = size_t(shape.intermediate);
         word = weight(lookup, context_, "embeddings.word_embeddings.weight", size_t(shape.vocabulary) * h);
         position = weight(lookup, context_, "embeddings.position_embeddings.weight", size_t(shape.positions) * h);
@@ -186,41 +219,74 @@ struct ce_encoder {
         norm_weight = weight(lookup, context_, "embeddings.LayerNorm.weight", h);
         norm_bias = weight(lookup, context_, "embeddings.LayerNorm.bias", h);
         const size_t count = size_t(shape.layers);
+        // Where each layer's int8 weights lie in the model's int8 form.
+        const size_t shapes[4][2] = {{3 * h, h}, {h, h}, {m, h}, {h, m}};
+        size_t per_layer = 0;
+        for (const auto &shape_ : shapes) per_layer += Int8Weights::size(shape_[0], shape_[1]);
+        QuantizedHead head{};
+        std::memcpy(head.magic, QuantizedHead::expected_magic, sizeof head.magic);
+        head.most = uint32_t(Int8Weights::most_weight());
+        head.layers = uint32_t(count);
+        head.hidden = uint32_t(h);
+        head.intermediate = uint32_t(m);
+        head.size = sizeof(QuantizedHead) + count * per_layer;
+        const bool int8 = precision == encoder::Precision::int8;
+        const bool read_given = int8 && given != nullptr && given_size == head.size &&
+                                *reinterpret_cast<const QuantizedHead *>(given) == head;
+        if (int8 && !read_given) {
+            quantized.resize(head.size);
+            std::memcpy(quantized.data(), &head, sizeof head);
+        }
+        const uint8_t *base = read_given ? given : quantized.data();
         stacked_weights.resize(count);
         stacked_biases.resize(count);
         layers.reserve(count);
         for (size_t index = 0; index < count; ++index) {
             const std::string prefix = "encoder.layer." + std::to_string(index) + ".";
             std::vector<float> &qkv_weight = stacked_weights[index], &qkv_bias = stacked_biases[index];
-            qkv_weight.resize(3 * h * h);
             qkv_bias.resize(3 * h);
+            if (!read_given) qkv_weight.resize(3 * h * h);
             const char *parts[] = {"query", "key", "value"};
             for (size_t part = 0; part < 3; ++part) {
                 const std::string name = prefix + "attention.self." + parts[part];
-                std::memcpy(&qkv_weight[part * h * h], weight(lookup, context_, name + ".weight", h * h),
-                            h * h * sizeof(float));
+                const float *part_weight = weight(lookup, context_, name + ".weight", h * h);
+                if (!read_given) std::memcpy(&qkv_weight[part * h * h], part_weight, h * h * sizeof(float));
                 std::memcpy(&qkv_bias[part * h], weight(lookup, context_, name + ".bias", h), h * sizeof(float));
             }
-            const auto dense = [&](const std::string &name, size_t columns, size_t depth) {
-                return Dense(weight(lookup, context_, prefix + name + ".weight", columns * depth),
-                             weight(lookup, context_, prefix + name + ".bias", columns), columns, depth, precision);
+            size_t at = sizeof(QuantizedHead) + index * per_layer;
+            const auto dense = [&](const float *weights, const float *bias, size_t columns, size_t depth) {
+                if (!int8) return Dense(weights, bias, columns, depth);
+                uint8_t *into = quantized.empty() ? nullptr : quantized.data() + at;
+                if (into) Int8Weights::quantize(weights, columns, depth, into);
+                Dense layer(Int8Weights::at(base + at, columns, depth), bias, columns, depth);
+                at += Int8Weights::size(columns, depth);
+                return layer;
             };
+            const auto named = [&](const std::string &name, size_t columns, size_t depth) {
+                return dense(weight(lookup, context_, prefix + name + ".weight", columns * depth),
+                             weight(lookup, context_, prefix + name + ".bias", columns), columns, depth);
+            };
+            // In the order of `shapes`, which is the int8 form's.
+            Dense qkv = dense(qkv_weight.data(), qkv_bias.data(), 3 * h, h);
+            Dense attention = named("attention.output.dense", h, h);
+            Dense intermediate = named("intermediate.dense", m, h);
+            Dense output = named("output.dense", h, m);
             layers.push_back(Layer{
-                Dense(qkv_weight.data(), qkv_bias.data(), 3 * h, h, precision),
-                dense("attention.output.dense", h, h),
+                std::move(qkv),
+                std::move(attention),
                 weight(lookup, context_, prefix + "attention.output.LayerNorm.weight", h),
                 weight(lookup, context_, prefix + "attention.output.LayerNorm.bias", h),
-                dense("intermediate.dense", m, h),
-                dense("output.dense", h, m),
+                std::move(intermediate),
+                std::move(output),
                 weight(lookup, context_, prefix + "output.LayerNorm.weight", h),
                 weight(lookup, context_, prefix + "output.LayerNorm.bias", h),
             });
-            if (precision == encoder::Precision::int8) std::vector<float>().swap(qkv_weight);
+            if (int8) std::vector<float>().swap(qkv_weight);
         }
     }
 
-    void encode(const int32_t *ids, const int32_t *lengths, size_t count, size_t most_threads, const ce_stop *stop,
-                float *out) {
+    void encode(const int32_t *ids, const int32_t *lengths, size_t count, size_t most_threads, bool idle,
+                const ce_stop *stop, float *out) {
         size_t tokens = 0;
         for (size_t text = 0; text < count; ++text) {
             if (lengths[text] < 1 || lengths[text] > shape.positions)
@@ -257,25 +323,28 @@ struct ce_encoder {
             encode_group(ids + firsts[group], lengths + starts[group], starts[group + 1] - starts[group], stop,
                          out + starts[group] * h, *spaces[group]);
         };
-        if (groups == 1) {
+        if (groups == 1 && !idle) {
             run(0);
             return;
         }
+        // When idle, every group runs on a thread of its own, lowered to the idle priority, while
+        // the caller waits; else the caller runs the first.
         std::vector<std::exception_ptr> failures(groups);
         std::vector<std::thread> threads;
-        for (size_t group = 1; group < groups; ++group)
+        for (size_t group = idle ? 0 : 1; group < groups; ++group)
             threads.emplace_back([&, group] {
+                if (idle) lower_to_idle();
                 try {
                     run(group);
                 } catch (...) {
                     failures[group] = std::current_exception();
                 }
             });
-        try {
-            run(0);
-        } catch (...) {
-            failures[0] = std::current_exception();
-        }
+        if (!idle) try {
+                run(0);
+            } catch (...) {
+                failures[0] = std::current_exception();
+            }
         for (std::thread &thread : threads) thread.join();
         for (const std::exception_ptr &failure : failures)
             if (failure) std::rethrow_exception(failure);
@@ -379,7 +448,8 @@ ce_status guarded(const char *doing, char **out_error, Body body) {
 }  // namespace
 
 extern "C" ce_status ce_encoder_create(ce_shape shape, ce_precision precision, ce_weight_lookup lookup, void *context,
-                                       ce_encoder **out, char **out_error) {
+                                       const void *quantized, size_t quantized_size, ce_encoder **out,
+                                       char **out_error) {
     *out = nullptr;
     if (shape.layers < 1 || shape.hidden < 1 || shape.heads < 1 || shape.hidden % shape.heads != 0 ||
         shape.intermediate < 1 || shape.vocabulary < 1 || shape.positions < 1)
@@ -389,12 +459,17 @@ extern "C" ce_status ce_encoder_create(ce_shape shape, ce_precision precision, c
         auto encoder = std::make_unique<ce_encoder>();
         encoder->shape = shape;
         encoder->precision = precision == CE_PRECISION_FLOAT ? encoder::Precision::float32 : encoder::Precision::int8;
-        encoder->load(lookup, context);
+        encoder->load(lookup, context, static_cast<const uint8_t *>(quantized), quantized_size);
         *out = encoder.release();
     });
 }
 
 extern "C" void ce_encoder_free(ce_encoder *encoder) { delete encoder; }
+
+extern "C" const void *ce_encoder_quantized(const ce_encoder *encoder, size_t *size) {
+    *size = encoder->quantized.size();
+    return encoder->quantized.empty() ? nullptr : encoder->quantized.data();
+}
 
 extern "C" int32_t ce_encoder_dimensions(const ce_encoder *encoder) { return encoder->shape.hidden; }
 
@@ -412,8 +487,9 @@ extern "C" void ce_stop_request(ce_stop *stop) { stop->requested.store(true, std
 extern "C" bool ce_stop_requested(const ce_stop *stop) { return stop->requested.load(std::memory_order_relaxed); }
 
 extern "C" ce_status ce_encode(ce_encoder *encoder, const int32_t *ids, const int32_t *lengths, size_t count,
-                                size_t threads, const ce_stop *stop, float *out, char **out_error) {
-    return guarded("encoding texts", out_error, [&] { encoder->encode(ids, lengths, count, threads, stop, out); });
+                                size_t threads, bool idle, const ce_stop *stop, float *out, char **out_error) {
+    return guarded("encoding texts", out_error,
+                   [&] { encoder->encode(ids, lengths, count, threads, idle, stop, out); });
 }
 
 extern "C" ce_status ce_sha256(const void *bytes, size_t length, uint8_t out[32], char **out_error) {

@@ -63,10 +63,10 @@ struct PruneService: Service {
 }
 
 /// Gives the items without a vector of meaning theirs: the ones the service's writes add or
-/// change, and those an earlier run left. A reader thread reads a batch and runs the model, on
-/// one core fewer than the machine has (at least one), which leaves a core to the searches; the
-/// writer only stores the vectors, between batches of requests' writes. Until then an item is
-/// found by its words.
+/// change, and those an earlier run left. A reader thread reads a batch and runs the model in the
+/// background: on one core fewer than the machine has (at least one), at the scheduler's idle
+/// priority, so that the searches take the cores they need first; the writer only stores the
+/// vectors, between batches of requests' writes. Until then an item is found by its words.
 ///
 /// The items are read from where the last look ended: the items a write adds come after it. A
 /// look that reaches the last item and leaves items without a vector behind where it began (an
@@ -106,7 +106,8 @@ struct MeaningService: Service {
                 let first = next
                 let batch = try await index.read { reader throws(SearchlightError) in
                     try reader.embedItemsWithoutMeaning(
-                        using: model, from: first, limit: itemsPerBatch, threads: Self.threads, stop: stop)
+                        using: model, from: first, limit: itemsPerBatch, threads: Self.threads, stop: stop,
+                        inBackground: true)
                 }
                 if batch.count > 0 {
                     embedded += try await index.write { writer throws(SearchlightError) in

@@ -112,6 +112,19 @@ struct MeaningModelTests {
         }
     }
 
+    @Test("embedding in the background gives the vectors of the foreground, and leaves the caller's thread as it was")
+    func inBackground() throws {
+        let model = try MeaningModel.installed()
+        let texts = ["a pot to boil water for tea", "Copper kettle, 1.7 litres", "", "café crème"]
+        for threads in [1, 2] {
+            #expect(
+                try model.vectors(texts, threads: threads, inBackground: true)
+                    == model.vectors(texts, threads: threads))
+        }
+        // The model ran on threads of its own at the idle priority; the caller's is the one it had.
+        #expect(sched_getscheduler(0) == SCHED_OTHER)
+    }
+
     /// `body` of 0 to `count - 1`, on threads at once; what each gave, by its number.
     private func atOnce<Value: Sendable>(_ count: Int, _ body: @Sendable (Int) throws -> Value) throws -> [Int: Value] {
         let results = Mutex<[Int: Value]>([:])
@@ -201,9 +214,10 @@ struct MeaningModelTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let record = folder + "/cache/searchlight/verified-model-files"
         _ = try MeaningModel(folder: folder, verifiedFilesRecord: record)
-        // One line a file: its device, inode, size and times, and the digest it was found to have.
+        // One line a file: its device, inode, size and times, and the digest it was found to have
+        // (and one for the int8 form: `int8FormKept`).
         let lines = try String(contentsOfFile: record, encoding: .utf8).split(separator: "\n")
-        #expect(lines.count == 2)
+        #expect(lines.count == 3)
         for (name, digest) in [
             ("model.safetensors", "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"),
             ("vocab.txt", "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3"),
@@ -230,6 +244,47 @@ struct MeaningModelTests {
             try MeaningModel(folder: folder, verifiedFilesRecord: record)
         }
         #expect(error?.message.contains("model.safetensors is not the pinned file") == true)
+    }
+
+    @Test(
+        "the int8 form made at the first load is kept and recorded, read by the next loads for the same vectors, and made anew once changed"
+    )
+    func int8FormKept() throws {
+        let folder = try modelFolder(copying: ["model.safetensors", "vocab.txt"])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let record = folder + "/cache/searchlight/verified-model-files"
+        let kept = folder + "/cache/searchlight/" + MeaningModel.name + ".int8"
+        let texts = ["a pot to boil water for tea", "Copper kettle, 1.7 litres", ""]
+        let made = try MeaningModel(folder: folder, verifiedFilesRecord: record).vectors(texts)
+        let inode = { () throws -> UInt64 in
+            try #require(try FileManager.default.attributesOfItem(atPath: kept)[.systemFileNumber] as? NSNumber)
+                .uint64Value
+        }
+        let first = try inode()
+        // The record's line for it: its identity, then its digest and the model file's it was made from.
+        let line = try #require(
+            try String(contentsOfFile: record, encoding: .utf8).split(separator: "\n").first {
+                $0.hasSuffix(" int8 of 53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db")
+            })
+        let digest = line.split(separator: "\t")[1].prefix(64)
+        #expect(digest.count == 64 && digest.allSatisfy { $0.isHexDigit })
+        // The next load reads it in place (an encoder that quantized would keep its form anew).
+        #expect(try MeaningModel(folder: folder, verifiedFilesRecord: record).vectors(texts) == made)
+        #expect(try inode() == first)
+        // A byte changed in it: a file the record does not hold, left unread, and kept anew.
+        let file = try FileHandle(forUpdating: URL(fileURLWithPath: kept))
+        try file.seek(toOffset: 100)
+        let byte = try #require(try file.read(upToCount: 1)?.first)
+        try file.seek(toOffset: 100)
+        try file.write(contentsOf: Data([byte ^ 0x40]))
+        try file.close()
+        #expect(try MeaningModel(folder: folder, verifiedFilesRecord: record).vectors(texts) == made)
+        #expect(try inode() != first)
+        #expect(try MeaningModel(folder: folder, verifiedFilesRecord: record).vectors(texts) == made)
+        // Float products neither read nor keep it.
+        try FileManager.default.removeItem(atPath: kept)
+        _ = try MeaningModel(folder: folder, verifiedFilesRecord: record, precision: .float)
+        #expect(!FileManager.default.fileExists(atPath: kept))
     }
 
     @Test("without the model, asking for it says where it was looked for and how to install it")

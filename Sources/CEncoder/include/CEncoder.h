@@ -68,12 +68,22 @@ typedef enum ce_precision : int32_t {
 } ce_precision;
 
 /// Makes an encoder of `shape` from the weights `lookup` finds, its dense layers multiplying at
-/// `precision`. The weights it reads in place must outlive the encoder.
+/// `precision`. With int8, `quantized` (`quantized_size` bytes), when not NULL, is the model's int8
+/// form as an encoder of the same model gave it (`ce_encoder_quantized`), read in place rather than
+/// quantized again; one made for another shape or processor (one without VNNI keeps 7 bits a
+/// weight) is left unread, and the weights quantized. The weights and the int8 form it reads in
+/// place must outlive the encoder.
 ce_status ce_encoder_create(
     ce_shape shape, ce_precision precision, ce_weight_lookup lookup, void *_Nullable context,
-    ce_encoder *_Nullable *_Nonnull out, char *_Nullable *_Nullable out_error);
+    const void *_Nullable quantized, size_t quantized_size, ce_encoder *_Nullable *_Nonnull out,
+    char *_Nullable *_Nullable out_error);
 
 void ce_encoder_free(ce_encoder *_Nullable encoder);
+
+/// The int8 form of the model the encoder quantized when it was made, `*size` bytes, owned by the
+/// encoder: for the caller to keep (in a file, say) and give the next encoders of the model. NULL
+/// (and 0) when the encoder read the caller's, or multiplies in float.
+const void *_Nullable ce_encoder_quantized(const ce_encoder *encoder, size_t *size);
 
 /// The length of the encoder's vectors.
 int32_t ce_encoder_dimensions(const ce_encoder *encoder);
@@ -95,10 +105,13 @@ bool ce_stop_requested(const ce_stop *stop);
 /// Encodes `count` texts, given as their token ids one after another (`ids`, each text's ids
 /// starting with [CLS] and ending with [SEP], `lengths[i]` of them, at most the model's positions),
 /// into `count` unit vectors of `ce_encoder_dimensions` floats each, written to `out`, on at most
-/// `threads` threads (the caller's among them; 0 for one a core). With `stop`, returns
-/// `CE_STOPPED` as soon as a stop is asked for, the vectors unwritten.
+/// `threads` threads (the caller's among them; 0 for one a core). When `idle`, the texts are
+/// encoded on threads of their own at the scheduler's idle priority (Linux's `SCHED_IDLE`: they run
+/// only on cores no other thread wants), the caller waiting: for work in the background that
+/// yields to a service's searches. With `stop`, returns `CE_STOPPED` as soon as a stop is asked
+/// for, the vectors unwritten.
 ce_status ce_encode(
-    ce_encoder *encoder, const int32_t *ids, const int32_t *lengths, size_t count, size_t threads,
+    ce_encoder *encoder, const int32_t *ids, const int32_t *lengths, size_t count, size_t threads, bool idle,
     const ce_stop *_Nullable stop, float *out, char *_Nullable *_Nullable out_error);
 
 /// The SHA-256 digest of `length` bytes (OpenSSL's libcrypto, loaded on first use: when it cannot

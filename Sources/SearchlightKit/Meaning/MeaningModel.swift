@@ -50,6 +50,8 @@ public final class MeaningModel: Sendable {
 
     let tokenizer: WordPieceTokenizer
     private let weights: MappedFile
+    /// The model's int8 form as kept in the user's cache, which the encoder reads in place.
+    private let keptInt8: MappedFile?
     private let encoder: EncoderHandle
     private let queries = QueryBatches()
 
@@ -103,9 +105,11 @@ public final class MeaningModel: Sendable {
 
     /// How the model's dense layers multiply.
     public enum Precision: Sendable {
-        /// In 8-bit integers, the weights quantized when the model loads: what Searchlight runs,
-        /// about four times the float products' speed, each vector within a cosine of 0.99 of the
-        /// float one.
+        /// In 8-bit integers: what Searchlight runs, about four times the float products' speed,
+        /// each vector within a cosine of 0.99 of the float one. The weights are quantized when
+        /// the model is first loaded, and the result kept beside the record of verified files
+        /// (`$XDG_CACHE_HOME/searchlight/all-MiniLM-L6-v2@53aa5117.int8`), with its digest in
+        /// the record, for the next processes to map.
         case int8
         /// In 32-bit floats: the reference the int8 products are tested against.
         case float
@@ -135,6 +139,8 @@ public final class MeaningModel: Sendable {
             vocabulary: String(decoding: vocabulary.bytes, as: UTF8.self), maximumLength: Self.maximumTokens)
         self.weights = weights
         let tensors = try SafeTensors(weights, path: folder + "/model.safetensors")
+        let int8Path = verified.folder.map { $0 + "/" + Self.name + ".int8" }
+        let keptInt8 = precision == .int8 ? int8Path.flatMap { Self.keptInt8(at: $0, verified: verified) } : nil
         var handle: OpaquePointer?
         var message: UnsafeMutablePointer<CChar>?
         let status = withExtendedLifetime(tensors) {
@@ -145,7 +151,8 @@ public final class MeaningModel: Sendable {
                     guard let tensor = tensors.floats[String(cString: name)] else { return nil }
                     count.pointee = tensor.count
                     return tensor.pointer
-                }, Unmanaged.passUnretained(tensors).toOpaque(), &handle, &message)
+                }, Unmanaged.passUnretained(tensors).toOpaque(), keptInt8?.bytes.baseAddress, keptInt8?.count ?? 0,
+                &handle, &message)
         }
         guard status == CE_OK, let handle else {
             let reason = message.map { String(cString: $0) } ?? "status \(status.rawValue)"
@@ -154,7 +161,39 @@ public final class MeaningModel: Sendable {
                 .meaningUnavailable, "The meaning model in \(folder) cannot be loaded: \(reason): \(Self.installAdvice)"
             )
         }
+        self.keptInt8 = keptInt8
+        var size = 0
+        if let int8Path, let made = ce_encoder_quantized(handle, &size) {
+            Self.keepInt8(UnsafeRawBufferPointer(start: made, count: size), at: int8Path, verified: verified)
+        }
         encoder = EncoderHandle(handle)
+    }
+
+    /// What the record says the model's int8 form kept at `path` is: its digest, then "int8 of" and
+    /// the model file's digest.
+    private static let int8Of = " int8 of " + pinnedFiles[0].sha256
+
+    /// The int8 form kept at `path`, when the record holds it as this model's, unchanged since it
+    /// was written; else nil (the encoder quantizes the weights, and the form is kept anew).
+    private static func keptInt8(at path: String, verified: VerifiedFiles) -> MappedFile? {
+        guard FileSystem.kind(atPath: path) == .file, let mapped = try? MappedFile(path: path),
+            let identity = mapped.identity, verified.digest(of: identity)?.hasSuffix(int8Of) == true
+        else { return nil }
+        return mapped
+    }
+
+    /// Keeps the int8 form the encoder `made` at `path` and records it with its digest. Best
+    /// effort, as the record is: a form that cannot be kept costs the next process a quantization.
+    private static func keepInt8(_ made: UnsafeRawBufferPointer, at path: String, verified: VerifiedFiles) {
+        if let folder = verified.folder {
+            try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+        guard (try? Data(made).write(to: URL(fileURLWithPath: path), options: .atomic)) != nil,
+            let written = try? MappedFile(path: path), let identity = written.identity,
+            written.bytes.elementsEqual(made),
+            let digest = try? written.sha256()
+        else { return }
+        verified.record(identity, digest: digest + int8Of)
     }
 
     /// The token ids the model reads of `text`: [CLS], its word pieces, [SEP], at most
@@ -231,8 +270,12 @@ public final class MeaningModel: Sendable {
     ///
     /// Once `stop` is asked, the call in progress stops between two of the model's layers and the
     /// vectors made before it are returned: those of the first texts, fewer than `texts`.
+    ///
+    /// In the background (`inBackground`), the model runs on threads of its own at the scheduler's
+    /// idle priority, on cores no other thread of the machine wants: a service's searches take the
+    /// cores they need, and the embedding waits.
     public func vectors(
-        _ texts: [String], threads: Int = 0, stop: EmbeddingStop? = nil
+        _ texts: [String], threads: Int = 0, stop: EmbeddingStop? = nil, inBackground: Bool = false
     ) throws(SearchlightError) -> [[Float]] {
         var vectors: [[Float]] = []
         vectors.reserveCapacity(texts.count)
@@ -243,7 +286,8 @@ public final class MeaningModel: Sendable {
             ids += textIDs
             lengths.append(Int32(textIDs.count))
             if ids.count >= Self.tokensPerCall || index == texts.count - 1 {
-                guard let encoded = try encode(ids, lengths, threads: threads, stop: stop) else { break }
+                guard let encoded = try encode(ids, lengths, threads: threads, idle: inBackground, stop: stop)
+                else { break }
                 vectors += encoded
                 ids.removeAll(keepingCapacity: true)
                 lengths.removeAll(keepingCapacity: true)
@@ -255,7 +299,7 @@ public final class MeaningModel: Sendable {
     /// The unit vector of a query's `text`, embedded together with the queries other threads ask
     /// for meanwhile: while one batch runs, the queries that arrive wait, and the first of them
     /// then runs them all as the next, on its own thread alone, leaving the other cores to the
-    /// searches. A query of a few words reads every weight of the model (about 90 MB) for a
+    /// searches. A query of a few words reads every weight of the model (about 11 MB) for a
     /// handful of tokens, so a batch costs little more than one query: a service's readers
     /// embedding at once, each on its own, would share the memory's bandwidth and the cores, and
     /// each take longer. A query's vector in a batch equals its vector alone but for the rounding
@@ -269,11 +313,12 @@ public final class MeaningModel: Sendable {
 
     /// The vectors of one call's texts; nil when `stop` was asked.
     private func encode(
-        _ ids: [Int32], _ lengths: [Int32], threads: Int, stop: EmbeddingStop? = nil
+        _ ids: [Int32], _ lengths: [Int32], threads: Int, idle: Bool = false, stop: EmbeddingStop? = nil
     ) throws(SearchlightError) -> [[Float]]? {
         var flat = [Float](repeating: 0, count: lengths.count * Self.dimensions)
         var message: UnsafeMutablePointer<CChar>?
-        let status = ce_encode(encoder.pointer, ids, lengths, lengths.count, threads, stop?.pointer, &flat, &message)
+        let status = ce_encode(
+            encoder.pointer, ids, lengths, lengths.count, threads, idle, stop?.pointer, &flat, &message)
         if status == CE_STOPPED { return nil }
         guard status == CE_OK else {
             let reason = message.map { String(cString: $0) } ?? "status \(status.rawValue)"

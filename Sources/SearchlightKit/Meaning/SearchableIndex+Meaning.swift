@@ -17,7 +17,8 @@ public struct MeaningBatch: Sendable {
 }
 
 extension IndexTransaction {
-    /// Stores vectors made by ``SearchableIndex/embedItemsWithoutMeaning(using:from:limit:threads:stop:)``, and
+    /// Stores vectors made by
+    /// ``SearchableIndex/embedItemsWithoutMeaning(using:from:limit:threads:stop:inBackground:)``, and
     /// records the model that made them; an item in a language the model does not read is marked
     /// as needing none. A vector of an item changed or removed since it was read is not stored.
     /// Returns how many items were given their meaning, a vector or the mark.
@@ -127,15 +128,20 @@ extension SearchableIndex {
     /// and makes their vectors with `model`, on at most `threads` threads, the calling thread
     /// among them (0 for one a core): for a service, which stores them through its writer
     /// (``IndexTransaction/storeMeaning(_:)``) without holding it while the model runs, and
-    /// leaves a core to its searches. When every item has a vector, nothing is read. Once `stop` is
-    /// asked, the batch holds the vectors made before it, and `next` is the first item left.
+    /// leaves a core to its searches; `inBackground`, at the idle priority, yielding every core to
+    /// them (``MeaningModel/vectors(_:threads:stop:inBackground:)``). When every item has a
+    /// vector, nothing is read. Once `stop` is asked, the batch holds the vectors made before it,
+    /// and `next` is the first item left.
     public func embedItemsWithoutMeaning(
-        using model: MeaningModel, from first: UInt32 = 1, limit: Int, threads: Int = 0, stop: EmbeddingStop? = nil
+        using model: MeaningModel, from first: UInt32 = 1, limit: Int, threads: Int = 0, stop: EmbeddingStop? = nil,
+        inBackground: Bool = false
     ) throws(SearchlightError) -> MeaningBatch {
         guard topology == nil else { throw Self.shardsHaveNoMeaning }
         return try read { database throws(SearchlightError) in
             try Self.requireModel(recorded: try database.meaningModel())
-            return try Self.embed(database, from: first, limit: limit, model: model, threads: threads, stop: stop)
+            return try Self.embed(
+                database, from: first, limit: limit, model: model, threads: threads, stop: stop,
+                inBackground: inBackground)
         }
     }
 
@@ -155,7 +161,7 @@ extension SearchableIndex {
     /// once `stop` is asked, those embedded before it.
     private static func embed(
         _ database: XapianDatabase, from first: UInt32, limit: Int, model: MeaningModel, threads: Int = 0,
-        stop: EmbeddingStop? = nil
+        stop: EmbeddingStop? = nil, inBackground: Bool = false
     ) throws(SearchlightError) -> MeaningBatch {
         let counts = try database.meaningCounts()
         let missing = counts.items - counts.withMeaning
@@ -168,7 +174,8 @@ extension SearchableIndex {
         let expected = try database.defaultLanguage()
         let read = pending.map { MeaningModel.reads($0.item.object, expecting: expected) }
         let texts = zip(pending, read).filter(\.1).map { meaningText(of: $0.0.item.object) }
-        var vectors = try model.vectors(texts, threads: threads, stop: stop).makeIterator()
+        var vectors = try model.vectors(texts, threads: threads, stop: stop, inBackground: inBackground)
+            .makeIterator()
         var meanings: [XapianDatabase.Meaning] = []
         for (item, read) in zip(pending, read) {
             // Stopped: the items from the first without its vector are left to the next batch.

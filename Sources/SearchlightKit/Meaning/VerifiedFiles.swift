@@ -10,7 +10,9 @@ import Glibc
 /// way is a file never seen, and is hashed again. The record is a small text file in the user's
 /// own cache (`$XDG_CACHE_HOME/searchlight/verified-model-files`, or `~/.cache/…`), each line a
 /// file's identity and the digest it was found to have; a process that cannot write there hashes
-/// every time, as before.
+/// every time, as before. The model's int8 form, which the first process to load the model makes
+/// (``MeaningModel/Precision/int8``), is kept in the same folder and recorded the same way, its
+/// digest followed by the model file's it was made from.
 struct VerifiedFiles: Sendable {
     /// The record's path; nil when there is no cache folder to keep it in.
     let path: String?
@@ -45,6 +47,16 @@ struct VerifiedFiles: Sendable {
         return text.split(separator: "\n")
     }
 
+    /// The folder the record is in, where the model's int8 form is kept too; nil when none.
+    var folder: String? {
+        path.map { String($0[..<($0.lastIndex(of: "/") ?? $0.startIndex)]) }
+    }
+
+    /// The digest the file of `identity` was found to have, if the record holds it.
+    func digest(of identity: String) -> String? {
+        lines.first { $0.hasPrefix(identity + "\t") }.map { String($0.dropFirst(identity.count + 1)) }
+    }
+
     /// Whether the file of `identity` was found to have `digest`.
     func holds(_ identity: String, digest: String) -> Bool {
         lines.contains { $0 == identity + "\t" + digest }
@@ -58,8 +70,7 @@ struct VerifiedFiles: Sendable {
         var kept = lines.filter { $0 != line && !$0.hasPrefix(identity + "\t") }.map(String.init)
         kept.append(line)
         let text = kept.suffix(Self.mostFiles).joined(separator: "\n") + "\n"
-        let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        if let folder { try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
         try? Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
     }
 }
