@@ -1,7 +1,8 @@
 // dense.hpp — the encoder's dense layers: out = in · weightᵀ + bias, then stored, added to out or
 // passed through GELU.
 //
-// A layer's products are int8 (oneDNN's matrix product of unsigned 8-bit inputs by signed 8-bit
+// A layer's products are int8 (but attention's query, key and value, which encoder.cpp keeps float:
+// docs/design.md) (oneDNN's matrix product of unsigned 8-bit inputs by signed 8-bit
 // weights into 32-bit sums, four to five times OpenBLAS's float product on one core): the weights
 // are quantized once, when the model loads, one scale per output column (each column's largest
 // magnitude maps to 127); each input row is quantized when the layer runs, its own scale and zero

@@ -13,7 +13,7 @@
 // background embedding of new items): the weights are only read, and each call takes its scratch
 // spaces from a pool.
 //
-// The dense layers' products are int8 (dense.hpp), on oneDNN run single-threaded inside each
+// Three of the four dense layers multiply in int8 (dense.hpp), on oneDNN run single-threaded inside each
 // group as OpenBLAS is: each thread that encodes sets OpenMP, which oneDNN runs on, to one thread.
 
 #include "CEncoder.h"
@@ -166,15 +166,16 @@ struct ce_stop {
     std::atomic<bool> requested{false};
 };
 
-/// The head of a model's int8 form (`ce_encoder_quantized`), 64 bytes; each layer's query-key-value,
-/// attention output, intermediate and output weights follow (`Int8Weights`), layer after layer.
+/// The head of a model's int8 form (`ce_encoder_quantized`), 64 bytes; each layer's attention
+/// output, intermediate and output weights follow (`Int8Weights`), layer after layer. (The query,
+/// key and value products stay float: in int8 they cost CACM's hybrid ranking 3 %, docs/design.md.)
 struct QuantizedHead {
     char magic[8];
     uint32_t most, layers, hidden, intermediate;
     uint64_t size;
     char unused[32];
 
-    static constexpr char expected_magic[8] = {'S', 'L', 'I', 'N', 'T', '8', 0, 1};
+    static constexpr char expected_magic[8] = {'S', 'L', 'I', 'N', 'T', '8', 0, 2};
 
     bool operator==(const QuantizedHead &other) const {
         return std::memcmp(magic, other.magic, sizeof magic) == 0 && most == other.most && layers == other.layers &&
@@ -187,8 +188,8 @@ struct ce_encoder {
     ce_shape shape;
     encoder::Precision precision = encoder::Precision::int8;
     const float *word, *position, *token_type, *norm_weight, *norm_bias;
-    /// Each layer's query, key and value biases stacked, read in place by `Layer::qkv`; and the
-    /// weights likewise with float products.
+    /// Each layer's query, key and value weights and biases, stacked: read in place by `Layer::qkv`,
+    /// which multiplies in float at either precision.
     std::vector<std::vector<float>> stacked_weights, stacked_biases;
     /// The int8 weights quantized when the encoder was made; empty when it reads the caller's.
     std::vector<uint8_t> quantized;
@@ -220,7 +221,7 @@ struct ce_encoder {
         norm_bias = weight(lookup, context_, "embeddings.LayerNorm.bias", h);
         const size_t count = size_t(shape.layers);
         // Where each layer's int8 weights lie in the model's int8 form.
-        const size_t shapes[4][2] = {{3 * h, h}, {h, h}, {m, h}, {h, m}};
+        const size_t shapes[3][2] = {{h, h}, {m, h}, {h, m}};
         size_t per_layer = 0;
         for (const auto &shape_ : shapes) per_layer += Int8Weights::size(shape_[0], shape_[1]);
         QuantizedHead head{};
@@ -245,12 +246,12 @@ struct ce_encoder {
             const std::string prefix = "encoder.layer." + std::to_string(index) + ".";
             std::vector<float> &qkv_weight = stacked_weights[index], &qkv_bias = stacked_biases[index];
             qkv_bias.resize(3 * h);
-            if (!read_given) qkv_weight.resize(3 * h * h);
+            qkv_weight.resize(3 * h * h);
             const char *parts[] = {"query", "key", "value"};
             for (size_t part = 0; part < 3; ++part) {
                 const std::string name = prefix + "attention.self." + parts[part];
                 const float *part_weight = weight(lookup, context_, name + ".weight", h * h);
-                if (!read_given) std::memcpy(&qkv_weight[part * h * h], part_weight, h * h * sizeof(float));
+                std::memcpy(&qkv_weight[part * h * h], part_weight, h * h * sizeof(float));
                 std::memcpy(&qkv_bias[part * h], weight(lookup, context_, name + ".bias", h), h * sizeof(float));
             }
             size_t at = sizeof(QuantizedHead) + index * per_layer;
@@ -266,8 +267,8 @@ struct ce_encoder {
                 return dense(weight(lookup, context_, prefix + name + ".weight", columns * depth),
                              weight(lookup, context_, prefix + name + ".bias", columns), columns, depth);
             };
+            Dense qkv(qkv_weight.data(), qkv_bias.data(), 3 * h, h);
             // In the order of `shapes`, which is the int8 form's.
-            Dense qkv = dense(qkv_weight.data(), qkv_bias.data(), 3 * h, h);
             Dense attention = named("attention.output.dense", h, h);
             Dense intermediate = named("intermediate.dense", m, h);
             Dense output = named("output.dense", h, m);
@@ -281,7 +282,7 @@ struct ce_encoder {
                 weight(lookup, context_, prefix + "output.LayerNorm.weight", h),
                 weight(lookup, context_, prefix + "output.LayerNorm.bias", h),
             });
-            if (int8) std::vector<float>().swap(qkv_weight);
+
         }
     }
 

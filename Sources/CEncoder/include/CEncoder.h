@@ -1,8 +1,8 @@
 // CEncoder.h — a C API over a BERT sentence encoder (all-MiniLM-L6-v2's shape) for Searchlight.
 //
 // The encoder turns token ids (the Kit's WordPiece tokenizer makes them) into unit vectors of
-// meaning: BERT's forward pass, its dense layers over oneDNN's int8 matrix products (or
-// OpenBLAS's float ones, the reference), attention over OpenBLAS's, the last hidden states averaged
+// meaning: BERT's forward pass, three of its four dense layers over oneDNN's int8 matrix products
+// (or OpenBLAS's float ones, the reference), attention over OpenBLAS's, the last hidden states averaged
 // over each text's tokens and normalized, as sentence-transformers pools this model. It reads
 // its weights where the caller maps them (a safetensors file, checked against its SHA-256 first)
 // and copies only what it lays out anew. C++ stays inside: no exception crosses these functions;
@@ -60,8 +60,8 @@ typedef struct ce_encoder ce_encoder;
 
 /// How an encoder's dense layers multiply.
 typedef enum ce_precision : int32_t {
-    /// 8-bit integers (oneDNN's products; the weights quantized when the encoder is made): what
-    /// Searchlight runs.
+    /// 8-bit integers (oneDNN's products; the weights quantized when the encoder is made) for every
+    /// dense layer but attention's query, key and value, which stay float: what Searchlight runs.
     CE_PRECISION_INT8 = 0,
     /// 32-bit floats (OpenBLAS's products): the reference the int8 products are tested against.
     CE_PRECISION_FLOAT = 1,

@@ -105,8 +105,9 @@ public final class MeaningModel: Sendable {
 
     /// How the model's dense layers multiply.
     public enum Precision: Sendable {
-        /// In 8-bit integers: what Searchlight runs, about four times the float products' speed,
-        /// each vector within a cosine of 0.99 of the float one. The weights are quantized when
+        /// In 8-bit integers but for attention's query, key and value products: what Searchlight
+        /// runs, about twice the float products' speed, each vector within a cosine of 0.99 of the
+        /// float one. The weights are quantized when
         /// the model is first loaded, and the result kept beside the record of verified files
         /// (`$XDG_CACHE_HOME/searchlight/all-MiniLM-L6-v2@53aa5117.int8`), with its digest in
         /// the record, for the next processes to map.
@@ -299,7 +300,7 @@ public final class MeaningModel: Sendable {
     /// The unit vector of a query's `text`, embedded together with the queries other threads ask
     /// for meanwhile: while one batch runs, the queries that arrive wait, and the first of them
     /// then runs them all as the next, on its own thread alone, leaving the other cores to the
-    /// searches. A query of a few words reads every weight of the model (about 11 MB) for a
+    /// searches. A query of a few words reads every weight of the model (about 15 MB) for a
     /// handful of tokens, so a batch costs little more than one query: a service's readers
     /// embedding at once, each on its own, would share the memory's bandwidth and the cores, and
     /// each take longer. A query's vector in a batch equals its vector alone but for the rounding
