@@ -19,14 +19,6 @@ void check(dnnl_status_t status, const char *doing) {
             std::string("oneDNN failed ") + doing + " (status " + std::to_string(int(status)) + ")");
 }
 
-// The loops below are compiled for AVX-512 and AVX2 beside x86-64's baseline, the widest the
-// processor has chosen when the program loads (not under AddressSanitizer, which does not take
-// target_clones).
-#if defined(__x86_64__) && !__has_feature(address_sanitizer)
-#define CENCODER_WIDEST __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define CENCODER_WIDEST
-#endif
 
 /// How many lanes the reductions below keep apart, so that the compiler runs them many at a time
 /// (one float sum, or minimum, is a chain it keeps in order).

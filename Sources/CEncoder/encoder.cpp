@@ -98,9 +98,7 @@ inline float sum_of(const float *__restrict values, size_t count, Term term) {
 }
 
 /// Each row of `rows` × `width` values normalized to mean 0 and variance 1, then scaled and shifted.
-#if defined(__x86_64__) && !__has_feature(address_sanitizer)
-__attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
+CENCODER_WIDEST
 void layer_norm(float *__restrict values, size_t rows, size_t width, const float *__restrict weight,
                 const float *__restrict bias, float epsilon) {
     for (size_t row = 0; row < rows; ++row) {
@@ -250,22 +248,19 @@ struct ce_encoder {
             const char *parts[] = {"query", "key", "value"};
             for (size_t part = 0; part < 3; ++part) {
                 const std::string name = prefix + "attention.self." + parts[part];
-                const float *part_weight = weight(lookup, context_, name + ".weight", h * h);
-                std::memcpy(&qkv_weight[part * h * h], part_weight, h * h * sizeof(float));
+                std::memcpy(&qkv_weight[part * h * h], weight(lookup, context_, name + ".weight", h * h),
+                            h * h * sizeof(float));
                 std::memcpy(&qkv_bias[part * h], weight(lookup, context_, name + ".bias", h), h * sizeof(float));
             }
             size_t at = sizeof(QuantizedHead) + index * per_layer;
-            const auto dense = [&](const float *weights, const float *bias, size_t columns, size_t depth) {
+            const auto named = [&](const std::string &name, size_t columns, size_t depth) {
+                const float *weights = weight(lookup, context_, prefix + name + ".weight", columns * depth);
+                const float *bias = weight(lookup, context_, prefix + name + ".bias", columns);
                 if (!int8) return Dense(weights, bias, columns, depth);
-                uint8_t *into = quantized.empty() ? nullptr : quantized.data() + at;
-                if (into) Int8Weights::quantize(weights, columns, depth, into);
+                if (!quantized.empty()) Int8Weights::quantize(weights, columns, depth, quantized.data() + at);
                 Dense layer(Int8Weights::at(base + at, columns, depth), bias, columns, depth);
                 at += Int8Weights::size(columns, depth);
                 return layer;
-            };
-            const auto named = [&](const std::string &name, size_t columns, size_t depth) {
-                return dense(weight(lookup, context_, prefix + name + ".weight", columns * depth),
-                             weight(lookup, context_, prefix + name + ".bias", columns), columns, depth);
             };
             Dense qkv(qkv_weight.data(), qkv_bias.data(), 3 * h, h);
             // In the order of `shapes`, which is the int8 form's.

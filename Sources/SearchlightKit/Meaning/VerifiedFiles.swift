@@ -17,6 +17,14 @@ struct VerifiedFiles: Sendable {
     /// The record's path; nil when there is no cache folder to keep it in.
     let path: String?
 
+    /// The record's lines as read once, when the model is loaded.
+    private let recorded: [Substring]
+
+    init(path: String?) {
+        self.path = path
+        recorded = Self.lines(at: path)
+    }
+
     /// The most files the record keeps: the newest.
     static let mostFiles = 16
 
@@ -42,7 +50,7 @@ struct VerifiedFiles: Sendable {
         ].map(String.init).joined(separator: " ")
     }
 
-    private var lines: [Substring] {
+    private static func lines(at path: String?) -> [Substring] {
         guard let path, let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
         return text.split(separator: "\n")
     }
@@ -54,20 +62,19 @@ struct VerifiedFiles: Sendable {
 
     /// The digest the file of `identity` was found to have, if the record holds it.
     func digest(of identity: String) -> String? {
-        lines.first { $0.hasPrefix(identity + "\t") }.map { String($0.dropFirst(identity.count + 1)) }
+        recorded.first { $0.hasPrefix(identity + "\t") }.map { String($0.dropFirst(identity.count + 1)) }
     }
 
     /// Whether the file of `identity` was found to have `digest`.
-    func holds(_ identity: String, digest: String) -> Bool {
-        lines.contains { $0 == identity + "\t" + digest }
-    }
+    func holds(_ identity: String, digest: String) -> Bool { self.digest(of: identity) == digest }
 
     /// Records that the file of `identity` has `digest`. Best effort: a record that cannot be
-    /// written costs the next process a hash, nothing else.
+    /// written costs the next process a hash, nothing else. The record is read again, to keep what
+    /// other processes wrote since.
     func record(_ identity: String, digest: String) {
         guard let path else { return }
         let line = identity + "\t" + digest
-        var kept = lines.filter { $0 != line && !$0.hasPrefix(identity + "\t") }.map(String.init)
+        var kept = Self.lines(at: path).filter { $0 != line && !$0.hasPrefix(identity + "\t") }.map(String.init)
         kept.append(line)
         let text = kept.suffix(Self.mostFiles).joined(separator: "\n") + "\n"
         if let folder { try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
