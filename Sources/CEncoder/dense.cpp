@@ -5,6 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <tuple>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -88,6 +92,16 @@ void finish_row(const int32_t *__restrict sums, size_t columns, float scale, int
         for (size_t n = 0; n < columns; ++n) out[n] = value(n);
 }
 
+/// `count` floats as bf16: each one's upper half, rounded to the nearest (ties to even).
+CENCODER_WIDEST
+void halves(const float *__restrict values, size_t count, uint16_t *__restrict out) {
+    for (size_t i = 0; i < count; ++i) {
+        uint32_t bits;
+        std::memcpy(&bits, &values[i], sizeof bits);
+        out[i] = uint16_t((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+    }
+}
+
 /// The float product's rows, `out` already holding the product: the bias added.
 CENCODER_WIDEST
 void add_bias(float *__restrict out, size_t rows, size_t columns, const float *__restrict bias) {
@@ -110,6 +124,20 @@ dnnl_memory_desc_t matrix(int64_t rows, int64_t columns, dnnl_data_type_t type, 
     check(libraries().memory_desc_init(&desc, 2, dims, type, tag), "describing a matrix");
     return desc;
 }
+
+/// `vector` holding at least `count` values: grown, never shrunk, so that the next, larger call
+/// does not fill again what an earlier one filled.
+template <typename Value>
+void hold(std::vector<Value> &vector, size_t count) {
+    if (vector.size() < count) vector.resize(count);
+}
+
+/// The most rows a product is made for exactly (oneDNN's brgemm kernels, each made in well under a
+/// millisecond). Past them, one product takes any number of rows (oneDNN's gemm, as fast on many
+/// rows, but whose kernels are made at its first run: about 5 ms for int8 and 2 ms for bf16, once a
+/// process). A query's few tokens take the first kind, so that a process embedding one query (a
+/// search from the command line) does not make the second's.
+constexpr size_t few_rows = 64;
 
 /// `count` bytes rounded up to a multiple of 64.
 size_t aligned(size_t count) { return (count + 63) / 64 * 64; }
@@ -155,36 +183,62 @@ Dense::Dense(const float *weight, const float *bias, size_t columns, size_t dept
     : columns_(columns), depth_(depth), weight_(weight), bias_(bias) {}
 
 Dense::Dense(Int8Weights weights, const float *bias, size_t columns, size_t depth)
-    : columns_(columns), depth_(depth), bias_(bias), int8_(weights) {
+    : columns_(columns), depth_(depth), bias_(bias), int8_(weights),
+      product_(&product(dnnl_u8, dnnl_s8, dnnl_s32, columns, depth, 0)) {}
+
+Dense::Dense(const uint16_t *weight, const float *bias, size_t columns, size_t depth)
+    : columns_(columns), depth_(depth), bias_(bias), bf16_(weight),
+      product_(&product(dnnl_bf16, dnnl_bf16, dnnl_f32, columns, depth, 0)) {}
+
+bool Dense::multiplies_bf16() {
+#if defined(__x86_64__)
+    static const bool bf16 = __builtin_cpu_supports("avx512bf16");
+    return bf16;
+#else
+    return false;
+#endif
+}
+
+struct Dense::Product {
+    dnnl_primitive_t primitive = nullptr;
+    /// The space oneDNN asks of each run, if any.
+    dnnl_memory_desc_t pad{};
+    size_t pad_size = 0;
+};
+
+const Dense::Product &Dense::product(dnnl_data_type_t in_type, dnnl_data_type_t weights_type,
+                                     dnnl_data_type_t out_type, size_t columns, size_t depth, size_t rows) {
+    // Made for the first layer of a shape and kept for the process's life, as the libraries are.
+    static std::mutex lock;
+    static auto &made = *new std::map<std::tuple<int, int, int, size_t, size_t, size_t>, Product>();
+    std::lock_guard<std::mutex> hold(lock);
+    Product &kept = made[{int(in_type), int(weights_type), int(out_type), columns, depth, rows}];
+    if (kept.primitive) return kept;
+    // The weights [depth, columns] read from PyTorch's layout.
     const Libraries &l = libraries();
-    // One product for any number of rows; the weights [depth, columns] read from PyTorch's layout.
-    const dnnl_memory_desc_t in = matrix(DNNL_RUNTIME_DIM_VAL, int64_t(depth), dnnl_u8, dnnl_ab);
-    const dnnl_memory_desc_t weights_desc = matrix(int64_t(depth), int64_t(columns), dnnl_s8, dnnl_ba);
-    const dnnl_memory_desc_t out = matrix(DNNL_RUNTIME_DIM_VAL, int64_t(columns), dnnl_s32, dnnl_ab);
+    const int64_t any = rows == 0 ? DNNL_RUNTIME_DIM_VAL : int64_t(rows);
+    const dnnl_memory_desc_t in = matrix(any, int64_t(depth), in_type, dnnl_ab);
+    const dnnl_memory_desc_t weights = matrix(int64_t(depth), int64_t(columns), weights_type, dnnl_ba);
+    const dnnl_memory_desc_t out = matrix(any, int64_t(columns), out_type, dnnl_ab);
     dnnl_matmul_desc_t desc;
-    check(l.matmul_desc_init(&desc, &in, &weights_desc, nullptr, &out), "describing a product");
+    check(l.matmul_desc_init(&desc, &in, &weights, nullptr, &out), "describing a product");
     dnnl_primitive_attr_t attributes = nullptr;
     check(l.attr_create(&attributes), "making a product's attributes");
     dnnl_primitive_desc_t found = nullptr;
     dnnl_status_t status = l.attr_scratchpad_mode(attributes, dnnl_scratchpad_mode_user);
     if (status == dnnl_success) status = l.primitive_desc_create(&found, &desc, attributes, l.engine, nullptr);
     l.attr_destroy(attributes);
-    check(status, "finding an int8 product");
+    check(status, "finding a matrix product");
+    Product product;
     if (const dnnl_memory_desc_t *pad = l.primitive_desc_query_md(found, dnnl_query_scratchpad_md, 0)) {
-        pad_ = *pad;
-        pad_size_ = l.memory_desc_size(pad);
+        product.pad = *pad;
+        product.pad_size = l.memory_desc_size(pad);
     }
-    status = l.primitive_create(&product_, found);
+    status = l.primitive_create(&product.primitive, found);
     l.primitive_desc_destroy(found);
-    check(status, "making an int8 product");
-}
-
-Dense::Dense(Dense &&other) noexcept
-    : columns_(other.columns_), depth_(other.depth_), weight_(other.weight_), bias_(other.bias_), int8_(other.int8_),
-      product_(std::exchange(other.product_, nullptr)), pad_(other.pad_), pad_size_(other.pad_size_) {}
-
-Dense::~Dense() {
-    if (product_) libraries().primitive_destroy(product_);
+    check(status, "making a matrix product");
+    kept = product;
+    return kept;
 }
 
 void Dense::apply(const float *in, size_t rows, float *out, Then then, DenseScratch &scratch) const {
@@ -197,29 +251,29 @@ void Dense::apply(const float *in, size_t rows, float *out, Then then, DenseScra
         return;
     }
     if (rows == 0) return;
-    scratch.rows_.resize(rows * depth_);
-    scratch.scales_.resize(rows);
-    scratch.zeros_.resize(rows);
-    scratch.sums_.resize(rows * columns_);
-    scratch.pad_.resize(pad_size_);
+    if (bf16_) {
+        hold(scratch.halves_, rows * depth_);
+        to_bf16(in, rows * depth_, scratch.halves_.data());
+        float *products = out;
+        if (then == Then::add) {
+            hold(scratch.products_, rows * columns_);
+            products = scratch.products_.data();
+        }
+        run_product(scratch.halves_.data(), bf16_, products, rows, scratch);
+        if (then == Then::add)
+            for (size_t n = 0; n < rows * columns_; ++n) out[n] += products[n];
+        add_bias(out, rows, columns_, bias_);
+        if (then == Then::gelu) gelu(out, rows * columns_);
+        return;
+    }
+    hold(scratch.rows_, rows * depth_);
+    hold(scratch.scales_, rows);
+    hold(scratch.zeros_, rows);
+    hold(scratch.sums_, rows * columns_);
     for (size_t row = 0; row < rows; ++row)
         quantize_row(in + row * depth_, depth_, &scratch.rows_[row * depth_], scratch.scales_[row],
                      scratch.zeros_[row]);
-    if (!scratch.stream_)
-        check(l.stream_create(&scratch.stream_, l.engine, dnnl_stream_default_flags), "making a stream");
-    Memory source(matrix(int64_t(rows), int64_t(depth_), dnnl_u8, dnnl_ab), scratch.rows_.data());
-    Memory weights(matrix(int64_t(depth_), int64_t(columns_), dnnl_s8, dnnl_ba), const_cast<int8_t *>(int8_.values));
-    Memory sums(matrix(int64_t(rows), int64_t(columns_), dnnl_s32, dnnl_ab), scratch.sums_.data());
-    const dnnl_exec_arg_t arguments[] = {
-        {DNNL_ARG_SRC, source.memory}, {DNNL_ARG_WEIGHTS, weights.memory}, {DNNL_ARG_DST, sums.memory}};
-    if (pad_size_ > 0) {
-        Memory padding(pad_, scratch.pad_.data());
-        const dnnl_exec_arg_t padded[] = {arguments[0], arguments[1], arguments[2],
-                                          {DNNL_ARG_SCRATCHPAD, padding.memory}};
-        check(l.primitive_execute(product_, scratch.stream_, 4, padded), "running an int8 product");
-    } else {
-        check(l.primitive_execute(product_, scratch.stream_, 3, arguments), "running an int8 product");
-    }
+    run_product(scratch.rows_.data(), int8_.values, scratch.sums_.data(), rows, scratch);
     for (size_t row = 0; row < rows; ++row) {
         float *written = out + row * columns_;
         finish_row(&scratch.sums_[row * columns_], columns_, scratch.scales_[row], scratch.zeros_[row],
@@ -227,5 +281,33 @@ void Dense::apply(const float *in, size_t rows, float *out, Then then, DenseScra
         if (then == Then::gelu) gelu(written, columns_);
     }
 }
+
+void Dense::run_product(void *in, const void *weights, void *out, size_t rows, DenseScratch &scratch) const {
+    const Libraries &l = libraries();
+    const bool int8 = bf16_ == nullptr;
+    const Product &made =
+        rows > few_rows ? *product_
+                        : product(int8 ? dnnl_u8 : dnnl_bf16, int8 ? dnnl_s8 : dnnl_bf16, int8 ? dnnl_s32 : dnnl_f32,
+                                  columns_, depth_, rows);
+    if (!scratch.stream_)
+        check(l.stream_create(&scratch.stream_, l.engine, dnnl_stream_default_flags), "making a stream");
+    Memory source(matrix(int64_t(rows), int64_t(depth_), int8 ? dnnl_u8 : dnnl_bf16, dnnl_ab), in);
+    Memory weight(matrix(int64_t(depth_), int64_t(columns_), int8 ? dnnl_s8 : dnnl_bf16, dnnl_ba),
+                  const_cast<void *>(weights));
+    Memory product(matrix(int64_t(rows), int64_t(columns_), int8 ? dnnl_s32 : dnnl_f32, dnnl_ab), out);
+    const dnnl_exec_arg_t arguments[] = {
+        {DNNL_ARG_SRC, source.memory}, {DNNL_ARG_WEIGHTS, weight.memory}, {DNNL_ARG_DST, product.memory}};
+    if (made.pad_size > 0) {
+        hold(scratch.pad_, made.pad_size);
+        Memory padding(made.pad, scratch.pad_.data());
+        const dnnl_exec_arg_t padded[] = {arguments[0], arguments[1], arguments[2],
+                                          {DNNL_ARG_SCRATCHPAD, padding.memory}};
+        check(l.primitive_execute(made.primitive, scratch.stream_, 4, padded), "running a matrix product");
+    } else {
+        check(l.primitive_execute(made.primitive, scratch.stream_, 3, arguments), "running a matrix product");
+    }
+}
+
+void to_bf16(const float *values, size_t count, uint16_t *out) { halves(values, count, out); }
 
 }  // namespace encoder

@@ -1,9 +1,11 @@
 // dense.hpp — the encoder's dense layers: out = in · weightᵀ + bias, then stored, added to out or
 // passed through GELU.
 //
-// A layer's products are int8 (but attention's query, key and value, which encoder.cpp keeps float:
-// docs/design.md) (oneDNN's matrix product of unsigned 8-bit inputs by signed 8-bit
-// weights into 32-bit sums, four to five times OpenBLAS's float product on one core): the weights
+// A layer's products are int8 (oneDNN's matrix product of unsigned 8-bit inputs by signed 8-bit
+// weights into 32-bit sums, four to five times OpenBLAS's float product on one core), but for
+// attention's query, key and value, which int8 would cost the ranking (docs/design.md): that product
+// is bf16 on a processor that multiplies bf16 (oneDNN's product of bf16 inputs and weights into
+// float sums, twice the float product), float elsewhere. For int8, the weights
 // are quantized once, when the model loads, one scale per output column (each column's largest
 // magnitude maps to 127); each input row is quantized when the layer runs, its own scale and zero
 // point mapping its smallest and largest value to 0 and 255. Then an output is
@@ -48,6 +50,8 @@ class DenseScratch {
     std::vector<int32_t> zeros_;
     std::vector<int32_t> sums_;
     std::vector<uint8_t> pad_;
+    std::vector<uint16_t> halves_;
+    std::vector<float> products_;
     dnnl_stream_t stream_ = nullptr;
 };
 
@@ -73,6 +77,9 @@ struct Int8Weights {
     static int most_weight();
 };
 
+/// `count` floats as bf16 (their upper halves, rounded to the nearest, ties to even).
+void to_bf16(const float *values, size_t count, uint16_t *out);
+
 class Dense {
   public:
     /// A layer of `columns` outputs over `depth` inputs multiplying in float: `weight` is
@@ -81,10 +88,14 @@ class Dense {
     Dense(const float *weight, const float *bias, size_t columns, size_t depth);
     /// The same layer multiplying in int8, its weights read in place.
     Dense(Int8Weights weights, const float *bias, size_t columns, size_t depth);
+    /// The same layer multiplying in bf16, its weights (`to_bf16` of the float ones) read in place.
+    Dense(const uint16_t *weight, const float *bias, size_t columns, size_t depth);
+    /// Whether this processor multiplies bf16 (AVX512_BF16): else a bf16 product would be emulated,
+    /// slower than the float one.
+    static bool multiplies_bf16();
     Dense(const Dense &) = delete;
     Dense &operator=(const Dense &) = delete;
-    Dense(Dense &&other) noexcept;
-    ~Dense();
+    Dense(Dense &&other) noexcept = default;
 
     /// The layer over `rows` rows of `in` ([rows, depth]), into `out` ([rows, columns]).
     void apply(const float *in, size_t rows, float *out, Then then, DenseScratch &scratch) const;
@@ -93,10 +104,18 @@ class Dense {
     size_t columns_, depth_;
     const float *weight_ = nullptr, *bias_;
     Int8Weights int8_{};
-    dnnl_primitive_t product_ = nullptr;
-    /// The space oneDNN asks of each run, if any.
-    dnnl_memory_desc_t pad_{};
-    size_t pad_size_ = 0;
+    const uint16_t *bf16_ = nullptr;
+
+    void run_product(void *in, const void *weights, void *out, size_t rows, DenseScratch &scratch) const;
+
+    /// oneDNN's product for this layer's shape and types over `rows` rows (0: any number), and the
+    /// space each run asks of it: made once a process and shared by every layer of that shape (six
+    /// layers, four shapes).
+    struct Product;
+    static const Product &product(dnnl_data_type_t in, dnnl_data_type_t weights, dnnl_data_type_t out,
+                                  size_t columns, size_t depth, size_t rows);
+    /// The product for any number of rows.
+    const Product *product_ = nullptr;
 };
 
 }  // namespace encoder

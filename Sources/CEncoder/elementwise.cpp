@@ -1,5 +1,6 @@
 #include "elementwise.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #if defined(__x86_64__)
@@ -17,10 +18,13 @@ namespace encoder {
 
 namespace {
 
-float exponentials_one_at_a_time(float *x, size_t count, float largest) {
+void softmax_one_at_a_time(float *x, size_t count) {
+    float largest = x[0];
+    for (size_t i = 1; i < count; ++i) largest = std::max(largest, x[i]);
     float sum = 0;
     for (size_t i = 0; i < count; ++i) sum += (x[i] = std::exp(x[i] - largest));
-    return sum;
+    const float inverse = 1.0f / sum;
+    for (size_t i = 0; i < count; ++i) x[i] *= inverse;
 }
 
 void gelu_one_at_a_time(float *x, size_t count) {
@@ -28,16 +32,28 @@ void gelu_one_at_a_time(float *x, size_t count) {
 }
 
 #if defined(__x86_64__)
-__attribute__((target("avx512f"))) float exponentials_avx512(float *x, size_t count, float largest) {
-    const __m512 shift = _mm512_set1_ps(largest);
+// The last values of a row, fewer than a vector holds, are read under a mask, the lanes past the
+// row reading −∞: a row of any width runs on the vector functions alone.
+
+__attribute__((target("avx512f"))) void softmax_avx512(float *x, size_t count) {
+    const __m512 none = _mm512_set1_ps(-INFINITY);
+    const auto tail = __mmask16((1u << (count % 16)) - 1);
+    const size_t whole = count - count % 16;
+    __m512 largests = none;
+    for (size_t i = 0; i < whole; i += 16) largests = _mm512_max_ps(largests, _mm512_loadu_ps(x + i));
+    largests = _mm512_max_ps(largests, _mm512_mask_loadu_ps(none, tail, x + whole));
+    const __m512 largest = _mm512_set1_ps(_mm512_reduce_max_ps(largests));
     __m512 sums = _mm512_setzero_ps();
-    size_t i = 0;
-    for (; i + 16 <= count; i += 16) {
-        const __m512 e = _ZGVeN16v_expf(_mm512_sub_ps(_mm512_loadu_ps(x + i), shift));
+    for (size_t i = 0; i < whole; i += 16) {
+        const __m512 e = _ZGVeN16v_expf(_mm512_sub_ps(_mm512_loadu_ps(x + i), largest));
         _mm512_storeu_ps(x + i, e);
         sums = _mm512_add_ps(sums, e);
     }
-    return _mm512_reduce_add_ps(sums) + exponentials_one_at_a_time(x + i, count - i, largest);
+    const __m512 last = _ZGVeN16v_expf(_mm512_sub_ps(_mm512_mask_loadu_ps(none, tail, x + whole), largest));
+    sums = _mm512_add_ps(sums, last);
+    const __m512 inverse = _mm512_set1_ps(1.0f / _mm512_reduce_add_ps(sums));
+    for (size_t i = 0; i < whole; i += 16) _mm512_storeu_ps(x + i, _mm512_mul_ps(_mm512_loadu_ps(x + i), inverse));
+    _mm512_mask_storeu_ps(x + whole, tail, _mm512_mul_ps(last, inverse));
 }
 
 __attribute__((target("avx512f"))) void gelu_avx512(float *x, size_t count) {
@@ -51,20 +67,36 @@ __attribute__((target("avx512f"))) void gelu_avx512(float *x, size_t count) {
     gelu_one_at_a_time(x + i, count - i);
 }
 
-__attribute__((target("avx2"))) float exponentials_avx2(float *x, size_t count, float largest) {
-    const __m256 shift = _mm256_set1_ps(largest);
+/// The sum (`add`) or the largest of a vector's eight values.
+__attribute__((target("avx2"))) float reduce(__m256 v, bool add) {
+    float lanes[8];
+    _mm256_storeu_ps(lanes, v);
+    float result = lanes[0];
+    for (size_t lane = 1; lane < 8; ++lane) result = add ? result + lanes[lane] : std::max(result, lanes[lane]);
+    return result;
+}
+
+__attribute__((target("avx2"))) void softmax_avx2(float *x, size_t count) {
+    const __m256 none = _mm256_set1_ps(-INFINITY);
+    const size_t whole = count - count % 8;
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i tail = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(count % 8)), lane);
+    const __m256 rest = _mm256_blendv_ps(none, _mm256_maskload_ps(x + whole, tail), _mm256_castsi256_ps(tail));
+    __m256 largests = none;
+    for (size_t i = 0; i < whole; i += 8) largests = _mm256_max_ps(largests, _mm256_loadu_ps(x + i));
+    largests = _mm256_max_ps(largests, rest);
+    const __m256 largest = _mm256_set1_ps(reduce(largests, false));
     __m256 sums = _mm256_setzero_ps();
-    size_t i = 0;
-    for (; i + 8 <= count; i += 8) {
-        const __m256 e = _ZGVdN8v_expf(_mm256_sub_ps(_mm256_loadu_ps(x + i), shift));
+    for (size_t i = 0; i < whole; i += 8) {
+        const __m256 e = _ZGVdN8v_expf(_mm256_sub_ps(_mm256_loadu_ps(x + i), largest));
         _mm256_storeu_ps(x + i, e);
         sums = _mm256_add_ps(sums, e);
     }
-    float lanes[8];
-    _mm256_storeu_ps(lanes, sums);
-    float sum = 0;
-    for (float lane : lanes) sum += lane;
-    return sum + exponentials_one_at_a_time(x + i, count - i, largest);
+    const __m256 last = _ZGVdN8v_expf(_mm256_sub_ps(rest, largest));
+    sums = _mm256_add_ps(sums, last);
+    const __m256 inverse = _mm256_set1_ps(1.0f / reduce(sums, true));
+    for (size_t i = 0; i < whole; i += 8) _mm256_storeu_ps(x + i, _mm256_mul_ps(_mm256_loadu_ps(x + i), inverse));
+    _mm256_maskstore_ps(x + whole, tail, _mm256_mul_ps(last, inverse));
 }
 
 __attribute__((target("avx2"))) void gelu_avx2(float *x, size_t count) {
@@ -91,13 +123,14 @@ Function widest(Function avx512, Function avx2, Function baseline) {
 
 }  // namespace
 
-float exponentials(float *x, size_t count, float largest) {
+void softmax(float *x, size_t count) {
+    if (count == 0) return;
 #if defined(__x86_64__)
-    static const auto chosen = widest(exponentials_avx512, exponentials_avx2, exponentials_one_at_a_time);
+    static const auto chosen = widest(softmax_avx512, softmax_avx2, softmax_one_at_a_time);
 #else
-    static const auto chosen = exponentials_one_at_a_time;
+    static const auto chosen = softmax_one_at_a_time;
 #endif
-    return chosen(x, count, largest);
+    chosen(x, count);
 }
 
 void gelu(float *x, size_t count) {

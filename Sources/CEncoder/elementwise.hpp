@@ -1,4 +1,4 @@
-// elementwise.hpp — the encoder's functions of each value: softmax's exponentials and GELU.
+// elementwise.hpp — the encoder's functions of each value: softmax and GELU.
 //
 // Both run on glibc's vector functions (libmvec: `expf` and `erff` 16 floats at a time with
 // AVX-512, 8 with AVX2), chosen for the processor when first called; elsewhere on libm's, one value
@@ -20,8 +20,8 @@
 
 namespace encoder {
 
-/// `x[i] = exp(x[i] − largest)` for `count` values; returns their sum.
-float exponentials(float *x, size_t count, float largest);
+/// Softmax of `count` values in place: `x[i] = exp(x[i] − largest) / Σ exp(x[j] − largest)`.
+void softmax(float *x, size_t count);
 
 /// BERT's GELU, with the error function (not the tanh approximation), in place:
 /// `x[i] = x[i]/2 × (1 + erf(x[i]/√2))`.

@@ -13,8 +13,9 @@
 // background embedding of new items): the weights are only read, and each call takes its scratch
 // spaces from a pool.
 //
-// Three of the four dense layers multiply in int8 (dense.hpp), on oneDNN run single-threaded inside each
-// group as OpenBLAS is: each thread that encodes sets OpenMP, which oneDNN runs on, to one thread.
+// Three of the four dense layers multiply in int8, the fourth in bf16 where the processor does
+// (dense.hpp), on oneDNN run single-threaded inside each group as OpenBLAS is: each thread that
+// encodes sets OpenMP, which oneDNN runs on, to one thread.
 
 #include "CEncoder.h"
 
@@ -110,16 +111,6 @@ void layer_norm(float *__restrict values, size_t rows, size_t width, const float
     }
 }
 
-void softmax_rows(float *values, size_t rows, size_t width) {
-    for (size_t row = 0; row < rows; ++row) {
-        float *x = values + row * width;
-        float largest = x[0];
-        for (size_t i = 1; i < width; ++i) largest = std::max(largest, x[i]);
-        const float inverse = 1.0f / encoder::exponentials(x, width, largest);
-        for (size_t i = 0; i < width; ++i) x[i] *= inverse;
-    }
-}
-
 }  // namespace
 
 /// One group's scratch space, grown to the largest group it has encoded.
@@ -164,20 +155,23 @@ struct ce_stop {
     std::atomic<bool> requested{false};
 };
 
-/// The head of a model's int8 form (`ce_encoder_quantized`), 64 bytes; each layer's attention
-/// output, intermediate and output weights follow (`Int8Weights`), layer after layer. (The query,
-/// key and value products stay float: in int8 they cost CACM's hybrid ranking 3 %, docs/design.md.)
+/// The head of a model's int8 form (`ce_encoder_quantized`), 64 bytes. Each layer's weights follow,
+/// layer after layer: on a processor that multiplies bf16, its query, key and value weights stacked
+/// as bf16; then its attention output, intermediate and output weights (`Int8Weights`). (The query,
+/// key and value products are bf16, or float elsewhere: in int8 they cost CACM's hybrid ranking
+/// 3 %, docs/design.md.)
 struct QuantizedHead {
     char magic[8];
-    uint32_t most, layers, hidden, intermediate;
+    uint32_t most, layers, hidden, intermediate, halves, unused_word;
     uint64_t size;
-    char unused[32];
+    char unused[24];
 
-    static constexpr char expected_magic[8] = {'S', 'L', 'I', 'N', 'T', '8', 0, 2};
+    static constexpr char expected_magic[8] = {'S', 'L', 'I', 'N', 'T', '8', 0, 3};
 
     bool operator==(const QuantizedHead &other) const {
         return std::memcmp(magic, other.magic, sizeof magic) == 0 && most == other.most && layers == other.layers &&
-               hidden == other.hidden && intermediate == other.intermediate && size == other.size;
+               hidden == other.hidden && intermediate == other.intermediate && halves == other.halves &&
+               size == other.size;
     }
 };
 static_assert(sizeof(QuantizedHead) == 64);
@@ -186,8 +180,8 @@ struct ce_encoder {
     ce_shape shape;
     encoder::Precision precision = encoder::Precision::int8;
     const float *word, *position, *token_type, *norm_weight, *norm_bias;
-    /// Each layer's query, key and value weights and biases, stacked: read in place by `Layer::qkv`,
-    /// which multiplies in float at either precision.
+    /// Each layer's query, key and value biases, and (where they do not multiply in bf16, read
+    /// from the int8 form) weights, stacked: read in place by `Layer::qkv`.
     std::vector<std::vector<float>> stacked_weights, stacked_biases;
     /// The int8 weights quantized when the encoder was made; empty when it reads the caller's.
     std::vector<uint8_t> quantized;
@@ -218,9 +212,12 @@ struct ce_encoder {
         norm_weight = weight(lookup, context_, "embeddings.LayerNorm.weight", h);
         norm_bias = weight(lookup, context_, "embeddings.LayerNorm.bias", h);
         const size_t count = size_t(shape.layers);
-        // Where each layer's int8 weights lie in the model's int8 form.
+        const bool int8 = precision == encoder::Precision::int8;
+        const bool bf16 = int8 && Dense::multiplies_bf16();
+        // Where each layer's weights lie in the model's int8 form.
+        const size_t halves_size = bf16 ? (3 * h * h * sizeof(uint16_t) + 63) / 64 * 64 : 0;
         const size_t shapes[3][2] = {{h, h}, {m, h}, {h, m}};
-        size_t per_layer = 0;
+        size_t per_layer = halves_size;
         for (const auto &shape_ : shapes) per_layer += Int8Weights::size(shape_[0], shape_[1]);
         QuantizedHead head{};
         std::memcpy(head.magic, QuantizedHead::expected_magic, sizeof head.magic);
@@ -228,8 +225,8 @@ struct ce_encoder {
         head.layers = uint32_t(count);
         head.hidden = uint32_t(h);
         head.intermediate = uint32_t(m);
+        head.halves = bf16 ? 1 : 0;
         head.size = sizeof(QuantizedHead) + count * per_layer;
-        const bool int8 = precision == encoder::Precision::int8;
         const bool read_given = int8 && given != nullptr && given_size == head.size &&
                                 *reinterpret_cast<const QuantizedHead *>(given) == head;
         if (int8 && !read_given) {
@@ -242,17 +239,25 @@ struct ce_encoder {
         layers.reserve(count);
         for (size_t index = 0; index < count; ++index) {
             const std::string prefix = "encoder.layer." + std::to_string(index) + ".";
+            size_t at = sizeof(QuantizedHead) + index * per_layer;
             std::vector<float> &qkv_weight = stacked_weights[index], &qkv_bias = stacked_biases[index];
+            const auto halves = reinterpret_cast<const uint16_t *>(base + at);
             qkv_bias.resize(3 * h);
-            qkv_weight.resize(3 * h * h);
+            if (!bf16) qkv_weight.resize(3 * h * h);
             const char *parts[] = {"query", "key", "value"};
             for (size_t part = 0; part < 3; ++part) {
                 const std::string name = prefix + "attention.self." + parts[part];
-                std::memcpy(&qkv_weight[part * h * h], weight(lookup, context_, name + ".weight", h * h),
-                            h * h * sizeof(float));
                 std::memcpy(&qkv_bias[part * h], weight(lookup, context_, name + ".bias", h), h * sizeof(float));
+                if (bf16 && read_given) continue;
+                const float *part_weight = weight(lookup, context_, name + ".weight", h * h);
+                if (bf16)
+                    encoder::to_bf16(part_weight, h * h, reinterpret_cast<uint16_t *>(&quantized[at]) + part * h * h);
+                else
+                    std::memcpy(&qkv_weight[part * h * h], part_weight, h * h * sizeof(float));
             }
-            size_t at = sizeof(QuantizedHead) + index * per_layer;
+            Dense qkv = bf16 ? Dense(halves, qkv_bias.data(), 3 * h, h)
+                             : Dense(qkv_weight.data(), qkv_bias.data(), 3 * h, h);
+            at += halves_size;
             const auto named = [&](const std::string &name, size_t columns, size_t depth) {
                 const float *weights = weight(lookup, context_, prefix + name + ".weight", columns * depth);
                 const float *bias = weight(lookup, context_, prefix + name + ".bias", columns);
@@ -262,7 +267,6 @@ struct ce_encoder {
                 at += Int8Weights::size(columns, depth);
                 return layer;
             };
-            Dense qkv(qkv_weight.data(), qkv_bias.data(), 3 * h, h);
             // In the order of `shapes`, which is the int8 form's.
             Dense attention = named("attention.output.dense", h, h);
             Dense intermediate = named("intermediate.dense", m, h);
@@ -359,11 +363,15 @@ struct ce_encoder {
         }
         std::vector<float> &hidden = space.hidden, &qkv = space.qkv, &context = space.context,
                            &intermediate = space.intermediate, &scores = space.scores;
-        hidden.resize(tokens * h);
-        qkv.resize(tokens * 3 * h);
-        context.resize(tokens * h);
-        intermediate.resize(tokens * m);
-        scores.resize(longest * longest);
+        // Grown, never shrunk: a larger call does not fill again what an earlier one filled.
+        const auto hold = [](std::vector<float> &space, size_t count) {
+            if (space.size() < count) space.resize(count);
+        };
+        hold(hidden, tokens * h);
+        hold(qkv, tokens * 3 * h);
+        hold(context, tokens * h);
+        hold(intermediate, tokens * m);
+        hold(scores, longest * longest);
 
         // Embeddings: word, position within its text, and token type 0.
         for (size_t text = 0, token = 0; text < count; ++text) {
@@ -389,7 +397,8 @@ struct ce_encoder {
                     libraries().sgemm(
                         CblasRowMajor, CblasNoTrans, CblasTrans, length, length, int(head), scale, query, int(3 * h),
                         key, int(3 * h), 0.0f, scores.data(), length);
-                    softmax_rows(scores.data(), size_t(length), size_t(length));
+                    for (size_t row = 0; row < size_t(length); ++row)
+                        encoder::softmax(&scores[row * size_t(length)], size_t(length));
                     libraries().sgemm(
                         CblasRowMajor, CblasNoTrans, CblasNoTrans, length, int(head), length, 1.0f, scores.data(),
                         length, value, int(3 * h), 0.0f, &context[first * h + part * head], int(h));
@@ -489,9 +498,10 @@ extern "C" ce_status ce_encode(ce_encoder *encoder, const int32_t *ids, const in
 }
 
 extern "C" ce_status ce_sha256(const void *bytes, size_t length, uint8_t out[32], char **out_error) {
-    if (!libraries().error.empty()) return fail(CE_ERR_INVALID_ARGUMENT, libraries().error, out_error);
+    const encoder::Crypto &crypto = encoder::crypto();
+    if (!crypto.error.empty()) return fail(CE_ERR_INVALID_ARGUMENT, crypto.error, out_error);
     unsigned int size = 32;
-    libraries().digest(bytes ? bytes : "", length, out, &size, libraries().sha256(), nullptr);
+    crypto.digest(bytes ? bytes : "", length, out, &size, crypto.sha256(), nullptr);
     return CE_OK;
 }
 

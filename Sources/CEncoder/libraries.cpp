@@ -14,15 +14,15 @@ void find(void *library, const char *name, Function &out, std::string &error) {
 
 /// `library` opened by its name, or `error` saying why not.
 void *open(const char *name, std::string &error) {
-    void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    void *library = dlopen(name, RTLD_LAZY | RTLD_LOCAL);
     if (!library) error = dlerror();
     return library;
 }
 
 Libraries load() {
     Libraries loaded;
-    // The names Debian's libopenblas0, libdnnl2 and libssl3 install.
-    std::string blas_error, dnnl_error, crypto_error;
+    // The names Debian's libopenblas0 and libdnnl2 install.
+    std::string blas_error, dnnl_error;
     void *blas = open("libopenblas.so.0", blas_error);
     find(blas, "cblas_sgemm", loaded.sgemm, blas_error);
     find(blas, "openblas_set_num_threads", loaded.blas_threads, blas_error);
@@ -46,15 +46,10 @@ Libraries load() {
     find(dnnl, "dnnl_primitive_execute", loaded.primitive_execute, dnnl_error);
     // libdnnl2 depends on libgomp1, which a lookup through oneDNN's handle reaches.
     find(dnnl, "omp_set_num_threads", loaded.omp_threads, dnnl_error);
-    void *crypto = open("libcrypto.so.3", crypto_error);
-    find(crypto, "EVP_Digest", loaded.digest, crypto_error);
-    find(crypto, "EVP_sha256", loaded.sha256, crypto_error);
     if (!blas_error.empty())
         loaded.error = "OpenBLAS (libopenblas.so.0, Debian's libopenblas0) cannot be loaded: " + blas_error;
     else if (!dnnl_error.empty())
         loaded.error = "oneDNN (libdnnl.so.2, Debian's libdnnl2) cannot be loaded: " + dnnl_error;
-    else if (!crypto_error.empty())
-        loaded.error = "OpenSSL's libcrypto (libcrypto.so.3, Debian's libssl3) cannot be loaded: " + crypto_error;
     else if (loaded.engine_create(&loaded.engine, dnnl_cpu, 0) != dnnl_success)
         loaded.error = "oneDNN (Debian's libdnnl2) has no engine for this processor";
     else
@@ -63,10 +58,27 @@ Libraries load() {
     return loaded;
 }
 
+Crypto load_crypto() {
+    Crypto loaded;
+    // The name Debian's libssl3 installs.
+    std::string error;
+    void *crypto = open("libcrypto.so.3", error);
+    find(crypto, "EVP_Digest", loaded.digest, error);
+    find(crypto, "EVP_sha256", loaded.sha256, error);
+    if (!error.empty())
+        loaded.error = "OpenSSL's libcrypto (libcrypto.so.3, Debian's libssl3) cannot be loaded: " + error;
+    return loaded;
+}
+
 }  // namespace
 
 const Libraries &libraries() {
     static const Libraries loaded = load();
+    return loaded;
+}
+
+const Crypto &crypto() {
+    static const Crypto loaded = load_crypto();
     return loaded;
 }
 

@@ -1,8 +1,9 @@
 // libraries.hpp — what the encoder uses of OpenBLAS, oneDNN and libcrypto.
 //
-// They are loaded when a model is first loaded (`libraries`), not when the program starts: loading
-// OpenBLAS starts its threads and takes about 3 ms, and oneDNN's library is 60 MB, which every
-// command would pay (`searchlight --version`, a search by words) for a model most never use.
+// They are loaded when a model is first loaded (`libraries`), and libcrypto when a file is first
+// hashed (`crypto`), not when the program starts: loading OpenBLAS starts its threads and takes
+// about 2 ms, oneDNN's library is 40 MB and libcrypto takes about 1 ms, which every command would
+// pay (`searchlight --version`, a search by words) for a model most never use.
 
 #ifndef CENCODER_LIBRARIES_HPP
 #define CENCODER_LIBRARIES_HPP
@@ -42,15 +43,24 @@ struct Libraries {
     void (*omp_threads)(int) = nullptr;
     /// oneDNN's CPU engine, made once.
     dnnl_engine_t engine = nullptr;
-    // libcrypto: SHA-256, to check the model's files.
+    /// Why the libraries cannot be used, naming the Debian package to install; empty when they can.
+    std::string error;
+};
+
+/// libcrypto: SHA-256, to check the model's files. Loaded apart, for a process that finds the
+/// files in the record of verified files does not hash them.
+struct Crypto {
     decltype(&EVP_Digest) digest = nullptr;
     decltype(&EVP_sha256) sha256 = nullptr;
-    /// Why the libraries cannot be used, naming the Debian package to install; empty when they can.
+    /// Why libcrypto cannot be used, naming the Debian package to install; empty when it can.
     std::string error;
 };
 
 /// The libraries, loaded on the first call.
 const Libraries &libraries();
+
+/// libcrypto, loaded on the first call.
+const Crypto &crypto();
 
 }  // namespace encoder
 

@@ -61,7 +61,8 @@ typedef struct ce_encoder ce_encoder;
 /// How an encoder's dense layers multiply.
 typedef enum ce_precision : int32_t {
     /// 8-bit integers (oneDNN's products; the weights quantized when the encoder is made) for every
-    /// dense layer but attention's query, key and value, which stay float: what Searchlight runs.
+    /// dense layer but attention's query, key and value, which are bf16 on a processor with
+    /// AVX512_BF16 and float elsewhere: what Searchlight runs.
     CE_PRECISION_INT8 = 0,
     /// 32-bit floats (OpenBLAS's products): the reference the int8 products are tested against.
     CE_PRECISION_FLOAT = 1,

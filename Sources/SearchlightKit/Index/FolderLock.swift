@@ -103,7 +103,10 @@ final class FolderLock: Sendable {
         /// or still waiting, and then abandoned: the waiting thread closes the descriptor, letting
         /// go of a lock granted later.
         func result(until deadline: ContinuousClock.Instant) -> State {
-            _ = arrived.wait(timeout: .now() + ContinuousClock.now.duration(to: deadline).timeInterval)
+            // Dispatch's timer may end a wait a moment before the deadline: waited again for the rest.
+            while arrived.wait(timeout: .now() + ContinuousClock.now.duration(to: deadline).timeInterval) == .timedOut,
+                ContinuousClock.now < deadline
+            {}
             let outcome = state.withLock { state in
                 if state == .waiting { state = .abandoned }
                 return state

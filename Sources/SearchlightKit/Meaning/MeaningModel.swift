@@ -105,10 +105,10 @@ public final class MeaningModel: Sendable {
 
     /// How the model's dense layers multiply.
     public enum Precision: Sendable {
-        /// In 8-bit integers but for attention's query, key and value products: what Searchlight
-        /// runs, about twice the float products' speed, each vector within a cosine of 0.99 of the
-        /// float one. The weights are quantized when
-        /// the model is first loaded, and the result kept beside the record of verified files
+        /// In 8-bit integers but for attention's query, key and value products (bf16 on a processor
+        /// with AVX512_BF16, float elsewhere): what Searchlight runs, two to three times the float
+        /// products' speed, each vector within a cosine of 0.99 of the float one. The weights are
+        /// quantized when the model is first loaded, and the result kept beside the record of verified files
         /// (`$XDG_CACHE_HOME/searchlight/all-MiniLM-L6-v2@53aa5117.int8`), with its digest in
         /// the record, for the next processes to map.
         case int8
@@ -136,8 +136,7 @@ public final class MeaningModel: Sendable {
             }
             if let identity = mapped.identity { verified.record(identity, digest: digest) }
         }
-        tokenizer = try WordPieceTokenizer(
-            vocabulary: String(decoding: vocabulary.bytes, as: UTF8.self), maximumLength: Self.maximumTokens)
+        tokenizer = try WordPieceTokenizer(vocabulary: vocabulary.bytes, maximumLength: Self.maximumTokens)
         self.weights = weights
         let tensors = try SafeTensors(weights, path: folder + "/model.safetensors")
         let int8Path = verified.folder.map { $0 + "/" + Self.name + ".int8" }
