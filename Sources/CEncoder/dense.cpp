@@ -132,12 +132,17 @@ void hold(std::vector<Value> &vector, size_t count) {
     if (vector.size() < count) vector.resize(count);
 }
 
-/// The most rows a product is made for exactly (oneDNN's brgemm kernels, each made in well under a
-/// millisecond). Past them, one product takes any number of rows (oneDNN's gemm, as fast on many
-/// rows, but whose kernels are made at its first run: about 5 ms for int8 and 2 ms for bf16, once a
-/// process). A query's few tokens take the first kind, so that a process embedding one query (a
-/// search from the command line) does not make the second's.
-constexpr size_t few_rows = 64;
+/// The most rows a product is made for a fixed number of rows (oneDNN's brgemm kernels, each made in
+/// well under a millisecond), their count rounded up to a multiple of `row_step`, the rows past
+/// the layer's input zero. Past them, one product takes any number of rows (oneDNN's gemm, as fast
+/// on many rows, but whose kernels are made at its first run: about 5 ms for int8 and 2 ms for
+/// bf16, once a process). A query's few tokens take the first kind, so that a process embedding one
+/// query (a search from the command line) does not make the second's; the rounding keeps a
+/// service to 32 such products (about 3 MB of kernels) rather than one for every count of rows.
+constexpr size_t few_rows = 64, row_step = 8;
+
+/// The rows a product over `rows` rows runs on: `rows`, or few rows rounded up.
+size_t product_rows(size_t rows) { return rows > few_rows ? rows : (rows + row_step - 1) / row_step * row_step; }
 
 /// `count` bytes rounded up to a multiple of 64.
 size_t aligned(size_t count) { return (count + 63) / 64 * 64; }
@@ -251,29 +256,34 @@ void Dense::apply(const float *in, size_t rows, float *out, Then then, DenseScra
         return;
     }
     if (rows == 0) return;
+    const size_t padded = product_rows(rows);
     if (bf16_) {
-        hold(scratch.halves_, rows * depth_);
+        hold(scratch.halves_, padded * depth_);
         to_bf16(in, rows * depth_, scratch.halves_.data());
+        std::fill(scratch.halves_.data() + rows * depth_, scratch.halves_.data() + padded * depth_, uint16_t(0));
         float *products = out;
-        if (then == Then::add) {
-            hold(scratch.products_, rows * columns_);
+        if (then == Then::add || padded > rows) {
+            hold(scratch.products_, padded * columns_);
             products = scratch.products_.data();
         }
-        run_product(scratch.halves_.data(), bf16_, products, rows, scratch);
+        run_product(scratch.halves_.data(), bf16_, products, padded, scratch);
         if (then == Then::add)
             for (size_t n = 0; n < rows * columns_; ++n) out[n] += products[n];
+        else if (products != out)
+            std::copy(products, products + rows * columns_, out);
         add_bias(out, rows, columns_, bias_);
         if (then == Then::gelu) gelu(out, rows * columns_);
         return;
     }
-    hold(scratch.rows_, rows * depth_);
+    hold(scratch.rows_, padded * depth_);
     hold(scratch.scales_, rows);
     hold(scratch.zeros_, rows);
-    hold(scratch.sums_, rows * columns_);
+    hold(scratch.sums_, padded * columns_);
     for (size_t row = 0; row < rows; ++row)
         quantize_row(in + row * depth_, depth_, &scratch.rows_[row * depth_], scratch.scales_[row],
                      scratch.zeros_[row]);
-    run_product(scratch.rows_.data(), int8_.values, scratch.sums_.data(), rows, scratch);
+    std::fill(scratch.rows_.data() + rows * depth_, scratch.rows_.data() + padded * depth_, uint8_t(0));
+    run_product(scratch.rows_.data(), int8_.values, scratch.sums_.data(), padded, scratch);
     for (size_t row = 0; row < rows; ++row) {
         float *written = out + row * columns_;
         finish_row(&scratch.sums_[row * columns_], columns_, scratch.scales_[row], scratch.zeros_[row],
@@ -285,6 +295,7 @@ void Dense::apply(const float *in, size_t rows, float *out, Then then, DenseScra
 void Dense::run_product(void *in, const void *weights, void *out, size_t rows, DenseScratch &scratch) const {
     const Libraries &l = libraries();
     const bool int8 = bf16_ == nullptr;
+    // `rows` is `product_rows`' (the caller's buffers hold them).
     const Product &made =
         rows > few_rows ? *product_
                         : product(int8 ? dnnl_u8 : dnnl_bf16, int8 ? dnnl_s8 : dnnl_bf16, int8 ? dnnl_s32 : dnnl_f32,
