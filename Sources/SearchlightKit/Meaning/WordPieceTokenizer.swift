@@ -174,7 +174,10 @@ private struct Vocabulary: Sendable {
     init(_ bytes: UnsafeRawBufferPointer) {
         text = Array(bytes)
         var starts: [Int32] = [0]
-        for (offset, byte) in text.enumerated() where byte == UInt8(ascii: "\n") { starts.append(Int32(offset + 1)) }
+        starts.reserveCapacity(32_768)
+        text.withUnsafeBufferPointer { text in
+            for offset in text.indices where text[offset] == UInt8(ascii: "\n") { starts.append(Int32(offset + 1)) }
+        }
         if starts.last != Int32(text.count) { starts.append(Int32(text.count) + 1) }
         lineStarts = starts
         let lines = starts.count - 1
@@ -182,16 +185,20 @@ private struct Vocabulary: Sendable {
         while size < 2 * max(lines, 1) { size <<= 1 }
         var slots = [Int32](repeating: 0, count: size)
         text.withUnsafeBufferPointer { text in
-            for line in 0..<lines {
-                let piece = Self.line(line, of: text, starts: starts)
-                guard !piece.isEmpty else { continue }
-                var slot = Self.hash(piece, inWord: false) & (size - 1)
-                while slots[slot] != 0 {
-                    // A piece listed twice keeps its first id.
-                    if Self.line(Int(slots[slot] - 1), of: text, starts: starts).elementsEqual(piece) { break }
-                    slot = (slot + 1) & (size - 1)
+            starts.withUnsafeBufferPointer { starts in
+                slots.withUnsafeMutableBufferPointer { slots in
+                    for line in 0..<lines {
+                        let piece = Self.line(line, of: text, starts: starts)
+                        guard !piece.isEmpty else { continue }
+                        var slot = Self.hash(piece, inWord: false) & (size - 1)
+                        while slots[slot] != 0 {
+                            // A piece listed twice keeps its first id.
+                            if Self.line(Int(slots[slot] - 1), of: text, starts: starts).elementsEqual(piece) { break }
+                            slot = (slot + 1) & (size - 1)
+                        }
+                        if slots[slot] == 0 { slots[slot] = Int32(line + 1) }
+                    }
                 }
-                if slots[slot] == 0 { slots[slot] = Int32(line + 1) }
             }
         }
         self.slots = slots
@@ -212,7 +219,7 @@ private struct Vocabulary: Sendable {
             while true {
                 let entry = slots[slot]
                 if entry == 0 { return nil }
-                var line = Self.line(Int(entry - 1), of: text, starts: lineStarts)
+                var line = lineStarts.withUnsafeBufferPointer { Self.line(Int(entry - 1), of: text, starts: $0) }
                 if inWord {
                     if line.count == bytes.count + 2, line[0] == Self.mark, line[1] == Self.mark {
                         line = UnsafeBufferPointer(rebasing: line[2...])
@@ -229,7 +236,7 @@ private struct Vocabulary: Sendable {
     private static let mark = UInt8(ascii: "#")
 
     /// Line `line`'s bytes, without its line end.
-    private static func line(_ line: Int, of text: UnsafeBufferPointer<UInt8>, starts: [Int32])
+    private static func line(_ line: Int, of text: UnsafeBufferPointer<UInt8>, starts: UnsafeBufferPointer<Int32>)
         -> UnsafeBufferPointer<UInt8>
     {
         let start = Int(starts[line])
