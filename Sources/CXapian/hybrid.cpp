@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "columns.hpp"
 #include "database.hpp"
@@ -177,6 +178,12 @@ class Best {
         std::push_heap(heap_.begin(), heap_.end(), better);
     }
 
+    /// The similarity an offer must pass to be kept: the worst kept once full (an offer equal to it
+    /// comes later in document order, so it is not better), else below any.
+    double floor() const {
+        return count_ > 0 && heap_.size() == count_ ? heap_.front().second : -std::numeric_limits<double>::infinity();
+    }
+
     std::vector<std::pair<Xapian::docid, double>> best_first() && {
         std::sort_heap(heap_.begin(), heap_.end(), better);
         return std::move(heap_);
@@ -233,6 +240,24 @@ std::vector<std::pair<Xapian::docid, double>> compare_in_full(const Xapian::Data
     return std::move(best).best_first();
 }
 
+/// Which of the 64 items from `first` (a multiple of 64) a scan compares, a bit each: those with a
+/// vector (`weights`, their codes' weights, 0 for none), visible (`visible`, null for every item),
+/// not expired by `now` (`expirations`, by document id) and not `excluded`.
+uint64_t compared(Xapian::docid first, const float *weights, const cx::DocumentBits *visible,
+                  const std::vector<double> &expirations, double now, Xapian::docid excluded) {
+    uint64_t with_vector = 0;
+    for (unsigned k = 0; k < 64; ++k) with_vector |= uint64_t(weights[k] != 0) << k;
+    uint64_t expired = 0;
+    if (first < expirations.size()) {
+        const size_t count = std::min<size_t>(64, expirations.size() - first);
+        for (unsigned k = 0; k < count; ++k) expired |= uint64_t(expirations[first + k] <= now) << k;
+    }
+    uint64_t bits = with_vector & ~expired;
+    if (visible != nullptr) bits &= first / 64 < visible->words.size() ? visible->words[first / 64] : 0;
+    if (excluded >= first && excluded - first < 64) bits &= ~(uint64_t(1) << (excluded - first));
+    return bits;
+}
+
 /// `nearest` over every item without the matcher: each item's kept code estimated, the nearest by
 /// estimate compared in full (`compare_in_full`), or, with no codes kept, each vector read from
 /// the value stream and compared; the items the search may not see (`visible`, null for none
@@ -254,17 +279,28 @@ std::vector<std::pair<Xapian::docid, double>> scan(const Xapian::Database &reade
         const cx::CodedQuery coded(vector, codes->dimensions, codes->residual.data());
         Best first(compared_in_full(count));
         std::vector<float> estimates(cx::MeaningCodes::block_items);
+        // The items are walked 64 at a time, as a mask of those the search compares (`compared`),
+        // with no branch an item's visibility or expiration decides; an estimate is offered only
+        // when it passes the worst kept, which most do not.
+        double floor = first.floor();
         for (size_t b = 0; b < codes->blocks.size(); ++b) {
             const cx::MeaningCodes::Block &block = *codes->blocks[b];
             cx::estimate_similarities(coded, block.bits.data(), cx::MeaningCodes::block_items, block.weights.data(),
                                       cx::MeaningCodes::block_items, estimates.data());
             const Xapian::docid base = Xapian::docid(b * cx::MeaningCodes::block_items);
-            for (size_t at = 0; at < cx::MeaningCodes::block_items; ++at) {
-                const Xapian::docid id = base + Xapian::docid(at);
-                if (block.weights[at] == 0 || skipped(id)) continue;
-                closeness.add(estimates[at]);
-                near += estimates[at] >= least_similarity;
-                first.offer(id, estimates[at]);
+            for (size_t group = 0; group < cx::MeaningCodes::block_items; group += 64) {
+                uint64_t left = compared(base + Xapian::docid(group), &block.weights[group], visible, expirations,
+                                         now, excluded);
+                for (; left != 0; left &= left - 1) {
+                    const size_t at = group + size_t(__builtin_ctzll(left));
+                    const double estimated = estimates[at];
+                    closeness.add(estimated);
+                    near += estimated >= least_similarity;
+                    if (estimated > floor) {
+                        first.offer(base + Xapian::docid(at), estimated);
+                        floor = first.floor();
+                    }
+                }
             }
         }
         std::vector<Xapian::docid> candidates;
