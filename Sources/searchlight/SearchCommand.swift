@@ -136,7 +136,6 @@ struct SearchCommand: ParsableCommand {
                 // A script's list is what the words select (SPEC §2.4): meaning only when named.
                 semanticRatio: semanticRatio ?? (format == .ids && !global.json ? 0 : nil), typos: typos == .on,
                 languages: languages.flatMap { $0.split(separator: ",").map(String.init) })
-            if search.semanticRatio != 0, !search.text.isEmpty { MeaningModel.loadInBackground() }
             let index = try SearchableIndex.openForReading(global)
             if interactive { return try runInteractive(search, in: index) }
             let results = try index.search(search, now: commandTime(now))

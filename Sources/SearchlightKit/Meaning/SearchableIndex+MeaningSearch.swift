@@ -127,15 +127,4 @@ extension MeaningModel {
             return try loaded!.get()
         }
     }
-
-    /// Starts loading the installed model, the one searches rank by, on a thread of its own, when
-    /// the machine has a core to spare and no model is loaded yet: a process about to search once
-    /// (the command line's `search`) then checks and maps the model while it opens the index and
-    /// reads the query, rather than after. A search waits for the load to end; a process that
-    /// does not search by meaning after all has only spent the other core's time.
-    public static func loadInBackground() {
-        guard CoreBudget.machine.cores > 1, loaded.withLock({ $0 == nil }) else { return }
-        // Without a thread to give, the search loads the model itself.
-        try? OSThread.start(name: "load model") { _ = try? shared() }
-    }
 }
