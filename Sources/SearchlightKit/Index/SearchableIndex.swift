@@ -164,17 +164,34 @@ public final class SearchableIndex: Sendable {
                     // A shard's connection is gone for good; its server may be back (restarted).
                     database = try Self.openReader(path: path, topology: topology)
                     return try body(database)
-                } catch  where (error.failure == .modified || error.failure == .notOpenable) && topology != nil {
+                } catch  where Self.isMovedOn(error) && topology != nil {
                     // The shards moved on by more than a commit while the spare view found them
                     // holding different batches, or a shard machine's replica switched to a new
-                    // copy under the view: a view of one batch is waited for.
-                    database = try Self.openReader(path: path, topology: topology)
-                    return try body(database)
+                    // copy under the view: a view of one batch is waited for, opened afresh up to
+                    // `freshViews` times, as a replica may switch again meanwhile.
+                    var attempt = 1
+                    while true {
+                        do throws(SearchlightError) {
+                            database = try Self.openReader(path: path, topology: topology)
+                            return try body(database)
+                        } catch  where Self.isMovedOn(error) && attempt < Self.freshViews {
+                            attempt += 1
+                        }
+                    }
                 }
             }
         } catch {
             throw Self.naming(unreachableShardOf: topology, in: error)
         }
+    }
+
+    /// How many times a topology's read opens a fresh view when its shards move on under it.
+    static let freshViews = 4
+
+    /// Whether a topology's read failed because its shards moved on under its view (a batch more
+    /// than a commit ahead, or a replica switched to a new copy).
+    static func isMovedOn(_ error: SearchlightError) -> Bool {
+        error.failure == .modified || error.failure == .notOpenable
     }
 
     /// Brings a reader to the latest commit: the current generation, opened from the path when the
