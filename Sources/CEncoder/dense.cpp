@@ -8,10 +8,9 @@
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <tuple>
 #include <stdexcept>
 #include <string>
-#include <utility>
+#include <tuple>
 
 namespace encoder {
 
@@ -22,7 +21,6 @@ void check(dnnl_status_t status, const char *doing) {
         throw std::runtime_error(
             std::string("oneDNN failed ") + doing + " (status " + std::to_string(int(status)) + ")");
 }
-
 
 /// How many lanes the reductions below keep apart, so that the compiler runs them many at a time
 /// (one float sum, or minimum, is a chain it keeps in order).
@@ -188,12 +186,12 @@ Dense::Dense(const float *weight, const float *bias, size_t columns, size_t dept
     : columns_(columns), depth_(depth), weight_(weight), bias_(bias) {}
 
 Dense::Dense(Int8Weights weights, const float *bias, size_t columns, size_t depth)
-    : columns_(columns), depth_(depth), bias_(bias), int8_(weights),
-      product_(&product(dnnl_u8, dnnl_s8, dnnl_s32, columns, depth, 0)) {}
+    : columns_(columns), depth_(depth), bias_(bias), int8_(weights), types_(int8_types),
+      product_(&product(types_, columns, depth, 0)) {}
 
 Dense::Dense(const uint16_t *weight, const float *bias, size_t columns, size_t depth)
-    : columns_(columns), depth_(depth), bias_(bias), bf16_(weight),
-      product_(&product(dnnl_bf16, dnnl_bf16, dnnl_f32, columns, depth, 0)) {}
+    : columns_(columns), depth_(depth), bias_(bias), bf16_(weight), types_(bf16_types),
+      product_(&product(types_, columns, depth, 0)) {}
 
 bool Dense::multiplies_bf16() {
 #if defined(__x86_64__)
@@ -211,20 +209,19 @@ struct Dense::Product {
     size_t pad_size = 0;
 };
 
-const Dense::Product &Dense::product(dnnl_data_type_t in_type, dnnl_data_type_t weights_type,
-                                     dnnl_data_type_t out_type, size_t columns, size_t depth, size_t rows) {
+const Dense::Product &Dense::product(Types types, size_t columns, size_t depth, size_t rows) {
     // Made for the first layer of a shape and kept for the process's life, as the libraries are.
     static std::mutex lock;
     static auto &made = *new std::map<std::tuple<int, int, int, size_t, size_t, size_t>, Product>();
     std::lock_guard<std::mutex> hold(lock);
-    Product &kept = made[{int(in_type), int(weights_type), int(out_type), columns, depth, rows}];
+    Product &kept = made[{int(types.in), int(types.weights), int(types.out), columns, depth, rows}];
     if (kept.primitive) return kept;
     // The weights [depth, columns] read from PyTorch's layout.
     const Libraries &l = libraries();
     const int64_t any = rows == 0 ? DNNL_RUNTIME_DIM_VAL : int64_t(rows);
-    const dnnl_memory_desc_t in = matrix(any, int64_t(depth), in_type, dnnl_ab);
-    const dnnl_memory_desc_t weights = matrix(int64_t(depth), int64_t(columns), weights_type, dnnl_ba);
-    const dnnl_memory_desc_t out = matrix(any, int64_t(columns), out_type, dnnl_ab);
+    const dnnl_memory_desc_t in = matrix(any, int64_t(depth), types.in, dnnl_ab);
+    const dnnl_memory_desc_t weights = matrix(int64_t(depth), int64_t(columns), types.weights, dnnl_ba);
+    const dnnl_memory_desc_t out = matrix(any, int64_t(columns), types.out, dnnl_ab);
     dnnl_matmul_desc_t desc;
     check(l.matmul_desc_init(&desc, &in, &weights, nullptr, &out), "describing a product");
     dnnl_primitive_attr_t attributes = nullptr;
@@ -294,18 +291,13 @@ void Dense::apply(const float *in, size_t rows, float *out, Then then, DenseScra
 
 void Dense::run_product(void *in, const void *weights, void *out, size_t rows, DenseScratch &scratch) const {
     const Libraries &l = libraries();
-    const bool int8 = bf16_ == nullptr;
     // `rows` is `product_rows`' (the caller's buffers hold them).
-    const Product &made =
-        rows > few_rows ? *product_
-                        : product(int8 ? dnnl_u8 : dnnl_bf16, int8 ? dnnl_s8 : dnnl_bf16, int8 ? dnnl_s32 : dnnl_f32,
-                                  columns_, depth_, rows);
+    const Product &made = rows > few_rows ? *product_ : product(types_, columns_, depth_, rows);
     if (!scratch.stream_)
         check(l.stream_create(&scratch.stream_, l.engine, dnnl_stream_default_flags), "making a stream");
-    Memory source(matrix(int64_t(rows), int64_t(depth_), int8 ? dnnl_u8 : dnnl_bf16, dnnl_ab), in);
-    Memory weight(matrix(int64_t(depth_), int64_t(columns_), int8 ? dnnl_s8 : dnnl_bf16, dnnl_ba),
-                  const_cast<void *>(weights));
-    Memory product(matrix(int64_t(rows), int64_t(columns_), int8 ? dnnl_s32 : dnnl_f32, dnnl_ab), out);
+    Memory source(matrix(int64_t(rows), int64_t(depth_), types_.in, dnnl_ab), in);
+    Memory weight(matrix(int64_t(depth_), int64_t(columns_), types_.weights, dnnl_ba), const_cast<void *>(weights));
+    Memory product(matrix(int64_t(rows), int64_t(columns_), types_.out, dnnl_ab), out);
     const dnnl_exec_arg_t arguments[] = {
         {DNNL_ARG_SRC, source.memory}, {DNNL_ARG_WEIGHTS, weight.memory}, {DNNL_ARG_DST, product.memory}};
     if (made.pad_size > 0) {

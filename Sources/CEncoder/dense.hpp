@@ -106,14 +106,21 @@ class Dense {
     Int8Weights int8_{};
     const uint16_t *bf16_ = nullptr;
 
+    /// The types a product reads and writes: its input, its weights and its output.
+    struct Types {
+        dnnl_data_type_t in, weights, out;
+    };
+    static constexpr Types int8_types{dnnl_u8, dnnl_s8, dnnl_s32}, bf16_types{dnnl_bf16, dnnl_bf16, dnnl_f32};
+    /// This layer's (int8 or bf16; unused by float).
+    Types types_{};
+
     void run_product(void *in, const void *weights, void *out, size_t rows, DenseScratch &scratch) const;
 
     /// oneDNN's product for this layer's shape and types over `rows` rows (0: any number), and the
     /// space each run asks of it: made once a process and shared by every layer of that shape (six
     /// layers, four shapes).
     struct Product;
-    static const Product &product(dnnl_data_type_t in, dnnl_data_type_t weights, dnnl_data_type_t out,
-                                  size_t columns, size_t depth, size_t rows);
+    static const Product &product(Types types, size_t columns, size_t depth, size_t rows);
     /// The product for any number of rows.
     const Product *product_ = nullptr;
 };
