@@ -93,6 +93,7 @@ cx_status cx_database_open_remote(const char *host, uint16_t port, uint32_t time
         auto database = std::make_unique<cx_database>();
         database->path = std::string(host) + ":" + std::to_string(port);
         database->sharded = true;
+        database->remote = true;
         database->reader = Xapian::Remote::open(host, port, timeout_ms, timeout_ms);
         if (cx_status status = check_format(*database, out_error)) return status;
         *out = database.release();
@@ -118,6 +119,7 @@ cx_status cx_database_open_shards(const char *name, const cx_shard *shards, size
                                           : Xapian::Remote::open(shard.host, shard.port, timeout_ms, timeout_ms);
             database->reader.add_database(opened);
             database->shards.push_back(opened);
+            database->remote = database->remote || shard.folder == nullptr;
         }
         if (cx_status status = check_format(*database, out_error)) return status;
         *out = database.release();

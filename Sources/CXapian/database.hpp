@@ -32,7 +32,12 @@ struct cx_database {
     /// use only what Xapian serialises and a server knows, since a posting source of
     /// Searchlight's own would see each shard with its own document ids (and a server has none
     /// of them), and rank the same however the items are spread over the shards (search.cpp).
+    /// Meaning is the exception: over local shards its posting source reads each shard's own
+    /// values, which the matcher numbers as one index does (hybrid.cpp).
     bool sharded = false;
+    /// A shard of it, or the index itself, is read through a shard server (`xapian-tcpsrv`), which
+    /// runs none of Searchlight's code: a search by meaning needs every vector at hand.
+    bool remote = false;
     /// Why searching this index is refused (another index format), or empty.
     std::string format_error;
     /// What searching it is refused with: `CX_ERR_EARLIER_FORMAT` for a format its next writer

@@ -353,9 +353,15 @@ void append_selection(const cx_query_node *nodes, size_t count, size_t index, st
 
 namespace cx {
 
+bool compares_meaning(const cx_database &database) {
+    // A shard server runs no posting source of Searchlight's. Local shards are compared as one index
+    // is, each through its own values, in a view, which knows its shards (`matching`).
+    return !database.remote && (!database.sharded || !database.shards.empty());
+}
+
 bool searches_by_meaning(const cx_database &database, const cx_search_request &request) {
     if (request.meaning == nullptr || request.meaning_dimensions == 0 || !(request.semantic_ratio > 0)) return false;
-    if (database.sharded) return false;
+    if (!compares_meaning(database)) return false;
     if (request.sort_key_count > 0 && request.sort_keys[0].slot != CX_SLOT_RELEVANCE) return false;
     return database.reader.get_value_freq(CX_SLOT_MEANING) > 0;
 }
@@ -432,13 +438,31 @@ std::vector<std::pair<Xapian::docid, double>> nearest(cx_database &database, Sna
     return found;
 }
 
-std::vector<Xapian::docid> matching(const Xapian::Database &reader, const Xapian::Query &query,
+std::vector<Xapian::docid> matching(const cx_database &database, const Xapian::Query &query,
                                     const std::vector<Xapian::docid> &ids) {
     if (ids.empty()) return {};
-    Xapian::Enquire enquire(reader);
-    set_counting_query(enquire, reader, Xapian::Query(Xapian::Query::OP_FILTER, query, id_query(ids)));
-    const Xapian::MSet mset = enquire.get_mset(0, Xapian::doccount(ids.size()));
-    std::vector<Xapian::docid> found(mset.begin(), mset.end());
+    const auto matched = [&query](const Xapian::Database &reader, const std::vector<Xapian::docid> &among) {
+        Xapian::Enquire enquire(reader);
+        set_counting_query(enquire, reader, Xapian::Query(Xapian::Query::OP_FILTER, query, id_query(among)));
+        const Xapian::MSet mset = enquire.get_mset(0, Xapian::doccount(among.size()));
+        return std::vector<Xapian::docid>(mset.begin(), mset.end());
+    };
+    const size_t shards = database.shards.size();
+    if (shards <= 1) {
+        std::vector<Xapian::docid> found = matched(database.reader, ids);
+        std::sort(found.begin(), found.end());
+        return found;
+    }
+    // A posting source of ids sees each shard with its own: the item `d` of the topology is the
+    // item `(d - 1) / k + 1` of its shard `(d - 1) % k`.
+    std::vector<std::vector<Xapian::docid>> local(shards);
+    for (Xapian::docid id : ids) local[(id - 1) % shards].push_back(Xapian::docid((id - 1) / shards + 1));
+    std::vector<Xapian::docid> found;
+    for (size_t shard = 0; shard < shards; ++shard) {
+        if (local[shard].empty()) continue;
+        for (Xapian::docid id : matched(database.shards[shard], local[shard]))
+            found.push_back(Xapian::docid((id - 1) * shards + shard + 1));
+    }
     std::sort(found.begin(), found.end());
     return found;
 }

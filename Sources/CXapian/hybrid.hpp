@@ -9,9 +9,13 @@
 
 namespace cx {
 
+/// Whether `database`'s vectors of meaning can be compared here: one index, or a view of local
+/// shards; not shards read through a shard server.
+bool compares_meaning(const cx_database &database);
+
 /// Whether a search of `request` on `database` ranks by meaning too: it carries a vector and a
-/// ratio above 0, is ordered by relevance, and the index is one database (not shards) holding
-/// vectors.
+/// ratio above 0, is ordered by relevance, and the index holds vectors it compares here
+/// (`compares_meaning`).
 bool searches_by_meaning(const cx_database &database, const cx_search_request &request);
 
 /// The query tree `nodes` less the plain words of its root: what selects the items a search may
@@ -37,8 +41,9 @@ std::vector<std::pair<Xapian::docid, double>> nearest(cx_database &database, Sna
                                                       double least_similarity, Xapian::doccount *matches = nullptr,
                                                       double *closeness = nullptr);
 
-/// The ones of `ids` (ascending) that `query` matches, ascending.
-std::vector<Xapian::docid> matching(const Xapian::Database &reader, const Xapian::Query &query,
+/// The ones of `ids` (ascending) that `query` matches, ascending; over a view of shards, each
+/// shard asked about its own items.
+std::vector<Xapian::docid> matching(const cx_database &database, const Xapian::Query &query,
                                     const std::vector<Xapian::docid> &ids);
 
 /// The stored vector of meaning of document `id`, as floats; empty when it has none.

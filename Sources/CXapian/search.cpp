@@ -423,7 +423,7 @@ Xapian::doccount run_hybrid(cx_database &database, cx_database *keeping, cx::Sna
     for (const auto &[id, similarity] : by_meaning)
         if (candidates.find(id) == candidates.end()) unread.push_back(id);
     std::sort(unread.begin(), unread.end());
-    const std::vector<Xapian::docid> also_by_words = cx::matching(reader, countable, unread);
+    const std::vector<Xapian::docid> also_by_words = cx::matching(database, countable, unread);
     uint64_t total = word_matches;
     for (const auto &[id, similarity] : by_meaning) {
         const bool stands_out = similarity >= standing_out;
@@ -575,8 +575,9 @@ cx_status cx_search_similar(cx_database *database, const cx_search_request *requ
     if (cx_status status = cx::require_open(database, out_error)) return status;
     if (request == nullptr) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no request", out_error);
     if (!database->format_error.empty()) return cx::fail(database->format_status, database->format_error, out_error);
-    if (database->sharded)
-        return cx::fail(CX_ERR_INVALID_ARGUMENT, "an index made of shards is not searched by meaning", out_error);
+    if (!cx::compares_meaning(*database))
+        return cx::fail(CX_ERR_INVALID_ARGUMENT, "shards read through a shard server are not searched by meaning",
+                        out_error);
     std::unique_ptr<cx_results> results;
     bool found = false;
     cx_status status = cx::with_retries(database, out_error, [&] {

@@ -33,7 +33,12 @@ struct EmbedCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors(global) {
-            try SearchableIndex.openForReading(global).close()
+            // An index that is not there is not made for nothing. A topology whose last writer
+            // stopped mid-batch is opened for writing at once, which completes the batch (a reader
+            // would wait for its shards to agree).
+            if try !SearchableIndex.hasUnfinishedBatch(at: global.indexPath) {
+                try SearchableIndex.openForReading(global).close()
+            }
             let model = try MeaningModel.installed()
             let index = try SearchableIndex.openForWriting(global, writer)
             if rebuild { try index.clearMeaning() }

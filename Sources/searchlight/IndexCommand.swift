@@ -167,7 +167,7 @@ struct IndexCommand: ParsableCommand {
     /// Gives the items added or changed their vectors of meaning, when the model is installed,
     /// until every item has one or `stop` is asked.
     func completeMeaning(_ index: SearchableIndex, stop: EmbeddingStop) throws -> MeaningReport? {
-        guard !noMeaning, !index.isMadeOfShards, let model = try MeaningModel.installedIfAny() else { return nil }
+        guard !noMeaning, !index.readsShardServers, let model = try MeaningModel.installedIfAny() else { return nil }
         let display = Progress(forced: progress, quiet: quiet)
         defer { display.finish() }
         return try index.completeMeaning(using: model, stop: stop, progress: display.meaning)

@@ -47,12 +47,15 @@ private let vocabulary = [
     "glacier", "recipe", "oven", "bread", "painting", "museum", "sculpture", "football", "stadium", "tennis",
 ]
 
-/// Items of three domains, public and private, some expired, made of `vocabulary`, with vectors.
-private func probeCatalogue(_ random: PseudoRandom) throws -> TestIndex {
-    let test = try pseudoRandomCatalogue(perBatch: 60, viewedEvery: 2, random: random) {
+/// Items of three domains, public and private, some expired, made of `vocabulary`, with vectors;
+/// `alike`, if given, is given the same items and theirs.
+private func probeCatalogue(_ random: PseudoRandom, alike: SearchableIndex? = nil) throws -> TestIndex {
+    let test = try pseudoRandomCatalogue(perBatch: 60, viewedEvery: 2, random: random, alike: alike) {
         vocabulary[random.next(vocabulary.count)]
     }
-    try test.index.completeMeaning(using: try MeaningModel.installed())
+    for index in [test.index] + (alike.map { [$0] } ?? []) {
+        try index.completeMeaning(using: try MeaningModel.installed())
+    }
     return test
 }
 
@@ -407,6 +410,61 @@ struct HybridSearchTests {
             }
         }
         #expect(compared == 96)
+    }
+
+    @Test(
+        "a writer's topology of local shards ranks by meaning as one index of the same items, and reveals nothing more"
+    )
+    func shardsAsOneIndex() throws {
+        let random = PseudoRandom(seed: 54)
+        let folder = try TemporaryFolder.subfolder("shards")
+        let topology = try TemporaryFolder.write("cluster", "auto shard-1\nauto shard-2\nauto shard-3\n", in: folder)
+        let sharded = try SearchableIndex(path: topology, access: .readWrite(lockTimeout: .seconds(5)))
+        let test = try probeCatalogue(random, alike: sharded)
+        let status = try sharded.meaningStatus()
+        let oneStatus = try test.index.meaningStatus()
+        #expect(status.withMeaning == status.items && status.items == oneStatus.items)
+        let reader = try SearchableIndex(path: topology, access: .readOnly)
+        func page(_ index: SearchableIndex, _ query: SearchQuery) throws -> [String] {
+            let page = try index.search(query, now: now)
+            return page.results.map {
+                "\($0.domain)/\($0.canonicalIdentifier) \($0.score)"
+                    + ($0.matchedBy.contains(.meaning) ? " meaning" : "")
+            }
+                + ["total \(page.total)"]
+        }
+        var byMeaning = 0
+        for domain in ["default", "com.other"] {
+            for scope in SearchQuery.Scope.allCases {
+                for _ in 0..<6 {
+                    let text =
+                        "\(vocabulary[random.next(vocabulary.count)]) \(vocabulary[random.next(vocabulary.count)])"
+                    for variant in [text, "\"\(text)\"", "\(text) -zqxjv", "title:\(text)"] {
+                        for ratio in [0.3, 1.0] {
+                            let query = SearchQuery(
+                                variant, domainIdentifier: domain, scope: scope, limit: 40, semanticRatio: ratio,
+                                typos: false)
+                            let one = try page(test.index, query)
+                            #expect(try page(reader, query) == one, "\(domain) \(scope) \(variant) \(ratio)")
+                            #expect(try page(sharded, query) == one, "\(domain) \(scope) \(variant) \(ratio)")
+                            if one.contains(where: { $0.contains("meaning") }) { byMeaning += 1 }
+                        }
+                    }
+                }
+                for item in try test.index.search(
+                    SearchQuery("", domainIdentifier: domain, scope: scope, limit: 4), now: now
+                )
+                .results {
+                    let query = SearchQuery("", domainIdentifier: domain, scope: scope, limit: 20)
+                    let near = try reader.similar(to: item.canonicalIdentifier, query: query, now: now)
+                    let one = try test.index.similar(to: item.canonicalIdentifier, query: query, now: now)
+                    #expect(near.results.map(\.canonicalIdentifier) == one.results.map(\.canonicalIdentifier))
+                    #expect(near.results.map(\.score) == one.results.map(\.score) && near.total == one.total)
+                }
+            }
+        }
+        #expect(byMeaning > 50, "\(byMeaning) pages with items found by meaning")
+        try sharded.close()
     }
 
     @Test("a ratio out of range is refused; without vectors a ratio asked for says how to make them")

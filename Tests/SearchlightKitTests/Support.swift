@@ -96,10 +96,10 @@ final class PseudoRandom {
 /// `word`: a title of 2 to 6 words, a description of 8 to 27, up to 2 keywords, in three domains,
 /// about a third private, a tenth expired and a tenth expiring the next day. 40 items of the second
 /// batch are removed, so that the document ids have gaps, and 30 of the third, every
-/// `viewedEvery`-th, have a view.
-func pseudoRandomCatalogue(perBatch: Int, viewedEvery: Int, random: PseudoRandom, word: () -> String) throws
-    -> TestIndex
-{
+/// `viewedEvery`-th, have a view. `alike`, if given, is given the same writes.
+func pseudoRandomCatalogue(
+    perBatch: Int, viewedEvery: Int, random: PseudoRandom, alike: SearchableIndex? = nil, word: () -> String
+) throws -> TestIndex {
     func words(_ count: Int) -> String { (0..<count).map { _ in word() }.joined(separator: " ") }
     let domains = ["default", "com.other", "com.third"]
     let test = try TestIndex()
@@ -119,13 +119,14 @@ func pseudoRandomCatalogue(perBatch: Int, viewedEvery: Int, random: PseudoRandom
                     mode: random.next(3) == 0 ? .private : .public, domain: domains[random.next(domains.count)],
                     expiration: expiration))
         }
-        try test.index.indexSearchableItems(items, now: now)
+        for index in [test.index] + (alike.map { [$0] } ?? []) { try index.indexSearchableItems(items, now: now) }
     }
-    for domain in domains {
-        let removed = (0..<40).map { "item/1-\($0 * 3 + domains.firstIndex(of: domain)!)" }
-        _ = try test.index.deleteSearchableItems(
-            withIdentifiers: removed, domainIdentifier: domain, includePublic: true)
+    for index in [test.index] + (alike.map { [$0] } ?? []) {
+        for domain in domains {
+            let removed = (0..<40).map { "item/1-\($0 * 3 + domains.firstIndex(of: domain)!)" }
+            _ = try index.deleteSearchableItems(withIdentifiers: removed, domainIdentifier: domain, includePublic: true)
+        }
+        _ = try index.recordViews(withIdentifiers: (0..<30).map { "item/2-\($0 * viewedEvery)" }, now: now)
     }
-    _ = try test.index.recordViews(withIdentifiers: (0..<30).map { "item/2-\($0 * viewedEvery)" }, now: now)
     return test
 }

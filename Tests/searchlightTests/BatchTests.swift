@@ -369,6 +369,64 @@ struct BatchTests {
         )
     }
 
+    @Test(
+        "killed (-9) while it gives a topology's items vectors, each batch of vectors is on every shard or none; the next run completes it"
+    )
+    func killedWhileEmbeddingShards() throws {
+        let workspace = try Workspace()
+        let writer = try workspace.write("writer", "auto shard-1\nauto shard-2\nauto shard-3\n")
+        try writeBatch(workspace, folder: "in", files: 4, items: 150)
+        let words = try workspace.run(["index", workspace.path + "/in", "--no-meaning", "--index", writer])
+        #expect(words.status == 0, "\(words.stderr)")
+        let journal = writer + ".journal"
+        var journaled = 0
+        for _ in 0..<6 {
+            let process = try startBinary(["embed", "--index", writer], environment: withMeaning)
+            // While a batch of vectors commits: from its journal's writing on, when the shards commit.
+            // A journal the last kill left goes first: the run completes its batch before any other.
+            let deadline = Date().addingTimeInterval(120)
+            while process.isRunning, FileManager.default.fileExists(atPath: journal), Date() < deadline {
+                usleep(200)
+            }
+            while process.isRunning, !FileManager.default.fileExists(atPath: journal), Date() < deadline {
+                usleep(200)
+            }
+            usleep(UInt32.random(in: 0...3_000))
+            kill(process.processIdentifier, SIGKILL)
+            _ = process.finish()
+            if FileManager.default.fileExists(atPath: journal) { journaled += 1 }
+            for shard in 1...3 { try checkWithXapian(workspace.path + "/shard-\(shard)") }
+            // A reader sees the shards at one batch, each with the vectors of the batches it holds.
+            let stats = try workspace.run(["stats", "--index", writer, "--json"])
+            #expect(stats.status == 0, "\(stats.stderr)")
+            #expect(try stats.object()["documents"] as? Int == 600)
+        }
+        #expect(journaled > 0, "no kill fell while the shards committed")
+        // The next run completes a batch left journaled, then gives the rest theirs.
+        let finished = try workspace.run(["embed", "--index", writer, "--json"], environment: withMeaning)
+        #expect(finished.status == 0, "\(finished.stderr)")
+        let report = try finished.object()
+        #expect(report["withMeaning"] as? Int == 600 && report["items"] as? Int == 600, "\(report)")
+        #expect(!FileManager.default.fileExists(atPath: journal))
+        let stats = try workspace.run(["stats", "--index", writer, "--json"]).object()
+        let batches = (stats["shards"] as? [[String: Any]] ?? []).compactMap { $0["batch"] as? Int }
+        #expect(batches.count == 3 && Set(batches).count == 1, "\(batches)")
+        for shard in 1...3 { try checkWithXapian(workspace.path + "/shard-\(shard)") }
+        // Every item has its own text's vector: the one one index gives it.
+        let one = workspace.path + "/one-index"
+        #expect(
+            try workspace.run(["index", workspace.path + "/in", "--index", one], environment: withMeaning).status == 0)
+        let answers = try [writer, one].map { index in
+            let similar = try workspace.run(
+                ["similar", "f1/7", "--all-domains", "--limit", "20", "--json", "--index", index],
+                environment: withMeaning)
+            #expect(similar.status == 0, "\(similar.stderr)")
+            return similar.stdout
+        }
+        #expect(answers[0] == answers[1])
+        #expect(!resultIdentifiers(answers[0]).isEmpty)
+    }
+
     enum Victim: String, CaseIterable, Sendable {
         case replicator = "a replicator"
         case shardServer = "a shard server"

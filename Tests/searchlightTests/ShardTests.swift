@@ -267,6 +267,66 @@ struct ShardTests {
         #expect(currentDatabase(workspace.path + "/shard-1").hasSuffix("gen-000001"))
     }
 
+    @Test(
+        "a writer's topology of local shards ranks by meaning as one index of the same items; shard servers by words alone"
+    )
+    func meaningAsOneIndex() throws {
+        let workspace = try Workspace()
+        let cluster = try Cluster(in: workspace)
+        let one = workspace.path + "/one-index"
+        for index in [cluster.writer, one] {
+            let run = try workspace.run(
+                ["index", repositoryRoot + "/corpus", "--index", index, "--now", corpusNow, "--json"],
+                environment: withMeaning)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect((try run.object()["embedded"] as? Int ?? 0) > 200, "\(run.stdout)")
+        }
+        /// A search's or similar's answer: its total, and each result's item, score and what found it.
+        func answer(_ arguments: [String], index: String) throws -> String {
+            let run = try workspace.run(
+                arguments + ["--index", index, "--now", corpusNow, "--limit", "50", "--json"], environment: withMeaning)
+            #expect(run.status == 0, "\(arguments): \(run.stderr)")
+            let object = try run.object()
+            let results = (object["results"] as? [[String: Any]] ?? []).map {
+                "\($0["domain"] ?? "")/\($0["canonicalIdentifier"] ?? "") \($0["score"] ?? "") \($0["matchedBy"] ?? "")"
+            }
+            return "total \(object["total"] ?? "none"): " + results.joined(separator: ", ")
+        }
+        // The shard tests' queries and questions nothing but meaning answers, at two ratios, in both
+        // scopes; exact words, as a topology reads them (docs/reference.md, *Typos*).
+        let questions = [["how do I send someone a link that opens the app"], ["a quick dinner for a weeknight"]]
+            .flatMap { [$0 + ["--all-domains"], $0 + ["--domain", "com.example.blog"]] }
+        var byMeaning = 0
+        for query in Self.queries + questions {
+            for ratio in ["0.3", "1"] {
+                let arguments = ["search"] + query + ["--semantic-ratio", ratio, "--typos", "off"]
+                let sharded = try answer(arguments, index: cluster.writer)
+                #expect(sharded == (try answer(arguments, index: one)), "\(arguments)")
+                if sharded.contains("meaning") { byMeaning += 1 }
+            }
+        }
+        #expect(byMeaning > 10, "\(byMeaning) answers found by meaning")
+        for (identifier, scope) in [
+            ("article/deep-linking-005", ["--all-domains"]), ("video/s1e02", ["--domain", "com.example.video"]),
+            ("article/link-attribution-050", ["--domain", "com.example.blog", "--query", "title:attribution"]),
+        ] {
+            let arguments = ["similar", identifier] + scope
+            let sharded = try answer(arguments, index: cluster.writer)
+            #expect(sharded == (try answer(arguments, index: one)), "\(arguments)")
+            #expect(sharded.contains("meaning"), "\(arguments): \(sharded)")
+        }
+        // Shard servers run no code of Searchlight's: their topology is searched by words alone, and a
+        // search that names a ratio, or similar, says so.
+        let words = ["search", "deep linking", "--all-domains", "--typos", "off"]
+        #expect(
+            try answer(words, index: cluster.topology) == (try answer(words + ["--semantic-ratio", "0"], index: one)))
+        for arguments in [words + ["--semantic-ratio", "0.5"], ["similar", "article/deep-linking-005"]] {
+            let run = try workspace.run(arguments + ["--index", cluster.topology], environment: withMeaning)
+            #expect(run.status == 1 && run.stderr.contains("code 2022"), "\(arguments): \(run.stderr)")
+            #expect(run.stderr.contains("shard servers"), "\(run.stderr)")
+        }
+    }
+
     @Test("indexing the same files again through shards changes nothing")
     func stableRouting() throws {
         let workspace = try Workspace()
@@ -401,7 +461,9 @@ struct ShardTests {
         #expect(status == 0, "\(printed)")
         #expect(printed.contains("$ searchlight index corpus") && printed.contains("127.0.0.1:\(base + 3)"))
         #expect(printed.contains("the search service served it") && printed.contains("Replicated lighthouse"))
-        #expect(printed.contains("127.0.0.1:\(base + 1)") && printed.contains("batch 1"))
+        // The words are batch 1; the vectors of meaning, 128 items a batch, the batches after it.
+        #expect(printed.contains("127.0.0.1:\(base + 1)") && printed.contains("given a vector of meaning"))
+        #expect(printed.range(of: #"items \([^)]*\), batch [2-9]"#, options: .regularExpression) != nil, "\(printed)")
         #expect(printed.contains(#""code":2014"#) && printed.contains("http://127.0.0.1:\(base + 21)"))
         let ports = [1, 2, 3, 10, 20, 21].map { String(base + $0) }.joined(separator: "|")
         let left = try runProgram("/usr/bin/pgrep", ["-f", "(--port (\(ports))|-p \(base + 10))"])

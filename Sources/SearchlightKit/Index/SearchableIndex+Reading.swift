@@ -45,7 +45,12 @@ extension SearchableIndex {
             offset: query.offset, limit: query.limit, relax: reading.relaxable, sort: reading.sort,
             facets: reading.facets, keepFieldsInMemory: keepsFieldsInMemory, typos: query.typos,
             languages: query.languages.compactMap(BranchUniversalObject.languageCode(of:)))
-        if let meaning = try Self.meaning(of: query, reading.expression, sort: reading.sort, database, now: now) {
+        if topology?.readsShardServers == true {
+            // Searched by words alone; a search that names a ratio asks for meaning.
+            if (query.semanticRatio ?? 0) > 0 { throw Self.shardServersHaveNoMeaning }
+        } else if let meaning = try Self.meaning(
+            of: query, reading.expression, sort: reading.sort, database, now: now)
+        {
             (shape.meaning, shape.semanticRatio) = meaning
             // Free text alone may find items by meaning; an explicit operator selects exactly.
             shape.meaningFinds = reading.relaxable && reading.expression.isFreeText

@@ -36,8 +36,11 @@ public final class SearchableIndex: Sendable {
     /// The shards, when `path` is a topology file (``Topology``).
     let topology: Topology?
 
-    /// Whether the index is made of shards (a topology file): searched by words alone.
+    /// Whether the index is made of shards (a topology file).
     public var isMadeOfShards: Bool { topology != nil }
+    /// Whether a shard is read through a shard server (a `remote` line of its topology): such an
+    /// index is searched by words alone, and its vectors of meaning are made by its writer.
+    public var readsShardServers: Bool { topology?.readsShardServers ?? false }
     /// A writer's handles on each shard of its topology, in its order; empty otherwise.
     let shardWriters: Mutex<[XapianDatabase]>
     /// For a topology: a second view of its shards, which becomes the view read once its shards

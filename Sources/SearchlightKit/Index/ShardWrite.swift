@@ -24,6 +24,9 @@ enum ShardWrite: Codable, Sendable {
     case addField(name: String, type: FieldType)
     /// Removes a custom field, and clears the stored items' values of it.
     case removeField(name: String)
+    /// Stores vectors of meaning, and marks the items the model does not read, by the shard's own
+    /// document ids; records `model` as the one that made them.
+    case meaning(entries: [XapianDatabase.Meaning], model: String)
     /// Removes every vector of meaning and the model recorded.
     case clearMeaning
     /// Records a domain's client state (``ClientStateUpdate``), as its metadata record.
@@ -43,6 +46,8 @@ enum ShardWrite: Codable, Sendable {
         case removed([XapianDatabase.RemovalOutcome])
         case viewed([Bool])
         case count(Int)
+        /// How many items were given a vector, and how many the mark of needing none.
+        case meaning(vectors: Int, unread: Int)
         /// The field added or removed (nil when the shard did not have the field to remove), and
         /// how many items it filled or cleared.
         case field(ItemAttribute?, items: Int)
@@ -67,6 +72,7 @@ enum ShardWrite: Codable, Sendable {
             case .viewed(let recorded): !recorded.contains(true)
             case .count(let count): count == 0
             case .field(let field, _): field == nil
+            case .meaning(let vectors, let unread): vectors + unread == 0
             case .done: false
             }
         }
@@ -109,6 +115,11 @@ enum ShardWrite: Codable, Sendable {
             fields.removeAll { $0.name == name }
             try shard.setCustomFields(fields)
             return .field(field, items: try shard.clearAttribute(field))
+        case .meaning(let entries, let model):
+            try SearchableIndex.requireModel(recorded: try shard.meaningModel())
+            let stored = try shard.setMeaning(entries)
+            if stored.vectors + stored.unread > 0, try shard.meaningModel() == nil { try shard.setMeaningModel(model) }
+            return .meaning(vectors: stored.vectors, unread: stored.unread)
         case .clearMeaning:
             try shard.clearMeaning()
             try shard.setMeaningModel(nil)

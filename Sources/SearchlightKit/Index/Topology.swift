@@ -38,6 +38,12 @@ struct Topology: Sendable {
     let path: String
     let shards: [Shard]
 
+    /// Whether a shard is read through a shard server, which runs none of Searchlight's code: such a
+    /// topology is searched by words alone.
+    var readsShardServers: Bool {
+        shards.contains { if case .remote = $0 { true } else { false } }
+    }
+
     /// The topology at `path`, or `nil` when `path` is not a file (an index folder, or nothing).
     ///
     /// - Throws: ``SearchlightError/Code/indexUnavailable`` naming the file and line of a line it

@@ -30,11 +30,34 @@ extension IndexTransaction {
     /// ``storeMeaning(_:)``, with how many items got a vector and how many the mark.
     func storeMeaningCounted(_ batch: MeaningBatch) throws(SearchlightError) -> (vectors: Int, unread: Int) {
         guard !batch.meanings.isEmpty else { return (0, 0) }
-        guard topology == nil else { throw SearchableIndex.shardsHaveNoMeaning }
+        if topology != nil { return try storeMeaningOnShards(batch) }
         let recorded = try database.meaningModel()
         try SearchableIndex.requireModel(recorded: recorded)
         if recorded == nil { try database.setMeaningModel(MeaningModel.name) }
         return try database.setMeaning(batch.meanings)
+    }
+
+    /// ``storeMeaningCounted(_:)`` for a topology, whose batch numbers its items as the topology does:
+    /// each vector goes to its item's shard (the item `d` of `k` shards is the item `(d - 1) / k + 1`
+    /// of the shard on line `(d - 1) % k + 1`), journaled with the batch.
+    private func storeMeaningOnShards(_ batch: MeaningBatch) throws(SearchlightError) -> (vectors: Int, unread: Int) {
+        let count = shards.count
+        var entries = Array(repeating: [XapianDatabase.Meaning](), count: count)
+        for meaning in batch.meanings {
+            let id = Int(meaning.position) - 1
+            entries[id % count].append(
+                .init(position: UInt32(id / count + 1), digest: meaning.digest, vector: meaning.vector))
+        }
+        var stored = (vectors: 0, unread: 0)
+        for (index, entries) in entries.enumerated() where !entries.isEmpty {
+            if case .meaning(let vectors, let unread) = try write(
+                .meaning(entries: entries, model: MeaningModel.name), on: index)
+            {
+                stored.vectors += vectors
+                stored.unread += unread
+            }
+        }
+        return stored
     }
 }
 
@@ -90,13 +113,13 @@ extension SearchableIndex {
     ///
     /// - Throws: ``SearchlightError/Code/meaningModelMismatch`` when the index's vectors were made
     ///   by another model (``clearMeaning()`` removes them), ``SearchlightError/Code/meaningUnavailable``
-    ///   for an index made of shards, which is searched by words alone.
+    ///   for a topology read through shard servers, whose vectors its writer makes.
     @discardableResult
     public func completeMeaning(
         using model: MeaningModel, chunk: Int = 128, stop: EmbeddingStop? = nil,
         progress: (MeaningReport) -> Void = { _ in }
     ) throws(SearchlightError) -> MeaningReport {
-        guard topology == nil else { throw Self.shardsHaveNoMeaning }
+        if topology?.readsShardServers == true { throw Self.shardServersHaveNoMeaning }
         var report = try meaningStatus()
         try Self.requireModel(recorded: report.model)
         guard report.withMeaning < report.items else { return report }
@@ -107,7 +130,13 @@ extension SearchableIndex {
                 return report
             }
             let stored = try performBatch { batch throws(SearchlightError) in
-                let embedded = try Self.embed(batch.database, from: next, limit: chunk, model: model, stop: stop)
+                // A topology's items are read as one index's, by their numbers across its shards.
+                let embedded =
+                    try topology == nil
+                    ? Self.embed(batch.database, from: next, limit: chunk, model: model, stop: stop)
+                    : read { database throws(SearchlightError) in
+                        try Self.embed(database, from: next, limit: chunk, model: model, stop: stop)
+                    }
                 next = embedded.next
                 return try batch.storeMeaningCounted(embedded)
             }
@@ -136,7 +165,7 @@ extension SearchableIndex {
         using model: MeaningModel, from first: UInt32 = 1, limit: Int, threads: Int = 0, stop: EmbeddingStop? = nil,
         inBackground: Bool = false
     ) throws(SearchlightError) -> MeaningBatch {
-        guard topology == nil else { throw Self.shardsHaveNoMeaning }
+        if topology?.readsShardServers == true { throw Self.shardServersHaveNoMeaning }
         return try read { database throws(SearchlightError) in
             try Self.requireModel(recorded: try database.meaningModel())
             return try Self.embed(
@@ -145,8 +174,10 @@ extension SearchableIndex {
         }
     }
 
-    static let shardsHaveNoMeaning = SearchlightError(
-        .meaningUnavailable, "An index made of shards is searched by words alone: it holds no vectors of meaning")
+    static let shardServersHaveNoMeaning = SearchlightError(
+        .meaningUnavailable,
+        "A topology read through shard servers is searched by words alone: meaning is compared over the "
+            + "writer's topology of local shards")
 
     /// Refuses vectors of the installed model for an index whose vectors another model made.
     static func requireModel(recorded: String?) throws(SearchlightError) {

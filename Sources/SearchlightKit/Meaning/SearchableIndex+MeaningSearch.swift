@@ -4,7 +4,7 @@ import Synchronization
 extension SearchableIndex {
     /// The vector of meaning a search of `query` ranks by, and the ratio it weighs it by; nil for
     /// a search by words alone: a ratio of 0, no free text, an order other than relevance, an
-    /// index of shards or without vectors, text the model does not read
+    /// index without vectors, text the model does not read
     /// (``MeaningModel/readText(of:lookUp:)``: the items the caller may see at `now` answer for
     /// the words it does not know), or, for a query that names no ratio, no model.
     ///
@@ -68,13 +68,13 @@ extension SearchableIndex {
     /// result's score is its similarity in percent (cosine × 100), at least 30.
     ///
     /// - Throws: ``SearchlightError/Code/itemNotFound`` when the query's caller may not see the
-    ///   item, ``SearchlightError/Code/meaningUnavailable`` when it has no vector of meaning or the
-    ///   index is made of shards.
+    ///   item, ``SearchlightError/Code/meaningUnavailable`` when it has no vector of meaning or a
+    ///   shard is read through a shard server.
     public func similar(
         to identifier: String, query: SearchQuery, now: Int64 = currentTime()
     ) throws(SearchlightError) -> SearchResults {
         let canonical = try BranchLink.canonicalIdentifier(in: identifier)
-        guard topology == nil else { throw Self.shardsHaveNoMeaning }
+        if topology?.readsShardServers == true { throw Self.shardServersHaveNoMeaning }
         // The item as `item(withIdentifier:)` finds it: the caller's own, or a public one; for
         // every domain, the first the scope sees.
         let found =

@@ -1,4 +1,5 @@
 internal import CXapian
+import FoundationEssentials
 
 // Items' vectors of meaning, kept as values (CX_SLOT_MEANING).
 
@@ -29,13 +30,44 @@ extension XapianDatabase {
     }
 
     /// One item's vector, for ``setMeaning(_:)``.
-    struct Meaning: Sendable {
+    struct Meaning: Sendable, Codable {
         /// The item's storage position and content digest when its text was read: the vector is
         /// not stored on an item rewritten since.
         var position: UInt32
         var digest: UInt64
         /// Empty for an item in a language the model does not read: it is marked as needing none.
         var vector: [Float]
+
+        init(position: UInt32, digest: UInt64, vector: [Float]) {
+            self.position = position
+            self.digest = digest
+            self.vector = vector
+        }
+
+        // A batch's journal keeps a vector as its floats' bytes (Base64 in JSON): a quarter of
+        // its numbers written out.
+        private enum CodingKeys: String, CodingKey { case position, digest, vector }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            position = try container.decode(UInt32.self, forKey: .position)
+            digest = try container.decode(UInt64.self, forKey: .digest)
+            let bytes = try container.decode(Data.self, forKey: .vector)
+            guard bytes.count % MemoryLayout<Float>.size == 0 else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .vector, in: container, debugDescription: "\(bytes.count) bytes are no vector of floats")
+            }
+            var vector = [Float](repeating: 0, count: bytes.count / MemoryLayout<Float>.size)
+            _ = vector.withUnsafeMutableBytes { bytes.copyBytes(to: $0) }
+            self.vector = vector
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(position, forKey: .position)
+            try container.encode(digest, forKey: .digest)
+            try container.encode(vector.withUnsafeBytes { Data($0) }, forKey: .vector)
+        }
     }
 
     /// Stores vectors, and marks the items in a language the model does not read, in the writer's
