@@ -30,9 +30,15 @@ struct MeaningServiceTests {
         }
     }
 
-    @Test("new items, and an item changed behind where the service last looked, get their vectors")
-    func newAndChangedItems() async throws {
-        let path = try TemporaryFolder.subfolder("meaning-service") + "/index"
+    @Test(
+        "new items, and an item changed behind where the service last looked, get their vectors, in a folder and over local shards",
+        arguments: ["folder", "shards"])
+    func newAndChangedItems(storage: String) async throws {
+        let folder = try TemporaryFolder.subfolder("meaning-service")
+        let path =
+            storage == "folder"
+            ? folder + "/index"
+            : try TemporaryFolder.write("cluster", "auto shard-1\nauto shard-2\nauto shard-3\n", in: folder)
         let pool = try IndexPool(path: path, readers: 2)
         let model = try MeaningModel.installed()
         let service = Task {
