@@ -265,13 +265,6 @@ std::shared_ptr<const Column> column(cx_database &database, Xapian::valueno slot
     return built;
 }
 
-std::shared_ptr<const Column> column_or_read(cx_database &database, const cx_search_request &request,
-                                             Xapian::valueno slot, bool number) {
-    if (keeps_fields(database, request))
-        if (std::shared_ptr<const Column> kept_column = column(database, slot, number)) return kept_column;
-    return read_column(database.reader, slot, number);
-}
-
 std::shared_ptr<const Lengths> lengths(cx_database &database) {
     const Xapian::Database &reader = database.reader;
     const size_t bytes = (size_t(reader.get_lastdocid()) + 1) * sizeof(Xapian::termcount);

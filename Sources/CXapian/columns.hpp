@@ -143,10 +143,6 @@ struct Written {
 /// Records `written` as what the commit that made revision `revision` of the database `uuid` wrote.
 void record_written(const std::string &uuid, Xapian::rev revision, Written written);
 
-/// The column of `slot` for a search of `request`: the kept one (`column`) when the search keeps
-/// fields (`keeps_fields`) and there is one, else one read for the caller alone.
-std::shared_ptr<const Column> column_or_read(cx_database &database, const cx_search_request &request,
-                                             Xapian::valueno slot, bool number);
 
 /// The most memory the kept columns of one revision take: 4 bytes an item for a text, 8 for a
 /// number, for each attribute counted (at 1,000,000 items, 12 MB for a category and a price), 4

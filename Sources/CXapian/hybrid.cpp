@@ -242,38 +242,48 @@ std::vector<std::pair<Xapian::docid, double>> compare_in_full(const Xapian::Data
 
 /// Which of the 64 items from `first` (a multiple of 64) a scan compares, a bit each: those with a
 /// vector (`weights`, their codes' weights, 0 for none), visible (`visible`, null for every item),
-/// not expired by `now` (`expirations`, by document id) and not `excluded`.
+/// not expired (`expired`, ascending, read on from `next`, which is left past the 64) and not
+/// `excluded`. The groups are asked in ascending order, every one of them.
 uint64_t compared(Xapian::docid first, const float *weights, const cx::DocumentBits *visible,
-                  const std::vector<double> &expirations, double now, Xapian::docid excluded) {
+                  const std::vector<Xapian::docid> &expired, size_t &next, Xapian::docid excluded) {
     uint64_t with_vector = 0;
     for (unsigned k = 0; k < 64; ++k) with_vector |= uint64_t(weights[k] != 0) << k;
-    uint64_t expired = 0;
-    if (first < expirations.size()) {
-        const size_t count = std::min<size_t>(64, expirations.size() - first);
-        for (unsigned k = 0; k < count; ++k) expired |= uint64_t(expirations[first + k] <= now) << k;
-    }
-    uint64_t bits = with_vector & ~expired;
+    uint64_t gone = 0;
+    for (; next < expired.size() && expired[next] - first < 64; ++next) gone |= uint64_t(1) << (expired[next] - first);
+    uint64_t bits = with_vector & ~gone;
     if (visible != nullptr) bits &= first / 64 < visible->words.size() ? visible->words[first / 64] : 0;
     if (excluded >= first && excluded - first < 64) bits &= ~(uint64_t(1) << (excluded - first));
     return bits;
 }
 
+/// The items expired at the request's time, in ascending document ids: those a handle that keeps
+/// fields keeps (`expired_items`), else read from the expiration's value stream, which holds only
+/// the items that can expire.
+std::shared_ptr<const std::vector<Xapian::docid>> expired_now(cx_database &database,
+                                                              const cx_search_request &request) {
+    if (cx::keeps_fields(database, request))
+        if (auto kept = cx::expired_items(database, request.now_ms)) return kept;
+    auto expired = std::make_shared<std::vector<Xapian::docid>>();
+    const Xapian::Database &reader = database.reader;
+    const double now = double(request.now_ms);
+    for (auto value = reader.valuestream_begin(cx::slot::expiration);
+         value != reader.valuestream_end(cx::slot::expiration); ++value)
+        if (Xapian::sortable_unserialise(*value) <= now) expired->push_back(value.get_docid());
+    return expired;
+}
+
 /// `nearest` over every item without the matcher: each item's kept code estimated, the nearest by
 /// estimate compared in full (`compare_in_full`), or, with no codes kept, each vector read from
 /// the value stream and compared; the items the search may not see (`visible`, null for none
-/// hidden), the expired ones (`expiry`'s numbers up to `now`) and `excluded` skipped, each
-/// compared one added to `closeness`.
+/// hidden), the `expired` ones (ascending) and `excluded` skipped, each compared one added to
+/// `closeness`.
 std::vector<std::pair<Xapian::docid, double>> scan(const Xapian::Database &reader, const cx::MeaningCodes *codes,
-                                                   const cx::DocumentBits *visible, const cx::Column &expiry,
-                                                   double now, Xapian::docid excluded, const float *vector,
-                                                   const cx::MeaningQuery &query, Xapian::doccount count,
-                                                   double least_similarity, Xapian::doccount *matches,
-                                                   Closeness &closeness) {
-    const std::vector<double> &expirations = expiry.numbers;
-    const auto skipped = [&](Xapian::docid id) {
-        return id == excluded || (id < expirations.size() && expirations[id] <= now) ||
-               (visible != nullptr && !visible->contains(id));
-    };
+                                                   const cx::DocumentBits *visible,
+                                                   const std::vector<Xapian::docid> &expired, Xapian::docid excluded,
+                                                   const float *vector, const cx::MeaningQuery &query,
+                                                   Xapian::doccount count, double least_similarity,
+                                                   Xapian::doccount *matches, Closeness &closeness) {
+    size_t next_expired = 0;
     Xapian::doccount near = 0;
     if (codes != nullptr) {
         const cx::CodedQuery coded(vector, codes->dimensions, codes->residual.data());
@@ -289,8 +299,8 @@ std::vector<std::pair<Xapian::docid, double>> scan(const Xapian::Database &reade
                                       cx::MeaningCodes::block_items, estimates.data());
             const Xapian::docid base = Xapian::docid(b * cx::MeaningCodes::block_items);
             for (size_t group = 0; group < cx::MeaningCodes::block_items; group += 64) {
-                uint64_t left = compared(base + Xapian::docid(group), &block.weights[group], visible, expirations,
-                                         now, excluded);
+                uint64_t left = compared(base + Xapian::docid(group), &block.weights[group], visible, expired,
+                                         next_expired, excluded);
                 for (; left != 0; left &= left - 1) {
                     const size_t at = group + size_t(__builtin_ctzll(left));
                     const double estimated = estimates[at];
@@ -314,7 +324,10 @@ std::vector<std::pair<Xapian::docid, double>> scan(const Xapian::Database &reade
     for (auto value = reader.valuestream_begin(CX_SLOT_MEANING); value != reader.valuestream_end(CX_SLOT_MEANING);
          ++value) {
         const Xapian::docid id = value.get_docid();
-        if (skipped(id) || !cx::is_vector(*value)) continue;
+        while (next_expired < expired.size() && expired[next_expired] < id) ++next_expired;
+        const bool gone = next_expired < expired.size() && expired[next_expired] == id;
+        if (gone || id == excluded || (visible != nullptr && !visible->contains(id)) || !cx::is_vector(*value))
+            continue;
         const double similarity = query.similarity(*value);
         closeness.add(similarity);
         if (similarity < least_similarity) continue;
@@ -397,13 +410,13 @@ std::vector<std::pair<Xapian::docid, double>> nearest(cx_database &database, Sna
     const auto closeness = std::make_shared<Closeness>();
     std::vector<std::pair<Xapian::docid, double>> found;
     if (selection == nullptr && visible_set(database, snapshot, request, visible)) {
-        const std::shared_ptr<const Column> expiry = column_or_read(database, request, slot::expiration, true);
+        const std::shared_ptr<const std::vector<Xapian::docid>> expired = expired_now(database, request);
         Xapian::docid excluded_id = 0;
         if (!excluded.empty()) {
             Xapian::PostingIterator posting = reader.postlist_begin(excluded);
             if (posting != reader.postlist_end(excluded)) excluded_id = *posting;
         }
-        found = scan(reader, codes.get(), visible.get(), *expiry, double(request.now_ms), excluded_id, vector, *query,
+        found = scan(reader, codes.get(), visible.get(), *expired, excluded_id, vector, *query,
                      count, least_similarity, matches, *closeness);
     } else {
         Xapian::Query selected = selection != nullptr ? *selection : cx::match_all();
