@@ -143,7 +143,6 @@ struct Written {
 /// Records `written` as what the commit that made revision `revision` of the database `uuid` wrote.
 void record_written(const std::string &uuid, Xapian::rev revision, Written written);
 
-
 /// The most memory the kept columns of one revision take: 4 bytes an item for a text, 8 for a
 /// number, for each attribute counted (at 1,000,000 items, 12 MB for a category and a price), 4
 /// bytes an item for the lengths, and 52 bytes an item for the codes of vectors of meaning.
