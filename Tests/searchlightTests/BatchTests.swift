@@ -227,7 +227,11 @@ final class BatchWriter: Sendable {
                 process.executableURL = URL(fileURLWithPath: binaryPath)
                 guard let file = try? batches.file(batch) else { break }
                 process.arguments = ["index", file, "--index", batches.writer]
-                process.environment = ProcessInfo.processInfo.environment.merging(Batches.changesets) { $1 }
+                // By words alone, as `startBinary` runs the binary: with the model, each batch would
+                // also give its items vectors.
+                process.environment = ProcessInfo.processInfo.environment.merging(
+                    Batches.changesets.merging(["SEARCHLIGHT_MODEL": "none"]) { $1 }
+                ) { $1 }
                 process.standardOutput = FileHandle.nullDevice
                 process.standardError = FileHandle.nullDevice
                 guard (try? process.run()) != nil else { break }
