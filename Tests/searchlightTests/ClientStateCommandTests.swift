@@ -124,7 +124,7 @@ struct ClientStateCommandTests {
         var random = SystemRandomNumberGenerator()
         var committed = 0
         var outcomes: Set<Bool> = []
-        for run in 0..<12 {
+        for run in 0..<20 {
             let next = committed + 1
             let process = try startBinary(indexing(page: next, expecting: committed))
             Thread.sleep(forTimeInterval: Double.random(in: 0.02...window, using: &random))
