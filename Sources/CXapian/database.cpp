@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "errors.hpp"
+#include "meaning_copy.hpp"
 #include "pairs.hpp"
 #include "read.hpp"
 #include "schema.hpp"
@@ -112,6 +113,7 @@ cx_status cx_database_open_shards(const char *name, const cx_shard *shards, size
         auto database = std::make_unique<cx_database>();
         database->path = name;
         database->sharded = true;
+        bool copied = true;
         for (size_t i = 0; i < count; ++i) {
             const cx_shard &shard = shards[i];
             Xapian::Database opened = shard.folder != nullptr
@@ -120,8 +122,10 @@ cx_status cx_database_open_shards(const char *name, const cx_shard *shards, size
             database->reader.add_database(opened);
             database->shards.push_back(opened);
             database->remote = database->remote || shard.folder == nullptr;
+            copied = copied && shard.meaning_copy != nullptr;
         }
         if (cx_status status = check_format(*database, out_error)) return status;
+        if (copied) database->meaning_copies = cx::meaning_copy::open_view(name, shards, count);
         *out = database.release();
         return CX_OK;
     } catch (...) {
@@ -140,6 +144,8 @@ cx_status cx_database_shard_metadata(cx_database *database, cx_text key, char **
             if (i > 0) values += '\n';
             values += database->shards[i].get_metadata(name);
         }
+        if (database->meaning_copies)
+            for (const Xapian::Database &copy : database->meaning_copies->shards) values += '\n' + copy.get_metadata(name);
         *out_values = cx::copy_bytes(values);
     });
 }
@@ -154,6 +160,7 @@ cx_status cx_database_close(cx_database *database, char **out_error) {
             database->writer.cancel_transaction();
         }
         database->reader.close();
+        if (database->meaning_copies) database->meaning_copies->reader.close();
         return CX_OK;
     } catch (...) {
         return cx::status_from_current_exception(out_error);
@@ -173,7 +180,10 @@ void cx_database_free(cx_database *database) {
 cx_status cx_database_reopen(cx_database *database, char **out_error) {
     if (database == nullptr || database->closed) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no open database", out_error);
     // Reopening reads the latest revision's roots; a commit in the meantime means reading again.
-    return cx::with_retries(database, out_error, [&] { database->reader.reopen(); });
+    return cx::with_retries(database, out_error, [&] {
+        database->reader.reopen();
+        if (database->meaning_copies) database->meaning_copies->reader.reopen();
+    });
 }
 
 cx_status cx_database_compact(cx_database *database, const char *destination, char **out_error) {

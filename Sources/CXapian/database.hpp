@@ -61,6 +61,14 @@ struct cx_database {
     /// readers of this process (`cx::record_written`).
     std::vector<std::string> written_words;
     std::vector<Xapian::docid> written_items;
+    /// A shard writer's vectors copy (`cx_database_keep_meaning_copy`, meaning_copy.hpp): its
+    /// folder, or empty; and the revision its transaction started from, as the copy is stamped
+    /// when it holds that revision.
+    std::string meaning_copy_path;
+    std::string meaning_copy_before;
+    /// A view of shards read through shard servers: a view of their vectors copies, in the same
+    /// order (`cx_shard::meaning_copy`), which its searches by meaning read; null otherwise.
+    std::shared_ptr<cx_database> meaning_copies;
     /// A writer's common words, read as its transaction begins: every item it stores gets their
     /// pairs (pairs.cpp). Null while the index has chosen none.
     std::shared_ptr<const cx::CommonWords> common_words;

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include "columns.hpp"
 #include "database.hpp"
@@ -338,6 +339,25 @@ std::vector<std::pair<Xapian::docid, double>> scan(const Xapian::Database &reade
     return std::move(best).best_first();
 }
 
+/// The items `selection` matches that a search of `request` may see now, asked of `database`'s shard
+/// servers, as a query of each vectors copy's own (`id_query` by shard).
+Xapian::Query shard_selection(cx_database &database, cx::Snapshot &snapshot, const cx_search_request &request,
+                              const Xapian::Query &selection) {
+    const Xapian::Database &reader = database.reader;
+    Xapian::Enquire enquire(reader);
+    cx::set_counting_query(enquire, reader, cx::visible_now(database, snapshot, request, selection, false));
+    enquire.set_docid_order(Xapian::Enquire::ASCENDING);
+    const Xapian::MSet mset = enquire.get_mset(0, std::max<Xapian::doccount>(1, reader.get_doccount()));
+    const size_t shards = database.shards.size();
+    std::vector<std::vector<Xapian::docid>> local(shards);
+    for (Xapian::docid id : mset) local[(id - 1) % shards].push_back(Xapian::docid((id - 1) / shards + 1));
+    auto by_shard = std::make_shared<cx::ShardIds>();
+    for (size_t shard = 0; shard < shards; ++shard)
+        (*by_shard)[database.meaning_copies->shards[shard].get_uuid()] =
+            std::make_shared<const std::vector<Xapian::docid>>(std::move(local[shard]));
+    return cx::id_query(std::move(by_shard));
+}
+
 /// Appends the subtree at `index` to `out`, less the plain words of its top AND.
 void append_selection(const cx_query_node *nodes, size_t count, size_t index, std::vector<cx_query_node> &out) {
     cx_query_node all{};
@@ -367,8 +387,10 @@ void append_selection(const cx_query_node *nodes, size_t count, size_t index, st
 namespace cx {
 
 bool compares_meaning(const cx_database &database) {
-    // A shard server runs no posting source of Searchlight's. Local shards are compared as one index
-    // is, each through its own values, in a view, which knows its shards (`matching`).
+    // A shard server runs no posting source of Searchlight's: shards read through servers are
+    // compared through their vectors copies. Local shards are compared as one index is, each
+    // through its own values, in a view, which knows its shards (`matching`).
+    if (database.meaning_copies) return true;
     return !database.remote && (!database.sharded || !database.shards.empty());
 }
 
@@ -376,7 +398,8 @@ bool searches_by_meaning(const cx_database &database, const cx_search_request &r
     if (request.meaning == nullptr || request.meaning_dimensions == 0 || !(request.semantic_ratio > 0)) return false;
     if (!compares_meaning(database)) return false;
     if (request.sort_key_count > 0 && request.sort_keys[0].slot != CX_SLOT_RELEVANCE) return false;
-    return database.reader.get_value_freq(CX_SLOT_MEANING) > 0;
+    const Xapian::Database &vectors = database.meaning_copies ? database.meaning_copies->reader : database.reader;
+    return vectors.get_value_freq(CX_SLOT_MEANING) > 0;
 }
 
 std::vector<cx_query_node> selection_nodes(const cx_query_node *nodes, size_t count) {
@@ -400,6 +423,14 @@ std::vector<std::pair<Xapian::docid, double>> nearest(cx_database &database, Sna
                                                       uint32_t dimensions, Xapian::doccount count,
                                                       double least_similarity, Xapian::doccount *matches,
                                                       double *closeness_out) {
+    if (database.meaning_copies) {
+        // Over the shards' vectors copies, numbered as the shards are; a selection is asked of the
+        // shard servers, and each copy given its shard's items.
+        std::optional<Xapian::Query> selected;
+        if (selection != nullptr) selected = shard_selection(database, snapshot, request, *selection);
+        return nearest(*database.meaning_copies, snapshot, request, selected ? &*selected : nullptr, excluded, vector,
+                       dimensions, count, least_similarity, matches, closeness_out);
+    }
     const Xapian::Database &reader = database.reader;
     const auto query = std::make_shared<const MeaningQuery>(vector, dimensions);
     if (matches != nullptr) *matches = 0;
@@ -454,6 +485,26 @@ std::vector<std::pair<Xapian::docid, double>> nearest(cx_database &database, Sna
 std::vector<Xapian::docid> matching(const cx_database &database, const Xapian::Query &query,
                                     const std::vector<Xapian::docid> &ids) {
     if (ids.empty()) return {};
+    if (database.remote) {
+        // A shard server knows the items by their unique terms, which their vectors copies hold.
+        if (!database.meaning_copies) return {};
+        const Xapian::Database &copies = database.meaning_copies->reader;
+        std::vector<Xapian::Query> uniques;
+        for (Xapian::docid id : ids) {
+            auto term = copies.termlist_begin(id);
+            term.skip_to(prefix::unique);
+            if (term != copies.termlist_end(id) && (*term).compare(0, prefix::unique.size(), prefix::unique) == 0)
+                uniques.emplace_back(*term);
+        }
+        Xapian::Enquire enquire(database.reader);
+        set_counting_query(enquire, database.reader,
+                           Xapian::Query(Xapian::Query::OP_FILTER, query,
+                                         Xapian::Query(Xapian::Query::OP_OR, uniques.begin(), uniques.end())));
+        const Xapian::MSet mset = enquire.get_mset(0, Xapian::doccount(ids.size()));
+        std::vector<Xapian::docid> found(mset.begin(), mset.end());
+        std::sort(found.begin(), found.end());
+        return found;
+    }
     const auto matched = [&query](const Xapian::Database &reader, const std::vector<Xapian::docid> &among) {
         Xapian::Enquire enquire(reader);
         set_counting_query(enquire, reader, Xapian::Query(Xapian::Query::OP_FILTER, query, id_query(among)));

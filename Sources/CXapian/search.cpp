@@ -592,7 +592,8 @@ cx_status cx_search_similar(cx_database *database, const cx_search_request *requ
         found = !item.empty();
         if (!found) return;
         const Xapian::docid id = *item.begin();
-        const std::vector<float> vector = cx::stored_vector(reader, id);
+        const std::vector<float> vector =
+            cx::stored_vector(database->meaning_copies ? database->meaning_copies->reader : reader, id);
         if (vector.empty()) {
             results->unembedded = true;
             return;

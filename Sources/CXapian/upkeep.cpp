@@ -3,6 +3,7 @@
 #include "upkeep.hpp"
 
 #include "columns.hpp"
+#include "meaning_copy.hpp"
 #include "tiers.hpp"
 #include "typos.hpp"
 
@@ -25,9 +26,18 @@ void committing(cx_database &database) {
         database.common_words = std::move(common);
     }
     flush_tiers(database);
+    if (!database.meaning_copy_path.empty()) database.meaning_copy_before = meaning_copy::stamp(database.writer);
 }
 
 void committed(cx_database &database) {
+    if (!database.meaning_copy_path.empty()) {
+        // The shard has committed: a copy that fails to follow stays at its last revision, and
+        // the next commit, or the next writer, compares it whole.
+        try {
+            meaning_copy::follow(database, database.meaning_copy_before, &database.written_items);
+        } catch (...) {
+        }
+    }
     Written written{std::move(database.written_words), std::move(database.written_items)};
     database.written_words.clear();
     database.written_items.clear();

@@ -1,6 +1,6 @@
 // What the index keeps beside Xapian's lists to answer faster (its accelerators: the impact tiers,
-// the phrase pairs and the common words they pair, and this process's readers' words for typos
-// and codes of vectors of meaning), kept true through one door: each function here is the one call
+// the phrase pairs and the common words they pair, this process's readers' words for typos
+// and codes of vectors of meaning, and a shard's vectors copy), kept true through one door: each function here is the one call
 // every path that changes the index makes at that moment (a transaction's store and commit, a bulk
 // build's apply and merge, a compaction). An accelerator added later is kept up to date here, and
 // nowhere else.
@@ -26,7 +26,8 @@ void rewritten(cx_database &database, Xapian::docid id);
 void committing(cx_database &database);
 
 /// After `database`'s transaction committed: the words its items hold, and the items it wrote, are
-/// recorded for this process's readers of the new revision.
+/// recorded for this process's readers of the new revision, and a shard's vectors copy follows
+/// (meaning_copy.hpp).
 void committed(cx_database &database);
 
 /// `database`'s transaction was cancelled, or its commit failed: what was noted for it is dropped.

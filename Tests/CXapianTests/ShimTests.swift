@@ -576,7 +576,7 @@ struct ShimTests {
         var opened: OpaquePointer?
         let shards = folders.map { strdup($0) }
         defer { for shard in shards { free(shard) } }
-        let specs = shards.map { cx_shard(folder: $0, host: nil, port: 0) }
+        let specs = shards.map { cx_shard(folder: $0, host: nil, port: 0, meaning_copy: nil) }
         #expect(call { cx_database_open_shards("topology", specs, specs.count, 1000, &opened, $0) }.status == CX_OK)
         let view = try #require(opened)
         defer { cx_database_free(view) }

@@ -268,7 +268,7 @@ struct ShardTests {
     }
 
     @Test(
-        "a writer's topology of local shards ranks by meaning as one index of the same items; shard servers by words alone"
+        "a topology ranks by meaning as one index of the same items: local shards, and shard servers with their vectors copies"
     )
     func meaningAsOneIndex() throws {
         let workspace = try Workspace()
@@ -292,6 +292,25 @@ struct ShardTests {
             }
             return "total \(object["total"] ?? "none"): " + results.joined(separator: ", ")
         }
+        // Shard servers run no code of Searchlight's: without their vectors copies, their topology is
+        // searched by words alone, and a search that names a ratio, or similar, says so.
+        let words = ["search", "deep linking", "--all-domains", "--typos", "off"]
+        #expect(
+            try answer(words, index: cluster.topology) == (try answer(words + ["--semantic-ratio", "0"], index: one)))
+        for arguments in [words + ["--semantic-ratio", "0.5"], ["similar", "article/deep-linking-005"]] {
+            let run = try workspace.run(arguments + ["--index", cluster.topology], environment: withMeaning)
+            #expect(run.status == 1 && run.stderr.contains("code 2022"), "\(arguments): \(run.stderr)")
+            #expect(run.stderr.contains("vectors copies"), "\(run.stderr)")
+        }
+        // The writer keeps each shard's vectors copy beside it; listed beside the servers' topology (here
+        // the writer's own copies, as xapian-replicate would bring them), they rank it by meaning.
+        let copies = workspace.path + "/cluster.meaning"
+        try "auto shard-1.meaning\nauto shard-2.meaning\n".write(toFile: copies, atomically: true, encoding: .utf8)
+        let short = try workspace.run(words + ["--index", cluster.topology], environment: withMeaning)
+        #expect(short.status == 1 && short.stderr.contains("lists 2 copies for the 3 shards"), "\(short.stderr)")
+        try "# the shards' vectors copies, in order\nauto shard-1.meaning\nauto shard-2.meaning\nauto shard-3.meaning\n"
+            .write(toFile: copies, atomically: true, encoding: .utf8)
+
         // The shard tests' queries and questions nothing but meaning answers, at two ratios, in both
         // scopes; exact words, as a topology reads them (docs/reference.md, *Typos*).
         let questions = [["how do I send someone a link that opens the app"], ["a quick dinner for a weeknight"]]
@@ -300,9 +319,10 @@ struct ShardTests {
         for query in Self.queries + questions {
             for ratio in ["0.3", "1"] {
                 let arguments = ["search"] + query + ["--semantic-ratio", ratio, "--typos", "off"]
-                let sharded = try answer(arguments, index: cluster.writer)
-                #expect(sharded == (try answer(arguments, index: one)), "\(arguments)")
-                if sharded.contains("meaning") { byMeaning += 1 }
+                let expected = try answer(arguments, index: one)
+                #expect(try answer(arguments, index: cluster.writer) == expected, "local shards: \(arguments)")
+                #expect(try answer(arguments, index: cluster.topology) == expected, "shard servers: \(arguments)")
+                if expected.contains("meaning") { byMeaning += 1 }
             }
         }
         #expect(byMeaning > 10, "\(byMeaning) answers found by meaning")
@@ -311,20 +331,79 @@ struct ShardTests {
             ("article/link-attribution-050", ["--domain", "com.example.blog", "--query", "title:attribution"]),
         ] {
             let arguments = ["similar", identifier] + scope
-            let sharded = try answer(arguments, index: cluster.writer)
-            #expect(sharded == (try answer(arguments, index: one)), "\(arguments)")
-            #expect(sharded.contains("meaning"), "\(arguments): \(sharded)")
+            let expected = try answer(arguments, index: one)
+            #expect(try answer(arguments, index: cluster.writer) == expected, "local shards: \(arguments)")
+            #expect(try answer(arguments, index: cluster.topology) == expected, "shard servers: \(arguments)")
+            #expect(expected.contains("meaning"), "\(arguments): \(expected)")
         }
-        // Shard servers run no code of Searchlight's: their topology is searched by words alone, and a
-        // search that names a ratio, or similar, says so.
-        let words = ["search", "deep linking", "--all-domains", "--typos", "off"]
-        #expect(
-            try answer(words, index: cluster.topology) == (try answer(words + ["--semantic-ratio", "0"], index: one)))
-        for arguments in [words + ["--semantic-ratio", "0.5"], ["similar", "article/deep-linking-005"]] {
-            let run = try workspace.run(arguments + ["--index", cluster.topology], environment: withMeaning)
-            #expect(run.status == 1 && run.stderr.contains("code 2022"), "\(arguments): \(run.stderr)")
-            #expect(run.stderr.contains("shard servers"), "\(run.stderr)")
+    }
+
+    @Test(
+        "shard servers' vectors copies follow the writer: a removal, an item made private, a bulk batch, a lost copy"
+    )
+    func meaningCopiesFollowTheWriter() throws {
+        let workspace = try Workspace()
+        let cluster = try Cluster(in: workspace)
+        let one = workspace.path + "/one-index"
+        try "auto shard-1.meaning\nauto shard-2.meaning\nauto shard-3.meaning\n"
+            .write(toFile: workspace.path + "/cluster.meaning", atomically: true, encoding: .utf8)
+        func onBoth(_ arguments: [String]) throws {
+            for index in [cluster.writer, one] {
+                let run = try workspace.run(arguments + ["--index", index], environment: withMeaning)
+                #expect(run.status == 0, "\(arguments): \(run.stderr)")
+            }
         }
+        /// Hybrid searches and similar, through the shard servers and their copies, and in one index.
+        func expectSame(_ step: String) throws {
+            let searches = [
+                ["search", "deep linking", "--all-domains"],
+                ["search", "link attribution", "--domain", "com.example.blog"],
+                ["search", "link attribution", "--domain", "com.example.shop"],
+                ["search", "how do I send someone a link that opens the app", "--all-domains"],
+                ["search", "deep -universal", "--domain", "com.example.blog"],
+                ["similar", "video/s1e02", "--all-domains"],
+            ]
+            let asked = searches.map { $0[0] == "search" ? $0 + ["--semantic-ratio", "0.5", "--typos", "off"] : $0 }
+            for arguments in asked {
+                let page = { (index: String) throws -> String in
+                    let run = try workspace.run(
+                        arguments + ["--index", index, "--now", corpusNow, "--limit", "30", "--json"],
+                        environment: withMeaning)
+                    #expect(run.status == 0, "\(step), \(arguments): \(run.stderr)")
+                    let object = try run.object()
+                    return "\(object["total"] ?? "none") "
+                        + (object["results"] as? [[String: Any]] ?? []).map {
+                            "\($0["canonicalIdentifier"] ?? "") \($0["score"] ?? "") \($0["matchedBy"] ?? "")"
+                        }.joined(separator: ", ")
+                }
+                #expect(try page(cluster.topology) == (try page(one)), "\(step): \(arguments)")
+            }
+        }
+        try onBoth(["index", repositoryRoot + "/corpus", "--now", corpusNow])
+        try expectSame("the corpus")
+        try onBoth(["remove", "article/deep-linking-005", "--domain", "com.example.blog", "--include-public"])
+        try expectSame("a removal")
+        // An item made private: the copy's terms of visibility change with it.
+        let articles =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: repositoryRoot + "/corpus/articles.json")))
+            as? [[String: Any]]
+        var item = try #require(
+            articles?.first { $0["$canonical_identifier"] as? String == "article/link-attribution-050" })
+        item["$publicly_indexable"] = false
+        let changed = workspace.path + "/private.json"
+        try JSONSerialization.data(withJSONObject: [item]).write(to: URL(fileURLWithPath: changed))
+        try onBoth(["index", changed, "--now", corpusNow])
+        try expectSame("an item made private")
+        // A bulk batch publishes each shard's next generation, whose copy is compared whole.
+        try writeBatch(workspace, folder: "bulk", files: 3, items: 1_500, filler: 40)
+        try onBoth(["index", workspace.path + "/bulk", "--no-meaning", "--now", corpusNow])
+        try expectSame("a bulk batch")
+        // A lost copy is made again by the next writer.
+        try FileManager.default.removeItem(atPath: workspace.path + "/shard-2.meaning")
+        let prune = try workspace.run(["prune", "--index", cluster.writer, "--now", corpusNow])
+        #expect(prune.status == 0, "\(prune.stderr)")
+        try expectSame("a lost copy")
     }
 
     @Test("indexing the same files again through shards changes nothing")

@@ -457,11 +457,13 @@ cx_status cx_database_open_remote(const char *_Nullable host, uint16_t port, uin
                                   cx_database *_Nullable *_Nonnull out, char *_Nullable *_Nullable out_error);
 
 /// One shard of a topology: a local database's `folder`, or else the `host` and `port` of the
-/// `xapian-tcpsrv` serving it.
+/// `xapian-tcpsrv` serving it, and the local folder of a copy of its vectors of meaning
+/// (`cx_database_keep_meaning_copy`), or NULL.
 typedef struct cx_shard {
     const char *_Nullable folder;
     const char *_Nullable host;
     uint16_t port;
+    const char *_Nullable meaning_copy;
 } cx_shard;
 
 /// Opens a read-only *view* of `count` shards searched as one database, named `name` in messages:
@@ -470,14 +472,31 @@ typedef struct cx_shard {
 /// its latest revision); a commit that overtakes it is reported as `CX_ERR_MODIFIED`, never read
 /// past. Remote shards are waited for up to `timeout_ms`. Returns what `cx_database_open` and
 /// `cx_database_open_remote` return.
+///
+/// When every shard names a vectors copy (`meaning_copy`), the view ranks by meaning over the
+/// copies, opened beside the shards and reopened with them: a search by meaning and
+/// `cx_search_similar` then answer as over local shards. Two copies of one database (the same
+/// UUID) are refused with `CX_ERR_INVALID_ARGUMENT`.
 cx_status cx_database_open_shards(const char *_Nullable name, const cx_shard *_Nullable shards, size_t count,
                                   uint32_t timeout_ms, cx_database *_Nullable *_Nonnull out,
                                   char *_Nullable *_Nullable out_error);
 
-/// Each shard's record under `key`, in the view's order, joined by newlines: a `malloc`-ed string
-/// for the caller to free. `CX_ERR_INVALID_ARGUMENT` for a handle that is not a view of shards.
+/// Each shard's record under `key`, in the view's order, then each vectors copy's, joined by
+/// newlines: a `malloc`-ed string for the caller to free. `CX_ERR_INVALID_ARGUMENT` for a handle
+/// that is not a view of shards.
 cx_status cx_database_shard_metadata(cx_database *_Nullable database, cx_text key,
                                      char *_Nullable *_Nonnull out_values, char *_Nullable *_Nullable out_error);
+
+/// Makes writable shard `database` keep a copy of its vectors of meaning in the database at
+/// `path` (created when missing): one small document an item that has a vector, at its document id,
+/// holding its vector, its expiration and the terms that say which item it is and who may see it,
+/// and the shard's batch number (`searchlight.batch`). The copy is brought up to date now (every
+/// item compared, unless it holds the shard's revision already) and follows each commit by the
+/// items it wrote; a copy that failed to follow a commit is compared whole at the next. A shard
+/// that has no vector gets no copy until it has one. Shard machines' search services read it
+/// through `xapian-replicate` (`cx_shard::meaning_copy`).
+cx_status cx_database_keep_meaning_copy(cx_database *_Nullable database, const char *_Nullable path,
+                                        char *_Nullable *_Nullable out_error);
 
 /// Closes the database, committing nothing that was not committed: a transaction still open is
 /// abandoned. Returns `CX_ERR_IO` if Xapian reports a failure while closing. The handle must

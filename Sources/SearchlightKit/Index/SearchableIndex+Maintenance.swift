@@ -144,8 +144,11 @@ extension SearchableIndex {
         try IndexLayout.publish(generation, at: path, from: writer.layout)
         built.folderLock = writer.folderLock
         writer.folderLock = nil
+        let copy = writer.meaningCopy
         try? writer.close()
         writer = built
+        // The copy compares the new generation's items with those it holds, and writes the changes.
+        if let copy { try built.keepMeaningCopy(at: copy) }
         IndexLayout.removeStale(at: path, keeping: [generation])
     }
 }

@@ -52,6 +52,14 @@ extension SearchableIndex {
         for case (.folder(let folder), let writer) in zip(topology.shards, writers) {
             IndexLayout.removeStale(at: folder, keeping: writer.layout.kept)
         }
+        do throws(SearchlightError) {
+            for case (.folder(let folder), let writer) in zip(topology.shards, writers) {
+                try writer.keepMeaningCopy(at: Topology.meaningCopy(ofShard: folder))
+            }
+        } catch {
+            for writer in writers { try? writer.close() }
+            throw error
+        }
         return (writers, opened.compactMap { try? $0.get().1 })
     }
 
@@ -142,7 +150,7 @@ extension SearchableIndex {
             }
             try? view.close()
             guard ContinuousClock.now < deadline else {
-                let listed = zip(topology.shards, batches).map { "\($0.name) at batch \($1)" }
+                let listed = zip(topology.batchHolders, batches).map { "\($0) at batch \($1)" }
                 throw SearchlightError(
                     .indexUnavailable,
                     "The shards of the index at \(topology.path) held different batches for \(waiting.secondsText) "

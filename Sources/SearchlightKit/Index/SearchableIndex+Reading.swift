@@ -45,7 +45,7 @@ extension SearchableIndex {
             offset: query.offset, limit: query.limit, relax: reading.relaxable, sort: reading.sort,
             facets: reading.facets, keepFieldsInMemory: keepsFieldsInMemory, typos: query.typos,
             languages: query.languages.compactMap(BranchUniversalObject.languageCode(of:)))
-        if topology?.readsShardServers == true {
+        if topology?.searchesByWordsAlone == true {
             // Searched by words alone; a search that names a ratio asks for meaning.
             if (query.semanticRatio ?? 0) > 0 { throw Self.shardServersHaveNoMeaning }
         } else if let meaning = try Self.meaning(

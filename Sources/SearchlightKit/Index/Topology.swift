@@ -37,11 +37,32 @@ struct Topology: Sendable {
     /// The topology file.
     let path: String
     let shards: [Shard]
+    /// The local folders of the shards' vectors copies, in the shards' order (the file
+    /// ``meaningCopiesPath(of:)`` lists them); empty when there is none.
+    var meaningCopies: [String] = []
 
     /// Whether a shard is read through a shard server, which runs none of Searchlight's code: such a
-    /// topology is searched by words alone.
+    /// topology is written by its writer alone, vectors of meaning included.
     var readsShardServers: Bool {
         shards.contains { if case .remote = $0 { true } else { false } }
+    }
+
+    /// Whether it is searched by words alone: a shard is read through a shard server, and no
+    /// vectors copies are listed beside it.
+    var searchesByWordsAlone: Bool { readsShardServers && meaningCopies.isEmpty }
+
+    /// The file beside the topology file `path` that lists its shards' vectors copies: `path`
+    /// and `.meaning`. Each line names one shard's copy, in the topology's order, as `auto FOLDER`:
+    /// a local folder that `xapian-replicate` follows from the writer's `SHARD.meaning`
+    /// (docs/operations.md, *Shards*).
+    static func meaningCopiesPath(of path: String) -> String { path + ".meaning" }
+
+    /// The vectors copy a writer keeps of its shard `folder`: the folder beside it named as it is,
+    /// with `.meaning`, which the writer's `xapian-replicate-server` serves with the shards.
+    static func meaningCopy(ofShard folder: String) -> String {
+        var folder = folder
+        while folder.count > 1, folder.hasSuffix("/") { folder.removeLast() }
+        return folder + ".meaning"
     }
 
     /// The topology at `path`, or `nil` when `path` is not a file (an index folder, or nothing).
@@ -84,8 +105,48 @@ struct Topology: Sendable {
                 "The topology file \(path) lists no shard: add a line `auto FOLDER` or `remote HOST:PORT` for each",
                 path: path, failure: .notOpenable)
         }
-        return Topology(path: path, shards: shards)
+        var topology = Topology(path: path, shards: shards)
+        topology.meaningCopies = try readMeaningCopies(of: topology)
+        return topology
     }
+
+    /// The folders ``meaningCopiesPath(of:)`` lists, or none when there is no such file.
+    private static func readMeaningCopies(of topology: Topology) throws(SearchlightError) -> [String] {
+        let file = meaningCopiesPath(of: topology.path)
+        guard FileSystem.kind(atPath: file) == .file else { return [] }
+        let text: String
+        do {
+            text = try String(contentsOfFile: file, encoding: .utf8)
+        } catch {
+            throw SearchlightError(
+                .indexUnavailable, "Cannot read the vectors copies file \(file): \(FileSystem.describe(error))",
+                failure: .notOpenable)
+        }
+        var folders: [String] = []
+        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            guard case .folder(let folder) = shard(String(line), relativeTo: file) else {
+                throw SearchlightError(
+                    .indexUnavailable,
+                    "Line \(number + 1) of the vectors copies file \(file) names no local folder: write "
+                        + "`auto FOLDER`, one line a shard of \(topology.path), in its order",
+                    path: file, line: number + 1, failure: .notOpenable)
+            }
+            folders.append(folder)
+        }
+        guard folders.count == topology.shards.count else {
+            throw SearchlightError(
+                .indexUnavailable,
+                "The vectors copies file \(file) lists \(folders.count) copies for the \(topology.shards.count) "
+                    + "shards of \(topology.path): list one a shard, in the topology's order",
+                path: file, failure: .notOpenable)
+        }
+        return folders
+    }
+
+    /// What each batch number a view reads belongs to, as messages name it: each shard, then each
+    /// vectors copy.
+    var batchHolders: [String] { shards.map(\.name) + meaningCopies.map { "the vectors copy \($0)" } }
 
     private static func shard(_ line: String, relativeTo file: String) -> Shard? {
         guard let space = line.firstIndex(of: " ") else { return nil }

@@ -119,7 +119,7 @@ extension SearchableIndex {
         using model: MeaningModel, chunk: Int = 128, stop: EmbeddingStop? = nil,
         progress: (MeaningReport) -> Void = { _ in }
     ) throws(SearchlightError) -> MeaningReport {
-        if topology?.readsShardServers == true { throw Self.shardServersHaveNoMeaning }
+        if topology?.readsShardServers == true { throw Self.shardServersMakeNoMeaning }
         var report = try meaningStatus()
         try Self.requireModel(recorded: report.model)
         guard report.withMeaning < report.items else { return report }
@@ -165,7 +165,7 @@ extension SearchableIndex {
         using model: MeaningModel, from first: UInt32 = 1, limit: Int, threads: Int = 0, stop: EmbeddingStop? = nil,
         inBackground: Bool = false
     ) throws(SearchlightError) -> MeaningBatch {
-        if topology?.readsShardServers == true { throw Self.shardServersHaveNoMeaning }
+        if topology?.readsShardServers == true { throw Self.shardServersMakeNoMeaning }
         return try read { database throws(SearchlightError) in
             try Self.requireModel(recorded: try database.meaningModel())
             return try Self.embed(
@@ -176,8 +176,14 @@ extension SearchableIndex {
 
     static let shardServersHaveNoMeaning = SearchlightError(
         .meaningUnavailable,
-        "A topology read through shard servers is searched by words alone: meaning is compared over the "
-            + "writer's topology of local shards")
+        "A topology read through shard servers is searched by words alone unless the file TOPOLOGY.meaning "
+            + "beside it lists its shards' vectors copies, which xapian-replicate brings from the writer "
+            + "(docs/operations.md, Shards)")
+
+    static let shardServersMakeNoMeaning = SearchlightError(
+        .meaningUnavailable,
+        "A topology read through shard servers is read-only: its writer, over its topology of local shards, "
+            + "gives the items their vectors of meaning")
 
     /// Refuses vectors of the installed model for an index whose vectors another model made.
     static func requireModel(recorded: String?) throws(SearchlightError) {

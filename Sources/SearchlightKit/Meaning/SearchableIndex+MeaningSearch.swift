@@ -74,7 +74,7 @@ extension SearchableIndex {
         to identifier: String, query: SearchQuery, now: Int64 = currentTime()
     ) throws(SearchlightError) -> SearchResults {
         let canonical = try BranchLink.canonicalIdentifier(in: identifier)
-        if topology?.readsShardServers == true { throw Self.shardServersHaveNoMeaning }
+        if topology?.searchesByWordsAlone == true { throw Self.shardServersHaveNoMeaning }
         // The item as `item(withIdentifier:)` finds it: the caller's own, or a public one; for
         // every domain, the first the scope sees.
         let found =

@@ -20,6 +20,9 @@ final class XapianDatabase: @unchecked Sendable {
     /// A writer's lock on its index folder, let go when the writer closes (or handed on to the
     /// writer of the next generation).
     var folderLock: FolderLock?
+    /// A shard writer's vectors copy (``keepMeaningCopy(at:)``), handed on to the writer of the
+    /// next generation.
+    private(set) var meaningCopy: String?
 
     /// Opens the database, or throws ``SearchlightError`` mapped from the shim's status.
     init(path: String, writable: Bool, layout: IndexLayout = .single) throws(SearchlightError) {
@@ -57,24 +60,39 @@ final class XapianDatabase: @unchecked Sendable {
         let hosts = topology.shards.map { shard -> String? in
             if case .remote(let host, _) = shard { host } else { nil }
         }
+        let copies = topology.shards.indices.map { topology.meaningCopies.isEmpty ? nil : topology.meaningCopies[$0] }
         var opened: OpaquePointer?
         let milliseconds = UInt32(clamping: Int(timeout.seconds * 1000))
         try Self.check(path: path) { error in
             withCStrings(folders) { folders in
                 withCStrings(hosts) { hosts in
-                    let shards = topology.shards.indices.map { index in
-                        var port: UInt16 = 0
-                        if case .remote(_, let given) = topology.shards[index] { port = given }
-                        return cx_shard(folder: folders[index], host: hosts[index], port: port)
+                    withCStrings(copies) { copies in
+                        let shards = topology.shards.indices.map { index in
+                            var port: UInt16 = 0
+                            if case .remote(_, let given) = topology.shards[index] { port = given }
+                            return cx_shard(
+                                folder: folders[index], host: hosts[index], port: port, meaning_copy: copies[index])
+                        }
+                        return cx_database_open_shards(path, shards, shards.count, milliseconds, &opened, error)
                     }
-                    return cx_database_open_shards(path, shards, shards.count, milliseconds, &opened, error)
                 }
             }
         }
         handle = opened
     }
 
-    /// The number of the batch each shard of a view holds, in the topology's order.
+    /// Makes a topology's shard writer keep a copy of its vectors of meaning in the database at
+    /// `path` (created once the shard has a vector), brought up to date now and after each commit:
+    /// what a search service that reads the shard through a shard server ranks by meaning over
+    /// (docs/operations.md, *Shards*).
+    func keepMeaningCopy(at path: String) throws(SearchlightError) {
+        let handle = try open()
+        try check { error in cx_database_keep_meaning_copy(handle, path, error) }
+        meaningCopy = path
+    }
+
+    /// The number of the batch each shard of a view holds, in the topology's order, then each of its
+    /// vectors copies (``Topology/batchHolders``).
     func shardBatches() throws(SearchlightError) -> [UInt64] {
         try shardMetadata(BatchJournal.batchKey).map { UInt64($0) ?? 0 }
     }
