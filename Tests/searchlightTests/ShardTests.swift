@@ -544,6 +544,8 @@ struct ShardTests {
         #expect(printed.contains("127.0.0.1:\(base + 1)") && printed.contains("given a vector of meaning"))
         #expect(printed.range(of: #"items \([^)]*\), batch [2-9]"#, options: .regularExpression) != nil, "\(printed)")
         #expect(printed.contains(#""code":2014"#) && printed.contains("http://127.0.0.1:\(base + 21)"))
+        // The search service's machine follows the shards' vectors copies, and ranks by meaning over them.
+        #expect(printed.contains("auto meaning/shard-3") && printed.contains("video/s1e12"), "\(printed)")
         let ports = [1, 2, 3, 10, 20, 21].map { String(base + $0) }.joined(separator: "|")
         let left = try runProgram("/usr/bin/pgrep", ["-f", "(--port (\(ports))|-p \(base + 10))"])
         #expect(left.status == 1, "a process of the demo is still running: \(left.output)")
