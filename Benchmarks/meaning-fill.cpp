@@ -2,11 +2,14 @@
 // hybrid searches at 200,000 items and more without embedding them all (about 100 items/s on 2
 // cores: half an hour at 200,000).
 //
-//   meaning-fill SAMPLE TARGET
+//   meaning-fill SAMPLE TARGET [SHARD SHARDS]
 //
 // SAMPLE is the current generation of an index whose items `searchlight embed` gave vectors (a few
-// thousand of the same corpus); TARGET the current generation of a copy of the big index. Each
-// document of TARGET gets the vector of a SAMPLE document, in turn, as the value Searchlight keeps
+// thousand of the same corpus); TARGET the current generation of a copy of the big index, or of
+// shard SHARD (from 1) of a topology of SHARDS. Document d of TARGET gets the vector of SAMPLE's
+// document (d - 1) mod its count, d numbered across the topology's shards as Xapian numbers them
+// (the item d of a shard is the item (d - 1) × SHARDS + SHARD of the topology), so that a topology
+// and one index of the same items get the same vectors. The vector is the value Searchlight keeps
 // it in (slot 1: a float scale and 384 signed bytes), and TARGET records SAMPLE's model. A search
 // by meaning reads and compares every vector whatever its content, so its cost is the real one;
 // the similarities, and so how many items pass the 0.3 floor, are real vectors' too. Built by
@@ -19,10 +22,12 @@
 #include <vector>
 
 int main(int argc, char **argv) {
-    if (argc != 3) {
-        std::cerr << "usage: meaning-fill SAMPLE TARGET\n";
+    if (argc != 3 && argc != 5) {
+        std::cerr << "usage: meaning-fill SAMPLE TARGET [SHARD SHARDS]\n";
         return 64;
     }
+    const Xapian::docid shard = argc == 5 ? Xapian::docid(std::stoul(argv[3])) : 1;
+    const Xapian::docid shards = argc == 5 ? Xapian::docid(std::stoul(argv[4])) : 1;
     constexpr Xapian::valueno meaning_slot = 1;
     const std::string model_key = "searchlight.meaning.model";
     try {
@@ -38,7 +43,8 @@ int main(int argc, char **argv) {
         size_t filled = 0;
         for (auto id = target.postlist_begin(""); id != target.postlist_end(""); ++id) {
             Xapian::Document document = target.get_document(*id);
-            document.add_value(meaning_slot, vectors[filled % vectors.size()]);
+            const Xapian::docid numbered = (*id - 1) * shards + shard;
+            document.add_value(meaning_slot, vectors[(numbered - 1) % vectors.size()]);
             target.replace_document(*id, document);
             if (++filled % 50000 == 0) target.commit();
         }

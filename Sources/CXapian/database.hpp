@@ -69,6 +69,9 @@ struct cx_database {
     /// A view of shards read through shard servers: a view of their vectors copies, in the same
     /// order (`cx_shard::meaning_copy`), which its searches by meaning read; null otherwise.
     std::shared_ptr<cx_database> meaning_copies;
+    /// That view's copies each as a read-only handle of its own, sharing the view's internals: what
+    /// a search by meaning asks as one index (meaning_copy.hpp).
+    std::vector<std::shared_ptr<cx_database>> each_copy;
     /// A writer's common words, read as its transaction begins: every item it stores gets their
     /// pairs (pairs.cpp). Null while the index has chosen none.
     std::shared_ptr<const cx::CommonWords> common_words;

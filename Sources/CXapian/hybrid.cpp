@@ -25,36 +25,12 @@
 
 namespace {
 
-/// The similarities of the items a search by meaning compared, for the query's closeness to them
-/// (`nearest`'s `closeness`): their mean, as if `unrelated_items` items of similarity 0 were
-/// among them, so that in an index of a handful of items, all of them near, the near ones are not
-/// their own yardstick. Among thousands, the mean itself.
-struct Closeness {
-    static constexpr double unrelated_items = 10;
-
-    double sum = 0;
-    Xapian::doccount count = 0;
-
-    void add(double similarity) {
-        sum += similarity;
-        ++count;
-    }
-    /// An item added at `estimate` (a compact code's), since compared in full at `similarity`.
-    void replace(double estimate, double similarity) { sum += similarity - estimate; }
-    /// An item added at `estimate` that has no vector after all.
-    void remove(double estimate) {
-        sum -= estimate;
-        --count;
-    }
-    double mean() const { return sum / (count + unrelated_items); }
-};
-
 /// Weighs each item with a vector by its cosine similarity with the query's vector (at least 0),
 /// adding each similarity to `closeness`. The matcher weighs every candidate it comes to: the
 /// source's greatest weight, 1, never lets it skip one.
 class MeaningSource : public Xapian::ValuePostingSource {
   public:
-    MeaningSource(std::shared_ptr<const cx::MeaningQuery> query, std::shared_ptr<Closeness> closeness)
+    MeaningSource(std::shared_ptr<const cx::MeaningQuery> query, std::shared_ptr<cx::Closeness> closeness)
         : Xapian::ValuePostingSource(CX_SLOT_MEANING), query_(std::move(query)), closeness_(std::move(closeness)) {}
 
     MeaningSource *clone() const override { return new MeaningSource(query_, closeness_); }
@@ -76,7 +52,7 @@ class MeaningSource : public Xapian::ValuePostingSource {
 
   private:
     std::shared_ptr<const cx::MeaningQuery> query_;
-    std::shared_ptr<Closeness> closeness_;
+    std::shared_ptr<cx::Closeness> closeness_;
 };
 
 /// The estimated cosine similarity of item `id`'s code with `coded`.
@@ -105,7 +81,7 @@ struct EstimatedNear {
 class CodedMeaningSource : public Xapian::PostingSource {
   public:
     CodedMeaningSource(std::shared_ptr<const cx::MeaningCodes> codes, std::shared_ptr<const cx::CodedQuery> query,
-                       std::shared_ptr<Closeness> closeness, std::shared_ptr<EstimatedNear> near)
+                       std::shared_ptr<cx::Closeness> closeness, std::shared_ptr<EstimatedNear> near)
         : codes_(std::move(codes)), query_(std::move(query)), closeness_(std::move(closeness)), near_(std::move(near)) {
     }
 
@@ -155,7 +131,7 @@ class CodedMeaningSource : public Xapian::PostingSource {
   private:
     std::shared_ptr<const cx::MeaningCodes> codes_;
     std::shared_ptr<const cx::CodedQuery> query_;
-    std::shared_ptr<Closeness> closeness_;
+    std::shared_ptr<cx::Closeness> closeness_;
     std::shared_ptr<EstimatedNear> near_;
     Xapian::docid current_ = 0;
 };
@@ -208,8 +184,8 @@ Xapian::doccount compared_in_full(Xapian::doccount count) { return std::max<Xapi
 /// The `count` best of `candidates` (the nearest by estimate, each of which `closeness` and
 /// `near` counted by its estimate) by their stored vectors compared in full with `query`, each at
 /// least `least_similarity` near. `near` then counts each candidate as compared in full. So does
-/// `closeness` when the candidates are every item it counted, which makes it the full comparison's;
-/// otherwise it keeps the estimates, whose mean over the items is the cosines' (a few hundred
+/// `closeness` when the candidates are `every` item it counted (of every shard's vectors copy, over
+/// shard servers), which makes it the full comparison's; otherwise it keeps the estimates, whose mean over the items is the cosines' (a few hundred
 /// nearest, whose estimates fall short of their cosines, compared in full among estimates would
 /// raise it: by 0.013 on CACM).
 std::vector<std::pair<Xapian::docid, double>> compare_in_full(const Xapian::Database &reader,
@@ -218,8 +194,8 @@ std::vector<std::pair<Xapian::docid, double>> compare_in_full(const Xapian::Data
                                                               const cx::MeaningQuery &query,
                                                               std::vector<Xapian::docid> candidates,
                                                               Xapian::doccount count, double least_similarity,
-                                                              Xapian::doccount &near, Closeness &closeness) {
-    const bool every = candidates.size() >= closeness.count;
+                                                              Xapian::doccount &near, cx::Closeness &closeness,
+                                                              bool every) {
     std::sort(candidates.begin(), candidates.end());
     Best best(count);
     auto value = reader.valuestream_begin(CX_SLOT_MEANING);
@@ -273,54 +249,95 @@ std::shared_ptr<const std::vector<Xapian::docid>> expired_now(cx_database &datab
     return expired;
 }
 
-/// `nearest` over every item without the matcher: each item's kept code estimated, the nearest by
-/// estimate compared in full (`compare_in_full`), or, with no codes kept, each vector read from
-/// the value stream and compared; the items the search may not see (`visible`, null for none
-/// hidden), the `expired` ones (ascending) and `excluded` skipped, each compared one added to
-/// `closeness`.
-std::vector<std::pair<Xapian::docid, double>> scan(const Xapian::Database &reader, const cx::MeaningCodes *codes,
-                                                   const cx::DocumentBits *visible,
-                                                   const std::vector<Xapian::docid> &expired, Xapian::docid excluded,
-                                                   const float *vector, const cx::MeaningQuery &query,
-                                                   Xapian::doccount count, double least_similarity,
-                                                   Xapian::doccount *matches, Closeness &closeness) {
-    size_t next_expired = 0;
+/// The first pass of a search by meaning over kept compact codes: the items nearest by estimate,
+/// best first (ties by document id), and how many are at least `least_similarity` near by estimate.
+struct FirstPass {
+    std::vector<std::pair<Xapian::docid, double>> nearest;
     Xapian::doccount near = 0;
-    if (codes != nullptr) {
-        const cx::CodedQuery coded(vector, codes->dimensions, codes->residual.data());
-        Best first(compared_in_full(count));
-        std::vector<float> estimates(cx::MeaningCodes::block_items);
-        // The items are walked 64 at a time, as a mask of those the search compares (`compared`),
-        // with no branch an item's visibility or expiration decides; an estimate is offered only
-        // when it passes the worst kept, which most do not.
-        double floor = first.floor();
-        for (size_t b = 0; b < codes->blocks.size(); ++b) {
-            const cx::MeaningCodes::Block &block = *codes->blocks[b];
-            cx::estimate_similarities(coded, block.bits.data(), cx::MeaningCodes::block_items, block.weights.data(),
-                                      cx::MeaningCodes::block_items, estimates.data());
-            const Xapian::docid base = Xapian::docid(b * cx::MeaningCodes::block_items);
-            for (size_t group = 0; group < cx::MeaningCodes::block_items; group += 64) {
-                uint64_t left = compared(base + Xapian::docid(group), &block.weights[group], visible, expired,
-                                         next_expired, excluded);
-                for (; left != 0; left &= left - 1) {
-                    const size_t at = group + size_t(__builtin_ctzll(left));
-                    const double estimated = estimates[at];
-                    closeness.add(estimated);
-                    near += estimated >= least_similarity;
-                    if (estimated > floor) {
-                        first.offer(base + Xapian::docid(at), estimated);
-                        floor = first.floor();
-                    }
+};
+
+/// The first pass without the matcher: each item's kept code estimated, the `depth` nearest kept;
+/// the items the search may not see (`visible`, null for none hidden), the `expired` ones
+/// (ascending) and `excluded` skipped, each estimated one added to `closeness`.
+FirstPass walk_codes(const cx::MeaningCodes &codes, const cx::CodedQuery &coded, const cx::DocumentBits *visible,
+                     const std::vector<Xapian::docid> &expired, Xapian::docid excluded, Xapian::doccount depth,
+                     double least_similarity, cx::Closeness &closeness) {
+    size_t next_expired = 0;
+    FirstPass pass;
+    Best first(depth);
+    std::vector<float> estimates(cx::MeaningCodes::block_items);
+    // The items are walked 64 at a time, as a mask of those the search compares (`compared`),
+    // with no branch an item's visibility or expiration decides; an estimate is offered only
+    // when it passes the worst kept, which most do not.
+    double floor = first.floor();
+    for (size_t b = 0; b < codes.blocks.size(); ++b) {
+        const cx::MeaningCodes::Block &block = *codes.blocks[b];
+        cx::estimate_similarities(coded, block.bits.data(), cx::MeaningCodes::block_items, block.weights.data(),
+                                  cx::MeaningCodes::block_items, estimates.data());
+        const Xapian::docid base = Xapian::docid(b * cx::MeaningCodes::block_items);
+        for (size_t group = 0; group < cx::MeaningCodes::block_items; group += 64) {
+            uint64_t left = compared(base + Xapian::docid(group), &block.weights[group], visible, expired,
+                                     next_expired, excluded);
+            for (; left != 0; left &= left - 1) {
+                const size_t at = group + size_t(__builtin_ctzll(left));
+                const double estimated = estimates[at];
+                closeness.add(estimated);
+                pass.near += estimated >= least_similarity;
+                if (estimated > floor) {
+                    first.offer(base + Xapian::docid(at), estimated);
+                    floor = first.floor();
                 }
             }
         }
-        std::vector<Xapian::docid> candidates;
-        for (const auto &[id, estimated] : std::move(first).best_first()) candidates.push_back(id);
-        auto found =
-            compare_in_full(reader, *codes, coded, query, std::move(candidates), count, least_similarity, near, closeness);
-        if (matches != nullptr) *matches = near;
-        return found;
     }
+    pass.nearest = std::move(first).best_first();
+    return pass;
+}
+
+/// The first pass through the matcher, over the items `among` selects that a search of `request`
+/// may see now: each one's kept code estimated, the `depth` nearest kept by the matcher, their
+/// weights the estimates (at least 0), as the matcher orders them; each estimated one added to
+/// `closeness`.
+FirstPass match_codes(cx_database &database, cx::Snapshot &snapshot, const cx_search_request &request,
+                      const Xapian::Query &among, std::shared_ptr<const cx::MeaningCodes> codes,
+                      std::shared_ptr<const cx::CodedQuery> coded, Xapian::doccount depth, double least_similarity,
+                      bool counted, const std::shared_ptr<cx::Closeness> &closeness) {
+    const Xapian::Database &reader = database.reader;
+    Xapian::Enquire enquire(reader);
+    const auto near = std::make_shared<EstimatedNear>(EstimatedNear{least_similarity, 0});
+    const Xapian::Query meaning((new CodedMeaningSource(std::move(codes), std::move(coded), closeness, near))->release());
+    // The selection filters and weighs nothing; the weights are the source's. (Under BoolWeight
+    // the matcher takes every weight for 0, and the cutoff then drops every match.)
+    cx::set_matchable_query(
+        enquire, reader,
+        Xapian::Query(Xapian::Query::OP_FILTER, meaning, cx::visible_now(database, snapshot, request, among, false)));
+    enquire.set_docid_order(Xapian::Enquire::ASCENDING);
+    // Estimates: the nearest few hundred, however near, are compared in full.
+    enquire.set_cutoff(0, 0);
+    const Xapian::MSet mset = enquire.get_mset(0, depth, counted ? reader.get_doccount() : 0);
+    FirstPass pass;
+    for (auto it = mset.begin(); it != mset.end(); ++it) pass.nearest.emplace_back(*it, it.get_weight());
+    pass.near = near->count;
+    return pass;
+}
+
+/// The document ids of a first pass's nearest.
+std::vector<Xapian::docid> ids_of(const std::vector<std::pair<Xapian::docid, double>> &nearest) {
+    std::vector<Xapian::docid> ids;
+    for (const auto &[id, estimated] : nearest) ids.push_back(id);
+    return ids;
+}
+
+/// `nearest` over every item without the matcher, with no codes kept: each vector read from the
+/// value stream and compared; the items the search may not see (`visible`, null for none hidden),
+/// the `expired` ones (ascending) and `excluded` skipped, each compared one added to `closeness`.
+std::vector<std::pair<Xapian::docid, double>> scan(const Xapian::Database &reader, const cx::DocumentBits *visible,
+                                                   const std::vector<Xapian::docid> &expired, Xapian::docid excluded,
+                                                   const cx::MeaningQuery &query, Xapian::doccount count,
+                                                   double least_similarity, Xapian::doccount *matches,
+                                                   cx::Closeness &closeness) {
+    size_t next_expired = 0;
+    Xapian::doccount near = 0;
     Best best(count);
     for (auto value = reader.valuestream_begin(CX_SLOT_MEANING); value != reader.valuestream_end(CX_SLOT_MEANING);
          ++value) {
@@ -340,9 +357,10 @@ std::vector<std::pair<Xapian::docid, double>> scan(const Xapian::Database &reade
 }
 
 /// The items `selection` matches that a search of `request` may see now, asked of `database`'s shard
-/// servers, as a query of each vectors copy's own (`id_query` by shard).
-Xapian::Query shard_selection(cx_database &database, cx::Snapshot &snapshot, const cx_search_request &request,
-                              const Xapian::Query &selection) {
+/// servers: each shard's, by its own ids (ascending).
+std::vector<std::vector<Xapian::docid>> shard_selection(cx_database &database, cx::Snapshot &snapshot,
+                                                        const cx_search_request &request,
+                                                        const Xapian::Query &selection) {
     const Xapian::Database &reader = database.reader;
     Xapian::Enquire enquire(reader);
     cx::set_counting_query(enquire, reader, cx::visible_now(database, snapshot, request, selection, false));
@@ -351,11 +369,158 @@ Xapian::Query shard_selection(cx_database &database, cx::Snapshot &snapshot, con
     const size_t shards = database.shards.size();
     std::vector<std::vector<Xapian::docid>> local(shards);
     for (Xapian::docid id : mset) local[(id - 1) % shards].push_back(Xapian::docid((id - 1) / shards + 1));
-    auto by_shard = std::make_shared<cx::ShardIds>();
-    for (size_t shard = 0; shard < shards; ++shard)
-        (*by_shard)[database.meaning_copies->shards[shard].get_uuid()] =
-            std::make_shared<const std::vector<Xapian::docid>>(std::move(local[shard]));
-    return cx::id_query(std::move(by_shard));
+    return local;
+}
+
+/// The unique term `excluded`'s document in `reader`, or 0.
+Xapian::docid document_of(const Xapian::Database &reader, const std::string &excluded) {
+    if (excluded.empty()) return 0;
+    Xapian::PostingIterator posting = reader.postlist_begin(excluded);
+    return posting != reader.postlist_end(excluded) ? *posting : 0;
+}
+
+/// `selection` (null: every item) less the item of unique term `excluded` (empty: none).
+Xapian::Query selected_less(const Xapian::Query *selection, const std::string &excluded) {
+    Xapian::Query selected = selection != nullptr ? *selection : cx::match_all();
+    if (!excluded.empty()) selected = Xapian::Query(Xapian::Query::OP_AND_NOT, selected, Xapian::Query(excluded));
+    return selected;
+}
+
+/// The first pass over one database's kept `codes`, `nearest`'s way: without the matcher when
+/// nothing is selected and the search's visibility is a set of items, else through it.
+FirstPass first_pass(cx_database &database, cx::Snapshot &snapshot, const cx_search_request &request,
+                     const Xapian::Query *selection, const std::string &excluded,
+                     const std::shared_ptr<const cx::MeaningCodes> &codes,
+                     const std::shared_ptr<const cx::CodedQuery> &coded, Xapian::doccount depth,
+                     double least_similarity, bool counted, cx::Closeness &closeness) {
+    std::shared_ptr<const cx::DocumentBits> visible;
+    if (selection == nullptr && cx::visible_set(database, snapshot, request, visible))
+        return walk_codes(*codes, *coded, visible.get(), *expired_now(database, request),
+                          document_of(database.reader, excluded), depth, least_similarity, closeness);
+    const auto shared = std::make_shared<cx::Closeness>();
+    FirstPass pass = match_codes(database, snapshot, request, selected_less(selection, excluded), codes, coded, depth,
+                                 least_similarity, counted, shared);
+    closeness.merge(*shared);
+    return pass;
+}
+
+/// `nearest` over one database with no codes kept, each vector compared in full: without the
+/// matcher when nothing is selected and the search's visibility is a set of items, else through it.
+std::vector<std::pair<Xapian::docid, double>> compared_fully(cx_database &database, cx::Snapshot &snapshot,
+                                                             const cx_search_request &request,
+                                                             const Xapian::Query *selection,
+                                                             const std::string &excluded, const float *vector,
+                                                             uint32_t dimensions, Xapian::doccount count,
+                                                             double least_similarity, Xapian::doccount *matches,
+                                                             cx::Closeness &closeness) {
+    const Xapian::Database &reader = database.reader;
+    const auto query = std::make_shared<const cx::MeaningQuery>(vector, dimensions);
+    std::shared_ptr<const cx::DocumentBits> visible;
+    if (selection == nullptr && cx::visible_set(database, snapshot, request, visible))
+        return scan(reader, visible.get(), *expired_now(database, request), document_of(reader, excluded), *query,
+                    count, least_similarity, matches, closeness);
+    const auto shared = std::make_shared<cx::Closeness>();
+    Xapian::Enquire enquire(reader);
+    // The selection filters and weighs nothing; the weights are the source's. (Under BoolWeight
+    // the matcher takes every weight for 0, and the cutoff then drops every match.)
+    cx::set_matchable_query(
+        enquire, reader,
+        Xapian::Query(Xapian::Query::OP_FILTER, Xapian::Query((new MeaningSource(query, shared))->release()),
+                      cx::visible_now(database, snapshot, request, selected_less(selection, excluded), false)));
+    enquire.set_docid_order(Xapian::Enquire::ASCENDING);
+    enquire.set_cutoff(0, least_similarity);
+    const Xapian::MSet mset = enquire.get_mset(0, count, matches != nullptr ? reader.get_doccount() : 0);
+    std::vector<std::pair<Xapian::docid, double>> found;
+    for (auto it = mset.begin(); it != mset.end(); ++it) found.emplace_back(*it, it.get_weight());
+    if (matches != nullptr) *matches = mset.get_matches_estimated();
+    closeness.merge(*shared);
+    return found;
+}
+
+/// Orders `found` best first, ties by document id, as one index's search by meaning does, and keeps
+/// the first `count`.
+void keep_best(std::vector<std::pair<Xapian::docid, double>> &found, size_t count) {
+    std::sort(found.begin(), found.end(), [](const auto &a, const auto &b) {
+        return a.second != b.second ? a.second > b.second : a.first < b.first;
+    });
+    if (found.size() > count) found.resize(count);
+}
+
+/// `nearest` over a view of shard servers: each shard's vectors copy asked as one index is (its
+/// kept codes, visibility and expired items), a selection given to it as the items the servers
+/// match on its shard, and the answers numbered as the shards number them (the item `d` of shard
+/// `s` of `k` is `(d - 1) × k + s + 1`). With codes kept for every copy, the copies' estimates take
+/// their mean residual together, as one index's do, and the nearest by estimate across them are
+/// compared in full: the answer is one index's of the same items.
+std::vector<std::pair<Xapian::docid, double>> nearest_over_copies(
+    cx_database &database, cx::Snapshot &snapshot, const cx_search_request &request, const Xapian::Query *selection,
+    const std::string &excluded, const float *vector, uint32_t dimensions, Xapian::doccount count,
+    double least_similarity, Xapian::doccount *matches, cx::Closeness *closeness_out) {
+    const std::vector<std::shared_ptr<cx_database>> &copies = database.meaning_copies->each_copy;
+    const size_t shards = copies.size();
+    std::vector<std::optional<Xapian::Query>> among(shards);
+    if (selection != nullptr) {
+        std::vector<std::vector<Xapian::docid>> selected = shard_selection(database, snapshot, request, *selection);
+        for (size_t shard = 0; shard < shards; ++shard) among[shard] = cx::id_query(std::move(selected[shard]));
+    }
+    const auto numbered = [shards](size_t shard, Xapian::docid id) {
+        return Xapian::docid((id - 1) * shards + shard + 1);
+    };
+    std::vector<std::shared_ptr<const cx::MeaningCodes>> codes(shards);
+    bool coded = true;
+    for (size_t shard = 0; shard < shards && coded; ++shard) {
+        codes[shard] = cx::keeps_fields(*copies[shard], request) ? cx::meaning_codes(*copies[shard], dimensions) : nullptr;
+        coded = codes[shard] != nullptr;
+    }
+    cx::Closeness closeness;
+    Xapian::doccount near = 0;
+    std::vector<std::pair<Xapian::docid, double>> found;
+    if (!coded) {
+        for (size_t shard = 0; shard < shards; ++shard) {
+            Xapian::doccount shard_near = 0;
+            for (const auto &[id, similarity] :
+                 compared_fully(*copies[shard], *cx::snapshot(*copies[shard]), request,
+                                among[shard] ? &*among[shard] : nullptr, excluded, vector, dimensions, count,
+                                least_similarity, matches != nullptr ? &shard_near : nullptr, closeness))
+                found.emplace_back(numbered(shard, id), similarity);
+            near += shard_near;
+        }
+    } else {
+        // The mean residual of every copy's items, as one index of them keeps it.
+        std::vector<double> sum(dimensions, 0);
+        double items = 0;
+        for (const auto &kept : codes) {
+            for (uint32_t j = 0; j < dimensions && j < kept->residual.size(); ++j)
+                sum[j] += double(kept->residual[j]) * kept->count;
+            items += kept->count;
+        }
+        std::vector<float> residual(dimensions);
+        for (uint32_t j = 0; j < dimensions; ++j) residual[j] = items > 0 ? float(sum[j] / items) : 0;
+        const auto query_code = std::make_shared<const cx::CodedQuery>(vector, dimensions, residual.data());
+        const Xapian::doccount depth = compared_in_full(count);
+        std::vector<std::pair<Xapian::docid, double>> estimated;
+        for (size_t shard = 0; shard < shards; ++shard) {
+            FirstPass pass = first_pass(*copies[shard], *cx::snapshot(*copies[shard]), request,
+                                        among[shard] ? &*among[shard] : nullptr, excluded, codes[shard], query_code,
+                                        depth, least_similarity, matches != nullptr, closeness);
+            for (const auto &[id, estimate] : pass.nearest) estimated.emplace_back(numbered(shard, id), estimate);
+            near += pass.near;
+        }
+        keep_best(estimated, depth);
+        const bool every = estimated.size() >= closeness.count;
+        std::vector<std::vector<Xapian::docid>> candidates(shards);
+        for (const auto &[id, estimate] : estimated) candidates[(id - 1) % shards].push_back((id - 1) / shards + 1);
+        const cx::MeaningQuery query(vector, dimensions);
+        for (size_t shard = 0; shard < shards; ++shard)
+            for (const auto &[id, similarity] :
+                 compare_in_full(copies[shard]->reader, *codes[shard], *query_code, query, std::move(candidates[shard]),
+                                 count, least_similarity, near, closeness, every))
+                found.emplace_back(numbered(shard, id), similarity);
+    }
+    keep_best(found, count);
+    if (matches != nullptr) *matches = near;
+    if (closeness_out != nullptr) *closeness_out = closeness;
+    return found;
 }
 
 /// Appends the subtree at `index` to `out`, less the plain words of its top AND.
@@ -422,63 +587,30 @@ std::vector<std::pair<Xapian::docid, double>> nearest(cx_database &database, Sna
                                                       const std::string &excluded, const float *vector,
                                                       uint32_t dimensions, Xapian::doccount count,
                                                       double least_similarity, Xapian::doccount *matches,
-                                                      double *closeness_out) {
-    if (database.meaning_copies) {
-        // Over the shards' vectors copies, numbered as the shards are; a selection is asked of the
-        // shard servers, and each copy given its shard's items.
-        std::optional<Xapian::Query> selected;
-        if (selection != nullptr) selected = shard_selection(database, snapshot, request, *selection);
-        return nearest(*database.meaning_copies, snapshot, request, selected ? &*selected : nullptr, excluded, vector,
-                       dimensions, count, least_similarity, matches, closeness_out);
-    }
-    const Xapian::Database &reader = database.reader;
-    const auto query = std::make_shared<const MeaningQuery>(vector, dimensions);
-    if (matches != nullptr) *matches = 0;
-    if (count == 0 && matches == nullptr) return {};
-    std::shared_ptr<const DocumentBits> visible;
+                                                      cx::Closeness *closeness_out) {
+    if (database.meaning_copies)
+        return nearest_over_copies(database, snapshot, request, selection, excluded, vector, dimensions, count,
+                                   least_similarity, matches, closeness_out);
     const std::shared_ptr<const MeaningCodes> codes =
         keeps_fields(database, request) ? cx::meaning_codes(database, dimensions) : nullptr;
-    const auto closeness = std::make_shared<Closeness>();
+    Closeness closeness;
+    if (matches != nullptr) *matches = 0;
     std::vector<std::pair<Xapian::docid, double>> found;
-    if (selection == nullptr && visible_set(database, snapshot, request, visible)) {
-        const std::shared_ptr<const std::vector<Xapian::docid>> expired = expired_now(database, request);
-        Xapian::docid excluded_id = 0;
-        if (!excluded.empty()) {
-            Xapian::PostingIterator posting = reader.postlist_begin(excluded);
-            if (posting != reader.postlist_end(excluded)) excluded_id = *posting;
-        }
-        found = scan(reader, codes.get(), visible.get(), *expired, excluded_id, vector, *query,
-                     count, least_similarity, matches, *closeness);
-    } else {
-        Xapian::Query selected = selection != nullptr ? *selection : cx::match_all();
-        if (!excluded.empty())
-            selected = Xapian::Query(Xapian::Query::OP_AND_NOT, selected, Xapian::Query(excluded));
-        Xapian::Enquire enquire(reader);
-        const auto near = std::make_shared<EstimatedNear>(EstimatedNear{least_similarity, 0});
-        const auto coded = codes ? std::make_shared<const CodedQuery>(vector, dimensions, codes->residual.data()) : nullptr;
-        Xapian::Query meaning(codes ? (new CodedMeaningSource(codes, coded, closeness, near))->release()
-                                    : (new MeaningSource(query, closeness))->release());
-        // The selection filters and weighs nothing; the weights are the source's. (Under BoolWeight
-        // the matcher takes every weight for 0, and the cutoff then drops every match.)
-        set_matchable_query(enquire, reader,
-                            Xapian::Query(Xapian::Query::OP_FILTER, meaning,
-                                          visible_now(database, snapshot, request, selected, false)));
-        enquire.set_docid_order(Xapian::Enquire::ASCENDING);
-        // Estimates: the nearest few hundred, however near, are compared in full.
-        enquire.set_cutoff(0, codes ? 0 : least_similarity);
-        const Xapian::doccount depth = codes ? compared_in_full(count) : count;
-        const Xapian::MSet mset = enquire.get_mset(0, depth, matches != nullptr ? reader.get_doccount() : 0);
+    if (count > 0 || matches != nullptr) {
         if (codes) {
-            Xapian::doccount estimated = near->count;
-            found = compare_in_full(reader, *codes, *coded, *query, std::vector<Xapian::docid>(mset.begin(), mset.end()),
-                                    count, least_similarity, estimated, *closeness);
-            if (matches != nullptr) *matches = estimated;
+            const auto coded = std::make_shared<const CodedQuery>(vector, dimensions, codes->residual.data());
+            FirstPass pass = first_pass(database, snapshot, request, selection, excluded, codes, coded,
+                                        compared_in_full(count), least_similarity, matches != nullptr, closeness);
+            const bool every = pass.nearest.size() >= closeness.count;
+            found = compare_in_full(database.reader, *codes, *coded, MeaningQuery(vector, dimensions),
+                                    ids_of(pass.nearest), count, least_similarity, pass.near, closeness, every);
+            if (matches != nullptr) *matches = pass.near;
         } else {
-            for (auto it = mset.begin(); it != mset.end(); ++it) found.emplace_back(*it, it.get_weight());
-            if (matches != nullptr) *matches = mset.get_matches_estimated();
+            found = compared_fully(database, snapshot, request, selection, excluded, vector, dimensions, count,
+                                   least_similarity, matches, closeness);
         }
     }
-    if (closeness_out != nullptr) *closeness_out = closeness->mean();
+    if (closeness_out != nullptr) *closeness_out = closeness;
     return found;
 }
 

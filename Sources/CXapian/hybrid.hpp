@@ -9,6 +9,35 @@
 
 namespace cx {
 
+/// The similarities of the items a search by meaning compared, for the query's closeness to them
+/// (`nearest`'s `closeness`): their mean, as if `unrelated_items` items of similarity 0 were
+/// among them, so that in an index of a handful of items, all of them near, the near ones are not
+/// their own yardstick. Among thousands, the mean itself.
+struct Closeness {
+    static constexpr double unrelated_items = 10;
+
+    double sum = 0;
+    Xapian::doccount count = 0;
+
+    void add(double similarity) {
+        sum += similarity;
+        ++count;
+    }
+    /// An item added at `estimate` (a compact code's), since compared in full at `similarity`.
+    void replace(double estimate, double similarity) { sum += similarity - estimate; }
+    /// An item added at `estimate` that has no vector after all.
+    void remove(double estimate) {
+        sum -= estimate;
+        --count;
+    }
+    /// The items of `other`, compared apart (another shard's vectors copy), counted in.
+    void merge(const Closeness &other) {
+        sum += other.sum;
+        count += other.count;
+    }
+    double mean() const { return sum / (count + unrelated_items); }
+};
+
 /// Whether `database`'s vectors of meaning can be compared here: one index, or a view of local
 /// shards; not shards read through a shard server.
 bool compares_meaning(const cx_database &database);
@@ -27,19 +56,21 @@ std::vector<cx_query_node> selection_nodes(const cx_query_node *nodes, size_t co
 /// expiry applied) among those `selection` selects (null: every item), less the item of unique
 /// term `excluded` (empty: none), best first: at most `count`, each at least `least_similarity`
 /// (cosine) near. With `matches`, also how many items are that near, of which every one is
-/// checked; with `closeness`, the mean similarity of the items compared (every one the search may
-/// see and `selection` selects), as if ten unrelated items (similarity 0) were among them: what an
-/// item must stand out of to be found by meaning alone.
+/// checked; with `closeness`, the similarities of the items compared (every one the search may see
+/// and `selection` selects), whose mean (`Closeness::mean`) is what an item must stand out of to be
+/// found by meaning alone.
 /// Every item is compared without the matcher; a selection, or scope private, goes through the
 /// matcher. A search that keeps fields compares the kept compact codes (`cx::meaning_codes`)
 /// first, then the nearest few hundred by estimate in full; the closeness and the count are then
 /// of the estimates, but for the items compared in full. Any other reads the value stream.
+/// Over shard servers, each shard's vectors copy is asked as one index is, a selection given to it
+/// as the ids the servers match on the shard, and the answers merged.
 std::vector<std::pair<Xapian::docid, double>> nearest(cx_database &database, Snapshot &snapshot,
                                                       const cx_search_request &request, const Xapian::Query *selection,
                                                       const std::string &excluded, const float *vector,
                                                       uint32_t dimensions, Xapian::doccount count,
                                                       double least_similarity, Xapian::doccount *matches = nullptr,
-                                                      double *closeness = nullptr);
+                                                      Closeness *closeness = nullptr);
 
 /// The ones of `ids` (ascending) that `query` matches, ascending; over a view of shards, each
 /// shard asked about its own items.

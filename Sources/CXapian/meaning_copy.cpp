@@ -150,6 +150,10 @@ std::shared_ptr<cx_database> open_view(const char *name, const cx_shard *shards,
         uuids.push_back(opened.get_uuid());
         copies->reader.add_database(opened);
         copies->shards.push_back(opened);
+        auto one = std::make_shared<cx_database>();
+        one->path = shards[i].meaning_copy;
+        one->reader = opened;
+        copies->each_copy.push_back(std::move(one));
     }
     std::sort(uuids.begin(), uuids.end());
     if (std::adjacent_find(uuids.begin(), uuids.end()) != uuids.end())

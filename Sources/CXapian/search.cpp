@@ -397,11 +397,11 @@ Xapian::doccount run_hybrid(cx_database &database, cx_database *keeping, cx::Sna
                                     cx::reading_languages(database, snapshot, request));
         considered = selection.matches_everything ? nullptr : &selection.query;
     }
-    double closeness = 0;
+    cx::Closeness closeness;
     const auto by_meaning =
         cx::nearest(database, snapshot, request, considered, {}, request.meaning, request.meaning_dimensions, depth,
                     cx::least_meaning_similarity, nullptr, &closeness);
-    const double standing_out = closeness + cx::meaning_stand_out;
+    const double standing_out = closeness.mean() + cx::meaning_stand_out;
 
     struct Candidate {
         /// The words' percent / 100, and their weight, which orders equal scores as the words do.

@@ -464,19 +464,12 @@ class Walk {
     }
 };
 
-/// Lists given document ids, each weighing nothing: the same for every database, or, over local
-/// shards, each shard's own, chosen by its UUID (`by_shard`).
+/// Lists given document ids, each weighing nothing.
 class IdSource final : public Xapian::PostingSource {
   public:
     explicit IdSource(std::shared_ptr<const std::vector<Xapian::docid>> ids) : ids_(std::move(ids)) {}
-    explicit IdSource(std::shared_ptr<const cx::ShardIds> by_shard)
-        : ids_(std::make_shared<const std::vector<Xapian::docid>>()), by_shard_(std::move(by_shard)) {}
-    IdSource *clone() const override { return by_shard_ ? new IdSource(by_shard_) : new IdSource(ids_); }
-    void init(const Xapian::Database &database) override {
-        if (by_shard_) {
-            const auto found = by_shard_->find(database.get_uuid());
-            ids_ = found != by_shard_->end() ? found->second : std::make_shared<const std::vector<Xapian::docid>>();
-        }
+    IdSource *clone() const override { return new IdSource(ids_); }
+    void init(const Xapian::Database &) override {
         position_ = 0;
         started_ = false;
         set_maxweight(0);
@@ -499,7 +492,6 @@ class IdSource final : public Xapian::PostingSource {
 
   private:
     std::shared_ptr<const std::vector<Xapian::docid>> ids_;
-    std::shared_ptr<const cx::ShardIds> by_shard_;
     size_t position_ = 0;
     bool started_ = false;
 };
@@ -513,8 +505,6 @@ Query id_query(std::vector<Xapian::docid> ids) {
 Query id_query(std::shared_ptr<const std::vector<Xapian::docid>> ids) {
     return Query((new IdSource(std::move(ids)))->release());
 }
-
-Query id_query(std::shared_ptr<const ShardIds> by_shard) { return Query((new IdSource(std::move(by_shard)))->release()); }
 
 /// Xapian 1.4's rating of a weight with a page's percent factor (`MSet::convert_to_percent`).
 int32_t rated_percent(double weight, double factor) {

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -86,12 +85,5 @@ std::optional<TieredPage> tiered_page(const Xapian::Database &reader, const Xapi
 /// A query matching the documents `ids` (ascending), each weighing nothing.
 Xapian::Query id_query(std::vector<Xapian::docid> ids);
 Xapian::Query id_query(std::shared_ptr<const std::vector<Xapian::docid>> ids);
-
-/// Each local shard's own document ids (ascending), by the shard's UUID.
-using ShardIds = std::map<std::string, std::shared_ptr<const std::vector<Xapian::docid>>>;
-
-/// `id_query` over a view of local shards, each shard matching its own ids (`by_shard`): a posting
-/// source sees each shard with its own document ids.
-Xapian::Query id_query(std::shared_ptr<const ShardIds> by_shard);
 
 }  // namespace cx

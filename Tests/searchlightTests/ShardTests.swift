@@ -336,6 +336,34 @@ struct ShardTests {
             #expect(try answer(arguments, index: cluster.topology) == expected, "shard servers: \(arguments)")
             #expect(expected.contains("meaning"), "\(arguments): \(expected)")
         }
+        // Read-only services keep compact codes of the vectors: over the shard servers, one a copy,
+        // estimated as one index's and the nearest by estimate across them compared in full.
+        let services = try [one, cluster.topology].map {
+            try RunningServer(index: $0, extra: ["--read-only"], environment: withMeaning)
+        }
+        defer { for service in services { _ = service.stop() } }
+        let texts = [
+            "deep linking", "how do I send someone a link that opens the app", "a quick dinner for a weeknight",
+            "recette", "deep -universal", "title:deep", "\"deep linking\"",
+        ]
+        for text in texts {
+            for ratio in ["0.3", "1"] {
+                let query =
+                    "/v1/search?typos=false&limit=50&semanticRatio=\(ratio)&q="
+                    + (text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+                let pages = services.map { service -> String in
+                    guard let answer = blockingGet(service.baseURL + query), answer.status == 200,
+                        let object = try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any]
+                    else { return "no answer" }
+                    return "\(object["total"] ?? "none"): "
+                        + (object["results"] as? [[String: Any]] ?? []).map {
+                            "\($0["canonicalIdentifier"] ?? "") \($0["score"] ?? "") \($0["matchedBy"] ?? "")"
+                        }.joined(separator: ", ")
+                }
+                #expect(pages[0] == pages[1], "through services: \(text) at \(ratio)")
+                #expect(pages[0] != "no answer")
+            }
+        }
     }
 
     @Test(
