@@ -71,18 +71,9 @@ struct Topology: Sendable {
     ///   cannot read, or when it lists no shard.
     static func read(_ path: String) throws(SearchlightError) -> Topology? {
         guard FileSystem.kind(atPath: path) == .file else { return nil }
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw SearchlightError(
-                .indexUnavailable, "Cannot read the topology file \(path): \(FileSystem.describe(error))",
-                failure: .notOpenable)
-        }
         var shards: [Shard] = []
-        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            let shard = shard(String(line), relativeTo: path)
+        for (number, line) in try lines(of: path, named: "the topology file") {
+            let shard = shard(line, relativeTo: path)
             if case .folder(let folder) = shard, let kind = FileSystem.kind(atPath: folder), kind != .directory {
                 throw SearchlightError(
                     .indexUnavailable,
@@ -110,22 +101,27 @@ struct Topology: Sendable {
         return topology
     }
 
-    /// The folders ``meaningCopiesPath(of:)`` lists, or none when there is no such file.
-    private static func readMeaningCopies(of topology: Topology) throws(SearchlightError) -> [String] {
-        let file = meaningCopiesPath(of: topology.path)
-        guard FileSystem.kind(atPath: file) == .file else { return [] }
+    /// The lines of `file` (which messages call `name`) that are neither empty nor comments, each with
+    /// its number from 0.
+    private static func lines(of file: String, named name: String) throws(SearchlightError) -> [(Int, String)] {
         let text: String
         do {
             text = try String(contentsOfFile: file, encoding: .utf8)
         } catch {
             throw SearchlightError(
-                .indexUnavailable, "Cannot read the vectors copies file \(file): \(FileSystem.describe(error))",
-                failure: .notOpenable)
+                .indexUnavailable, "Cannot read \(name) \(file): \(FileSystem.describe(error))", failure: .notOpenable)
         }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            .filter { !$0.element.isEmpty && !$0.element.hasPrefix("#") }.map { ($0.offset, String($0.element)) }
+    }
+
+    /// The folders ``meaningCopiesPath(of:)`` lists, or none when there is no such file.
+    private static func readMeaningCopies(of topology: Topology) throws(SearchlightError) -> [String] {
+        let file = meaningCopiesPath(of: topology.path)
+        guard FileSystem.kind(atPath: file) == .file else { return [] }
         var folders: [String] = []
-        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            guard case .folder(let folder) = shard(String(line), relativeTo: file) else {
+        for (number, line) in try lines(of: file, named: "the vectors copies file") {
+            guard case .folder(let folder) = shard(line, relativeTo: file) else {
                 throw SearchlightError(
                     .indexUnavailable,
                     "Line \(number + 1) of the vectors copies file \(file) names no local folder: write "
