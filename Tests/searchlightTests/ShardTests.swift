@@ -1,5 +1,6 @@
 import Foundation
 import SearchlightTesting
+import Synchronization
 import Testing
 
 /// The identifiers of a search answer's results, in order.
@@ -432,6 +433,127 @@ struct ShardTests {
         let prune = try workspace.run(["prune", "--index", cluster.writer, "--now", corpusNow])
         #expect(prune.status == 0, "\(prune.stderr)")
         try expectSame("a lost copy")
+    }
+
+    @Test(
+        "shard servers rank by meaning over the vectors copies xapian-replicate follows: their replicators killed (-9) while batches with vectors are written, no search fails or shows part of a batch, and the pages end as the writer's"
+    )
+    func meaningCopiesReplicated() async throws {
+        let workspace = try Workspace()
+        try FileManager.default.createDirectory(atPath: workspace.path + "/writer", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: workspace.path + "/search", withIntermediateDirectories: true)
+        let writer = try workspace.write("writer/cluster", "auto shard-1\nauto shard-2\nauto shard-3\n")
+        let environment = withMeaning.merging(Batches.changesets) { $1 }
+        let corpus = try workspace.run(
+            ["index", repositoryRoot + "/corpus", "--index", writer, "--now", corpusNow], environment: environment)
+        try #require(corpus.status == 0, "\(corpus.stderr)")
+        let master = try LoopbackServer(program: "/usr/bin/xapian-replicate-server") { port in
+            ["--interface", "127.0.0.1", "--port", String(port), workspace.path + "/writer"]
+        }
+        let machines = try (1...3).map { try ShardMachine(shard: $0, replicationPort: master.port, in: workspace) }
+        // The search service's machine follows each shard's vectors copy, as the shard machines follow
+        // the shards.
+        let copies = try (1...3).map { shard in
+            let folder = workspace.path + "/search/shard-\(shard)"
+            let first = try runProgram(
+                "/usr/bin/xapian-replicate",
+                ["-h", "127.0.0.1", "-p", String(master.port), "-m", "shard-\(shard).meaning", "-o", "-q", folder])
+            try #require(first.status == 0, "\(first.output)")
+            return try Replicator(port: master.port, master: "shard-\(shard).meaning", replica: folder)
+        }
+        let topology = try workspace.write("cluster", machines.map(\.server.shardLine).joined(separator: "\n") + "\n")
+        _ = try workspace.write("cluster.meaning", (1...3).map { "auto search/shard-\($0)" }.joined(separator: "\n"))
+
+        /// A hybrid search's page: each result's item, score and what found it.
+        @Sendable func page(_ query: String, _ index: String) throws -> (status: Int32, ids: [String], text: String) {
+            let run = try workspace.run(
+                ["search", query, "--all-domains", "--semantic-ratio", "0.5", "--typos", "off", "--limit", "60"]
+                    + ["--index", index, "--now", corpusNow, "--json"], environment: withMeaning)
+            guard run.status == 0 else { return (run.status, [], run.stderr) }
+            let results = try run.object()["results"] as? [[String: Any]] ?? []
+            let ids = results.filter { "\($0["matchedBy"] ?? "")".contains("words") }
+                .compactMap { $0["canonicalIdentifier"] as? String }
+            let text = results.map {
+                "\($0["canonicalIdentifier"] ?? "") \($0["score"] ?? "") \($0["matchedBy"] ?? "")"
+            }
+            return (0, ids, text.joined(separator: ", "))
+        }
+        // A read-only service over the shard servers and the copies searches throughout: a batch's three
+        // items, matched by their words, come together.
+        let service = try RunningServer(index: topology, extra: ["--read-only"], environment: withMeaning)
+        defer { _ = service.stop() }
+        let (stop, searches) = (Flag(), Counter())
+        let url = service.baseURL + "/v1/search?q=lighthouse%20keeper&semanticRatio=0.5&limit=60"
+        let reader = OnThread {
+            var failures: [String] = []
+            while !stop.isSet {
+                guard let answer = blockingGet(url), answer.status == 200,
+                    let object = try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any]
+                else {
+                    failures.append(blockingGet(url).map { String(decoding: $0.body, as: UTF8.self) } ?? "no answer")
+                    continue
+                }
+                let batch = (object["results"] as? [[String: Any]] ?? []).filter {
+                    "\($0["matchedBy"] ?? "")".contains("words")
+                        && ($0["canonicalIdentifier"] as? String ?? "").hasPrefix("replicated/")
+                }
+                if batch.count % 3 != 0 { failures.append("part of a batch: \(batch.count) items") }
+                searches.set(searches.current + 1)
+                usleep(100_000)
+            }
+            return failures
+        }
+        var written = 0
+        var kills = 0
+        while (kills < 10 || written < 4 || searches.current < 20) && written < 20 {
+            written += 1
+            let items = (1...3).map {
+                #"{"$canonical_identifier":"replicated/\#(written)-\#($0)","$og_title":"Lighthouse keeper \#(written)","#
+                    + #""$og_description":"Notes of a lighthouse keeper on the coast, batch \#(written)","#
+                    + #""$publicly_indexable":true}"#
+            }
+            let file = try workspace.write("batch-\(written).jsonl", items.joined(separator: "\n") + "\n")
+            let writing = try startBinary(
+                ["index", file, "--index", writer, "--now", corpusNow], environment: environment)
+            while writing.isRunning {
+                try await Task.sleep(for: .milliseconds(Int.random(in: 50...400)))
+                let copy = copies.randomElement()!
+                copy.kill()
+                kills += 1
+                try await Task.sleep(for: .milliseconds(Int.random(in: 0...300)))
+                try copy.start()
+            }
+            let finished = writing.finish()
+            #expect(finished.status == 0, "batch \(written): \(finished.stderr)")
+            // Half a second apart, as `shardMachineKilled`'s small batches: readers wait for a batch
+            // every shard and copy holds, which a batch every moment would keep them waiting for.
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        // The copies catch up, and the shard servers with them answer as the writer's shards.
+        let expected = try page("lighthouse keeper", writer)
+        let deadline = Date().addingTimeInterval(60)
+        while try page("lighthouse keeper", topology).text != expected.text, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        stop.set()
+        let failures = try reader.value()
+        print("ShardTests.meaningCopiesReplicated: \(written) batches, \(kills) kills, \(searches.current) searches")
+        #expect(failures.isEmpty, "\(failures.count) of \(searches.current): \(failures.prefix(3))")
+        #expect(searches.current > 10)
+        #expect(expected.ids.filter { $0.hasPrefix("replicated/") }.count == 3 * written, "\(expected.ids)")
+        for query in ["lighthouse keeper", "how do I send someone a link that opens the app", "deep -universal"] {
+            #expect(try page(query, topology).text == (try page(query, writer)).text, "\(query)")
+        }
+        for copy in copies { copy.kill() }
+        for shard in 1...3 {
+            // The live copy the replica's stub names.
+            let folder = workspace.path + "/search/shard-\(shard)"
+            let stub = (try? String(contentsOfFile: folder + "/XAPIANDB", encoding: .utf8)) ?? ""
+            let live = stub.split(separator: "\n").first { $0.hasPrefix("auto ") }?.dropFirst(5) ?? ""
+            let check = try runProgram("/usr/bin/xapian-check", [folder + "/" + live])
+            #expect(check.status == 0, "copy \(shard): \(check.output)")
+        }
+        withExtendedLifetime((master, machines)) {}
     }
 
     @Test("indexing the same files again through shards changes nothing")
