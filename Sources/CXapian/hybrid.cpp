@@ -176,6 +176,28 @@ class Best {
     std::vector<std::pair<Xapian::docid, double>> heap_;
 };
 
+/// `ids` of a view of `shards` shards, split by shard, each by its id there: the item `d` of the view
+/// is the item `(d - 1) / k + 1` of its shard `(d - 1) % k`, as Xapian numbers a topology's items.
+template <typename Ids>
+std::vector<std::vector<Xapian::docid>> by_shard(const Ids &ids, size_t shards) {
+    std::vector<std::vector<Xapian::docid>> local(shards);
+    for (Xapian::docid id : ids) local[(id - 1) % shards].push_back(Xapian::docid((id - 1) / shards + 1));
+    return local;
+}
+
+/// The view's id of item `id` of shard `shard` of `shards` (`by_shard`'s inverse).
+Xapian::docid across_shards(size_t shard, Xapian::docid id, size_t shards) {
+    return Xapian::docid((id - 1) * shards + shard + 1);
+}
+
+/// The `count` best of `found`, best first (`Best`'s order).
+std::vector<std::pair<Xapian::docid, double>> best_of(const std::vector<std::pair<Xapian::docid, double>> &found,
+                                                      size_t count) {
+    Best best(count);
+    for (const auto &[id, similarity] : found) best.offer(id, similarity);
+    return std::move(best).best_first();
+}
+
 /// How many of the items nearest by estimate a search by meaning over compact codes compares again
 /// in full, for a page of `count` (the words' page plus 100): on CACM, every judged question's first
 /// ten are then the full comparison's (`RelevanceTests.cacmWithMeaning`).
@@ -185,9 +207,9 @@ Xapian::doccount compared_in_full(Xapian::doccount count) { return std::max<Xapi
 /// `near` counted by its estimate) by their stored vectors compared in full with `query`, each at
 /// least `least_similarity` near. `near` then counts each candidate as compared in full. So does
 /// `closeness` when the candidates are `every` item it counted (of every shard's vectors copy, over
-/// shard servers), which makes it the full comparison's; otherwise it keeps the estimates, whose mean over the items is the cosines' (a few hundred
-/// nearest, whose estimates fall short of their cosines, compared in full among estimates would
-/// raise it: by 0.013 on CACM).
+/// shard servers), which makes it the full comparison's; otherwise it keeps the estimates, whose
+/// mean over the items is the cosines' (a few hundred nearest, whose estimates fall short of their
+/// cosines, compared in full among estimates would raise it: by 0.013 on CACM).
 std::vector<std::pair<Xapian::docid, double>> compare_in_full(const Xapian::Database &reader,
                                                               const cx::MeaningCodes &codes,
                                                               const cx::CodedQuery &coded,
@@ -366,10 +388,7 @@ std::vector<std::vector<Xapian::docid>> shard_selection(cx_database &database, c
     cx::set_counting_query(enquire, reader, cx::visible_now(database, snapshot, request, selection, false));
     enquire.set_docid_order(Xapian::Enquire::ASCENDING);
     const Xapian::MSet mset = enquire.get_mset(0, std::max<Xapian::doccount>(1, reader.get_doccount()));
-    const size_t shards = database.shards.size();
-    std::vector<std::vector<Xapian::docid>> local(shards);
-    for (Xapian::docid id : mset) local[(id - 1) % shards].push_back(Xapian::docid((id - 1) / shards + 1));
-    return local;
+    return by_shard(mset, database.shards.size());
 }
 
 /// The unique term `excluded`'s document in `reader`, or 0.
@@ -437,15 +456,6 @@ std::vector<std::pair<Xapian::docid, double>> compared_fully(cx_database &databa
     return found;
 }
 
-/// Orders `found` best first, ties by document id, as one index's search by meaning does, and keeps
-/// the first `count`.
-void keep_best(std::vector<std::pair<Xapian::docid, double>> &found, size_t count) {
-    std::sort(found.begin(), found.end(), [](const auto &a, const auto &b) {
-        return a.second != b.second ? a.second > b.second : a.first < b.first;
-    });
-    if (found.size() > count) found.resize(count);
-}
-
 /// `nearest` over a view of shard servers: each shard's vectors copy asked as one index is (its
 /// kept codes, visibility and expired items), a selection given to it as the items the servers
 /// match on its shard, and the answers numbered as the shards number them (the item `d` of shard
@@ -463,9 +473,6 @@ std::vector<std::pair<Xapian::docid, double>> nearest_over_copies(
         std::vector<std::vector<Xapian::docid>> selected = shard_selection(database, snapshot, request, *selection);
         for (size_t shard = 0; shard < shards; ++shard) among[shard] = cx::id_query(std::move(selected[shard]));
     }
-    const auto numbered = [shards](size_t shard, Xapian::docid id) {
-        return Xapian::docid((id - 1) * shards + shard + 1);
-    };
     std::vector<std::shared_ptr<const cx::MeaningCodes>> codes(shards);
     bool coded = true;
     for (size_t shard = 0; shard < shards && coded; ++shard) {
@@ -482,7 +489,7 @@ std::vector<std::pair<Xapian::docid, double>> nearest_over_copies(
                  compared_fully(*copies[shard], *cx::snapshot(*copies[shard]), request,
                                 among[shard] ? &*among[shard] : nullptr, excluded, vector, dimensions, count,
                                 least_similarity, matches != nullptr ? &shard_near : nullptr, closeness))
-                found.emplace_back(numbered(shard, id), similarity);
+                found.emplace_back(across_shards(shard, id, shards), similarity);
             near += shard_near;
         }
     } else {
@@ -503,21 +510,20 @@ std::vector<std::pair<Xapian::docid, double>> nearest_over_copies(
             FirstPass pass = first_pass(*copies[shard], *cx::snapshot(*copies[shard]), request,
                                         among[shard] ? &*among[shard] : nullptr, excluded, codes[shard], query_code,
                                         depth, least_similarity, matches != nullptr, closeness);
-            for (const auto &[id, estimate] : pass.nearest) estimated.emplace_back(numbered(shard, id), estimate);
+            for (const auto &[id, estimate] : pass.nearest) estimated.emplace_back(across_shards(shard, id, shards), estimate);
             near += pass.near;
         }
-        keep_best(estimated, depth);
+        estimated = best_of(estimated, depth);
         const bool every = estimated.size() >= closeness.count;
-        std::vector<std::vector<Xapian::docid>> candidates(shards);
-        for (const auto &[id, estimate] : estimated) candidates[(id - 1) % shards].push_back((id - 1) / shards + 1);
+        std::vector<std::vector<Xapian::docid>> candidates = by_shard(ids_of(estimated), shards);
         const cx::MeaningQuery query(vector, dimensions);
         for (size_t shard = 0; shard < shards; ++shard)
             for (const auto &[id, similarity] :
                  compare_in_full(copies[shard]->reader, *codes[shard], *query_code, query, std::move(candidates[shard]),
                                  count, least_similarity, near, closeness, every))
-                found.emplace_back(numbered(shard, id), similarity);
+                found.emplace_back(across_shards(shard, id, shards), similarity);
     }
-    keep_best(found, count);
+    found = best_of(found, count);
     if (matches != nullptr) *matches = near;
     if (closeness_out != nullptr) *closeness_out = closeness;
     return found;
@@ -649,15 +655,13 @@ std::vector<Xapian::docid> matching(const cx_database &database, const Xapian::Q
         std::sort(found.begin(), found.end());
         return found;
     }
-    // A posting source of ids sees each shard with its own: the item `d` of the topology is the
-    // item `(d - 1) / k + 1` of its shard `(d - 1) % k`.
-    std::vector<std::vector<Xapian::docid>> local(shards);
-    for (Xapian::docid id : ids) local[(id - 1) % shards].push_back(Xapian::docid((id - 1) / shards + 1));
+    // A posting source of ids sees each shard with its own.
+    const std::vector<std::vector<Xapian::docid>> local = by_shard(ids, shards);
     std::vector<Xapian::docid> found;
     for (size_t shard = 0; shard < shards; ++shard) {
         if (local[shard].empty()) continue;
         for (Xapian::docid id : matched(database.shards[shard], local[shard]))
-            found.push_back(Xapian::docid((id - 1) * shards + shard + 1));
+            found.push_back(across_shards(shard, id, shards));
     }
     std::sort(found.begin(), found.end());
     return found;

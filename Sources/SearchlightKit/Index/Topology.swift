@@ -75,18 +75,15 @@ struct Topology: Sendable {
         for (number, line) in try lines(of: path, named: "the topology file") {
             let shard = shard(line, relativeTo: path)
             if case .folder(let folder) = shard, let kind = FileSystem.kind(atPath: folder), kind != .directory {
-                throw SearchlightError(
-                    .indexUnavailable,
-                    "Line \(number + 1) of the topology file \(path) names \(folder), which is not a folder: a "
-                        + "shard is an index folder or `remote HOST:PORT`", path: path, line: number + 1,
-                    failure: .notOpenable)
+                throw lineError(
+                    number, of: "the topology file", path,
+                    "names \(folder), which is not a folder: a shard is an index folder or `remote HOST:PORT`")
             }
             guard let shard else {
-                throw SearchlightError(
-                    .indexUnavailable,
-                    "Line \(number + 1) of the topology file \(path) names no shard: write `auto FOLDER` for a "
-                        + "local index or `remote HOST:PORT` for one served by xapian-tcpsrv",
-                    path: path, line: number + 1, failure: .notOpenable)
+                throw lineError(
+                    number, of: "the topology file", path,
+                    "names no shard: write `auto FOLDER` for a local index or `remote HOST:PORT` for one served by "
+                        + "xapian-tcpsrv")
             }
             shards.append(shard)
         }
@@ -115,6 +112,13 @@ struct Topology: Sendable {
             .filter { !$0.element.isEmpty && !$0.element.hasPrefix("#") }.map { ($0.offset, String($0.element)) }
     }
 
+    /// The error for line `number` (from 0) of `file` (which messages call `name`): it `says` what is wrong.
+    private static func lineError(_ number: Int, of name: String, _ file: String, _ says: String) -> SearchlightError {
+        SearchlightError(
+            .indexUnavailable, "Line \(number + 1) of \(name) \(file) \(says)", path: file, line: number + 1,
+            failure: .notOpenable)
+    }
+
     /// The folders ``meaningCopiesPath(of:)`` lists, or none when there is no such file.
     private static func readMeaningCopies(of topology: Topology) throws(SearchlightError) -> [String] {
         let file = meaningCopiesPath(of: topology.path)
@@ -122,11 +126,9 @@ struct Topology: Sendable {
         var folders: [String] = []
         for (number, line) in try lines(of: file, named: "the vectors copies file") {
             guard case .folder(let folder) = shard(line, relativeTo: file) else {
-                throw SearchlightError(
-                    .indexUnavailable,
-                    "Line \(number + 1) of the vectors copies file \(file) names no local folder: write "
-                        + "`auto FOLDER`, one line a shard of \(topology.path), in its order",
-                    path: file, line: number + 1, failure: .notOpenable)
+                throw lineError(
+                    number, of: "the vectors copies file", file,
+                    "names no local folder: write `auto FOLDER`, one line a shard of \(topology.path), in its order")
             }
             folders.append(folder)
         }
