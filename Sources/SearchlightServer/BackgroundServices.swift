@@ -83,6 +83,10 @@ struct MeaningService: Service {
     /// Items embedded at a time by this service: ``batch`` unless a test asks for more.
     var itemsPerBatch = Self.batch
 
+    /// Whether the model runs at the idle priority, yielding every core to searches and writes.
+    /// A test whose process keeps both cores busy with other suites turns it off.
+    var atIdlePriority = true
+
     /// The threads the model runs on.
     static let threads = CoreBudget.machine.serviceBuilders
 
@@ -107,7 +111,7 @@ struct MeaningService: Service {
                 let batch = try await index.read { reader throws(SearchlightError) in
                     try reader.embedItemsWithoutMeaning(
                         using: model, from: first, limit: itemsPerBatch, threads: Self.threads, stop: stop,
-                        inBackground: true)
+                        inBackground: atIdlePriority)
                 }
                 if batch.count > 0 {
                     embedded += try await index.write { writer throws(SearchlightError) in
