@@ -45,7 +45,7 @@ let package = Package(
         ),
         .target(
             name: "CEncoder",
-            // OpenBLAS, oneDNN and libcrypto are loaded when a model is (libraries.cpp); dlopen and
+            // oneDNN and libcrypto are loaded when a model is (libraries.cpp); dlopen and
             // the vector exponentials (libmvec) are glibc's.
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("mvec")]
         ),

@@ -16,12 +16,6 @@ namespace encoder {
 
 namespace {
 
-void check(dnnl_status_t status, const char *doing) {
-    if (status != dnnl_success)
-        throw std::runtime_error(
-            std::string("oneDNN failed ") + doing + " (status " + std::to_string(int(status)) + ")");
-}
-
 /// How many lanes the reductions below keep apart, so that the compiler runs them many at a time
 /// (one float sum, or minimum, is a chain it keeps in order).
 constexpr size_t lanes = 16;
@@ -183,7 +177,8 @@ int Int8Weights::most_weight() {
 }
 
 Dense::Dense(const float *weight, const float *bias, size_t columns, size_t depth)
-    : columns_(columns), depth_(depth), weight_(weight), bias_(bias) {}
+    : columns_(columns), depth_(depth), weight_(weight), bias_(bias), types_(float_types),
+      product_(&product(types_, columns, depth, 0)) {}
 
 Dense::Dense(Int8Weights weights, const float *bias, size_t columns, size_t depth)
     : columns_(columns), depth_(depth), bias_(bias), int8_(weights), types_(int8_types),
@@ -244,26 +239,28 @@ const Dense::Product &Dense::product(Types types, size_t columns, size_t depth, 
 }
 
 void Dense::apply(const float *in, size_t rows, float *out, Then then, DenseScratch &scratch) const {
-    const Libraries &l = libraries();
-    if (weight_) {
-        l.sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(rows), int(columns_), int(depth_), 1.0f, in, int(depth_),
-                weight_, int(depth_), then == Then::add ? 1.0f : 0.0f, out, int(columns_));
-        add_bias(out, rows, columns_, bias_);
-        if (then == Then::gelu) gelu(out, rows * columns_);
-        return;
-    }
     if (rows == 0) return;
     const size_t padded = product_rows(rows);
-    if (bf16_) {
-        hold(scratch.halves_, padded * depth_);
-        to_bf16(in, rows * depth_, scratch.halves_.data());
-        std::fill(scratch.halves_.data() + rows * depth_, scratch.halves_.data() + padded * depth_, uint16_t(0));
+    if (int8_.values == nullptr) {
+        // bf16 or float: the input as the product reads it, its padding rows zero.
+        void *input = const_cast<float *>(in);
+        if (bf16_) {
+            hold(scratch.halves_, padded * depth_);
+            to_bf16(in, rows * depth_, scratch.halves_.data());
+            std::fill(scratch.halves_.data() + rows * depth_, scratch.halves_.data() + padded * depth_, uint16_t(0));
+            input = scratch.halves_.data();
+        } else if (padded > rows) {
+            hold(scratch.floats_, padded * depth_);
+            std::copy(in, in + rows * depth_, scratch.floats_.data());
+            std::fill(scratch.floats_.data() + rows * depth_, scratch.floats_.data() + padded * depth_, 0.0f);
+            input = scratch.floats_.data();
+        }
         float *products = out;
         if (then == Then::add || padded > rows) {
             hold(scratch.products_, padded * columns_);
             products = scratch.products_.data();
         }
-        run_product(scratch.halves_.data(), bf16_, products, padded, scratch);
+        run_product(input, bf16_ ? static_cast<const void *>(bf16_) : weight_, products, padded, scratch);
         if (then == Then::add)
             for (size_t n = 0; n < rows * columns_; ++n) out[n] += products[n];
         else if (products != out)

@@ -2,7 +2,7 @@
 // passed through GELU.
 //
 // A layer's products are int8 (oneDNN's matrix product of unsigned 8-bit inputs by signed 8-bit
-// weights into 32-bit sums, four to five times OpenBLAS's float product on one core), but for
+// weights into 32-bit sums, four to five times the float product on one core), but for
 // attention's query, key and value, which int8 would cost the ranking (docs/design.md): that product
 // is bf16 on a processor that multiplies bf16 (oneDNN's product of bf16 inputs and weights into
 // float sums, twice the float product), float elsewhere. For int8, the weights
@@ -10,8 +10,8 @@
 // magnitude maps to 127); each input row is quantized when the layer runs, its own scale and zero
 // point mapping its smallest and largest value to 0 and 255. Then an output is
 //     (sum − zero × column's sum of weights) × row's scale × column's scale + bias,
-// exact but for the two roundings. The float precision runs the same layers on OpenBLAS's float
-// products: the reference the int8 products are tested against.
+// exact but for the two roundings. The float precision runs the same layers on oneDNN's float
+// product (`dnnl_sgemm`): the reference the int8 products are tested against.
 //
 // A model's int8 weights are laid out in one block (encoder.cpp), which the caller may keep in a
 // file and give back to the next encoder of the model, so that a process maps them rather than
@@ -51,6 +51,7 @@ class DenseScratch {
     std::vector<int32_t> sums_;
     std::vector<uint8_t> pad_;
     std::vector<uint16_t> halves_;
+    std::vector<float> floats_;
     std::vector<float> products_;
     dnnl_stream_t stream_ = nullptr;
 };
@@ -110,8 +111,9 @@ class Dense {
     struct Types {
         dnnl_data_type_t in, weights, out;
     };
-    static constexpr Types int8_types{dnnl_u8, dnnl_s8, dnnl_s32}, bf16_types{dnnl_bf16, dnnl_bf16, dnnl_f32};
-    /// This layer's (int8 or bf16; unused by float).
+    static constexpr Types int8_types{dnnl_u8, dnnl_s8, dnnl_s32}, bf16_types{dnnl_bf16, dnnl_bf16, dnnl_f32},
+                           float_types{dnnl_f32, dnnl_f32, dnnl_f32};
+    /// This layer's.
     Types types_{};
 
     void run_product(void *in, const void *weights, void *out, size_t rows, DenseScratch &scratch) const;

@@ -7,18 +7,19 @@
 //
 // A call's texts are split into as many groups of about as many tokens as the machine has cores
 // (at most `most_workers`), each encoded on a thread of its own with its own scratch space, and
-// OpenBLAS runs single-threaded inside each: so the steps between the products (attention's small
-// products, softmax, GELU, layer norms) run in parallel too, and no BLAS thread spins waiting for
-// the next product. Calls on different threads run at once (a batch of queries beside the
+// oneDNN runs single-threaded inside each: so the steps between the products (attention's small
+// products, softmax, GELU, layer norms) run in parallel too, and no library thread spins waiting
+// for the next product. Calls on different threads run at once (a batch of queries beside the
 // background embedding of new items): the weights are only read, and each call takes its scratch
 // spaces from a pool.
 //
 // Three of the four dense layers multiply in int8, the fourth in bf16 where the processor does
-// (dense.hpp), on oneDNN run single-threaded inside each group as OpenBLAS is: each thread that
-// encodes sets OpenMP, which oneDNN runs on, to one thread.
+// (dense.hpp), and attention in float, all on oneDNN: each thread that encodes sets OpenMP, which
+// oneDNN runs on, to one thread.
 
 #include "CEncoder.h"
 
+#include "attention.hpp"
 #include "dense.hpp"
 #include "elementwise.hpp"
 #include "libraries.hpp"
@@ -371,7 +372,7 @@ struct ce_encoder {
         hold(qkv, tokens * 3 * h);
         hold(context, tokens * h);
         hold(intermediate, tokens * m);
-        hold(scores, longest * longest);
+        hold(scores, encoder::attention_space(longest, head));
 
         // Embeddings: word, position within its text, and token type 0.
         for (size_t text = 0, token = 0; text < count; ++text) {
@@ -393,15 +394,8 @@ struct ce_encoder {
                 const int length = lengths[text];
                 for (size_t part = 0; part < heads; ++part) {
                     const float *query = &qkv[first * 3 * h + part * head];
-                    const float *key = query + h, *value = query + 2 * h;
-                    libraries().sgemm(
-                        CblasRowMajor, CblasNoTrans, CblasTrans, length, length, int(head), scale, query, int(3 * h),
-                        key, int(3 * h), 0.0f, scores.data(), length);
-                    for (size_t row = 0; row < size_t(length); ++row)
-                        encoder::softmax(&scores[row * size_t(length)], size_t(length));
-                    libraries().sgemm(
-                        CblasRowMajor, CblasNoTrans, CblasNoTrans, length, int(head), length, 1.0f, scores.data(),
-                        length, value, int(3 * h), 0.0f, &context[first * h + part * head], int(h));
+                    encoder::attend({query, query + h, query + 2 * h, 3 * h, &context[first * h + part * head], h},
+                           size_t(length), head, scale, scores.data());
                 }
             }
             // Attention's output, added to its input, then normalized.

@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include <stdexcept>
+
 namespace encoder {
 
 namespace {
@@ -21,11 +23,8 @@ void *open(const char *name, std::string &error) {
 
 Libraries load() {
     Libraries loaded;
-    // The names Debian's libopenblas0 and libdnnl2 install.
-    std::string blas_error, dnnl_error;
-    void *blas = open("libopenblas.so.0", blas_error);
-    find(blas, "cblas_sgemm", loaded.sgemm, blas_error);
-    find(blas, "openblas_set_num_threads", loaded.blas_threads, blas_error);
+    // The name Debian's libdnnl2 installs.
+    std::string dnnl_error;
     void *dnnl = open("libdnnl.so.2", dnnl_error);
     find(dnnl, "dnnl_engine_create", loaded.engine_create, dnnl_error);
     find(dnnl, "dnnl_stream_create", loaded.stream_create, dnnl_error);
@@ -46,15 +45,10 @@ Libraries load() {
     find(dnnl, "dnnl_primitive_execute", loaded.primitive_execute, dnnl_error);
     // libdnnl2 depends on libgomp1, which a lookup through oneDNN's handle reaches.
     find(dnnl, "omp_set_num_threads", loaded.omp_threads, dnnl_error);
-    if (!blas_error.empty())
-        loaded.error = "OpenBLAS (libopenblas.so.0, Debian's libopenblas0) cannot be loaded: " + blas_error;
-    else if (!dnnl_error.empty())
+    if (!dnnl_error.empty())
         loaded.error = "oneDNN (libdnnl.so.2, Debian's libdnnl2) cannot be loaded: " + dnnl_error;
     else if (loaded.engine_create(&loaded.engine, dnnl_cpu, 0) != dnnl_success)
         loaded.error = "oneDNN (Debian's libdnnl2) has no engine for this processor";
-    else
-        // One thread per group of texts, each running OpenBLAS on itself (see encoder.cpp).
-        loaded.blas_threads(1);
     return loaded;
 }
 
@@ -71,6 +65,12 @@ Crypto load_crypto() {
 }
 
 }  // namespace
+
+void check(dnnl_status_t status, const char *doing) {
+    if (status != dnnl_success)
+        throw std::runtime_error(
+            std::string("oneDNN failed ") + doing + " (status " + std::to_string(int(status)) + ")");
+}
 
 const Libraries &libraries() {
     static const Libraries loaded = load();

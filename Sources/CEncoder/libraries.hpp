@@ -1,14 +1,13 @@
-// libraries.hpp — what the encoder uses of OpenBLAS, oneDNN and libcrypto.
+// libraries.hpp — what the encoder uses of oneDNN and libcrypto.
 //
 // They are loaded when a model is first loaded (`libraries`), and libcrypto when a file is first
-// hashed (`crypto`), not when the program starts: loading OpenBLAS starts its threads and takes
-// about 2 ms, oneDNN's library is 40 MB and libcrypto takes about 1 ms, which every command would
-// pay (`searchlight --version`, a search by words) for a model most never use.
+// hashed (`crypto`), not when the program starts: oneDNN's library is 40 MB and takes about 1 ms to
+// load, and libcrypto about half that, which every command would pay (`searchlight --version`, a
+// search by words) for a model most never use.
 
 #ifndef CENCODER_LIBRARIES_HPP
 #define CENCODER_LIBRARIES_HPP
 
-#include <cblas.h>
 #include <oneapi/dnnl/dnnl.h>
 #include <openssl/evp.h>
 
@@ -17,10 +16,7 @@
 namespace encoder {
 
 struct Libraries {
-    // OpenBLAS: the float products (attention's, and every product of the float encoder).
-    decltype(&cblas_sgemm) sgemm = nullptr;
-    decltype(&openblas_set_num_threads) blas_threads = nullptr;
-    // oneDNN: the int8 products of the dense layers (dense.cpp).
+    // oneDNN: the matrix products of the dense layers (dense.cpp).
     decltype(&dnnl_engine_create) engine_create = nullptr;
     decltype(&dnnl_stream_create) stream_create = nullptr;
     decltype(&dnnl_stream_destroy) stream_destroy = nullptr;
@@ -55,6 +51,9 @@ struct Crypto {
     /// Why libcrypto cannot be used, naming the Debian package to install; empty when it can.
     std::string error;
 };
+
+/// Throws, naming what was `doing`, unless `status` is oneDNN's success.
+void check(dnnl_status_t status, const char *doing);
 
 /// The libraries, loaded on the first call.
 const Libraries &libraries();

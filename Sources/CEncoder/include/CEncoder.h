@@ -2,13 +2,13 @@
 //
 // The encoder turns token ids (the Kit's WordPiece tokenizer makes them) into unit vectors of
 // meaning: BERT's forward pass, three of its four dense layers over oneDNN's int8 matrix products
-// (or OpenBLAS's float ones, the reference), attention over OpenBLAS's, the last hidden states averaged
+// (or its float ones, the reference), attention over its float product, the last hidden states averaged
 // over each text's tokens and normalized, as sentence-transformers pools this model. It reads
 // its weights where the caller maps them (a safetensors file, checked against its SHA-256 first)
 // and copies only what it lays out anew. C++ stays inside: no exception crosses these functions;
 // each failure is a status with a `malloc`-ed message the caller frees with `ce_string_free`.
 //
-// OpenBLAS, oneDNN and libcrypto are loaded with the first model (`ce_encoder_create`), not with the
+// oneDNN and libcrypto are loaded with the first model (`ce_encoder_create`), not with the
 // program. Threads may use one encoder at once: each call works in scratch space of its own.
 
 #ifndef CENCODER_H
@@ -64,7 +64,7 @@ typedef enum ce_precision : int32_t {
     /// dense layer but attention's query, key and value, which are bf16 on a processor with
     /// AVX512_BF16 and float elsewhere: what Searchlight runs.
     CE_PRECISION_INT8 = 0,
-    /// 32-bit floats (OpenBLAS's products): the reference the int8 products are tested against.
+    /// 32-bit floats (oneDNN's float products): the reference the int8 products are tested against.
     CE_PRECISION_FLOAT = 1,
 } ce_precision;
 
