@@ -514,7 +514,6 @@ bool corrected_query_finds(cx_database &database, cx_database *keeping, cx::Snap
 }
 
 void run_search(cx_database &database, const cx_search_request &request, cx_results &results) {
-    const Xapian::Database &reader = database.reader;
     const std::shared_ptr<cx::Snapshot> snapshot = cx::snapshot(database);
     cx_database *keeping = cx::keeps_fields(database, request) ? &database : nullptr;
     const std::vector<std::string> languages = cx::reading_languages(database, *snapshot, request);

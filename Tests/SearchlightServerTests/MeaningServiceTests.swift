@@ -91,7 +91,10 @@ struct MeaningServiceTests {
             try batch.indexSearchableItems(
                 (0..<160).map { Self.item("item-\($0)", "Item \($0)", words) }, now: Self.now)
         }
-        let service = MeaningService(index: pool, model: model, logger: Logger(label: "test"), itemsPerBatch: 160)
+        // At the normal priority: at the idle one, the layer in flight runs only when the other suites
+        // of the test process leave a core free (a loaded run took 18 s to stop).
+        let service = MeaningService(
+            index: pool, model: model, logger: Logger(label: "test"), itemsPerBatch: 160, atIdlePriority: false)
         let running = Task { try await service.run() }
         try await Task.sleep(for: .seconds(2))
         let stopping = ContinuousClock.now

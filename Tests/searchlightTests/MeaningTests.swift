@@ -195,7 +195,9 @@ struct MeaningTests {
             if made == before { wait += 3 }
             try checkWithXapian(workspace.index)
         }
-        let rest = try workspace.run(["embed", "--json"], environment: withMeaning)
+        // What the runs left: a loaded machine has taken the model over two minutes for it.
+        let rest = try workspace.run(["embed", "--json"], environment: withMeaning, timeout: 900)
+        try #require(rest.status == 0, "\(rest.stderr)")
         let report = try rest.object()
         #expect(report["stopped"] as? Bool == false && report["withMeaning"] as? Int == 600, "\(report)")
         // Every vector a run reported is committed, with what the watch made (its lines report
