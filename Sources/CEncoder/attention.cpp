@@ -68,8 +68,10 @@ constexpr size_t together = 4;
 /// The head's width whose outputs are summed in registers (all-MiniLM-L6-v2's); others in memory.
 constexpr size_t usual_width = 32;
 
+}  // namespace
+
 CENCODER_WIDEST
-void attend_widest(const Head &head, size_t length, size_t width, float scale, float *space) {
+void attend(const Head &head, size_t length, size_t width, float scale, float *space) {
     const size_t padded = attention_padded(length);
     float *scores = space, *keys = space + length * padded;
     // The keys' columns as rows, `keys[d * padded + j]` token `j`'s dimension `d`, the columns
@@ -96,12 +98,6 @@ void attend_widest(const Head &head, size_t length, size_t width, float scale, f
     }
     for (; i < length; ++i)
         mix_row(scores + i * padded, head.value, head.stride, length, width, head.out + i * head.out_stride);
-}
-
-}  // namespace
-
-void attend(const Head &head, size_t length, size_t width, float scale, float *space) {
-    attend_widest(head, length, width, scale, space);
 }
 
 }  // namespace encoder

@@ -16,6 +16,12 @@ namespace encoder {
 
 namespace {
 
+void check(dnnl_status_t status, const char *doing) {
+    if (status != dnnl_success)
+        throw std::runtime_error(
+            std::string("oneDNN failed ") + doing + " (status " + std::to_string(int(status)) + ")");
+}
+
 /// How many lanes the reductions below keep apart, so that the compiler runs them many at a time
 /// (one float sum, or minimum, is a chain it keeps in order).
 constexpr size_t lanes = 16;

@@ -11,7 +11,7 @@
 // point mapping its smallest and largest value to 0 and 255. Then an output is
 //     (sum − zero × column's sum of weights) × row's scale × column's scale + bias,
 // exact but for the two roundings. The float precision runs the same layers on oneDNN's float
-// product (`dnnl_sgemm`): the reference the int8 products are tested against.
+// matrix product: the reference the int8 products are tested against.
 //
 // A model's int8 weights are laid out in one block (encoder.cpp), which the caller may keep in a
 // file and give back to the next encoder of the model, so that a process maps them rather than

@@ -395,7 +395,7 @@ struct ce_encoder {
                 for (size_t part = 0; part < heads; ++part) {
                     const float *query = &qkv[first * 3 * h + part * head];
                     encoder::attend({query, query + h, query + 2 * h, 3 * h, &context[first * h + part * head], h},
-                           size_t(length), head, scale, scores.data());
+                                    size_t(length), head, scale, scores.data());
                 }
             }
             // Attention's output, added to its input, then normalized.

@@ -2,8 +2,6 @@
 
 #include <dlfcn.h>
 
-#include <stdexcept>
-
 namespace encoder {
 
 namespace {
@@ -65,12 +63,6 @@ Crypto load_crypto() {
 }
 
 }  // namespace
-
-void check(dnnl_status_t status, const char *doing) {
-    if (status != dnnl_success)
-        throw std::runtime_error(
-            std::string("oneDNN failed ") + doing + " (status " + std::to_string(int(status)) + ")");
-}
 
 const Libraries &libraries() {
     static const Libraries loaded = load();

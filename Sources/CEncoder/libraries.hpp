@@ -52,9 +52,6 @@ struct Crypto {
     std::string error;
 };
 
-/// Throws, naming what was `doing`, unless `status` is oneDNN's success.
-void check(dnnl_status_t status, const char *doing);
-
 /// The libraries, loaded on the first call.
 const Libraries &libraries();
 
