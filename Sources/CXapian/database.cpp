@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "errors.hpp"
+#include "fan_out.hpp"
 #include "meaning_copy.hpp"
 #include "pairs.hpp"
 #include "read.hpp"
@@ -139,11 +140,10 @@ cx_status cx_database_shard_metadata(cx_database *database, cx_text key, char **
     if (database->shards.empty()) return cx::fail(CX_ERR_INVALID_ARGUMENT, "not a view of shards", out_error);
     return cx::with_retries(database, out_error, [&] {
         const std::string name = cx::str(key);
+        std::vector<std::string> each(database->shards.size());
+        cx::for_each_shard(*database, [&](size_t shard) { each[shard] = database->shards[shard].get_metadata(name); });
         std::string values;
-        for (size_t i = 0; i < database->shards.size(); ++i) {
-            if (i > 0) values += '\n';
-            values += database->shards[i].get_metadata(name);
-        }
+        for (size_t i = 0; i < each.size(); ++i) values += (i > 0 ? "\n" : "") + each[i];
         if (database->meaning_copies)
             for (const Xapian::Database &copy : database->meaning_copies->shards) values += '\n' + copy.get_metadata(name);
         *out_values = cx::copy_bytes(values);
@@ -181,8 +181,8 @@ cx_status cx_database_reopen(cx_database *database, char **out_error) {
     if (database == nullptr || database->closed) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no open database", out_error);
     // Reopening reads the latest revision's roots; a commit in the meantime means reading again.
     return cx::with_retries(database, out_error, [&] {
-        database->reader.reopen();
-        if (database->meaning_copies) database->meaning_copies->reader.reopen();
+        cx::reopen(*database);
+        if (database->meaning_copies) cx::reopen(*database->meaning_copies);
     });
 }
 

@@ -53,6 +53,9 @@ struct cx_database {
     Xapian::WritableDatabase writer;
     /// A read-only handle's snapshot of the revision it has open (`cx::snapshot`).
     std::shared_ptr<cx::Snapshot> snapshot;
+    /// How many times a read-only view of shards has moved (`cx::reopen`): its shards have no one
+    /// revision, and the view keeps its snapshot until it moves.
+    uint64_t moves = 0;
     /// A writer's thresholds of the index's impact tiers, and the postings its transaction adds to
     /// them (tiers.cpp).
     std::shared_ptr<cx::TierNotes> tier_notes;

@@ -75,8 +75,11 @@ cx_status cx_database_clear_attribute(cx_database *database, uint32_t slot, uint
 cx_status cx_database_metadata(cx_database *database, cx_text key, char **out_value, char **out_error) {
     *out_value = nullptr;
     if (cx_status status = cx::require_open(database, out_error)) return status;
-    return cx::with_retries(database, out_error,
-                            [&] { *out_value = cx::copy_bytes(database->reader.get_metadata(cx::str(key))); });
+    // A read-only handle reads a record once a revision: a search reads the custom fields'.
+    return cx::with_retries(database, out_error, [&] {
+        *out_value = cx::copy_bytes(database->writable ? database->reader.get_metadata(cx::str(key))
+                                                       : cx::metadata(*database, *cx::snapshot(*database), cx::str(key)));
+    });
 }
 
 cx_status cx_database_set_metadata(cx_database *database, cx_text key, cx_text value, char **out_error) {

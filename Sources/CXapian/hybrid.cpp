@@ -16,6 +16,7 @@
 
 #include "columns.hpp"
 #include "database.hpp"
+#include "fan_out.hpp"
 #include "matching.hpp"
 #include "meaning.hpp"
 #include "query.hpp"
@@ -620,49 +621,81 @@ std::vector<std::pair<Xapian::docid, double>> nearest(cx_database &database, Sna
     return found;
 }
 
+namespace {
+
+/// The unique terms of the items `ids` of a shard read through a shard server, from its vectors
+/// copy `copy`: what a shard server knows the items by.
+Xapian::Query unique_terms(const Xapian::Database &copy, const std::vector<Xapian::docid> &ids) {
+    std::vector<Xapian::Query> uniques;
+    for (Xapian::docid id : ids) {
+        auto term = copy.termlist_begin(id);
+        term.skip_to(prefix::unique);
+        if (term != copy.termlist_end(id) && (*term).compare(0, prefix::unique.size(), prefix::unique) == 0)
+            uniques.emplace_back(*term);
+    }
+    return Xapian::Query(Xapian::Query::OP_OR, uniques.begin(), uniques.end());
+}
+
+}  // namespace
+
+std::vector<Xapian::Document> documents(const cx_database &database, const std::vector<Xapian::docid> &ids) {
+    std::vector<Xapian::Document> found(ids.size());
+    if (!asks_shards_at_once(database) || ids.size() < 2) {
+        for (size_t i = 0; i < ids.size(); ++i) found[i] = database.reader.get_document(ids[i]);
+        return found;
+    }
+    // Xapian numbers the items of `n` shards in turn: item `d` of shard `s` is `(d - 1) × n + s + 1`.
+    const size_t shards = database.shards.size();
+    on_each_shard(shards, [&](size_t shard) {
+        for (size_t i = 0; i < ids.size(); ++i)
+            if ((ids[i] - 1) % shards == shard)
+                found[i] = database.shards[shard].get_document(Xapian::docid((ids[i] - 1) / shards + 1));
+    });
+    return found;
+}
+
 std::vector<Xapian::docid> matching(const cx_database &database, const Xapian::Query &query,
                                     const std::vector<Xapian::docid> &ids) {
     if (ids.empty()) return {};
-    if (database.remote) {
-        // A shard server knows the items by their unique terms, which their vectors copies hold.
-        if (!database.meaning_copies) return {};
-        const Xapian::Database &copies = database.meaning_copies->reader;
-        std::vector<Xapian::Query> uniques;
-        for (Xapian::docid id : ids) {
-            auto term = copies.termlist_begin(id);
-            term.skip_to(prefix::unique);
-            if (term != copies.termlist_end(id) && (*term).compare(0, prefix::unique.size(), prefix::unique) == 0)
-                uniques.emplace_back(*term);
-        }
-        Xapian::Enquire enquire(database.reader);
-        set_counting_query(enquire, database.reader,
-                           Xapian::Query(Xapian::Query::OP_FILTER, query,
-                                         Xapian::Query(Xapian::Query::OP_OR, uniques.begin(), uniques.end())));
-        const Xapian::MSet mset = enquire.get_mset(0, Xapian::doccount(ids.size()));
-        std::vector<Xapian::docid> found(mset.begin(), mset.end());
-        std::sort(found.begin(), found.end());
-        return found;
-    }
-    const auto matched = [&query](const Xapian::Database &reader, const std::vector<Xapian::docid> &among) {
+    // A shard server knows the items by their unique terms, which their vectors copies hold.
+    if (database.remote && !database.meaning_copies) return {};
+    const auto matched = [](const Xapian::Database &reader, const Xapian::Query &query, const Xapian::Query &among,
+                            size_t count) {
         Xapian::Enquire enquire(reader);
-        set_counting_query(enquire, reader, Xapian::Query(Xapian::Query::OP_FILTER, query, id_query(among)));
-        const Xapian::MSet mset = enquire.get_mset(0, Xapian::doccount(among.size()));
+        set_counting_query(enquire, reader, Xapian::Query(Xapian::Query::OP_FILTER, query, among));
+        const Xapian::MSet mset = enquire.get_mset(0, Xapian::doccount(count));
         return std::vector<Xapian::docid>(mset.begin(), mset.end());
     };
     const size_t shards = database.shards.size();
-    if (shards <= 1) {
-        std::vector<Xapian::docid> found = matched(database.reader, ids);
+    if (shards <= 1 && !database.remote) {
+        std::vector<Xapian::docid> found = matched(database.reader, query, id_query(ids), ids.size());
         std::sort(found.begin(), found.end());
         return found;
     }
-    // A posting source of ids sees each shard with its own.
+    // Each shard asked about its own items (a posting source of ids sees each shard with its own),
+    // each server only about the terms it may hold, and all at once.
     const std::vector<std::vector<Xapian::docid>> local = by_shard(ids, shards);
-    std::vector<Xapian::docid> found;
-    for (size_t shard = 0; shard < shards; ++shard) {
-        if (local[shard].empty()) continue;
-        for (Xapian::docid id : matched(database.shards[shard], local[shard]))
-            found.push_back(across_shards(shard, id, shards));
+    std::vector<std::vector<Xapian::docid>> each(shards);
+    if (asks_shards_at_once(database)) {
+        // A query counts its references without atomics: each thread reads a copy of its own.
+        const std::string asked = query.serialise();
+        on_each_shard(shards, [&](size_t shard) {
+            if (local[shard].empty()) return;
+            const Xapian::Query among = unique_terms(database.meaning_copies->shards[shard], local[shard]);
+            each[shard] = matched(database.shards[shard], Xapian::Query::unserialise(asked), among, local[shard].size());
+        });
+    } else {
+        for (size_t shard = 0; shard < shards; ++shard) {
+            if (local[shard].empty()) continue;
+            const Xapian::Query among = database.remote
+                                            ? unique_terms(database.meaning_copies->shards[shard], local[shard])
+                                            : id_query(local[shard]);
+            each[shard] = matched(database.shards[shard], query, among, local[shard].size());
+        }
     }
+    std::vector<Xapian::docid> found;
+    for (size_t shard = 0; shard < shards; ++shard)
+        for (Xapian::docid id : each[shard]) found.push_back(across_shards(shard, id, shards));
     std::sort(found.begin(), found.end());
     return found;
 }

@@ -77,6 +77,10 @@ std::vector<std::pair<Xapian::docid, double>> nearest(cx_database &database, Sna
 std::vector<Xapian::docid> matching(const cx_database &database, const Xapian::Query &query,
                                     const std::vector<Xapian::docid> &ids);
 
+/// The documents `ids`, in their order. Over shard servers, each server asked for its own on a
+/// thread of its own (Xapian 1.4 reads a remote document in a round trip of its own).
+std::vector<Xapian::Document> documents(const cx_database &database, const std::vector<Xapian::docid> &ids);
+
 /// The stored vector of meaning of document `id`, as floats; empty when it has none.
 std::vector<float> stored_vector(const Xapian::Database &reader, Xapian::docid id);
 

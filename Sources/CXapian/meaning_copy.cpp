@@ -17,6 +17,7 @@
 #include <iterator>
 
 #include "errors.hpp"
+#include "read.hpp"
 #include "schema.hpp"
 #include "write.hpp"
 
@@ -130,7 +131,7 @@ void follow(cx_database &shard, const std::string &expected, const std::vector<X
 bool reopen_copies(cx_database &view) {
     if (!view.meaning_copies) return false;
     try {
-        view.meaning_copies->reader.reopen();
+        cx::reopen(*view.meaning_copies);
         const std::vector<Xapian::Database> &copies = view.meaning_copies->shards;
         for (size_t i = 0; i < copies.size() && i < view.shards.size(); ++i)
             if (copies[i].get_metadata(batch_key) != view.shards[i].get_metadata(batch_key)) return false;

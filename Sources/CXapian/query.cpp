@@ -88,7 +88,7 @@ class Builder {
             cx_database *keeping, bool typos, const std::vector<std::string> &languages)
         : database_(database),
           snapshot_(snapshot),
-          terms_(database.reader, factors_, languages, item_languages(database, snapshot)),
+          terms_(database, factors_, languages, item_languages(database, snapshot)),
           languages_(languages),
           nodes_(nodes),
           count_(count),

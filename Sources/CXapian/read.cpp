@@ -9,7 +9,6 @@
 #include "errors.hpp"
 #include "matching.hpp"
 #include "meaning.hpp"
-#include "pairs.hpp"
 #include "schema.hpp"
 #include "stored.hpp"
 
@@ -60,31 +59,6 @@ Xapian::doccount count_live(const Xapian::Database &reader, const Query &query, 
 }  // namespace
 
 namespace cx {
-
-std::shared_ptr<Snapshot> snapshot(cx_database &database) {
-    const bool keeps = !database.writable && !database.sharded;
-    const Xapian::rev revision = keeps ? database.reader.get_revision() : 0;
-    if (keeps && database.snapshot && database.snapshot->revision == revision) return database.snapshot;
-    auto fresh = std::make_shared<Snapshot>();
-    fresh->revision = revision;
-    if (keeps) database.snapshot = fresh;
-    return fresh;
-}
-
-std::shared_ptr<const CommonWords> common_words(const cx_database &database, Snapshot &snapshot) {
-    if (database.sharded) return nullptr;
-    if (!snapshot.common_words_read) {
-        snapshot.common_words = recorded_common_words(database.reader);
-        snapshot.common_words_read = true;
-    }
-    return snapshot.common_words;
-}
-
-const ItemLanguages &item_languages(const cx_database &database, Snapshot &snapshot) {
-    if (!snapshot.languages)
-        snapshot.languages = std::make_shared<const ItemLanguages>(item_languages(database.reader));
-    return *snapshot.languages;
-}
 
 cx_status require_open(cx_database *database, char **out_error) {
     if (database == nullptr) return fail(CX_ERR_INVALID_ARGUMENT, "no database handle", out_error);

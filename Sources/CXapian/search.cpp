@@ -91,9 +91,9 @@ double view_weight(const Xapian::Database &reader, const Query &query) {
 }
 
 /// The most recorded views add to a score in a search of `built`: 0 in an index without views.
-double most_for_views(const Xapian::Database &reader, const cx::BuiltQuery &built) {
-    if (reader.get_value_freq(cx::slot::view_boost) == 0) return 0;
-    return built.matches_everything ? 1.0 : view_weight(reader, built.query);
+double most_for_views(const cx_database &database, cx::Snapshot &snapshot, const cx::BuiltQuery &built) {
+    if (cx::value_frequency(database, snapshot, cx::slot::view_boost) == 0) return 0;
+    return built.matches_everything ? 1.0 : view_weight(database.reader, built.query);
 }
 
 /// The words of `built` as a search of `request` weighs them: from the items' lengths kept in
@@ -110,7 +110,7 @@ Query weighed_words(cx_database &database, const cx_search_request &request, con
 Query with_views(cx_database &database, cx::Snapshot &snapshot, const cx_search_request &request,
                  const cx::BuiltQuery &built) {
     const Query words = weighed_words(database, request, built);
-    const double weight = most_for_views(database.reader, built);
+    const double weight = most_for_views(database, snapshot, built);
     if (weight == 0) return words;
     return cx::with_view_boosts(database, snapshot, words, weight);
 }
@@ -191,19 +191,19 @@ Xapian::MSet count_facets(cx_database &database, cx_database *keeping, const cx_
 
 /// What recorded views add to the weights of a search of `built`.
 cx::ViewsBound views_bound(cx_database &database, cx::Snapshot &snapshot, const cx::BuiltQuery &built) {
-    const double weight = most_for_views(database.reader, built);
+    const double weight = most_for_views(database, snapshot, built);
     if (weight == 0) return {};
     return {weight, cx::view_boosts_of(database, snapshot)};
 }
 
 /// `cx::ascending_on_shards` for a search of `built`, whose weighed parts are its words' and, when
 /// views weigh, their source's.
-std::optional<cx::SortedPage> ascending_on_shards(cx_database &database, Xapian::Enquire &enquire,
-                                                  const cx_search_request &request, Xapian::doccount check_at_least,
-                                                  const cx::BuiltQuery &built) {
+std::optional<cx::SortedPage> ascending_on_shards(cx_database &database, cx::Snapshot &snapshot,
+                                                  Xapian::Enquire &enquire, const cx_search_request &request,
+                                                  Xapian::doccount check_at_least, const cx::BuiltQuery &built) {
     const std::optional<unsigned> parts = cx::weighed_parts(built.query, built.factors);
     if (!parts) return std::nullopt;
-    const unsigned views = most_for_views(database.reader, built) != 0 ? 1 : 0;
+    const unsigned views = most_for_views(database, snapshot, built) != 0 ? 1 : 0;
     return cx::ascending_on_shards(enquire, request, check_at_least, *parts + views);
 }
 
@@ -275,7 +275,7 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
         if (request.facet_count == 0)
             std::tie(matches, estimated) = count_matches(
                 reader, apart ? cx::visible_now(database, snapshot, request, *counted) : full, check_at_least);
-    } else if (database.sharded && (sorted = ascending_on_shards(database, enquire, request, check_at_least, built))) {
+    } else if (database.sharded && (sorted = ascending_on_shards(database, snapshot, enquire, request, check_at_least, built))) {
         matches = sorted->matches;
         estimated = sorted->estimated;
     } else if (apart) {
@@ -298,9 +298,10 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
             add_result(results, sorted->documents[rank], sorted->percents[rank], built);
         return;
     }
+    const std::vector<Xapian::Document> documents = cx::documents(database, {mset.begin(), mset.end()});
     size_t rank = 0;
     for (auto it = mset.begin(); it != mset.end(); ++it, ++rank)
-        add_result(results, it.get_document(), tiered ? tiered->percents[rank] : it.get_percent(), built);
+        add_result(results, documents[rank], tiered ? tiered->percents[rank] : it.get_percent(), built);
 }
 
 /// Whether a search of `built` ranks its matches as typed before the items only a correction finds
@@ -450,10 +451,14 @@ Xapian::doccount run_hybrid(cx_database &database, cx_database *keeping, cx::Sna
         if (a.second.weight != b.second.weight) return a.second.weight > b.second.weight;
         return a.first < b.first;
     });
-    for (size_t i = request.offset; i < ranked.size() && i < size_t(request.offset) + request.limit; ++i) {
+    const size_t first = std::min(size_t(request.offset), ranked.size());
+    const size_t last = std::min(ranked.size(), size_t(request.offset) + request.limit);
+    std::vector<Xapian::docid> page;
+    for (size_t i = first; i < last; ++i) page.push_back(ranked[i].first);
+    const std::vector<Xapian::Document> documents = cx::documents(database, page);
+    for (size_t i = first; i < last; ++i) {
         const int32_t percent = int32_t(std::lround(100 * std::min(1.0, score(ranked[i].second))));
-        add_result(results, reader.get_document(ranked[i].first), std::max(1, percent), built, false,
-                   ranked[i].second.matched_by);
+        add_result(results, documents[i - first], std::max(1, percent), built, false, ranked[i].second.matched_by);
     }
     return word_matches;
 }
@@ -607,9 +612,12 @@ cx_status cx_search_similar(cx_database *database, const cx_search_request *requ
                                          unique, vector.data(), uint32_t(vector.size()), depth,
                                          cx::least_meaning_similarity, &near);
         results->total = near;
+        std::vector<Xapian::docid> page;
+        for (size_t i = request->offset; i < nearest.size(); ++i) page.push_back(nearest[i].first);
+        const std::vector<Xapian::Document> documents = cx::documents(*database, page);
         for (size_t i = request->offset; i < nearest.size(); ++i) {
             const int32_t percent = int32_t(std::lround(100 * nearest[i].second));
-            add_result(*results, reader.get_document(nearest[i].first), std::max(1, percent), built, true,
+            add_result(*results, documents[i - request->offset], std::max(1, percent), built, true,
                        CX_MATCHED_BY_MEANING);
         }
     });

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "errors.hpp"
+#include "fan_out.hpp"
 #include "language.hpp"
 #include "schema.hpp"
 #include "text.hpp"
@@ -100,7 +101,7 @@ Query LeafTerms::in_description(const cx_query_node &leaf, const Query &query) {
     if ((leaf.kind == CX_NODE_PREFIX || leaf.kind == CX_NODE_PARTIAL) && is_one_word(folded)) {
         for (const std::string &language : languages_) {
             const Xapian::Stem &stemmer = stemmer_for(language);
-            each_term(database_, folded,
+            each_term(view_, folded,
                       [&](const std::string &term, Xapian::doccount) { matches.insert(match_term_of(term, stemmer)); });
             // The as-you-type word also matches as a whole word, stemmed (`kettles`, `kettle`).
             if (leaf.kind == CX_NODE_PARTIAL) matches.insert(match_term_of(folded, stemmer));
@@ -197,7 +198,7 @@ bool LeafTerms::held(const std::string &form, const std::string &stemming) {
 Query LeafTerms::filter_beginning(const FieldFilter &filter, const std::string &word) const {
     const std::string begun = filter.prefix + word;
     std::vector<Query> terms;
-    each_term(database_, begun, [&](const std::string &term, Xapian::doccount) { terms.emplace_back(term); });
+    each_term(view_, begun, [&](const std::string &term, Xapian::doccount) { terms.emplace_back(term); });
     return terms.empty() ? Query::MatchNothing : Query(Query::OP_OR, terms.begin(), terms.end());
 }
 
@@ -223,7 +224,7 @@ Query LeafTerms::expansion(const cx_query_node &leaf) {
     if (!is_one_word(word)) return Query();
     const std::string begun = prefix::text + word;
     std::vector<std::pair<Xapian::doccount, std::string>> words;
-    each_term(database_, begun,
+    each_term(view_, begun,
               [&](const std::string &term, Xapian::doccount frequency) { words.emplace_back(frequency, term); });
     const size_t kept = std::min(words.size(), is_short_partial(leaf, word) ? short_expansion_limit : expansion_limit);
     std::partial_sort(words.begin(), words.begin() + kept, words.end(), [](const auto &a, const auto &b) {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <utility>
 
+#include "database.hpp"
 #include "language.hpp"
 #include "matching.hpp"
 #include "schema.hpp"
@@ -21,9 +22,10 @@ class LeafTerms {
     /// the weight scales made are recorded in `factors`.
     /// Words are read in each of `languages` (stemmings, `cx::stemmings`), as the items of each
     /// were indexed; `items` are the languages of `database`'s items (`item_languages`).
-    LeafTerms(const Xapian::Database &database, ScaleFactors &factors, std::vector<std::string> languages,
+    LeafTerms(const cx_database &database, ScaleFactors &factors, std::vector<std::string> languages,
               const ItemLanguages &items)
-        : database_(database), factors_(factors), languages_(std::move(languages)), items_(items) {}
+        : view_(database), database_(database.reader), factors_(factors), languages_(std::move(languages)),
+          items_(items) {}
 
     /// The words of a leaf, weighed: its word, prefix, as-you-type word or phrase.
     Xapian::Query words(const cx_query_node &leaf);
@@ -48,6 +50,8 @@ class LeafTerms {
     using Query = Xapian::Query;
     using Parser = Xapian::QueryParser;
 
+    /// The index, whose words a beginning is expanded to (`each_term`); `database_` reads it.
+    const cx_database &view_;
     const Xapian::Database &database_;
     ScaleFactors &factors_;
     std::vector<std::string> languages_;

@@ -109,11 +109,11 @@ struct Seen {
     std::string own_term;
     Xapian::doccount private_items = 0, own_items = 0;
 
-    Seen(const Xapian::Database &reader, const cx_search_request &request)
+    Seen(const cx_database &database, Snapshot &snapshot, const cx_search_request &request)
         : searched(request.scope == CX_SCOPE_PUBLIC ? std::string() : str(request.domain)),
           own_term(searched.empty() ? std::string() : bounded_term(prefix::private_domain, searched)),
-          private_items(reader.get_termfreq(private_term)),
-          own_items(own_term.empty() ? 0 : reader.get_termfreq(own_term)) {}
+          private_items(term_frequency(database, snapshot, private_term)),
+          own_items(own_term.empty() ? 0 : term_frequency(database, snapshot, own_term)) {}
 
     /// Whether any item is hidden from the search.
     bool hides() const { return private_items != own_items; }
@@ -125,7 +125,7 @@ std::shared_ptr<const DocumentBits> visible_bits(cx_database &database, Snapshot
                                                  const cx_search_request &request) {
     const Xapian::Database &reader = database.reader;
     if (request.all_domains && request.scope != CX_SCOPE_PUBLIC) return nullptr;
-    const Seen seen(reader, request);
+    const Seen seen(database, snapshot, request);
     if (!seen.hides()) return nullptr;
     if (auto found = snapshot.visible.find(seen.searched); found != snapshot.visible.end()) return found->second;
     const Xapian::doccount visible = reader.get_doccount() - seen.private_items + seen.own_items;
@@ -146,7 +146,7 @@ Visibility visibility(cx_database &database, Snapshot &snapshot, const cx_search
         // A posting source sees each shard with its own document ids, and a shard server knows
         // none of ours: the private items to leave out, as boolean terms.
         if (request.all_domains && request.scope != CX_SCOPE_PUBLIC) return {};
-        const Seen seen(database.reader, request);
+        const Seen seen(database, snapshot, request);
         if (!seen.hides()) return {};
         if (seen.own_term.empty()) return {{}, Xapian::Query(private_term)};
         return {{},
