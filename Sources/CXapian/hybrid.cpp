@@ -640,16 +640,27 @@ Xapian::Query unique_terms(const Xapian::Database &copy, const std::vector<Xapia
 
 std::vector<Xapian::Document> documents(const cx_database &database, const std::vector<Xapian::docid> &ids) {
     std::vector<Xapian::Document> found(ids.size());
-    if (!asks_shards_at_once(database) || ids.size() < 2) {
+    if (!database.remote || database.shards.empty()) {
         for (size_t i = 0; i < ids.size(); ++i) found[i] = database.reader.get_document(ids[i]);
         return found;
     }
     // Xapian numbers the items of `n` shards in turn: item `d` of shard `s` is `(d - 1) × n + s + 1`.
     const size_t shards = database.shards.size();
-    on_each_shard(shards, [&](size_t shard) {
+    const auto local = [shards](Xapian::docid id) { return Xapian::docid((id - 1) / shards + 1); };
+    // Read from the vectors copies where they hold the item's data, else from its server.
+    std::vector<bool> read(ids.size(), false);
+    if (database.meaning_copies) {
+        for (size_t i = 0; i < ids.size(); ++i) {
+            try {
+                found[i] = database.meaning_copies->shards[(ids[i] - 1) % shards].get_document(local(ids[i]));
+                read[i] = !found[i].get_data().empty();
+            } catch (const Xapian::DocNotFoundError &) {
+            }
+        }
+    }
+    for_each_shard(database, [&](size_t shard) {
         for (size_t i = 0; i < ids.size(); ++i)
-            if ((ids[i] - 1) % shards == shard)
-                found[i] = database.shards[shard].get_document(Xapian::docid((ids[i] - 1) / shards + 1));
+            if (!read[i] && (ids[i] - 1) % shards == shard) found[i] = database.shards[shard].get_document(local(ids[i]));
     });
     return found;
 }

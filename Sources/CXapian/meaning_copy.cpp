@@ -5,8 +5,9 @@
 // document a round trip: a search service that reads a shard through a server ranks by meaning over
 // the shard's copy instead, which `xapian-replicate` brings to its machine as it brings the shard to
 // the shard machine. The copy holds what a search by meaning reads (hybrid.cpp): the vector, the
-// expiration, and the terms of visibility; and the unique term, by which the items found by meaning
-// are asked of the shard server. It carries the shard's batch number, which a view agrees on with
+// expiration, and the terms of visibility; the unique term, by which the items found by meaning
+// are asked of the shard server; and the item's stored data, from which a page is read without a
+// round trip an item (`cx::documents`). It carries the shard's batch number, which a view agrees on with
 // the shards' (the Kit's `SearchableIndex.openView`).
 
 #include "meaning_copy.hpp"
@@ -19,6 +20,7 @@
 #include "errors.hpp"
 #include "read.hpp"
 #include "schema.hpp"
+#include "stored.hpp"
 #include "write.hpp"
 
 namespace cx::meaning_copy {
@@ -28,6 +30,11 @@ namespace {
 /// `BatchJournal.batchKey`), which the copy carries too.
 const std::string batch_key = "searchlight.batch";
 
+/// The metadata key of the form of a copy's documents, and the form this version writes (`thin`):
+/// 2 holds each item's data.
+const std::string form_key = "searchlight.meaning_copy.form";
+const std::string form = "2";
+
 /// Whether `term` is one the copy keeps: the unique term, the mode, a private item's domain.
 bool kept_term(const std::string &term) {
     return term.compare(0, prefix::unique.size(), prefix::unique) == 0 ||
@@ -35,9 +42,9 @@ bool kept_term(const std::string &term) {
            term.compare(0, prefix::private_domain.size(), prefix::private_domain) == 0;
 }
 
-/// Whether two thin documents hold the same values and terms.
+/// Whether two thin documents hold the same data, values and terms.
 bool same(const Xapian::Document &a, const Xapian::Document &b) {
-    if (a.get_value(CX_SLOT_MEANING) != b.get_value(CX_SLOT_MEANING) ||
+    if (a.get_value(CX_SLOT_MEANING) != b.get_value(CX_SLOT_MEANING) || a.get_data() != b.get_data() ||
         a.get_value(slot::expiration) != b.get_value(slot::expiration) || a.termlist_count() != b.termlist_count())
         return false;
     for (auto x = a.termlist_begin(), y = b.termlist_begin(); x != a.termlist_end(); ++x, ++y)
@@ -79,6 +86,7 @@ Xapian::Document thin(const Xapian::Document &document) {
     const std::string vector = document.get_value(CX_SLOT_MEANING);
     if (vector.empty()) return thin;
     thin.add_value(CX_SLOT_MEANING, vector);
+    thin.set_data(self_contained_data(document));
     if (std::string expiration = document.get_value(slot::expiration); !expiration.empty())
         thin.add_value(slot::expiration, expiration);
     // The terms are few and sorted: the unique term, then the mode and the private domain.
@@ -101,9 +109,11 @@ void follow(cx_database &shard, const std::string &expected, const std::vector<X
     if (!exists(path) && reader.get_value_freq(CX_SLOT_MEANING) == 0) return;
     Xapian::WritableDatabase copy(path, Xapian::DB_CREATE_OR_OPEN);
     const std::string now = stamp(reader);
-    if (copy.get_metadata(of_key) == now) return;
+    // A copy of another form (one without the items' data) is compared item by item, and rewritten.
+    const bool same_form = copy.get_metadata(form_key) == form;
+    if (same_form && copy.get_metadata(of_key) == now) return;
     copy.begin_transaction();
-    if (written != nullptr && !expected.empty() && copy.get_metadata(of_key) == expected) {
+    if (same_form && written != nullptr && !expected.empty() && copy.get_metadata(of_key) == expected) {
         std::vector<Xapian::docid> items(*written);
         std::sort(items.begin(), items.end());
         items.erase(std::unique(items.begin(), items.end()), items.end());
@@ -124,6 +134,7 @@ void follow(cx_database &shard, const std::string &expected, const std::vector<X
         for (Xapian::docid id : given) write(copy, reader, id, true);
     }
     copy.set_metadata(of_key, now);
+    copy.set_metadata(form_key, form);
     copy.set_metadata(batch_key, reader.get_metadata(batch_key));
     copy.commit_transaction();
 }

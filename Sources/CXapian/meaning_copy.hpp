@@ -16,8 +16,9 @@ namespace cx::meaning_copy {
 inline const std::string of_key = "searchlight.meaning_copy.of";
 
 /// The document that stands for `document` (an item of a shard) in the shard's vectors copy: its
-/// vector of meaning, its expiration, and the terms that say who may see it and which item it is
-/// (the unique term, the mode, the private item's domain). Empty when the item has no vector value.
+/// vector of meaning, its expiration, the terms that say who may see it and which item it is (the
+/// unique term, the mode, the private item's domain), and its stored data (`self_contained_data`).
+/// Empty when the item has no vector value.
 Xapian::Document thin(const Xapian::Document &document);
 
 /// Brings `shard`'s vectors copy (`meaning_copy_path`) to the revision its writer has committed:

@@ -193,6 +193,11 @@ std::string stored_data(const cx_item &item) {
 
 std::string item_digest(const cx_item &item) { return content_digest(stored_data(item)); }
 
+std::string self_contained_data(const Xapian::Document &document) {
+    std::string data = document.get_data();
+    return !data.empty() && data[0] == moved_mark ? with_moved(document, std::move(data)) : data;
+}
+
 std::string item_data(const Xapian::Document &document) {
     std::string data = document.get_data();
     if (data.empty()) return data;

@@ -22,5 +22,9 @@ std::string item_digest(const cx_item &item);
 /// rebuild).
 std::string item_data(const Xapian::Document &document);
 
+/// The document's data in a form that needs none of its values: as stored (format 10 carries its
+/// left-out attributes in it), or as `item_data` gives it (format 9). `item_data` reads it back.
+std::string self_contained_data(const Xapian::Document &document);
+
 
 }  // namespace cx

@@ -368,7 +368,7 @@ struct ShardTests {
     }
 
     @Test(
-        "shard servers' vectors copies follow the writer: a removal, an item made private, a bulk batch, a lost copy"
+        "shard servers' vectors copies follow the writer, and a page is read from them as one index shows it: a removal, an item made private, an item's title changed, a bulk batch, a copy of the earlier form, a lost copy"
     )
     func meaningCopiesFollowTheWriter() throws {
         let workspace = try Workspace()
@@ -402,7 +402,8 @@ struct ShardTests {
                     let object = try run.object()
                     return "\(object["total"] ?? "none") "
                         + (object["results"] as? [[String: Any]] ?? []).map {
-                            "\($0["canonicalIdentifier"] ?? "") \($0["score"] ?? "") \($0["matchedBy"] ?? "")"
+                            "\($0["canonicalIdentifier"] ?? "") \($0["score"] ?? "") \($0["matchedBy"] ?? "") "
+                                + "\($0["title"] ?? "") \($0["snippet"] ?? "") \($0["keywords"] ?? "")"
                         }.joined(separator: ", ")
                 }
                 #expect(try page(cluster.topology) == (try page(one)), "\(step): \(arguments)")
@@ -424,10 +425,27 @@ struct ShardTests {
         try JSONSerialization.data(withJSONObject: [item]).write(to: URL(fileURLWithPath: changed))
         try onBoth(["index", changed, "--now", corpusNow])
         try expectSame("an item made private")
+        // A page shows what the item holds now: the copy's data follows the shard's.
+        var retitled = try #require(
+            articles?.first { $0["$canonical_identifier"] as? String == "article/deep-linking-004" })
+        retitled["$og_title"] = "Deep linking, retitled for the shard copies"
+        try JSONSerialization.data(withJSONObject: [retitled]).write(to: URL(fileURLWithPath: changed))
+        try onBoth(["index", changed, "--now", corpusNow])
+        try expectSame("an item's title changed")
         // A bulk batch publishes each shard's next generation, whose copy is compared whole.
         try writeBatch(workspace, folder: "bulk", files: 3, items: 1_500, filler: 40)
         try onBoth(["index", workspace.path + "/bulk", "--no-meaning", "--now", corpusNow])
         try expectSame("a bulk batch")
+        // A copy of the earlier form (its items without their data) is compared item by item, and
+        // written again in this form.
+        let copy = workspace.path + "/shard-1.meaning"
+        let earlier = try runProgram("/usr/bin/xapian-metadata", ["set", copy, "searchlight.meaning_copy.form", "1"])
+        #expect(earlier.status == 0, "\(earlier.output)")
+        let rewritten = try workspace.run(["prune", "--index", cluster.writer, "--now", corpusNow])
+        #expect(rewritten.status == 0, "\(rewritten.stderr)")
+        let form = try runProgram("/usr/bin/xapian-metadata", ["get", copy, "searchlight.meaning_copy.form"])
+        #expect(form.output.trimmingCharacters(in: .whitespacesAndNewlines) == "2", "\(form.output)")
+        try expectSame("a copy of the earlier form")
         // A lost copy is made again by the next writer.
         try FileManager.default.removeItem(atPath: workspace.path + "/shard-2.meaning")
         let prune = try workspace.run(["prune", "--index", cluster.writer, "--now", corpusNow])
