@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <iterator>
 
 #include "errors.hpp"
@@ -107,6 +108,10 @@ void follow(cx_database &shard, const std::string &expected, const std::vector<X
     if (path.empty()) return;
     const Xapian::Database &reader = shard.writer;
     if (!exists(path) && reader.get_value_freq(CX_SLOT_MEANING) == 0) return;
+    // A folder without Xapian's version file is a copy whose making was cut short (its writer killed
+    // before Xapian wrote the file): only this shard's writer, which holds the shard's lock, writes
+    // it, and it is made again whole.
+    if (exists(path) && !exists(path + "/iamglass")) std::filesystem::remove_all(path);
     Xapian::WritableDatabase copy(path, Xapian::DB_CREATE_OR_OPEN);
     const std::string now = stamp(reader);
     // A copy of another form (one without the items' data) is compared item by item, and rewritten.

@@ -368,7 +368,7 @@ struct ShardTests {
     }
 
     @Test(
-        "shard servers' vectors copies follow the writer, and a page is read from them as one index shows it: a removal, an item made private, an item's title changed, a bulk batch, a copy of the earlier form, a lost copy"
+        "shard servers' vectors copies follow the writer, and a page is read from them as one index shows it: a removal, an item made private, an item's title changed, a bulk batch, a copy of the earlier form, a lost copy, a copy cut short"
     )
     func meaningCopiesFollowTheWriter() throws {
         let workspace = try Workspace()
@@ -451,6 +451,12 @@ struct ShardTests {
         let prune = try workspace.run(["prune", "--index", cluster.writer, "--now", corpusNow])
         #expect(prune.status == 0, "\(prune.stderr)")
         try expectSame("a lost copy")
+        // A copy whose making was cut short (its writer killed before Xapian wrote its version file)
+        // is made again whole.
+        try FileManager.default.removeItem(atPath: workspace.path + "/shard-3.meaning/iamglass")
+        let remade = try workspace.run(["prune", "--index", cluster.writer, "--now", corpusNow])
+        #expect(remade.status == 0, "\(remade.stderr)")
+        try expectSame("a copy cut short")
     }
 
     @Test(
