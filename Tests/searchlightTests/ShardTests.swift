@@ -511,10 +511,11 @@ struct ShardTests {
         let reader = OnThread {
             var failures: [String] = []
             while !stop.isSet {
-                guard let answer = blockingGet(url), answer.status == 200,
+                let answer = blockingGet(url)
+                guard let answer, answer.status == 200,
                     let object = try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any]
                 else {
-                    failures.append(blockingGet(url).map { String(decoding: $0.body, as: UTF8.self) } ?? "no answer")
+                    failures.append(answer.map { "\($0.status): \(String(decoding: $0.body, as: UTF8.self))" } ?? "no answer")
                     continue
                 }
                 let batch = (object["results"] as? [[String: Any]] ?? []).filter {
