@@ -515,7 +515,8 @@ struct ShardTests {
                 guard let answer, answer.status == 200,
                     let object = try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any]
                 else {
-                    failures.append(answer.map { "\($0.status): \(String(decoding: $0.body, as: UTF8.self))" } ?? "no answer")
+                    failures.append(
+                        answer.map { "\($0.status): \(String(decoding: $0.body, as: UTF8.self))" } ?? "no answer")
                     continue
                 }
                 let batch = (object["results"] as? [[String: Any]] ?? []).filter {
