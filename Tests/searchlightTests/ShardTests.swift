@@ -390,6 +390,8 @@ struct ShardTests {
                 ["search", "link attribution", "--domain", "com.example.shop"],
                 ["search", "how do I send someone a link that opens the app", "--all-domains"],
                 ["search", "deep -universal", "--domain", "com.example.blog"],
+                // After the bulk batch, items without vectors: read from their servers, which no copy holds.
+                ["search", "description one file", "--all-domains"],
                 ["similar", "video/s1e02", "--all-domains"],
             ]
             let asked = searches.map { $0[0] == "search" ? $0 + ["--semantic-ratio", "0.5", "--typos", "off"] : $0 }
@@ -436,6 +438,13 @@ struct ShardTests {
         try writeBatch(workspace, folder: "bulk", files: 3, items: 1_500, filler: 40)
         try onBoth(["index", workspace.path + "/bulk", "--no-meaning", "--now", corpusNow])
         try expectSame("a bulk batch")
+        let unembedded = try workspace.run(
+            ["search", "description one file", "--all-domains", "--index", cluster.topology, "--json"],
+            environment: withMeaning)
+        let shown = (try unembedded.object()["results"] as? [[String: Any]] ?? []).compactMap {
+            $0["title"] as? String
+        }
+        #expect(shown.contains { $0.hasPrefix("title one ") }, "\(shown)")
         // A copy of the earlier form (its items without their data) is compared item by item, and
         // written again in this form.
         let copy = workspace.path + "/shard-1.meaning"
