@@ -182,7 +182,7 @@ cx_status cx_database_reopen(cx_database *database, char **out_error) {
     // Reopening reads the latest revision's roots; a commit in the meantime means reading again.
     return cx::with_retries(database, out_error, [&] {
         cx::reopen(*database);
-        if (database->meaning_copies) cx::reopen(*database->meaning_copies);
+        if (database->meaning_copies) cx::meaning_copy::reopen_and_hold(*database->meaning_copies);
     });
 }
 

@@ -647,14 +647,22 @@ std::vector<Xapian::Document> documents(const cx_database &database, const std::
     // Xapian numbers the items of `n` shards in turn: item `d` of shard `s` is `(d - 1) × n + s + 1`.
     const size_t shards = database.shards.size();
     const auto local = [shards](Xapian::docid id) { return Xapian::docid((id - 1) / shards + 1); };
-    // Read from the vectors copies where they hold the item's data, else from its server.
+    // Read from the vectors copies where they hold the item's data, else from its server: also when a
+    // copy changed under the read (its replica took a batch, or switched to a new copy), for the
+    // servers hold the view's batch until it is reopened.
     std::vector<bool> read(ids.size(), false);
     if (database.meaning_copies) {
+        std::vector<bool> changed(shards, false);
         for (size_t i = 0; i < ids.size(); ++i) {
+            const size_t shard = (ids[i] - 1) % shards;
+            if (changed[shard]) continue;
             try {
-                found[i] = database.meaning_copies->shards[(ids[i] - 1) % shards].get_document(local(ids[i]));
+                found[i] = database.meaning_copies->shards[shard].get_document(local(ids[i]));
                 read[i] = !found[i].get_data().empty();
             } catch (const Xapian::DocNotFoundError &) {
+            } catch (const Xapian::DatabaseError &) {
+                // Modified, damaged while being rewritten, or gone: the copy's other items from its server.
+                changed[shard] = true;
             }
         }
     }

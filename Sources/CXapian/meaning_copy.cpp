@@ -144,14 +144,19 @@ void follow(cx_database &shard, const std::string &expected, const std::vector<X
     copy.commit_transaction();
 }
 
+void reopen_and_hold(cx_database &copies) {
+    cx::reopen(copies);
+    std::vector<std::string> batches;
+    for (const Xapian::Database &copy : copies.shards) batches.push_back(copy.get_metadata(batch_key));
+    copies.copy_batches = std::move(batches);
+}
+
 bool reopen_copies(cx_database &view) {
     if (!view.meaning_copies) return false;
     try {
-        cx::reopen(*view.meaning_copies);
-        const std::vector<Xapian::Database> &copies = view.meaning_copies->shards;
-        for (size_t i = 0; i < copies.size() && i < view.shards.size(); ++i)
-            if (copies[i].get_metadata(batch_key) != view.shards[i].get_metadata(batch_key)) return false;
-        return true;
+        const std::vector<std::string> held = view.meaning_copies->copy_batches;
+        reopen_and_hold(*view.meaning_copies);
+        return view.meaning_copies->copy_batches == held;
     } catch (...) {
         return false;
     }
@@ -172,6 +177,7 @@ std::shared_ptr<cx_database> open_view(const char *name, const cx_shard *shards,
         one->reader = opened;
         copies->each_copy.push_back(std::move(one));
     }
+    for (const Xapian::Database &copy : copies->shards) copies->copy_batches.push_back(copy.get_metadata(batch_key));
     std::sort(uuids.begin(), uuids.end());
     if (std::adjacent_find(uuids.begin(), uuids.end()) != uuids.end())
         throw Xapian::InvalidArgumentError("two of the vectors copies of " + std::string(name) +

@@ -31,9 +31,14 @@ void follow(cx_database &shard, const std::string &expected, const std::vector<X
 /// What the copy of a shard at its writer's committed revision is stamped with.
 std::string stamp(const Xapian::Database &shard);
 
-/// A view's vectors copies (`cx_database::meaning_copies`), overtaken by `xapian-replicate` while
-/// the view read them, reopened: whether each holds its shard's batch in the view, as before, so
-/// that the view reads on (a copy's items at one batch are its shard's at that batch).
+/// Reopens a view's vectors copies (`cx_database::meaning_copies`) at their latest revisions, and
+/// records the batch each holds there (`cx_database::copy_batches`).
+void reopen_and_hold(cx_database &copies);
+
+/// A view's vectors copies, overtaken by `xapian-replicate` while the view read them, reopened:
+/// whether each still holds the batch it held (`cx_database::copy_batches`), which is its shard's
+/// in the view, so that the view reads on (a copy's items at one batch are its shard's at that
+/// batch). Asks no shard server: the view's shards may be overtaken too.
 bool reopen_copies(cx_database &view);
 
 /// A view of the vectors copies the `count` `shards` name (`cx_shard::meaning_copy`), numbered as

@@ -124,9 +124,10 @@ extension SearchableIndex {
 
     /// Opens a view of `topology`'s shards (``XapianDatabase/init(view:timeout:)``) whose shards
     /// all hold one batch (``BatchJournal``), trying again every 20 ms for up to `waiting` while
-    /// they hold different ones (a batch being committed, a replica catching up) or while a shard
-    /// cannot be opened (a replica switching to a whole new copy). With `waiting` nil, returns the
-    /// first view opened, whatever its shards hold, for the caller to check.
+    /// they hold different ones (a batch being committed, a replica catching up), while a shard
+    /// cannot be opened (a replica switching to a whole new copy), or while one moves on as it is
+    /// asked (a replica taking the next batches). With `waiting` nil, returns the first view
+    /// opened, whatever its shards hold, for the caller to check.
     ///
     /// - Throws: ``SearchlightError/Code/indexUnavailable`` naming each shard's batch when they
     ///   still differ after `waiting`, or the last failure to open one.
@@ -135,15 +136,20 @@ extension SearchableIndex {
         while true {
             let layouts = folderLayouts(topology)
             let view: XapianDatabase
+            let batches: [UInt64]
             do throws(SearchlightError) {
                 view = try XapianDatabase(view: topology, timeout: remoteTimeout)
-            } catch  where error.failure == .notOpenable && ContinuousClock.now < deadline {
+                view.shardLayouts = layouts
+                guard waiting != nil else { return view }
+                do throws(SearchlightError) { batches = try view.shardBatches() } catch {
+                    try? view.close()
+                    throw error
+                }
+            } catch  where isMovedOn(error) && ContinuousClock.now < deadline {
                 OSThread.sleep(for: .milliseconds(20))
                 continue
             }
-            view.shardLayouts = layouts
             guard let waiting else { return view }
-            let batches = try view.shardBatches()
             if Set(batches).count == 1 {
                 view.batch = batches[0]
                 return view
