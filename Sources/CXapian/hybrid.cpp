@@ -695,23 +695,16 @@ std::vector<Xapian::docid> matching(const cx_database &database, const Xapian::Q
     // each server only about the terms it may hold, and all at once.
     const std::vector<std::vector<Xapian::docid>> local = by_shard(ids, shards);
     std::vector<std::vector<Xapian::docid>> each(shards);
-    if (asks_shards_at_once(database)) {
-        // A query counts its references without atomics: each thread reads a copy of its own.
-        const std::string asked = query.serialise();
-        on_each_shard(shards, [&](size_t shard) {
-            if (local[shard].empty()) return;
-            const Xapian::Query among = unique_terms(database.meaning_copies->shards[shard], local[shard]);
-            each[shard] = matched(database.shards[shard], Xapian::Query::unserialise(asked), among, local[shard].size());
-        });
-    } else {
-        for (size_t shard = 0; shard < shards; ++shard) {
-            if (local[shard].empty()) continue;
-            const Xapian::Query among = database.remote
-                                            ? unique_terms(database.meaning_copies->shards[shard], local[shard])
-                                            : id_query(local[shard]);
-            each[shard] = matched(database.shards[shard], query, among, local[shard].size());
-        }
-    }
+    // A query counts its references without atomics: asked at once, each thread reads a copy of its own.
+    const bool at_once = asks_shards_at_once(database);
+    const std::string asked = at_once ? query.serialise() : std::string();
+    for_each_shard(database, [&](size_t shard) {
+        if (local[shard].empty()) return;
+        const Xapian::Query among = database.remote ? unique_terms(database.meaning_copies->shards[shard], local[shard])
+                                                    : id_query(local[shard]);
+        each[shard] = matched(database.shards[shard], at_once ? Xapian::Query::unserialise(asked) : query, among,
+                              local[shard].size());
+    });
     std::vector<Xapian::docid> found;
     for (size_t shard = 0; shard < shards; ++shard)
         for (Xapian::docid id : each[shard]) found.push_back(across_shards(shard, id, shards));

@@ -43,7 +43,7 @@ Xapian::doccount term_frequency(const cx_database &database, Snapshot &snapshot,
 std::string metadata(const cx_database &database, Snapshot &snapshot, const std::string &key) {
     if (const auto found = snapshot.metadata.find(key); found != snapshot.metadata.end()) return found->second;
     std::string value = database.reader.get_metadata(key);
-    if (snapshot.metadata.size() >= Snapshot::kept_frequencies) snapshot.metadata.clear();
+    if (snapshot.metadata.size() >= Snapshot::kept_records) snapshot.metadata.clear();
     snapshot.metadata.emplace(key, value);
     return value;
 }

@@ -36,8 +36,13 @@ struct Snapshot {
     std::unordered_map<std::string, Xapian::doccount> frequencies;
     static constexpr size_t kept_frequencies = 1024;
     std::unordered_map<Xapian::valueno, Xapian::doccount> value_frequencies;
-    /// The Kit's records read by key (`metadata`), at most `kept_frequencies` of them.
+    /// The Kit's records read by key (`metadata`), at most `kept_records` of them: a reader asks
+    /// for a few keys, again at every search.
     std::unordered_map<std::string, std::string> metadata;
+    static constexpr size_t kept_records = 64;
+    /// A view's shards' records by key, each shard's on a line (`cx_database_shard_metadata`), at
+    /// most `kept_records` keys: a view that has not moved asks its shard servers nothing again.
+    std::unordered_map<std::string, std::string> shard_records;
     /// The items a search may see, by the domain whose private items it sees ("" for none), for
     /// at most `visible_domains` domains (each is one bit per document).
     std::unordered_map<std::string, std::shared_ptr<const DocumentBits>> visible;
