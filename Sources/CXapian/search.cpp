@@ -641,29 +641,12 @@ cx_status cx_read_words(cx_database *database, const cx_search_request *request,
         corrections.clear();
         const std::shared_ptr<cx::Snapshot> snapshot = cx::snapshot(*database);
         const std::vector<std::string> languages = cx::reading_languages(*database, *snapshot, *request);
-        // A handle that keeps its snapshot remembers the words an item the caller may see holds for
-        // good (it never expires): asked once a revision, over shard servers two round trips each.
-        const bool remembers = !database->writable;
-        const std::string seeing = cx::seeing_key(*request) + '\x1f';
         for (size_t i = 0; i < count; ++i) {
-            const std::string key = seeing + cx::str(words[i]);
-            if (remembers && snapshot->lasting_words.count(key) > 0) {
-                out_held[i] = true;
-                corrections.emplace_back(nullptr, &std::free);
-                continue;
-            }
             cx_query_node word{};
             word.kind = CX_NODE_WORD;
             word.field = CX_FIELD_ANY;
             word.text = words[i];
             const cx::BuiltQuery built = cx::build_query(*database, *snapshot, &word, 1, false, nullptr, false, languages);
-            if (remembers && cx::matches_lasting_visible_item(*database, *snapshot, *request, built.query)) {
-                if (snapshot->lasting_words.size() >= cx::Snapshot::kept_frequencies) snapshot->lasting_words.clear();
-                snapshot->lasting_words.insert(key);
-                out_held[i] = true;
-                corrections.emplace_back(nullptr, &std::free);
-                continue;
-            }
             out_held[i] = cx::matches_visible_item(*database, *snapshot, *request, built.query);
             const std::string correction =
                 out_held[i] ? std::string() : cx::visible_correction(*database, *snapshot, *request, cx::str(words[i]));

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include "errors.hpp"
 #include "fan_out.hpp"
 #include "pairs.hpp"
 
@@ -18,11 +17,6 @@ std::shared_ptr<Snapshot> snapshot(cx_database &database) {
     database.snapshot = std::make_shared<Snapshot>();
     database.snapshot->revision = revision;
     return database.snapshot;
-}
-
-std::string seeing_key(const cx_search_request &request) {
-    return str(request.domain) + '\x1f' + (request.all_domains ? '1' : '0') +
-           static_cast<char>('0' + static_cast<int>(request.scope));
 }
 
 bool reopen(cx_database &database) {

@@ -66,15 +66,7 @@ struct Snapshot {
     /// `visible_domains` of them.
     std::shared_ptr<const ItemLanguages> languages;
     std::unordered_map<std::string, std::vector<std::string>> reading;
-    /// The words of a search's text that an item it may see and that never expires holds
-    /// (`cx_read_words`), by what it may see (`seeing_key`) and the word, at most
-    /// `kept_frequencies` of them: held at any later time of the revision, as items only expire.
-    std::unordered_set<std::string> lasting_words;
 };
-
-/// What a search of `request` may see, as a key of what a snapshot keeps for it: its domain,
-/// whether it sees every domain, its scope.
-std::string seeing_key(const cx_search_request &request);
 
 /// The common words `database` records, read once a snapshot: null when it has chosen none, and
 /// over shards, which may each have chosen other words.

@@ -14,8 +14,6 @@
 
 #include "spelling.hpp"
 
-#include <cmath>
-
 #include "columns.hpp"
 #include "database.hpp"
 #include "errors.hpp"
@@ -72,7 +70,8 @@ std::vector<std::string> reading_languages(cx_database &database, Snapshot &snap
     if (std::vector<std::string> every = stemmings(codes); every.size() <= 1) return every;
     // Read once a revision for each view of it (an item that expires in the meantime is still
     // read in: its language reads the query in one more way, and shows nothing of the item).
-    const std::string key = seeing_key(request);
+    const std::string key = str(request.domain) + '\x1f' + (request.all_domains ? '1' : '0') +
+                            static_cast<char>('0' + static_cast<int>(request.scope));
     if (const auto found = snapshot.reading.find(key); found != snapshot.reading.end()) return found->second;
     std::vector<std::string> seen;
     for (const std::string &code : codes) {
@@ -88,17 +87,6 @@ bool matches_visible_item(cx_database &database, Snapshot &snapshot, const cx_se
                           const Xapian::Query &query) {
     Xapian::Enquire enquire(database.reader);
     set_counting_query(enquire, database.reader, visible_now(database, snapshot, request, query, false));
-    return enquire.get_mset(0, 1, 1).size() > 0;
-}
-
-bool matches_lasting_visible_item(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
-                                  const Xapian::Query &query) {
-    // An item that expires has an expiration value; every one of them is at most the largest.
-    const Xapian::Query expiring(Xapian::Query::OP_VALUE_LE, slot::expiration, Xapian::sortable_serialise(HUGE_VAL));
-    Xapian::Enquire enquire(database.reader);
-    set_counting_query(enquire, database.reader,
-                       Xapian::Query(Xapian::Query::OP_AND_NOT, visible_only(database, snapshot, request, query, false),
-                                     expiring));
     return enquire.get_mset(0, 1, 1).size() > 0;
 }
 

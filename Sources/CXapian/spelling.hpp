@@ -10,11 +10,6 @@ namespace cx {
 bool matches_visible_item(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
                           const Xapian::Query &query);
 
-/// Whether `query` matches an item `request` may see that never expires: one it may see at any
-/// time of the revision `snapshot` is of.
-bool matches_lasting_visible_item(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
-                                  const Xapian::Query &query);
-
 /// The languages a query of `request` is read in (SPEC §2.5): the stemmings (`cx::stemmings`) of the
 /// languages it names (`cx_search_request::languages`), else of the languages of the items it may
 /// see, now. Where the index holds items of one language alone, that

@@ -22,7 +22,7 @@ func open(_ path: String, _ mode: cx_open_mode) -> (OpaquePointer?, cx_status, S
 /// Stores one item through the C API with borrowed strings.
 func store(
     _ database: OpaquePointer, id: String, title: String, public isPublic: Bool = false, data json: String? = nil,
-    documentID: UInt32 = 0, expiration: Int64 = 0
+    documentID: UInt32 = 0
 ) -> cx_status {
     let domain = Array("app".utf8CString)
     let idBytes = Array(id.utf8CString)
@@ -38,7 +38,7 @@ func store(
                     var item = cx_item(
                         domain: text(domainBuffer), identifier: text(idBuffer), title: text(titleBuffer),
                         description: cx_text(), schema: cx_text(), data: text(dataBuffer), keywords: nil,
-                        keyword_count: 0, is_public: isPublic, expiration_ms: expiration, line_digest: 0, views: -1,
+                        keyword_count: 0, is_public: isPublic, expiration_ms: 0, line_digest: 0, views: -1,
                         source: cx_text(), values: nil, value_count: 0, moved: 0,
                         document_id: documentID)
                     var documents: OpaquePointer?

@@ -79,7 +79,7 @@ private func search(_ database: OpaquePointer, _ word: String) -> (status: cx_st
 
 /// How `cx_read_words` reads each of `words` for a search of `domain`'s items: "held", the word it
 /// corrects it to, or "-".
-private func readWordsOf(_ database: OpaquePointer, _ words: [String], as domain: String, now: Int64 = 0) -> [String] {
+private func readWordsOf(_ database: OpaquePointer, _ words: [String], as domain: String) -> [String] {
     let bytes = (words + [domain]).map { Array($0.utf8) }
     func texts(_ index: Int, _ done: [cx_text], _ body: ([cx_text]) -> [String]) -> [String] {
         guard index < bytes.count else { return body(done) }
@@ -95,7 +95,7 @@ private func readWordsOf(_ database: OpaquePointer, _ words: [String], as domain
             radius: 0)
         var request = cx_search_request(
             nodes: &node, node_count: 1, domain: all.last!, all_domains: false, scope: CX_SCOPE_ALL,
-            now_ms: now, offset: 0, limit: 0, relax: false, sort_keys: nil, sort_key_count: 0, facets: nil,
+            now_ms: 0, offset: 0, limit: 0, relax: false, sort_keys: nil, sort_key_count: 0, facets: nil,
             facet_count: 0, keep_fields_in_memory: false, meaning: nil, meaning_dimensions: 0,
             semantic_ratio: 0, meaning_finds: false, typos: false, languages: cx_text())
         var held = [Bool](repeating: false, count: words.count)
@@ -373,33 +373,6 @@ struct ShimTests {
         #expect(readWordsOf(writer, words, as: "other") == ["held", "kettle", "-", "-", "-"])
         #expect(readWordsOf(writer, words, as: "app") == ["held", "kettle", "held", "zorblax", "-"])
         #expect(readWordsOf(writer, [], as: "app").isEmpty)
-    }
-
-    @Test(
-        "cx_read_words: a reader remembers, for the revision, a word an item it may see holds for good, and never one an item that expires holds"
-    )
-    func readWordsRemembered() throws {
-        let path = TemporaryFolder.path + "/db"
-        let (database, _, _) = open(path, CX_OPEN_WRITE)
-        let writer = try #require(database)
-        defer { cx_database_free(writer) }
-        #expect(call { cx_database_begin(writer, $0) }.status == CX_OK)
-        #expect(store(writer, id: "l", title: "Brass lantern", public: true) == CX_OK)
-        #expect(store(writer, id: "e", title: "Glowing ember", public: true, expiration: 2_000) == CX_OK)
-        #expect(store(writer, id: "s", title: "Secret cellar", public: false) == CX_OK)
-        #expect(call { cx_database_commit(writer, $0) }.status == CX_OK)
-        let (opened, _, _) = open(path, CX_OPEN_READ)
-        let reader = try #require(opened)
-        defer { cx_database_free(reader) }
-        let words = ["lantern", "ember", "cellar"]
-        // The same revision, read before the ember expires and after, each twice: the lantern is
-        // held throughout, the ember until it expires, the cellar by its own domain alone.
-        for now: Int64 in [1_000, 1_000, 3_000, 3_000, 1_000] {
-            let ember = now < 2_000 ? "held" : "-"
-            #expect(readWordsOf(reader, words, as: "other", now: now) == ["held", ember, "-"], "at \(now)")
-            #expect(readWordsOf(reader, words, as: "app", now: now) == ["held", ember, "held"], "at \(now)")
-            #expect(readWordsOf(reader, words, as: "other", now: now) == ["held", ember, "-"], "at \(now)")
-        }
     }
 
     @Test(
