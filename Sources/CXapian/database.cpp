@@ -141,25 +141,20 @@ cx_status cx_database_shard_metadata(cx_database *database, cx_text key, char **
     return cx::with_retries(database, out_error, [&] {
         const std::string name = cx::str(key);
         // A read-only view keeps its shards' records until it moves (`cx::reopen`): its check of the
-        // shards' batches, at every search, asks the servers only after one of them moved.
-        const std::shared_ptr<cx::Snapshot> kept = database->writable ? nullptr : cx::snapshot(*database);
-        const auto ask = [&] {
+        // shards' batches, at every search, asks the servers only after one of them moved. (A
+        // writer's snapshot is its own call's, which nothing keeps.)
+        const std::shared_ptr<cx::Snapshot> snapshot = cx::snapshot(*database);
+        cx::Snapshot &kept = *snapshot;
+        std::string values;
+        if (const auto found = kept.shard_records.find(name); found != kept.shard_records.end()) {
+            values = found->second;
+        } else {
             std::vector<std::string> each(database->shards.size());
             cx::for_each_shard(*database,
                                [&](size_t shard) { each[shard] = database->shards[shard].get_metadata(name); });
-            std::string asked;
-            for (size_t i = 0; i < each.size(); ++i) asked += (i > 0 ? "\n" : "") + each[i];
-            return asked;
-        };
-        std::string values;
-        if (!kept) {
-            values = ask();
-        } else if (const auto found = kept->shard_records.find(name); found != kept->shard_records.end()) {
-            values = found->second;
-        } else {
-            values = ask();
-            if (kept->shard_records.size() >= cx::Snapshot::kept_records) kept->shard_records.clear();
-            kept->shard_records.emplace(name, values);
+            for (size_t i = 0; i < each.size(); ++i) values += (i > 0 ? "\n" : "") + each[i];
+            if (kept.shard_records.size() >= cx::Snapshot::kept_records) kept.shard_records.clear();
+            kept.shard_records.emplace(name, values);
         }
         if (database->meaning_copies)
             for (const Xapian::Database &copy : database->meaning_copies->shards) values += '\n' + copy.get_metadata(name);

@@ -75,7 +75,7 @@ struct cx_database {
     /// That view's copies each as a read-only handle of its own, sharing the view's internals: what
     /// a search by meaning asks as one index (meaning_copy.hpp).
     std::vector<std::shared_ptr<cx_database>> each_copy;
-    /// That view's copies: the batch each held when last opened or reopened (`meaning_copy::hold`),
+    /// That view's copies: the batch each held when last opened or reopened (`meaning_copy::reopen_and_hold`),
     /// which the view's shards hold while the view is read.
     std::vector<std::string> copy_batches;
     /// A writer's common words, read as its transaction begins: every item it stores gets their

@@ -144,11 +144,20 @@ void follow(cx_database &shard, const std::string &expected, const std::vector<X
     copy.commit_transaction();
 }
 
-void reopen_and_hold(cx_database &copies) {
-    cx::reopen(copies);
+namespace {
+
+/// Records the batch each of a view's copies holds at the revision it has open.
+void hold(cx_database &copies) {
     std::vector<std::string> batches;
     for (const Xapian::Database &copy : copies.shards) batches.push_back(copy.get_metadata(batch_key));
     copies.copy_batches = std::move(batches);
+}
+
+}  // namespace
+
+void reopen_and_hold(cx_database &copies) {
+    cx::reopen(copies);
+    hold(copies);
 }
 
 bool reopen_copies(cx_database &view) {
@@ -177,7 +186,7 @@ std::shared_ptr<cx_database> open_view(const char *name, const cx_shard *shards,
         one->reader = opened;
         copies->each_copy.push_back(std::move(one));
     }
-    for (const Xapian::Database &copy : copies->shards) copies->copy_batches.push_back(copy.get_metadata(batch_key));
+    hold(*copies);
     std::sort(uuids.begin(), uuids.end());
     if (std::adjacent_find(uuids.begin(), uuids.end()) != uuids.end())
         throw Xapian::InvalidArgumentError("two of the vectors copies of " + std::string(name) +

@@ -132,7 +132,13 @@ extension SearchableIndex {
     /// - Throws: ``SearchlightError/Code/indexUnavailable`` naming each shard's batch when they
     ///   still differ after `waiting`, or the last failure to open one.
     static func openView(_ topology: Topology, waiting: Duration?) throws(SearchlightError) -> XapianDatabase {
-        let deadline = ContinuousClock.now.advanced(by: waiting ?? .zero)
+        guard let waiting else {
+            let layouts = folderLayouts(topology)
+            let view = try XapianDatabase(view: topology, timeout: remoteTimeout)
+            view.shardLayouts = layouts
+            return view
+        }
+        let deadline = ContinuousClock.now.advanced(by: waiting)
         while true {
             let layouts = folderLayouts(topology)
             let view: XapianDatabase
@@ -140,7 +146,6 @@ extension SearchableIndex {
             do throws(SearchlightError) {
                 view = try XapianDatabase(view: topology, timeout: remoteTimeout)
                 view.shardLayouts = layouts
-                guard waiting != nil else { return view }
                 do throws(SearchlightError) { batches = try view.shardBatches() } catch {
                     try? view.close()
                     throw error
@@ -149,7 +154,6 @@ extension SearchableIndex {
                 OSThread.sleep(for: .milliseconds(20))
                 continue
             }
-            guard let waiting else { return view }
             if Set(batches).count == 1 {
                 view.batch = batches[0]
                 return view
