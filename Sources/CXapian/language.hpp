@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+struct cx_database;
+
 namespace cx {
 
 /// The language `text` is written in, as an ISO 639-1 code (`fr`), as Compact Language Detector 2
@@ -53,8 +55,9 @@ ItemLanguages item_languages(const Xapian::Database &reader);
 ///
 /// The answer costs at most a few hundred steps of two posting lists: a form more items hold than
 /// the other readings' languages have is held in this one; else the form's items are walked with
-/// the language's, and past `most_shared_steps` the form is taken as held.
-bool held_in_stemming(const Xapian::Database &reader, const ItemLanguages &languages, const std::string &term,
+/// the language's, and past `most_shared_steps` the form is taken as held. Through a shard server,
+/// one match of the two terms together on each server.
+bool held_in_stemming(const cx_database &database, const ItemLanguages &languages, const std::string &term,
                       const std::string &stemming);
 
 /// Whether `folded` (a word, accents folded and lower-cased) is a stop word of one of `codes`

@@ -190,7 +190,7 @@ Query LeafTerms::parse(const std::string &text, unsigned flags, bool title) {
 bool LeafTerms::held(const std::string &form, const std::string &stemming) {
     const auto key = std::make_pair(form, stemming);
     if (const auto found = held_.find(key); found != held_.end()) return found->second;
-    const bool is = held_in_stemming(database_, items_, form, stemming);
+    const bool is = held_in_stemming(view_, items_, form, stemming);
     held_.emplace(key, is);
     return is;
 }
