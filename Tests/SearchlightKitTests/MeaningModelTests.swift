@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import SearchlightKit
 import Synchronization
 import Testing
@@ -215,9 +216,10 @@ struct MeaningModelTests {
         let record = folder + "/cache/searchlight/verified-model-files"
         _ = try MeaningModel(folder: folder, verifiedFilesRecord: record)
         // One line a file: its device, inode, size and times, and the digest it was found to have
-        // (and one for the int8 form: `int8FormKept`).
+        // (and one each for the int8 form and the vocabulary's table: `int8FormKept`,
+        // `vocabularyTableKept`).
         let lines = try String(contentsOfFile: record, encoding: .utf8).split(separator: "\n")
-        #expect(lines.count == 3)
+        #expect(lines.count == 4)
         for (name, digest) in [
             ("model.safetensors", "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"),
             ("vocab.txt", "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3"),
@@ -285,6 +287,61 @@ struct MeaningModelTests {
         try FileManager.default.removeItem(atPath: kept)
         _ = try MeaningModel(folder: folder, verifiedFilesRecord: record, precision: .float)
         #expect(!FileManager.default.fileExists(atPath: kept))
+    }
+
+    @Test(
+        "the vocabulary's table made at the first load is kept and recorded, read by the next loads for the same ids, and made anew when changed or damaged"
+    )
+    func vocabularyTableKept() throws {
+        let folder = try modelFolder(copying: ["model.safetensors", "vocab.txt"])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let record = folder + "/cache/searchlight/verified-model-files"
+        let kept = folder + "/cache/searchlight/" + MeaningModel.name + ".vocabulary"
+        let cases = try Reference.load().cases
+        let expected = cases.map(\.ids)
+        func ids(_ model: MeaningModel) -> [[Int]] { cases.map { model.tokens($0.text) } }
+        func identity() throws -> (inode: UInt64, line: String) {
+            var info = stat()
+            #expect(stat(kept, &info) == 0)
+            let line = [
+                UInt64(info.st_dev), UInt64(info.st_ino), UInt64(info.st_size), UInt64(info.st_mtim.tv_sec),
+                UInt64(info.st_mtim.tv_nsec), UInt64(info.st_ctim.tv_sec), UInt64(info.st_ctim.tv_nsec),
+            ].map(String.init).joined(separator: " ")
+            return (UInt64(info.st_ino), line)
+        }
+        #expect(ids(try MeaningModel(folder: folder, verifiedFilesRecord: record)) == expected)
+        let first = try identity()
+        // The record's line for it: its identity, then its digest and the vocabulary file's.
+        let suffix = " vocabulary table of 07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3"
+        #expect(
+            try String(contentsOfFile: record, encoding: .utf8).split(separator: "\n").contains {
+                $0.hasPrefix(first.line + "\t") && $0.hasSuffix(suffix)
+            })
+        // The next load reads it in place: the same ids, nothing written.
+        #expect(ids(try MeaningModel(folder: folder, verifiedFilesRecord: record)) == expected)
+        #expect(try identity().inode == first.inode)
+        // A byte changed in it: a file the record does not hold, left unread and made anew.
+        func damage(at offset: UInt64, with bytes: [UInt8]) throws {
+            let file = try FileHandle(forUpdating: URL(fileURLWithPath: kept))
+            try file.seek(toOffset: offset)
+            try file.write(contentsOf: Data(bytes))
+            try file.close()
+        }
+        try damage(at: 4_000, with: [0x55])
+        #expect(ids(try MeaningModel(folder: folder, verifiedFilesRecord: record)) == expected)
+        let second = try identity()
+        #expect(second.inode != first.inode)
+        // Damaged and yet recorded as the table (a record written by hand): a line start past the
+        // text's end is found, the table never read past it, and made anew.
+        try damage(at: 24 + 4 * 5, with: [0xFF, 0xFF, 0xFF, 0x7F])
+        let forged = try identity().line + "\t" + String(repeating: "0", count: 64) + suffix + "\n"
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: record))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(forged.utf8))
+        try handle.close()
+        #expect(ids(try MeaningModel(folder: folder, verifiedFilesRecord: record)) == expected)
+        #expect(try identity().inode != second.inode)
+        #expect(ids(try MeaningModel(folder: folder, verifiedFilesRecord: record)) == expected)
     }
 
     @Test("without the model, asking for it says where it was looked for and how to install it")

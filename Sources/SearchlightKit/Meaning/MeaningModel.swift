@@ -136,11 +136,19 @@ public final class MeaningModel: Sendable {
             }
             if let identity = mapped.identity { verified.record(identity, digest: digest) }
         }
-        tokenizer = try WordPieceTokenizer(vocabulary: vocabulary.bytes, maximumLength: Self.maximumTokens)
+        let tablePath = verified.folder.map { $0 + "/" + Self.name + ".vocabulary" }
+        tokenizer = try WordPieceTokenizer(
+            vocabulary: vocabulary,
+            table: tablePath.flatMap { Self.kept(at: $0, as: Self.tableOf, verified: verified) },
+            maximumLength: Self.maximumTokens)
+        if let tablePath, !tokenizer.readKeptTable {
+            tokenizer.tableBytes.withUnsafeBytes { Self.keep($0, at: tablePath, as: Self.tableOf, verified: verified) }
+        }
         self.weights = weights
         let tensors = try SafeTensors(weights, path: folder + "/model.safetensors")
         let int8Path = verified.folder.map { $0 + "/" + Self.name + ".int8" }
-        let keptInt8 = precision == .int8 ? int8Path.flatMap { Self.keptInt8(at: $0, verified: verified) } : nil
+        let keptInt8 =
+            precision == .int8 ? int8Path.flatMap { Self.kept(at: $0, as: Self.int8Of, verified: verified) } : nil
         var handle: OpaquePointer?
         var message: UnsafeMutablePointer<CChar>?
         let status = withExtendedLifetime(tensors) {
@@ -164,27 +172,32 @@ public final class MeaningModel: Sendable {
         self.keptInt8 = keptInt8
         var size = 0
         if let int8Path, let made = ce_encoder_quantized(handle, &size) {
-            Self.keepInt8(UnsafeRawBufferPointer(start: made, count: size), at: int8Path, verified: verified)
+            Self.keep(
+                UnsafeRawBufferPointer(start: made, count: size), at: int8Path, as: Self.int8Of, verified: verified)
         }
         encoder = EncoderHandle(handle)
     }
 
-    /// What the record says the model's int8 form kept at `path` is: its digest, then "int8 of" and
-    /// the model file's digest.
+    /// What the record says the model's int8 form is, after its own digest: "int8 of" and the model
+    /// file's digest.
     private static let int8Of = " int8 of " + pinnedFiles[0].sha256
+    /// What the record says the vocabulary's table is (`WordPieceTokenizer.tableBytes`), after its
+    /// own digest: "vocabulary table of" and the vocabulary file's digest.
+    private static let tableOf = " vocabulary table of " + pinnedFiles[1].sha256
 
-    /// The int8 form kept at `path`, when the record holds it as this model's, unchanged since it
-    /// was written; else nil (the encoder quantizes the weights, and the form is kept anew).
-    private static func keptInt8(at path: String, verified: VerifiedFiles) -> MappedFile? {
+    /// The file kept at `path`, when the record holds it as made of this model's files (its digest
+    /// then `what`), unchanged since it was written; else nil (it is made again, and kept anew).
+    private static func kept(at path: String, as what: String, verified: VerifiedFiles) -> MappedFile? {
         guard FileSystem.kind(atPath: path) == .file, let mapped = try? MappedFile(path: path),
-            let identity = mapped.identity, verified.digest(of: identity)?.hasSuffix(int8Of) == true
+            let identity = mapped.identity, verified.digest(of: identity)?.hasSuffix(what) == true
         else { return nil }
         return mapped
     }
 
-    /// Keeps the int8 form the encoder `made` at `path` and records it with its digest. Best
-    /// effort, as the record is: a form that cannot be kept costs the next process a quantization.
-    private static func keepInt8(_ made: UnsafeRawBufferPointer, at path: String, verified: VerifiedFiles) {
+    /// Keeps `made` at `path` and records it with its digest, then `what`. Best effort, as the
+    /// record is: a file that cannot be kept costs the next process the making of it.
+    private static func keep(_ made: UnsafeRawBufferPointer, at path: String, as what: String, verified: VerifiedFiles)
+    {
         if let folder = verified.folder {
             try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         }
@@ -193,7 +206,7 @@ public final class MeaningModel: Sendable {
             written.bytes.elementsEqual(made),
             let digest = try? written.sha256()
         else { return }
-        verified.record(identity, digest: digest + int8Of)
+        verified.record(identity, digest: digest + what)
     }
 
     /// The token ids the model reads of `text`: [CLS], its word pieces, [SEP], at most

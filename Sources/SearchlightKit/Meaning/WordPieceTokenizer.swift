@@ -9,7 +9,7 @@
 /// Its ids equal those of Hugging Face's `tokenizers` for the same vocabulary
 /// (`Tests/fixtures/embedding/reference.json`).
 struct WordPieceTokenizer: Sendable {
-    private let vocabulary: Vocabulary
+    private let vocabulary: WordPieceVocabulary
     let unknown: Int32
     let classification: Int32
     let separator: Int32
@@ -18,10 +18,15 @@ struct WordPieceTokenizer: Sendable {
 
     private static let longestWord = 100
 
+    /// Whether the vocabulary's table was read from the kept one given, rather than made.
+    let readKeptTable: Bool
+
     /// A tokenizer over `vocabulary`, a `vocab.txt`: one piece a line, its id its line's number
-    /// from 0.
-    init(vocabulary text: UnsafeRawBufferPointer, maximumLength: Int) throws(SearchlightError) {
-        let vocabulary = Vocabulary(text)
+    /// from 0; its table read from `table` (``tableBytes`` of the same file) when that is one.
+    init(vocabulary file: MappedFile, table: MappedFile?, maximumLength: Int) throws(SearchlightError) {
+        let kept = table.flatMap { WordPieceVocabulary(file, table: $0) }
+        readKeptTable = kept != nil
+        let vocabulary = kept ?? WordPieceVocabulary(file)
         guard let unknown = vocabulary.id(of: "[UNK]"), let classification = vocabulary.id(of: "[CLS]"),
             let separator = vocabulary.id(of: "[SEP]")
         else {
@@ -34,6 +39,9 @@ struct WordPieceTokenizer: Sendable {
         self.separator = separator
         self.maximumLength = max(2, maximumLength)
     }
+
+    /// The vocabulary's table, for a process after to read (``init(vocabulary:table:maximumLength:)``).
+    var tableBytes: [UInt8] { vocabulary.tableBytes }
 
     /// The ids of `text`: [CLS], its pieces (as many as fit), [SEP].
     func ids(_ text: String) -> [Int32] {
@@ -158,100 +166,5 @@ struct WordPieceTokenizer: Sendable {
         default:
             false
         }
-    }
-}
-
-/// A `vocab.txt`'s pieces, found by their UTF-8 bytes: an open-addressed table of ids over a copy of
-/// the file's bytes, made without a string for each of its 30,000 lines (a dictionary of strings
-/// took a quarter of a search's whole process).
-private struct Vocabulary: Sendable {
-    private let text: [UInt8]
-    /// Where each line starts in `text`, and one past the last line's end.
-    private let lineStarts: [Int32]
-    /// Each slot an id plus one, 0 when empty; a power of two, at least twice the lines.
-    private let slots: [Int32]
-
-    init(_ bytes: UnsafeRawBufferPointer) {
-        text = Array(bytes)
-        var starts: [Int32] = [0]
-        starts.reserveCapacity(32_768)
-        text.withUnsafeBufferPointer { text in
-            for offset in text.indices where text[offset] == UInt8(ascii: "\n") { starts.append(Int32(offset + 1)) }
-        }
-        if starts.last != Int32(text.count) { starts.append(Int32(text.count) + 1) }
-        lineStarts = starts
-        let lines = starts.count - 1
-        var size = 1
-        while size < 2 * max(lines, 1) { size <<= 1 }
-        var slots = [Int32](repeating: 0, count: size)
-        text.withUnsafeBufferPointer { text in
-            starts.withUnsafeBufferPointer { starts in
-                slots.withUnsafeMutableBufferPointer { slots in
-                    for line in 0..<lines {
-                        let piece = Self.line(line, of: text, starts: starts)
-                        guard !piece.isEmpty else { continue }
-                        var slot = Self.hash(piece, inWord: false) & (size - 1)
-                        while slots[slot] != 0 {
-                            // A piece listed twice keeps its first id.
-                            if Self.line(Int(slots[slot] - 1), of: text, starts: starts).elementsEqual(piece) { break }
-                            slot = (slot + 1) & (size - 1)
-                        }
-                        if slots[slot] == 0 { slots[slot] = Int32(line + 1) }
-                    }
-                }
-            }
-        }
-        self.slots = slots
-    }
-
-    /// The id of `piece`, written as in the file.
-    func id(of piece: String) -> Int32? {
-        var piece = piece
-        return piece.withUTF8 { id(of: $0, inWord: false) }
-    }
-
-    /// The id of `bytes` as a piece that starts a word, or (`inWord`) as one inside a word, which
-    /// the file writes after `##`.
-    func id(of bytes: UnsafeBufferPointer<UInt8>, inWord: Bool) -> Int32? {
-        text.withUnsafeBufferPointer { text in
-            let mask = slots.count - 1
-            var slot = Self.hash(bytes, inWord: inWord) & mask
-            while true {
-                let entry = slots[slot]
-                if entry == 0 { return nil }
-                var line = lineStarts.withUnsafeBufferPointer { Self.line(Int(entry - 1), of: text, starts: $0) }
-                if inWord {
-                    if line.count == bytes.count + 2, line[0] == Self.mark, line[1] == Self.mark {
-                        line = UnsafeBufferPointer(rebasing: line[2...])
-                        if line.elementsEqual(bytes) { return entry - 1 }
-                    }
-                } else if line.elementsEqual(bytes) {
-                    return entry - 1
-                }
-                slot = (slot + 1) & mask
-            }
-        }
-    }
-
-    private static let mark = UInt8(ascii: "#")
-
-    /// Line `line`'s bytes, without its line end.
-    private static func line(_ line: Int, of text: UnsafeBufferPointer<UInt8>, starts: UnsafeBufferPointer<Int32>)
-        -> UnsafeBufferPointer<UInt8>
-    {
-        let start = Int(starts[line])
-        var end = Int(starts[line + 1]) - 1
-        if end > start, text[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-        return UnsafeBufferPointer(rebasing: text[start..<end])
-    }
-
-    /// FNV-1a over the piece's bytes as the file writes them (`##` first, `inWord`).
-    private static func hash(_ bytes: UnsafeBufferPointer<UInt8>, inWord: Bool) -> Int {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        if inWord {
-            for _ in 0..<2 { hash = (hash ^ UInt64(mark)) &* 0x100_0000_01b3 }
-        }
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return Int(truncatingIfNeeded: hash ^ (hash >> 32))
     }
 }
