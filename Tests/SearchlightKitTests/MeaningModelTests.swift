@@ -333,14 +333,26 @@ struct MeaningModelTests {
         #expect(second.inode != first.inode)
         // Damaged and yet recorded as the table (a record written by hand): a line start past the
         // text's end is found, the table never read past it, and made anew.
+        func forgeRecord() throws {
+            let forged = try identity().line + "\t" + String(repeating: "0", count: 64) + suffix + "\n"
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: record))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data(forged.utf8))
+            try handle.close()
+        }
         try damage(at: 24 + 4 * 5, with: [0xFF, 0xFF, 0xFF, 0x7F])
-        let forged = try identity().line + "\t" + String(repeating: "0", count: 64) + suffix + "\n"
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: record))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data(forged.utf8))
-        try handle.close()
+        try forgeRecord()
         #expect(ids(try MeaningModel(folder: folder, verifiedFilesRecord: record)) == expected)
-        #expect(try identity().inode != second.inode)
+        let third = try identity()
+        #expect(third.inode != second.inode)
+        // Every slot taken (each naming the first line), so that a piece it lacks would be looked
+        // for without end: made anew too.
+        let lines = 30_522
+        try damage(
+            at: UInt64(24 + 4 * (lines + 1)), with: Array(repeating: [1, 0, 0, 0], count: 65_536).flatMap { $0 })
+        try forgeRecord()
+        #expect(ids(try MeaningModel(folder: folder, verifiedFilesRecord: record)) == expected)
+        #expect(try identity().inode != third.inode)
         #expect(ids(try MeaningModel(folder: folder, verifiedFilesRecord: record)) == expected)
     }
 

@@ -60,7 +60,8 @@ struct WordPieceVocabulary: @unchecked Sendable {
     }
 
     /// The table kept in `table` (``tableBytes``) over `file`, the `vocab.txt` it was made of; nil
-    /// when `table` is not such a table over a text of `file`'s length, or points outside it.
+    /// when `table` is not such a table over a text of `file`'s length, points outside it, or
+    /// takes more slots than it has lines.
     init?(_ file: MappedFile, table: MappedFile) {
         let kept = table.bytes
         guard kept.count >= Self.headerSize, kept.prefix(8).elementsEqual(Self.magic) else { return nil }
@@ -73,14 +74,20 @@ struct WordPieceVocabulary: @unchecked Sendable {
         let numbers = UnsafeRawBufferPointer(rebasing: kept[Self.headerSize...]).bindMemory(to: Int32.self)
         let lineStarts = UnsafeBufferPointer(rebasing: numbers[0..<(lines + 1)])
         let slots = UnsafeBufferPointer(rebasing: numbers[(lines + 1)...])
-        // Every line within the text, and every slot a line or none: a damaged table is never read
-        // past its text.
+        // Every line within the text, every slot a line or none, and no more slots taken than there
+        // are lines (an empty slot ends every look-up): a damaged table is never read past its
+        // text, nor searched for ever.
         var previous: Int32 = -1
         for start in lineStarts {
             guard start > previous, Int(start) <= file.count + 1 else { return nil }
             previous = start
         }
-        guard lineStarts.first == 0, slots.allSatisfy({ $0 >= 0 && Int($0) <= lines }) else { return nil }
+        var taken = 0
+        for slot in slots {
+            guard slot >= 0, Int(slot) <= lines else { return nil }
+            if slot != 0 { taken += 1 }
+        }
+        guard lineStarts.first == 0, taken <= lines else { return nil }
         owners = [file, table]
         text = file.bytes.bindMemory(to: UInt8.self)
         self.lineStarts = lineStarts
