@@ -216,10 +216,10 @@ struct MeaningModelTests {
         let record = folder + "/cache/searchlight/verified-model-files"
         _ = try MeaningModel(folder: folder, verifiedFilesRecord: record)
         // One line a file: its device, inode, size and times, and the digest it was found to have
-        // (and one each for the int8 form and the vocabulary's table: `int8FormKept`,
-        // `vocabularyTableKept`).
+        // (and one each for the int8 form, the vocabulary's table and the tensors' table:
+        // `int8FormKept`, `vocabularyTableKept`, `tensorTableKept`).
         let lines = try String(contentsOfFile: record, encoding: .utf8).split(separator: "\n")
-        #expect(lines.count == 4)
+        #expect(lines.count == 5)
         for (name, digest) in [
             ("model.safetensors", "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"),
             ("vocab.txt", "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3"),
@@ -296,64 +296,75 @@ struct MeaningModelTests {
         let folder = try modelFolder(copying: ["model.safetensors", "vocab.txt"])
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let record = folder + "/cache/searchlight/verified-model-files"
-        let kept = folder + "/cache/searchlight/" + MeaningModel.name + ".vocabulary"
+        let kept = KeptFile(path: folder + "/cache/searchlight/" + MeaningModel.name + ".vocabulary", record: record)
         let cases = try Reference.load().cases
         let expected = cases.map(\.ids)
         func ids(_ model: MeaningModel) -> [[Int]] { cases.map { model.tokens($0.text) } }
-        func identity() throws -> (inode: UInt64, line: String) {
-            var info = stat()
-            #expect(stat(kept, &info) == 0)
-            let line = [
-                UInt64(info.st_dev), UInt64(info.st_ino), UInt64(info.st_size), UInt64(info.st_mtim.tv_sec),
-                UInt64(info.st_mtim.tv_nsec), UInt64(info.st_ctim.tv_sec), UInt64(info.st_ctim.tv_nsec),
-            ].map(String.init).joined(separator: " ")
-            return (UInt64(info.st_ino), line)
-        }
         #expect(ids(try MeaningModel(folder: folder, verifiedFilesRecord: record)) == expected)
-        let first = try identity()
+        let first = try kept.identity()
         // The record's line for it: its identity, then its digest and the vocabulary file's.
         let suffix = " vocabulary table of 07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3"
-        #expect(
-            try String(contentsOfFile: record, encoding: .utf8).split(separator: "\n").contains {
-                $0.hasPrefix(first.line + "\t") && $0.hasSuffix(suffix)
-            })
+        #expect(try kept.isRecorded(as: suffix))
         // The next load reads it in place: the same ids, nothing written.
         #expect(ids(try MeaningModel(folder: folder, verifiedFilesRecord: record)) == expected)
-        #expect(try identity().inode == first.inode)
+        #expect(try kept.identity().inode == first.inode)
         // A byte changed in it: a file the record does not hold, left unread and made anew.
-        func damage(at offset: UInt64, with bytes: [UInt8]) throws {
-            let file = try FileHandle(forUpdating: URL(fileURLWithPath: kept))
-            try file.seek(toOffset: offset)
-            try file.write(contentsOf: Data(bytes))
-            try file.close()
-        }
-        try damage(at: 4_000, with: [0x55])
+        try kept.damage(at: 4_000, with: [0x55])
         #expect(ids(try MeaningModel(folder: folder, verifiedFilesRecord: record)) == expected)
-        let second = try identity()
+        let second = try kept.identity()
         #expect(second.inode != first.inode)
         // Damaged and yet recorded as the table (a record written by hand): a line start past the
         // text's end is found, the table never read past it, and made anew.
-        func forgeRecord() throws {
-            let forged = try identity().line + "\t" + String(repeating: "0", count: 64) + suffix + "\n"
-            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: record))
-            try handle.seekToEnd()
-            try handle.write(contentsOf: Data(forged.utf8))
-            try handle.close()
-        }
-        try damage(at: 24 + 4 * 5, with: [0xFF, 0xFF, 0xFF, 0x7F])
-        try forgeRecord()
+        try kept.damage(at: 24 + 4 * 5, with: [0xFF, 0xFF, 0xFF, 0x7F])
+        try kept.forgeRecord(as: suffix)
         #expect(ids(try MeaningModel(folder: folder, verifiedFilesRecord: record)) == expected)
-        let third = try identity()
+        let third = try kept.identity()
         #expect(third.inode != second.inode)
         // Every slot taken (each naming the first line), so that a piece it lacks would be looked
         // for without end: made anew too.
         let lines = 30_522
-        try damage(
+        try kept.damage(
             at: UInt64(24 + 4 * (lines + 1)), with: Array(repeating: [1, 0, 0, 0], count: 65_536).flatMap { $0 })
-        try forgeRecord()
+        try kept.forgeRecord(as: suffix)
         #expect(ids(try MeaningModel(folder: folder, verifiedFilesRecord: record)) == expected)
-        #expect(try identity().inode != third.inode)
+        #expect(try kept.identity().inode != third.inode)
         #expect(ids(try MeaningModel(folder: folder, verifiedFilesRecord: record)) == expected)
+    }
+
+    @Test(
+        "the table of the model file's tensors made at the first load is kept and recorded, read by the next loads for the same vectors, and made anew when changed or damaged"
+    )
+    func tensorTableKept() throws {
+        let folder = try modelFolder(copying: ["model.safetensors", "vocab.txt"])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let record = folder + "/cache/searchlight/verified-model-files"
+        let kept = KeptFile(path: folder + "/cache/searchlight/" + MeaningModel.name + ".tensors", record: record)
+        let texts = ["a pot to boil water for tea", "Copper kettle, 1.7 litres", ""]
+        let made = try MeaningModel(folder: folder, verifiedFilesRecord: record).vectors(texts)
+        let first = try kept.identity()
+        // The record's line for it: its identity, then its digest and the model file's.
+        let suffix = " tensor table of 53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+        #expect(try kept.isRecorded(as: suffix))
+        // The next load reads it in place: the same vectors, nothing written.
+        #expect(try MeaningModel(folder: folder, verifiedFilesRecord: record).vectors(texts) == made)
+        #expect(try kept.identity().inode == first.inode)
+        // A byte of the model file's length changed: a file the record does not hold, left unread
+        // and made anew.
+        try kept.damage(at: 8, with: [0x55])
+        #expect(try MeaningModel(folder: folder, verifiedFilesRecord: record).vectors(texts) == made)
+        let second = try kept.identity()
+        #expect(second.inode != first.inode)
+        // Damaged and yet recorded as the table (a record written by hand): the first tensor's
+        // floats placed past the model file's end, or one byte out of line, are found, never read,
+        // and the table made anew.
+        for offset: [UInt8] in [[0, 0, 0, 0, 0, 0, 0, 0x40], [0x01]] {
+            let before = try kept.identity().inode
+            try kept.damage(at: 32, with: offset)
+            try kept.forgeRecord(as: suffix)
+            #expect(try MeaningModel(folder: folder, verifiedFilesRecord: record).vectors(texts) == made)
+            #expect(try kept.identity().inode != before)
+        }
+        #expect(try MeaningModel(folder: folder, verifiedFilesRecord: record).vectors(texts) == made)
     }
 
     @Test("without the model, asking for it says where it was looked for and how to install it")
@@ -361,5 +372,47 @@ struct MeaningModelTests {
         let error = #expect(throws: SearchlightError.self) { try MeaningModel(folder: "/nonexistent/model") }
         #expect(error?.code == .meaningUnavailable)
         #expect(error?.message.contains("/nonexistent/model/model.safetensors") == true)
+    }
+}
+
+/// A file the model keeps in the user's cache beside the `record` of verified files.
+private struct KeptFile {
+    let path: String
+    let record: String
+
+    /// Its inode, and its identity as the record writes it.
+    func identity() throws -> (inode: UInt64, line: String) {
+        var info = stat()
+        #expect(stat(path, &info) == 0)
+        let line = [
+            UInt64(info.st_dev), UInt64(info.st_ino), UInt64(info.st_size), UInt64(info.st_mtim.tv_sec),
+            UInt64(info.st_mtim.tv_nsec), UInt64(info.st_ctim.tv_sec), UInt64(info.st_ctim.tv_nsec),
+        ].map(String.init).joined(separator: " ")
+        return (UInt64(info.st_ino), line)
+    }
+
+    /// Whether the record holds it as it is, its digest followed by `suffix`.
+    func isRecorded(as suffix: String) throws -> Bool {
+        let line = try identity().line
+        return try String(contentsOfFile: record, encoding: .utf8).split(separator: "\n").contains {
+            $0.hasPrefix(line + "\t") && $0.hasSuffix(suffix)
+        }
+    }
+
+    /// Writes `bytes` over it at `offset`.
+    func damage(at offset: UInt64, with bytes: [UInt8]) throws {
+        let file = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        try file.seek(toOffset: offset)
+        try file.write(contentsOf: Data(bytes))
+        try file.close()
+    }
+
+    /// Records it as it is, whatever it holds, as a record written by hand would.
+    func forgeRecord(as suffix: String) throws {
+        let forged = try identity().line + "\t" + String(repeating: "0", count: 64) + suffix + "\n"
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: record))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(forged.utf8))
+        try handle.close()
     }
 }

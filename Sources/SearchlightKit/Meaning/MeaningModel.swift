@@ -145,7 +145,20 @@ public final class MeaningModel: Sendable {
             tokenizer.tableBytes.withUnsafeBytes { Self.keep($0, at: tablePath, as: Self.tableOf, verified: verified) }
         }
         self.weights = weights
-        let tensors = try SafeTensors(weights, path: folder + "/model.safetensors")
+        let tensorsPath = verified.folder.map { $0 + "/" + Self.name + ".tensors" }
+        let tensors: SafeTensors
+        if let kept = tensorsPath.flatMap({ Self.kept(at: $0, as: Self.tensorsOf, verified: verified) }),
+            let read = SafeTensors(weights, table: kept)
+        {
+            tensors = read
+        } else {
+            tensors = try SafeTensors(weights, path: folder + "/model.safetensors")
+            if let tensorsPath {
+                tensors.tableBytes(of: weights).withUnsafeBytes {
+                    Self.keep($0, at: tensorsPath, as: Self.tensorsOf, verified: verified)
+                }
+            }
+        }
         let int8Path = verified.folder.map { $0 + "/" + Self.name + ".int8" }
         let keptInt8 =
             precision == .int8 ? int8Path.flatMap { Self.kept(at: $0, as: Self.int8Of, verified: verified) } : nil
@@ -184,6 +197,9 @@ public final class MeaningModel: Sendable {
     /// What the record says the vocabulary's table is (`WordPieceTokenizer.tableBytes`), after its
     /// own digest: "vocabulary table of" and the vocabulary file's digest.
     private static let tableOf = " vocabulary table of " + pinnedFiles[1].sha256
+    /// What the record says the table of the model file's tensors is (`SafeTensors.tableBytes`),
+    /// after its own digest: "tensor table of" and the model file's digest.
+    private static let tensorsOf = " tensor table of " + pinnedFiles[0].sha256
 
     /// The file kept at `path`, when the record holds it as made of this model's files (its digest
     /// then `what`), unchanged since it was written; else nil (it is made again, and kept anew).
@@ -463,56 +479,5 @@ final class MappedFile: @unchecked Sendable {
             throw SearchlightError(.meaningUnavailable, "Cannot check the meaning model's files: \(reason)")
         }
         return digest.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-    }
-}
-
-/// The float32 tensors of a safetensors file: an 8-byte little-endian header length, a JSON header
-/// naming each tensor's type, shape and byte range, then the tensors' bytes.
-final class SafeTensors {
-    private(set) var floats: [String: (pointer: UnsafePointer<Float>, count: Int)] = [:]
-
-    private struct Entry: Decodable {
-        let dtype: String
-        let shape: [Int]
-        let offsets: [Int]
-        enum CodingKeys: String, CodingKey {
-            case dtype, shape
-            case offsets = "data_offsets"
-        }
-    }
-
-    /// A header entry, or nil for the `__metadata__` member (and anything else not a tensor).
-    private struct MaybeEntry: Decodable {
-        let entry: Entry?
-        init(from decoder: any Decoder) throws { entry = try? Entry(from: decoder) }
-    }
-
-    init(_ file: MappedFile, path: String) throws(SearchlightError) {
-        let bytes = file.bytes
-        func invalid(_ reason: String) -> SearchlightError {
-            SearchlightError(.meaningUnavailable, "The meaning model's \(path) is not a safetensors file: \(reason)")
-        }
-        guard bytes.count >= 8 else { throw invalid("it is shorter than its header's length") }
-        let headerLength = Int(UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)))
-        guard headerLength <= bytes.count - 8 else { throw invalid("its header runs past its end") }
-        let header: [String: MaybeEntry]
-        do {
-            header = try JSONDecoder().decode(
-                [String: MaybeEntry].self, from: Data(bytes[8..<(8 + headerLength)]))
-        } catch {
-            throw invalid("its header is not JSON (\(error))")
-        }
-        let data = bytes.baseAddress! + 8 + headerLength
-        let dataLength = bytes.count - 8 - headerLength
-        for (name, maybe) in header {
-            guard let entry = maybe.entry, entry.dtype == "F32" else { continue }
-            guard entry.offsets.count == 2, entry.offsets[0] >= 0, entry.offsets[0] <= entry.offsets[1],
-                entry.offsets[1] <= dataLength, (entry.offsets[1] - entry.offsets[0]) % 4 == 0,
-                Int(bitPattern: data + entry.offsets[0]) % MemoryLayout<Float>.alignment == 0
-            else { throw invalid("the bytes of \(name) are out of place") }
-            let count = (entry.offsets[1] - entry.offsets[0]) / 4
-            guard count == entry.shape.reduce(1, *) else { throw invalid("\(name)'s shape does not fit its bytes") }
-            floats[name] = ((data + entry.offsets[0]).assumingMemoryBound(to: Float.self), count)
-        }
     }
 }
