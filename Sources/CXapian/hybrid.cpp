@@ -466,12 +466,15 @@ std::vector<std::pair<Xapian::docid, double>> compared_fully(cx_database &databa
 std::vector<std::pair<Xapian::docid, double>> nearest_over_copies(
     cx_database &database, cx::Snapshot &snapshot, const cx_search_request &request, const Xapian::Query *selection,
     const std::string &excluded, const float *vector, uint32_t dimensions, Xapian::doccount count,
-    double least_similarity, Xapian::doccount *matches, cx::Closeness *closeness_out) {
+    double least_similarity, Xapian::doccount *matches, cx::Closeness *closeness_out,
+    const std::vector<Xapian::docid> *selected_ids) {
     const std::vector<std::shared_ptr<cx_database>> &copies = database.meaning_copies->each_copy;
     const size_t shards = copies.size();
     std::vector<std::optional<Xapian::Query>> among(shards);
     if (selection != nullptr) {
-        std::vector<std::vector<Xapian::docid>> selected = shard_selection(database, snapshot, request, *selection);
+        std::vector<std::vector<Xapian::docid>> selected = selected_ids != nullptr
+                                                               ? by_shard(*selected_ids, shards)
+                                                               : shard_selection(database, snapshot, request, *selection);
         for (size_t shard = 0; shard < shards; ++shard) among[shard] = cx::id_query(std::move(selected[shard]));
     }
     std::vector<std::shared_ptr<const cx::MeaningCodes>> codes(shards);
@@ -594,10 +597,14 @@ std::vector<std::pair<Xapian::docid, double>> nearest(cx_database &database, Sna
                                                       const std::string &excluded, const float *vector,
                                                       uint32_t dimensions, Xapian::doccount count,
                                                       double least_similarity, Xapian::doccount *matches,
-                                                      cx::Closeness *closeness_out) {
+                                                      cx::Closeness *closeness_out,
+                                                      const std::vector<Xapian::docid> *selected) {
     if (database.meaning_copies)
         return nearest_over_copies(database, snapshot, request, selection, excluded, vector, dimensions, count,
-                                   least_similarity, matches, closeness_out);
+                                   least_similarity, matches, closeness_out, selected);
+    // The selected items as read, rather than matched again.
+    std::optional<Xapian::Query> listed;
+    if (selection != nullptr && selected != nullptr && !database.sharded) selection = &listed.emplace(id_query(*selected));
     const std::shared_ptr<const MeaningCodes> codes =
         keeps_fields(database, request) ? cx::meaning_codes(database, dimensions) : nullptr;
     Closeness closeness;

@@ -64,13 +64,17 @@ std::vector<cx_query_node> selection_nodes(const cx_query_node *nodes, size_t co
 /// first, then the nearest few hundred by estimate in full; the closeness and the count are then
 /// of the estimates, but for the items compared in full. Any other reads the value stream.
 /// Over shard servers, each shard's vectors copy is asked as one index is, a selection given to it
-/// as the ids the servers match on the shard, and the answers merged.
+/// as the ids the servers match on the shard, and the answers merged. With `selected`, the items
+/// `selection` selects that the search may see now are those ids, every one (ascending), as a
+/// search that read them all gives them: they are not asked for again (a round trip to every
+/// shard server).
 std::vector<std::pair<Xapian::docid, double>> nearest(cx_database &database, Snapshot &snapshot,
                                                       const cx_search_request &request, const Xapian::Query *selection,
                                                       const std::string &excluded, const float *vector,
                                                       uint32_t dimensions, Xapian::doccount count,
                                                       double least_similarity, Xapian::doccount *matches = nullptr,
-                                                      Closeness *closeness = nullptr);
+                                                      Closeness *closeness = nullptr,
+                                                      const std::vector<Xapian::docid> *selected = nullptr);
 
 /// The ones of `ids` (ascending) that `query` matches, ascending; over a view of shards, each
 /// shard asked about its own items.

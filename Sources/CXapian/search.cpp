@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
@@ -389,19 +390,31 @@ Xapian::doccount run_hybrid(cx_database &database, cx_database *keeping, cx::Sna
     if (request.facet_count > 0) count_facets(database, keeping, request, countable, counting, results);
     const Xapian::MSet by_words = enquire.get_mset(0, depth, check_at_least);
     const Xapian::doccount word_matches = by_words.get_matches_estimated();
+    // Whether the words' page holds every item they match (that the search may see now): then none
+    // of the others is a match, and the words' matches need not be asked for again.
+    const bool every_match = by_words.get_matches_lower_bound() == by_words.size() &&
+                             by_words.get_matches_upper_bound() == by_words.size();
 
     cx::BuiltQuery selection;
     const Query *considered = built.matches_everything ? nullptr : &built.query;
+    // The items meaning considers, when they are the words' matches and the page holds them all.
+    std::optional<std::vector<Xapian::docid>> considered_items;
     if (request.meaning_finds) {
         const std::vector<cx_query_node> nodes = cx::selection_nodes(request.nodes, request.node_count);
         selection = cx::build_query(database, snapshot, nodes.data(), nodes.size(), false, keeping, false,
                                     cx::reading_languages(database, snapshot, request));
         considered = selection.matches_everything ? nullptr : &selection.query;
+    } else if (considered != nullptr && every_match) {
+        considered_items.emplace(by_words.begin(), by_words.end());
+        std::sort(considered_items->begin(), considered_items->end());
     }
     cx::Closeness closeness;
     const auto by_meaning =
-        cx::nearest(database, snapshot, request, considered, {}, request.meaning, request.meaning_dimensions, depth,
-                    cx::least_meaning_similarity, nullptr, &closeness);
+        considered_items && considered_items->empty()
+            ? std::vector<std::pair<Xapian::docid, double>>()
+            : cx::nearest(database, snapshot, request, considered, {}, request.meaning, request.meaning_dimensions,
+                          depth, cx::least_meaning_similarity, nullptr, &closeness,
+                          considered_items ? &*considered_items : nullptr);
     const double standing_out = closeness.mean() + cx::meaning_stand_out;
 
     struct Candidate {
@@ -424,7 +437,8 @@ Xapian::doccount run_hybrid(cx_database &database, cx_database *keeping, cx::Sna
     for (const auto &[id, similarity] : by_meaning)
         if (candidates.find(id) == candidates.end()) unread.push_back(id);
     std::sort(unread.begin(), unread.end());
-    const std::vector<Xapian::docid> also_by_words = cx::matching(database, countable, unread);
+    const std::vector<Xapian::docid> also_by_words =
+        every_match ? std::vector<Xapian::docid>() : cx::matching(database, countable, unread);
     uint64_t total = word_matches;
     for (const auto &[id, similarity] : by_meaning) {
         const bool stands_out = similarity >= standing_out;

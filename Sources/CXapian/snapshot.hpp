@@ -66,6 +66,10 @@ struct Snapshot {
     /// `visible_domains` of them.
     std::shared_ptr<const ItemLanguages> languages;
     std::unordered_map<std::string, std::vector<std::string>> reading;
+    /// Whether a query matches an item a caller may see at a time (`matches_visible_item`), by the
+    /// query, the caller and the time, for at most `kept_visible_matches` of them.
+    std::unordered_map<std::string, bool> visible_matches;
+    static constexpr size_t kept_visible_matches = 256;
 };
 
 /// The common words `database` records, read once a snapshot: null when it has chosen none, and

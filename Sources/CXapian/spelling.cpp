@@ -14,6 +14,9 @@
 
 #include "spelling.hpp"
 
+#include <optional>
+#include <string>
+
 #include "columns.hpp"
 #include "database.hpp"
 #include "errors.hpp"
@@ -83,11 +86,53 @@ std::vector<std::string> reading_languages(cx_database &database, Snapshot &snap
     return read;
 }
 
+namespace {
+
+/// What `Snapshot::visible_matches` knows `query` by for `request`: the query's serialisation, then
+/// who asks and when (what `visible_now` reads of the request); none for a query holding a posting
+/// source that cannot be serialised.
+std::optional<std::string> visible_match_key(const cx_search_request &request, const Xapian::Query &query) {
+    std::string key;
+    try {
+        key = query.serialise();
+    } catch (const Xapian::Error &) {
+        return std::nullopt;
+    }
+    key += '\0';
+    key += str(request.domain);
+    key += '\0';
+    key += std::to_string(int(request.all_domains)) + ' ' + std::to_string(int(request.scope)) + ' ' +
+           std::to_string(request.now_ms);
+    return key;
+}
+
+/// What `snapshot` knows of whether `query` matches an item `request` may see now: asked of it, or of
+/// one of its alternatives with a match.
+std::optional<bool> known_visible_match(const Snapshot &snapshot, const cx_search_request &request,
+                                        const Xapian::Query &query) {
+    if (const std::optional<std::string> key = visible_match_key(request, query))
+        if (const auto found = snapshot.visible_matches.find(*key); found != snapshot.visible_matches.end())
+            return found->second;
+    const Xapian::Query::op type = query.get_type();
+    if (type != Xapian::Query::OP_OR && type != Xapian::Query::OP_SYNONYM) return std::nullopt;
+    for (size_t i = 0; i < query.get_num_subqueries(); ++i)
+        if (known_visible_match(snapshot, request, query.get_subquery(i)) == true) return true;
+    return std::nullopt;
+}
+
+}  // namespace
+
 bool matches_visible_item(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
                           const Xapian::Query &query) {
+    if (const std::optional<bool> known = known_visible_match(snapshot, request, query)) return *known;
     Xapian::Enquire enquire(database.reader);
     set_counting_query(enquire, database.reader, visible_now(database, snapshot, request, query, false));
-    return enquire.get_mset(0, 1, 1).size() > 0;
+    const bool matches = enquire.get_mset(0, 1, 1).size() > 0;
+    if (const std::optional<std::string> key = visible_match_key(request, query)) {
+        if (snapshot.visible_matches.size() >= Snapshot::kept_visible_matches) snapshot.visible_matches.clear();
+        snapshot.visible_matches.emplace(*key, matches);
+    }
+    return matches;
 }
 
 std::string visible_suggestion(cx_database &database, Snapshot &snapshot, const cx_search_request &request,

@@ -6,7 +6,11 @@
 
 namespace cx {
 
-/// Whether `query` matches an item `request` may see, now.
+/// Whether `query` matches an item `request` may see, now. Asked once a snapshot for the same
+/// query, caller and time (`Snapshot::visible_matches`): the meaning model's reading of a search's
+/// words (`cx_read_words`) asks it of each word, and the search of its words again when nothing
+/// matches them all, each a round trip over shard servers. A query any of whose alternatives
+/// (`OP_OR`, `OP_SYNONYM`) is known to match such an item does too.
 bool matches_visible_item(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
                           const Xapian::Query &query);
 

@@ -41,6 +41,28 @@ struct HostileQueryTests {
         #expect(expired.suggestion == "zyxwvutronaad")
     }
 
+    @Test(
+        "a handle that kept whether a word matches an item one caller may see, at one moment, asks again for another caller or moment"
+    )
+    func visibleMatchesByCallerAndTime() throws {
+        let test = try index()
+        // A public word one typo from the expired item's.
+        try test.index.indexSearchableItems(
+            [item("b/gear", title: "Zyxwvutronig gear", mode: .public, domain: "com.b")], now: now - 1000)
+        // A read-only handle keeps what it asked until the index moves (its snapshot).
+        let reader = try SearchableIndex(path: test.path, access: .readOnly)
+        func suggestion(_ text: String, _ domain: String, at time: Int64 = now) throws -> String? {
+            try reader.search(SearchQuery(text, domainIdentifier: domain, typos: false), now: time).suggestion
+        }
+        // No item holds both words, so each word is asked whether it matches an item the caller
+        // may see: com.a's private word does for com.a, not for com.b, which is offered its own.
+        #expect(try suggestion("Zyxwvutronic zzzqqq", "com.a") == nil)
+        #expect(try suggestion("Zyxwvutronic zzzqqq", "com.b")?.contains("zyxwvutronie") == true)
+        // The expired item's word matched an item before it expired, and no longer.
+        #expect(try suggestion("Zyxwvutronif zzzqqq", "com.c", at: now - 500) == nil)
+        #expect(try suggestion("Zyxwvutronif zzzqqq", "com.c")?.contains("zyxwvutronig") == true)
+    }
+
     @Test("a word that matches an item the caller may see is never replaced")
     func matchingWordKept() throws {
         let test = try index()
