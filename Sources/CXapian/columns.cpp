@@ -10,6 +10,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 #include "database.hpp"
@@ -110,6 +111,22 @@ std::shared_ptr<Lengths> read_lengths(const Xapian::Database &reader) {
     for (auto item = reader.postlist_begin(""); item != reader.postlist_end(""); ++item)
         lengths->of[*item] = item.get_doclength();
     return lengths;
+}
+
+/// Reads every item's expiration into `Expirations`.
+std::shared_ptr<const Expirations> read_expirations(const Xapian::Database &reader) {
+    std::vector<std::pair<double, Xapian::docid>> by_time;
+    by_time.reserve(reader.get_value_freq(slot::expiration));
+    for (auto value = reader.valuestream_begin(slot::expiration); value != reader.valuestream_end(slot::expiration);
+         ++value)
+        by_time.emplace_back(Xapian::sortable_unserialise(*value), value.get_docid());
+    std::sort(by_time.begin(), by_time.end());
+    auto read = std::make_shared<Expirations>();
+    for (const auto &[time, item] : by_time) {
+        read->times.push_back(time);
+        read->items.push_back(item);
+    }
+    return read;
 }
 
 /// How many ranks `Ranks` keeps past the first: enough to tell apart the top 0.025 % of the items.
@@ -265,58 +282,6 @@ std::shared_ptr<const Column> column(cx_database &database, Xapian::valueno slot
     return built;
 }
 
-std::shared_ptr<const Lengths> lengths(cx_database &database) {
-    const Xapian::Database &reader = database.reader;
-    const size_t bytes = (size_t(reader.get_lastdocid()) + 1) * sizeof(Xapian::termcount);
-    std::unique_lock<std::mutex> lock(kept_lock);
-    const std::shared_ptr<KeptFields> entry = kept_of(database);
-    if (entry == nullptr) return nullptr;
-    if (!entry->lengths.valid()) {
-        if (++entry->length_asks < searches_before_keeping || entry->bytes + bytes > most_column_bytes) return nullptr;
-        entry->bytes += bytes;
-    }
-    return built_once(lock, entry->lengths, [&] { return std::shared_ptr<const Lengths>(read_lengths(reader)); });
-}
-
-std::shared_ptr<const std::vector<Xapian::docid>> expired_items(cx_database &database, int64_t now_ms) {
-    const Xapian::Database &reader = database.reader;
-    std::unique_lock<std::mutex> lock(kept_lock);
-    const std::shared_ptr<KeptFields> entry = kept_of(database);
-    if (entry == nullptr) return nullptr;
-    if (!entry->expirations.valid()) {
-        const Xapian::doccount expiring = reader.get_value_freq(slot::expiration);
-        const size_t bytes = size_t(expiring) * (sizeof(double) + sizeof(Xapian::docid));
-        if (++entry->expiration_asks < searches_before_keeping || entry->bytes + bytes > most_column_bytes)
-            return nullptr;
-        entry->bytes += bytes;
-    }
-    const std::shared_ptr<const Expirations> expirations = built_once(lock, entry->expirations, [&] {
-        std::vector<std::pair<double, Xapian::docid>> by_time;
-        by_time.reserve(reader.get_value_freq(slot::expiration));
-        for (auto value = reader.valuestream_begin(slot::expiration); value != reader.valuestream_end(slot::expiration);
-             ++value)
-            by_time.emplace_back(Xapian::sortable_unserialise(*value), value.get_docid());
-        std::sort(by_time.begin(), by_time.end());
-        auto read = std::make_shared<Expirations>();
-        for (const auto &[time, item] : by_time) {
-            read->times.push_back(time);
-            read->items.push_back(item);
-        }
-        return std::shared_ptr<const Expirations>(std::move(read));
-    });
-    // The items whose expiration is at or before `now_ms`: what `OP_VALUE_LE` on the serialised
-    // times leaves out, since `sortable_serialise` keeps the order of the numbers.
-    const std::vector<double> &times = expirations->times;
-    const size_t count = size_t(std::upper_bound(times.begin(), times.end(), double(now_ms)) - times.begin());
-    if (!entry->expired || entry->expired_count != count) {
-        std::vector<Xapian::docid> expired(expirations->items.begin(), expirations->items.begin() + long(count));
-        std::sort(expired.begin(), expired.end());
-        entry->expired = std::make_shared<const std::vector<Xapian::docid>>(std::move(expired));
-        entry->expired_count = count;
-    }
-    return entry->expired;
-}
-
 Xapian::Query column_range(std::shared_ptr<const Column> column, double low, double high) {
     return Xapian::Query((new ColumnRange(std::move(column), low, high))->release());
 }
@@ -328,6 +293,10 @@ std::map<std::string, std::pair<Xapian::rev, std::shared_ptr<const NearWords>>> 
 
 /// The codes of vectors of meaning last kept of each database (by its UUID), with their revision.
 std::map<std::string, std::pair<Xapian::rev, std::shared_ptr<const MeaningCodes>>> latest_codes;
+
+/// The lengths, and the expirations, last kept of each database (by its UUID), with their revision.
+std::map<std::string, std::pair<Xapian::rev, std::shared_ptr<const Lengths>>> latest_lengths;
+std::map<std::string, std::pair<Xapian::rev, std::shared_ptr<const Expirations>>> latest_expirations;
 
 /// What each commit of this process's writers wrote, by the database and the revision the commit
 /// made.
@@ -426,6 +395,78 @@ std::shared_ptr<const MeaningCodes> derived_codes(const Xapian::Database &reader
     return derived;
 }
 
+/// The items the commits of database `uuid` after the revision last kept of it in `latest`, up to
+/// `revision`, wrote (ascending, once each), and what was kept then: when every one of those
+/// commits is recorded and they wrote at most a sixteenth of `items`; else nothing. With
+/// `kept_lock` held.
+template <typename T>
+std::optional<std::pair<std::shared_ptr<const T>, std::vector<Xapian::docid>>>
+derivable(const std::map<std::string, std::pair<Xapian::rev, std::shared_ptr<const T>>> &latest,
+          const std::string &uuid, Xapian::rev revision, size_t items) {
+    const auto found = latest.find(uuid);
+    std::vector<Xapian::docid> since;
+    if (found == latest.end() || !written_since(uuid, found->second.first, revision, &Written::items, since) ||
+        since.size() > std::max<size_t>(items, 1024) / most_written_share)
+        return std::nullopt;
+    std::sort(since.begin(), since.end());
+    since.erase(std::unique(since.begin(), since.end()), since.end());
+    return std::make_pair(found->second.second, std::move(since));
+}
+
+/// The lengths of `reader`'s revision as those kept of an earlier one (`kept`) with the items
+/// `since` (ascending) read again.
+std::shared_ptr<const Lengths> derived_lengths(const Xapian::Database &reader, const Lengths &kept,
+                                               const std::vector<Xapian::docid> &since) {
+    auto derived = std::make_shared<Lengths>(kept);
+    derived->of.resize(size_t(reader.get_lastdocid()) + 1, 0);
+    for (Xapian::docid id : since) {
+        if (id >= derived->of.size()) continue;
+        try {
+            derived->of[id] = reader.get_doclength(id);
+        } catch (const Xapian::DocNotFoundError &) {
+            derived->of[id] = 0;
+        }
+    }
+    return derived;
+}
+
+/// The expirations of `reader`'s revision as those kept of an earlier one (`kept`) with the items
+/// `since` (ascending) read again: theirs left out, then each one's that can expire put back in
+/// its place.
+std::shared_ptr<const Expirations> derived_expirations(const Xapian::Database &reader, const Expirations &kept,
+                                                       const std::vector<Xapian::docid> &since) {
+    std::vector<std::pair<double, Xapian::docid>> added;
+    for (Xapian::docid id : since) {
+        std::string value;
+        try {
+            value = reader.get_document(id).get_value(slot::expiration);
+        } catch (const Xapian::DocNotFoundError &) {
+            // Deleted: it expires no more.
+        }
+        if (!value.empty()) added.emplace_back(Xapian::sortable_unserialise(value), id);
+    }
+    std::sort(added.begin(), added.end());
+    auto derived = std::make_shared<Expirations>();
+    derived->times.reserve(kept.times.size() + added.size());
+    derived->items.reserve(kept.items.size() + added.size());
+    auto next = added.begin();
+    for (size_t i = 0; i < kept.times.size(); ++i) {
+        const std::pair<double, Xapian::docid> entry(kept.times[i], kept.items[i]);
+        for (; next != added.end() && *next < entry; ++next) {
+            derived->times.push_back(next->first);
+            derived->items.push_back(next->second);
+        }
+        if (std::binary_search(since.begin(), since.end(), entry.second)) continue;
+        derived->times.push_back(entry.first);
+        derived->items.push_back(entry.second);
+    }
+    for (; next != added.end(); ++next) {
+        derived->times.push_back(next->first);
+        derived->items.push_back(next->second);
+    }
+    return derived;
+}
+
 /// Forgets what the commits of database `uuid` wrote that no kind kept of it needs any more: those
 /// up to the oldest revision last kept of it. With `kept_lock` held.
 void forget_written(const std::string &uuid) {
@@ -433,6 +474,10 @@ void forget_written(const std::string &uuid) {
     if (const auto words = latest_words.find(uuid); words != latest_words.end()) oldest = words->second.first;
     if (const auto codes = latest_codes.find(uuid); codes != latest_codes.end())
         oldest = std::min(oldest, codes->second.first);
+    if (const auto kept = latest_lengths.find(uuid); kept != latest_lengths.end())
+        oldest = std::min(oldest, kept->second.first);
+    if (const auto kept = latest_expirations.find(uuid); kept != latest_expirations.end())
+        oldest = std::min(oldest, kept->second.first);
     for (auto it = written.lower_bound({uuid, 0}); it != written.end() && it->first.first == uuid &&
                                                     it->first.second <= oldest;)
         it = written.erase(it);
@@ -493,6 +538,70 @@ std::shared_ptr<const MeaningCodes> meaning_codes(cx_database &database, uint32_
         forget_written(uuid);
         return codes;
     });
+}
+
+std::shared_ptr<const Lengths> lengths(cx_database &database) {
+    const Xapian::Database &reader = database.reader;
+    const size_t bytes = (size_t(reader.get_lastdocid()) + 1) * sizeof(Xapian::termcount);
+    std::unique_lock<std::mutex> lock(kept_lock);
+    const std::shared_ptr<KeptFields> entry = kept_of(database);
+    if (entry == nullptr) return nullptr;
+    const std::string uuid = reader.get_uuid();
+    const Xapian::rev revision = snapshot(database)->revision;
+    auto derived = entry->lengths.valid() ? std::nullopt : derivable(latest_lengths, uuid, revision, reader.get_doccount());
+    if (!entry->lengths.valid()) {
+        // Derived from the last kept, they cost what the commits since wrote: kept at once.
+        if ((!derived && ++entry->length_asks < searches_before_keeping) || entry->bytes + bytes > most_column_bytes)
+            return nullptr;
+        entry->bytes += bytes;
+    }
+    return built_once(lock, entry->lengths, [&] {
+        std::shared_ptr<const Lengths> kept =
+            derived ? derived_lengths(reader, *derived->first, derived->second) : read_lengths(reader);
+        std::lock_guard<std::mutex> guard(kept_lock);
+        auto &latest = latest_lengths[uuid];
+        if (!latest.second || latest.first < revision) latest = {revision, kept};
+        forget_written(uuid);
+        return kept;
+    });
+}
+
+std::shared_ptr<const std::vector<Xapian::docid>> expired_items(cx_database &database, int64_t now_ms) {
+    const Xapian::Database &reader = database.reader;
+    std::unique_lock<std::mutex> lock(kept_lock);
+    const std::shared_ptr<KeptFields> entry = kept_of(database);
+    if (entry == nullptr) return nullptr;
+    const std::string uuid = reader.get_uuid();
+    const Xapian::rev revision = snapshot(database)->revision;
+    auto derived =
+        entry->expirations.valid() ? std::nullopt : derivable(latest_expirations, uuid, revision, reader.get_doccount());
+    if (!entry->expirations.valid()) {
+        const Xapian::doccount expiring = reader.get_value_freq(slot::expiration);
+        const size_t bytes = size_t(expiring) * (sizeof(double) + sizeof(Xapian::docid));
+        if ((!derived && ++entry->expiration_asks < searches_before_keeping) || entry->bytes + bytes > most_column_bytes)
+            return nullptr;
+        entry->bytes += bytes;
+    }
+    const std::shared_ptr<const Expirations> expirations = built_once(lock, entry->expirations, [&] {
+        std::shared_ptr<const Expirations> kept =
+            derived ? derived_expirations(reader, *derived->first, derived->second) : read_expirations(reader);
+        std::lock_guard<std::mutex> guard(kept_lock);
+        auto &latest = latest_expirations[uuid];
+        if (!latest.second || latest.first < revision) latest = {revision, kept};
+        forget_written(uuid);
+        return kept;
+    });
+    // The items whose expiration is at or before `now_ms`: what `OP_VALUE_LE` on the serialised
+    // times leaves out, since `sortable_serialise` keeps the order of the numbers.
+    const std::vector<double> &times = expirations->times;
+    const size_t count = size_t(std::upper_bound(times.begin(), times.end(), double(now_ms)) - times.begin());
+    if (!entry->expired || entry->expired_count != count) {
+        std::vector<Xapian::docid> expired(expirations->items.begin(), expirations->items.begin() + long(count));
+        std::sort(expired.begin(), expired.end());
+        entry->expired = std::make_shared<const std::vector<Xapian::docid>>(std::move(expired));
+        entry->expired_count = count;
+    }
+    return entry->expired;
 }
 
 std::shared_ptr<const Ranks> ranks(cx_database &database, Xapian::valueno slot) {

@@ -103,16 +103,20 @@ struct Lengths {
 };
 
 /// How many searches at a revision read Xapian's own lengths and expirations before the kept ones
-/// are read. At 1,000,000 items reading them costs about 25 ms (the lengths) and 45 ms (200,000
-/// expirations, sorted), and each saves a search about 3 ms and 1 ms: about what 16 searches save.
-/// A revision that a write replaces after a search or two (a service recording views) never reads
-/// them.
+/// are read whole. At 1,000,000 items reading them costs about 25 ms (the lengths) and 45 ms
+/// (200,000 expirations, sorted), and each saves a search about 3 ms and 1 ms: about what 16
+/// searches save. A revision that a write replaces after a search or two (a service recording
+/// views) never reads them. A revision whose lengths and expirations are those last kept with what
+/// this process's writer has committed since read again (as the codes of vectors of meaning are)
+/// keeps them at its first search.
 constexpr unsigned searches_before_keeping = 16;
 
 /// The lengths of the revision read-only `database` has open, for a search that keeps fields
-/// (`keeps_fields`), kept as `column` keeps columns (4 bytes an item), read by the
-/// `searches_before_keeping`th search at the revision that asks. Null before, when keeping them
-/// would pass `most_column_bytes`, or for a database without a UUID.
+/// (`keeps_fields`), kept as `column` keeps columns (4 bytes an item): those last kept with the
+/// items written since read again, at the first search at the revision that asks, when a writer of
+/// this process recorded each commit since and they wrote at most a sixteenth of the items; else
+/// read by the `searches_before_keeping`th. Null before, when keeping them would pass
+/// `most_column_bytes`, or for a database without a UUID.
 std::shared_ptr<const Lengths> lengths(cx_database &database);
 
 /// The items of the revision read-only `database` has open that have expired at `now_ms`, in

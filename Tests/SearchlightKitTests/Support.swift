@@ -6,6 +6,7 @@ import Testing
 /// A fixed clock for every test: 2025-06-15 15:06:40 UTC.
 let now: Int64 = 1_750_000_000_000
 let day: Int64 = 86_400_000
+let hour: Int64 = 3_600_000
 
 /// A fresh index in the test's temporary folder (its suite has the `.temporaryFolder` trait).
 struct TestIndex {

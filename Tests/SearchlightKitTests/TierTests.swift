@@ -129,6 +129,67 @@ struct TierTests {
         }
     }
 
+    @Test(
+        "a reader that keeps the items' lengths and expirations follows its process's writer by what each commit wrote: the pages, scores and totals Xapian's own give"
+    )
+    func keptFieldsFollowCommits() throws {
+        let random = PseudoRandom(seed: 67)
+        let test = try pseudoRandomCatalogue(perBatch: 600, viewedEvery: 3, random: random) { word(random) }
+        let keeping = try SearchableIndex(path: test.path, access: .readOnly, keepsFieldsInMemory: true)
+        let searches = (queries + ["river garden museum concert", "river garden*"]).flatMap { text in
+            [SearchQuery(text, limit: 20), SearchQuery(text, domainIdentifier: nil, scope: .public, limit: 20)]
+        }
+        func compare(_ round: Int) throws {
+            for time in [now, now + 2 * hour] {
+                for search in searches {
+                    let expected = try test.index.search(search, now: time)
+                    let kept = try keeping.search(search, now: time)
+                    #expect(kept.totalIsEstimate == expected.totalIsEstimate)
+                    #expect(
+                        Self.page(kept).dropLast(kept.totalIsEstimate ? 1 : 0)
+                            == Self.page(expected).dropLast(expected.totalIsEstimate ? 1 : 0),
+                        "\(search.text) \(search.scope) after commit \(round) at \(time)")
+                }
+            }
+        }
+        // Enough searches at the first revision that the reader reads its lengths and expirations
+        // whole; each commit after writes fewer items than a sixteenth of the catalogue, whose
+        // lengths and expirations are read again.
+        try compare(0)
+        for round in 1...3 {
+            // New items, some expiring within the hour; items rewritten longer or shorter, their
+            // expirations moved, set or dropped; items deleted.
+            var written: [SearchableItem] = []
+            for number in 0..<20 {
+                written.append(
+                    item(
+                        "item/new-\(round)-\(number)", title: "river garden \(word(random))",
+                        description: (0..<(3 + random.next(30))).map { _ in word(random) }.joined(separator: " "),
+                        mode: .public, expiration: now + hour))
+                // The last round's new items expire no more.
+                if round > 1 {
+                    written.append(
+                        item(
+                            "item/new-\(round - 1)-\(number)", title: "river garden \(word(random))",
+                            description: word(random), mode: .public))
+                }
+            }
+            for number in 0..<20 {
+                let expiration: Int64? = [nil, now + hour, now + 3 * hour, now - hour][number % 4]
+                written.append(
+                    item(
+                        "item/0-\(number * 7 + round)", title: "river \(word(random))",
+                        description: (0..<(1 + random.next(40))).map { _ in word(random) }.joined(separator: " "),
+                        mode: .public, expiration: expiration))
+            }
+            try test.index.indexSearchableItems(written, now: now - 1)
+            _ = try test.index.deleteSearchableItems(
+                withIdentifiers: (0..<10).map { "item/2-\($0 * 5 + round)" }, domainIdentifier: "default",
+                includePublic: true)
+            try compare(round)
+        }
+    }
+
     @Test("items a writer stores after the tiers were built enter them: pages stay those of a full evaluation")
     func writerKeepsTiers() throws {
         // The same catalogue twice: one compacted (with tiers), one as written (without).
