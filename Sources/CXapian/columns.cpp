@@ -49,6 +49,7 @@ struct KeptFields {
     /// were not kept.
     unsigned length_asks = 0, expiration_asks = 0;
     Once<NearWords> text_words;
+    Once<NearWords> spelling_words;
 };
 
 namespace {
@@ -505,6 +506,18 @@ std::shared_ptr<const NearWords> kept_text_words(const cx_database &database, Sn
         forget_written(uuid);
         return words;
     });
+}
+
+std::shared_ptr<const NearWords> kept_spelling_words(const cx_database &database, Snapshot &snapshot) {
+    const Xapian::Database &reader = database.reader;
+    if (database.writable || database.sharded) return read_spelling_words(reader);
+    std::unique_lock<std::mutex> lock(kept_lock);
+    const std::shared_ptr<KeptFields> entry = kept_of(reader, snapshot);
+    if (entry == nullptr) {
+        lock.unlock();
+        return read_spelling_words(reader);
+    }
+    return built_once(lock, entry->spelling_words, [&] { return read_spelling_words(reader); });
 }
 
 void record_written(const std::string &uuid, Xapian::rev revision, Written record) {

@@ -136,6 +136,12 @@ std::shared_ptr<const std::vector<Xapian::docid>> expired_items(cx_database &dat
 /// has not committed, and a view of shards read their own.
 std::shared_ptr<const NearWords> kept_text_words(const cx_database &database, Snapshot &snapshot);
 
+/// The words of the spelling table of the revision `snapshot` is of (spelling.cpp), kept once for
+/// every read-only handle of this process that reads that revision of the same database, as the
+/// words of the items' text are: one copy a revision for a service's readers, not one a reader
+/// (about 10 MB at 200,000 items). A writer's handle and a view of shards read their own.
+std::shared_ptr<const NearWords> kept_spelling_words(const cx_database &database, Snapshot &snapshot);
+
 /// What one commit wrote, for this process's readers of the revision it made: the words of the
 /// items' text that the items it stored hold, and the document ids of the items it stored,
 /// replaced or deleted, or whose vectors of meaning it changed.

@@ -35,12 +35,7 @@ namespace {
 constexpr size_t most_checked = 32;
 
 const NearWords &spelling_words(cx_database &database, Snapshot &snapshot) {
-    if (!snapshot.spelling) {
-        auto words = std::make_shared<NearWords>();
-        for (auto it = database.reader.spellings_begin(); it != database.reader.spellings_end(); ++it)
-            words->add(*it, it.get_termfreq());
-        snapshot.spelling = words;
-    }
+    if (!snapshot.spelling) snapshot.spelling = kept_spelling_words(database, snapshot);
     return *snapshot.spelling;
 }
 

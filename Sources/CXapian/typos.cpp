@@ -174,6 +174,12 @@ std::shared_ptr<const NearWords> read_text_words(const Xapian::Database &reader)
     return words;
 }
 
+std::shared_ptr<const NearWords> read_spelling_words(const Xapian::Database &reader) {
+    auto words = std::make_shared<NearWords>();
+    for (auto it = reader.spellings_begin(); it != reader.spellings_end(); ++it) words->add(*it, it.get_termfreq());
+    return words;
+}
+
 std::shared_ptr<const NearWords> text_words(const cx_database &database, Snapshot &snapshot, const std::string &word,
                                             bool every) {
     if (snapshot.text_words) return snapshot.text_words;

@@ -92,6 +92,9 @@ void note_written_words(cx_database &database, const Xapian::Document &document)
 /// Every word of the items' text the index holds, with how many items hold each.
 std::shared_ptr<const NearWords> read_text_words(const Xapian::Database &reader);
 
+/// Every word of the index's spelling table (its items' title words), with its frequency there.
+std::shared_ptr<const NearWords> read_spelling_words(const Xapian::Database &reader);
+
 /// Adds to `words` every word of the items' text that begins with `start`, with how many items
 /// hold each.
 void read_text_words(const Xapian::Database &reader, const std::string &start, NearWords &words);
