@@ -484,6 +484,18 @@ void forget_written(const std::string &uuid) {
         it = written.erase(it);
 }
 
+/// Records `kept` as what was last kept of database `uuid`, at `revision`, in `latest` (unless a
+/// later revision's is there), and forgets the commits no kind kept needs any more. Takes
+/// `kept_lock`.
+template <typename T>
+void keep_latest(std::map<std::string, std::pair<Xapian::rev, std::shared_ptr<const T>>> &latest,
+                 const std::string &uuid, Xapian::rev revision, const std::shared_ptr<const T> &kept) {
+    std::lock_guard<std::mutex> guard(kept_lock);
+    auto &last = latest[uuid];
+    if (!last.second || last.first < revision) last = {revision, kept};
+    forget_written(uuid);
+}
+
 }  // namespace
 
 std::shared_ptr<const NearWords> kept_text_words(const cx_database &database, Snapshot &snapshot) {
@@ -500,10 +512,7 @@ std::shared_ptr<const NearWords> kept_text_words(const cx_database &database, Sn
     return built_once(lock, entry->text_words, [&] {
         std::shared_ptr<const NearWords> words = derived_text_words(uuid, revision);
         if (!words) words = read_text_words(reader);
-        std::lock_guard<std::mutex> guard(kept_lock);
-        auto &latest = latest_words[uuid];
-        if (!latest.second || latest.first < revision) latest = {revision, words};
-        forget_written(uuid);
+        keep_latest(latest_words, uuid, revision, words);
         return words;
     });
 }
@@ -545,10 +554,7 @@ std::shared_ptr<const MeaningCodes> meaning_codes(cx_database &database, uint32_
     return built_once(lock, entry->codes, [&] {
         std::shared_ptr<const MeaningCodes> codes = derived_codes(reader, uuid, revision, dimensions);
         if (!codes) codes = read_codes(reader, dimensions);
-        std::lock_guard<std::mutex> guard(kept_lock);
-        auto &latest = latest_codes[uuid];
-        if (!latest.second || latest.first < revision) latest = {revision, codes};
-        forget_written(uuid);
+        keep_latest(latest_codes, uuid, revision, codes);
         return codes;
     });
 }
@@ -571,10 +577,7 @@ std::shared_ptr<const Lengths> lengths(cx_database &database) {
     return built_once(lock, entry->lengths, [&] {
         std::shared_ptr<const Lengths> kept =
             derived ? derived_lengths(reader, *derived->first, derived->second) : read_lengths(reader);
-        std::lock_guard<std::mutex> guard(kept_lock);
-        auto &latest = latest_lengths[uuid];
-        if (!latest.second || latest.first < revision) latest = {revision, kept};
-        forget_written(uuid);
+        keep_latest(latest_lengths, uuid, revision, kept);
         return kept;
     });
 }
@@ -598,10 +601,7 @@ std::shared_ptr<const std::vector<Xapian::docid>> expired_items(cx_database &dat
     const std::shared_ptr<const Expirations> expirations = built_once(lock, entry->expirations, [&] {
         std::shared_ptr<const Expirations> kept =
             derived ? derived_expirations(reader, *derived->first, derived->second) : read_expirations(reader);
-        std::lock_guard<std::mutex> guard(kept_lock);
-        auto &latest = latest_expirations[uuid];
-        if (!latest.second || latest.first < revision) latest = {revision, kept};
-        forget_written(uuid);
+        keep_latest(latest_expirations, uuid, revision, kept);
         return kept;
     });
     // The items whose expiration is at or before `now_ms`: what `OP_VALUE_LE` on the serialised

@@ -104,14 +104,17 @@ std::optional<std::string> visible_match_key(const cx_search_request &request, c
 /// What `snapshot` knows of whether `query` matches an item `request` may see now: asked of it, or of
 /// one of its alternatives with a match.
 std::optional<bool> known_visible_match(const Snapshot &snapshot, const cx_search_request &request,
-                                        const Xapian::Query &query) {
-    if (const std::optional<std::string> key = visible_match_key(request, query))
+                                        const Xapian::Query &query, const std::optional<std::string> &key) {
+    if (key)
         if (const auto found = snapshot.visible_matches.find(*key); found != snapshot.visible_matches.end())
             return found->second;
     const Xapian::Query::op type = query.get_type();
     if (type != Xapian::Query::OP_OR && type != Xapian::Query::OP_SYNONYM) return std::nullopt;
-    for (size_t i = 0; i < query.get_num_subqueries(); ++i)
-        if (known_visible_match(snapshot, request, query.get_subquery(i)) == true) return true;
+    for (size_t i = 0; i < query.get_num_subqueries(); ++i) {
+        const Xapian::Query alternative = query.get_subquery(i);
+        if (known_visible_match(snapshot, request, alternative, visible_match_key(request, alternative)) == true)
+            return true;
+    }
     return std::nullopt;
 }
 
@@ -119,11 +122,12 @@ std::optional<bool> known_visible_match(const Snapshot &snapshot, const cx_searc
 
 bool matches_visible_item(cx_database &database, Snapshot &snapshot, const cx_search_request &request,
                           const Xapian::Query &query) {
-    if (const std::optional<bool> known = known_visible_match(snapshot, request, query)) return *known;
+    const std::optional<std::string> key = visible_match_key(request, query);
+    if (const std::optional<bool> known = known_visible_match(snapshot, request, query, key)) return *known;
     Xapian::Enquire enquire(database.reader);
     set_counting_query(enquire, database.reader, visible_now(database, snapshot, request, query, false));
     const bool matches = enquire.get_mset(0, 1, 1).size() > 0;
-    if (const std::optional<std::string> key = visible_match_key(request, query)) {
+    if (key) {
         if (snapshot.visible_matches.size() >= Snapshot::kept_visible_matches) snapshot.visible_matches.clear();
         snapshot.visible_matches.emplace(*key, matches);
     }
