@@ -81,6 +81,10 @@ struct cx_database {
     /// A writer's common words, read as its transaction begins: every item it stores gets their
     /// pairs (pairs.cpp). Null while the index has chosen none.
     std::shared_ptr<const cx::CommonWords> common_words;
+    /// A read-only handle's second handle on its index, which counts a search's matches on another
+    /// core while `reader` ranks its page (search.cpp, `count_beside`): a Xapian handle serves one
+    /// thread at a time. Opened at the first such count; null until then.
+    std::unique_ptr<Xapian::Database> counter;
 };
 
 namespace cx {

@@ -7,6 +7,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "beside.hpp"
 #include "bm25.hpp"
 #include "columns.hpp"
 #include "database.hpp"
@@ -226,6 +227,47 @@ std::pair<Xapian::doccount, bool> count_matches(const Xapian::Database &reader, 
     return {all.get_matches_estimated(), all.get_matches_lower_bound() != all.get_matches_upper_bound()};
 }
 
+/// `database`'s second handle (`cx_database::counter`) at its reader's revision, opened or
+/// reopened; null when it cannot be there (the reader reads a revision the index has moved past).
+Xapian::Database *counter_at_reader(cx_database &database) {
+    try {
+        if (!database.counter)
+            database.counter = std::make_unique<Xapian::Database>(database.path);
+        else
+            database.counter->reopen();
+        const Xapian::Database &reader = database.reader;
+        if (database.counter->get_revision() == reader.get_revision() &&
+            database.counter->get_uuid() == reader.get_uuid())
+            return database.counter.get();
+    } catch (const Xapian::Error &) {
+        database.counter.reset();
+    }
+    return nullptr;
+}
+
+/// The count `count_matches` makes of the items of `counted` that `request` may see now, given to
+/// another core (`cx::Beside`, on `cx_database::counter` at the reader's revision) while this
+/// thread ranks a page; not valid when it cannot be: a writable handle (whose changes only its
+/// own handle sees), shards, a machine of one core, or words Xapian cannot write out (a posting
+/// source of the shim's own). Xapian's queries count their references without atomics, so the
+/// helper gets a tree of its own, read back from `counted` written out.
+cx::Beside<std::pair<Xapian::doccount, bool>> count_beside(cx_database &database, cx::Snapshot &snapshot,
+                                                           const cx_search_request &request, const Query &counted,
+                                                           Xapian::doccount check_at_least) {
+    if (database.writable || database.sharded || database.remote || !cx::has_helpers()) return {};
+    std::string written;
+    try {
+        written = counted.serialise();
+    } catch (const Xapian::UnimplementedError &) {
+        return {};
+    }
+    Xapian::Database *counter = counter_at_reader(database);
+    if (counter == nullptr) return {};
+    Query own = cx::visible_now(database, snapshot, request, Query::unserialise(written));
+    return cx::Beside<std::pair<Xapian::doccount, bool>>(
+        [counter, query = std::move(own), check_at_least] { return count_matches(*counter, query, check_at_least); });
+}
+
 /// Runs the search of `built`: the page `request` asks for, in its order, and its counts over
 /// every match (for at most `checking_seconds`), or over every match of `counted` (words whose
 /// matches hold `built`'s) when given. `keeping` is `database` when the search keeps fields in
@@ -253,6 +295,14 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
         counts = count_facets(database, keeping, request,
                               cx::visible_now(database, snapshot, request, counted ? *counted : built.query, false),
                               counting, results);
+    // Counted apart, the matches are counted beside the page when they can be.
+    cx::Beside<std::pair<Xapian::doccount, bool>> beside;
+    if (apart) beside = count_beside(database, snapshot, request, *counted, check_at_least);
+    const auto count_apart = [&] {
+        return beside.valid() ? beside.get()
+                              : count_matches(reader, cx::visible_now(database, snapshot, request, *counted),
+                                              check_at_least);
+    };
     Xapian::MSet mset;
     Xapian::doccount matches = 0;
     bool estimated = false;
@@ -273,16 +323,13 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
         // The page came from the candidates alone: the matches are counted on their own, unweighted,
         // by the page's own query, so that a total past the matches checked is the estimate a full
         // evaluation makes.
-        if (request.facet_count == 0)
-            std::tie(matches, estimated) = count_matches(
-                reader, apart ? cx::visible_now(database, snapshot, request, *counted) : full, check_at_least);
+        if (request.facet_count == 0 && !apart)
+            std::tie(matches, estimated) = count_matches(reader, full, check_at_least);
     } else if (database.sharded && (sorted = ascending_on_shards(database, snapshot, enquire, request, check_at_least, built))) {
         matches = sorted->matches;
         estimated = sorted->estimated;
     } else if (apart) {
         mset = run_page(enquire, request, request.offset + request.limit);
-        std::tie(matches, estimated) =
-            count_matches(reader, cx::visible_now(database, snapshot, request, *counted), check_at_least);
     } else {
         mset = run_page(enquire, request, check_at_least);
         matches = mset.get_matches_estimated();
@@ -297,12 +344,15 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
     if (sorted) {
         for (size_t rank = 0; rank < sorted->documents.size(); ++rank)
             add_result(results, sorted->documents[rank], sorted->percents[rank], built);
-        return;
+    } else {
+        const std::vector<Xapian::Document> documents = cx::documents(database, {mset.begin(), mset.end()});
+        size_t rank = 0;
+        for (auto it = mset.begin(); it != mset.end(); ++it, ++rank)
+            add_result(results, documents[rank], tiered ? tiered->percents[rank] : it.get_percent(), built);
     }
-    const std::vector<Xapian::Document> documents = cx::documents(database, {mset.begin(), mset.end()});
-    size_t rank = 0;
-    for (auto it = mset.begin(); it != mset.end(); ++it, ++rank)
-        add_result(results, documents[rank], tiered ? tiered->percents[rank] : it.get_percent(), built);
+    // Counted apart, last: the count beside the page (`count_beside`) runs on while the page's
+    // results are read.
+    if (apart) std::tie(results.total, results.estimated) = count_apart();
 }
 
 /// Whether a search of `built` ranks its matches as typed before the items only a correction finds

@@ -114,6 +114,53 @@ struct TypoTests {
         #expect(try ids("clark street", test) == ["corrected-too"])
     }
 
+    @Test("a reader counts the corrections' matches as the writer does, at its own revision, only those it may see")
+    func readersCount() throws {
+        let test = try TestIndex()
+        // Twelve items hold "clark" as typed; two hold "clerk", one typo from it, and another
+        // domain's private item holds it too. A read-only reader counts every match beside its page
+        // (on another core, with a handle of its own at the reader's revision).
+        let named = (0..<12).map {
+            item("named-\($0)", title: "Coastal walk \($0)", description: "Led by Clark.", mode: .public)
+        }
+        try test.index.indexSearchableItems(
+            named + [
+                item("corrected", title: "Clerk", mode: .public),
+                item("corrected-too", title: "Clerk Street", mode: .public),
+                item("hidden", title: "Clerk of another domain", domain: "com.other"),
+            ], now: now)
+        let readers = try [true, false].map { keeps in
+            try SearchableIndex(path: test.path, access: .readOnly, keepsFieldsInMemory: keeps)
+        }
+        func same(_ query: SearchQuery, total: Int) throws {
+            let written = try test.index.search(query, now: now)
+            #expect(written.total == total)
+            for reader in readers {
+                let read = try reader.search(query, now: now)
+                #expect(read.total == written.total)
+                #expect(read.results.map(\.canonicalIdentifier) == written.results.map(\.canonicalIdentifier))
+                #expect(read.results.map(\.score) == written.results.map(\.score))
+            }
+        }
+        for (offset, limit) in [(0, 5), (0, 20), (15, 5)] {
+            try same(SearchQuery("clark", limit: limit, offset: offset), total: 14)
+            try same(SearchQuery("clark", domainIdentifier: "com.other", limit: limit, offset: offset), total: 15)
+            try same(SearchQuery("clark walk", limit: limit, offset: offset), total: 12)
+        }
+        // A commit adds two corrected matches and removes a typed one: the readers' next searches
+        // count the new revision's matches.
+        try test.index.indexSearchableItems(
+            [
+                item("corrected-new", title: "Clerk Road", mode: .public),
+                item("clerks", title: "Clerk Lane", mode: .public),
+            ],
+            now: now)
+        _ = try test.index.deleteSearchableItems(withIdentifiers: ["named-0"], includePublic: true)
+        try same(SearchQuery("clark", limit: 5), total: 15)
+        try same(SearchQuery("clark", domainIdentifier: "com.other", limit: 5), total: 16)
+        for reader in readers { try reader.close() }
+    }
+
     @Test("an excluded word is excluded as typed, not its neighbours")
     func excludedAsTyped() throws {
         let test = try shelf()

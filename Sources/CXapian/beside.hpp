@@ -1,0 +1,69 @@
+// Work a search hands to another core while it does its own (`Beside`): the process's helpers,
+// one thread for each core but the caller's, take it; the giver runs it itself when none has by
+// the time it needs the result, so a busy process never waits for a queue.
+#pragma once
+
+#include <atomic>
+#include <exception>
+#include <functional>
+#include <future>
+#include <memory>
+
+namespace cx {
+
+/// Whether this machine has a core for helpers beside the caller's.
+bool has_helpers();
+
+/// Hands `work` to the process's helpers (`has_helpers` says whether any).
+void give_to_helpers(std::function<void()> work);
+
+/// A result made by `work` on another core. `get` returns it (or throws what `work` threw),
+/// running `work` on the caller's thread when no helper has begun it; a `Beside` left without
+/// `get` still waits for a helper that has begun, since `work` may use what its giver holds.
+template <typename Result> class Beside {
+  public:
+    Beside() = default;
+    explicit Beside(std::function<Result()> work) : state_(std::make_shared<State>(std::move(work))) {
+        give_to_helpers([state = state_] { state->run(); });
+    }
+    Beside(Beside &&) = default;
+    Beside &operator=(Beside &&other) {
+        finish();
+        state_ = std::move(other.state_);
+        return *this;
+    }
+    Beside(const Beside &) = delete;
+    Beside &operator=(const Beside &) = delete;
+    ~Beside() { finish(); }
+
+    bool valid() const { return state_ != nullptr; }
+
+    Result get() {
+        std::shared_ptr<State> state = std::move(state_);
+        state->run();
+        return state->result.get();
+    }
+
+  private:
+    struct State {
+        explicit State(std::function<Result()> work) : task(std::move(work)), result(task.get_future()) {}
+        std::atomic<bool> begun{false};
+        std::packaged_task<Result()> task;
+        std::future<Result> result;
+
+        /// Runs the work unless a thread already has.
+        void run() {
+            if (!begun.exchange(true)) task();
+        }
+    };
+    std::shared_ptr<State> state_;
+
+    void finish() {
+        if (!state_) return;
+        std::shared_ptr<State> state = std::move(state_);
+        state->run();
+        state->result.wait();
+    }
+};
+
+}  // namespace cx
