@@ -79,9 +79,36 @@ void set_matchable_query(Xapian::Enquire &enquire, const Xapian::Database &reade
     enquire.set_query(matchable(reader, query));
 }
 
+Query matching_part(const Query &query) {
+    switch (query.get_type()) {
+        case Query::OP_AND_MAYBE:
+            return matching_part(query.get_subquery(0));
+        case Query::OP_SCALE_WEIGHT:
+            return matching_part(query.get_subquery(0));
+        case Query::OP_AND:
+        case Query::OP_OR:
+        case Query::OP_XOR:
+        case Query::OP_FILTER:
+        case Query::OP_AND_NOT: {
+            std::vector<Query> parts;
+            bool changed = false;
+            for (size_t i = 0; i < query.get_num_subqueries(); ++i) {
+                const Query part = query.get_subquery(i);
+                parts.push_back(matching_part(part));
+                changed = changed || parts.back().internal.get() != part.internal.get();
+            }
+            return changed ? Query(query.get_type(), parts.begin(), parts.end()) : query;
+        }
+        default:
+            // Terms, synonyms (whose terms are leaves), phrases and windows (read for their
+            // positions), value ranges and posting sources: matched as they are.
+            return query;
+    }
+}
+
 void set_counting_query(Xapian::Enquire &enquire, const Xapian::Database &reader, const Query &query) {
     enquire.set_weighting_scheme(Xapian::BoolWeight());
-    enquire.set_query(matchable(reader, query, false));
+    enquire.set_query(matchable(reader, matching_part(query), false));
 }
 
 Query scaled(const Xapian::Database &reader, const Query &query, double factor) {

@@ -35,8 +35,14 @@ Xapian::Query matchable(const Xapian::Database &reader, const Xapian::Query &que
 /// Sets `enquire`'s query to `matchable(reader, query)`, for a weighted search.
 void set_matchable_query(Xapian::Enquire &enquire, const Xapian::Database &reader, const Xapian::Query &query);
 
+/// What of `query` decides its matches: an `OP_AND_MAYBE` matches what its first subquery matches
+/// (the others only weigh), and a weight scale what its subquery matches. A search weighing
+/// nothing need not read the rest (as-you-type's word weighs by the words it begins, matching by
+/// their beginnings' term: dozens of lists a count would otherwise move along every match).
+Xapian::Query matching_part(const Xapian::Query &query);
+
 /// Sets `enquire` to count the matches of `query`: weighing nothing (`BoolWeight`, under which
-/// Xapian weighs no term), its query `matchable(reader, query, false)`.
+/// Xapian weighs no term), its query `matchable(reader, matching_part(query), false)`.
 void set_counting_query(Xapian::Enquire &enquire, const Xapian::Database &reader, const Xapian::Query &query);
 
 /// `query` weighing `factor` times what it weighs (Xapian's `OP_SCALE_WEIGHT`), its subquery made

@@ -313,8 +313,7 @@ class Walk {
         if (ids.empty()) return {};
         const Xapian::doccount count = Xapian::doccount(ids.size());
         Xapian::Enquire enquire(reader_);
-        set_matchable_query(enquire, reader_, Query(Query::OP_FILTER, query, id_query(std::move(ids))));
-        enquire.set_weighting_scheme(Xapian::BoolWeight());
+        set_counting_query(enquire, reader_, Query(Query::OP_FILTER, query, id_query(std::move(ids))));
         enquire.set_docid_order(Xapian::Enquire::ASCENDING);
         const Xapian::MSet matches = enquire.get_mset(0, count);
         std::vector<Xapian::docid> matched;
