@@ -37,8 +37,9 @@ void set_matchable_query(Xapian::Enquire &enquire, const Xapian::Database &reade
 
 /// What of `query` decides its matches: an `OP_AND_MAYBE` matches what its first subquery matches
 /// (the others only weigh), and a weight scale what its subquery matches. A search weighing
-/// nothing need not read the rest (as-you-type's word weighs by the words it begins, matching by
-/// their beginnings' term: dozens of lists a count would otherwise move along every match).
+/// nothing need not read the rest (as-you-type's word matches by the words it begins and weighs
+/// by their beginning's term, whose list, every item holding a word so begun, a count would
+/// otherwise move along too).
 Xapian::Query matching_part(const Xapian::Query &query);
 
 /// Sets `enquire` to count the matches of `query`: weighing nothing (`BoolWeight`, under which
