@@ -18,8 +18,9 @@ bool has_helpers();
 void give_to_helpers(std::function<void()> work);
 
 /// A result made by `work` on another core. `get` returns it (or throws what `work` threw),
-/// running `work` on the caller's thread when no helper has begun it; a `Beside` left without
-/// `get` still waits for a helper that has begun, since `work` may use what its giver holds.
+/// running `work` on the caller's thread when no helper has begun it. A `Beside` left without
+/// `get` (its giver threw) takes the work back when no helper has begun it, and otherwise waits
+/// for the helper, since `work` may use what its giver holds.
 template <typename Result> class Beside {
   public:
     Beside() = default;
@@ -61,8 +62,7 @@ template <typename Result> class Beside {
     void finish() {
         if (!state_) return;
         std::shared_ptr<State> state = std::move(state_);
-        state->run();
-        state->result.wait();
+        if (state->begun.exchange(true)) state->result.wait();
     }
 };
 
