@@ -1,8 +1,9 @@
 // The process's helpers (beside.hpp): threads started at the first work given, which live as long
-// as the process, each taking the oldest work waiting.
+// as the process, each taking the oldest work waiting; and the count of the searches running.
 
 #include "beside.hpp"
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -47,8 +48,11 @@ class Helpers {
 };
 
 unsigned helper_count() {
-    const unsigned cores = std::thread::hardware_concurrency();
-    return cores > 1 ? cores - 1 : 0;
+    static const unsigned count = [] {
+        const unsigned cores = std::thread::hardware_concurrency();
+        return cores > 1 ? cores - 1 : 0;
+    }();
+    return count;
 }
 
 Helpers &helpers() {
@@ -57,9 +61,16 @@ Helpers &helpers() {
     return *shared;
 }
 
+/// The searches running in this process (`SearchRunning`).
+std::atomic<unsigned> running{0};
+
 }  // namespace
 
-bool has_helpers() { return helper_count() > 0; }
+SearchRunning::SearchRunning() { running.fetch_add(1, std::memory_order_relaxed); }
+
+SearchRunning::~SearchRunning() { running.fetch_sub(1, std::memory_order_relaxed); }
+
+bool has_spare_core() { return running.load(std::memory_order_relaxed) <= helper_count(); }
 
 void give_to_helpers(std::function<void()> work) { helpers().give(std::move(work)); }
 

@@ -11,10 +11,21 @@
 
 namespace cx {
 
-/// Whether this machine has a core for helpers beside the caller's.
-bool has_helpers();
+/// One search of this process, counted while it runs (`has_spare_core`).
+class SearchRunning {
+  public:
+    SearchRunning();
+    ~SearchRunning();
+    SearchRunning(const SearchRunning &) = delete;
+    SearchRunning &operator=(const SearchRunning &) = delete;
+};
 
-/// Hands `work` to the process's helpers (`has_helpers` says whether any).
+/// Whether a core is free of this process's searches for a helper: fewer searches run than the
+/// machine has cores. A busy process gains nothing by handing work on (every core already runs a
+/// search), and a search would wait for a helper the scheduler has put aside.
+bool has_spare_core();
+
+/// Hands `work` to the process's helpers (`has_spare_core` says whether one is free).
 void give_to_helpers(std::function<void()> work);
 
 /// A result made by `work` on another core. `get` returns it (or throws what `work` threw),

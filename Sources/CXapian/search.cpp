@@ -248,13 +248,14 @@ Xapian::Database *counter_at_reader(cx_database &database) {
 /// The count `count_matches` makes of the items of `counted` that `request` may see now, given to
 /// another core (`cx::Beside`, on `cx_database::counter` at the reader's revision) while this
 /// thread ranks a page; not valid when it cannot be: a writable handle (whose changes only its
-/// own handle sees), shards, a machine of one core, or words Xapian cannot write out (a posting
+/// own handle sees), shards, no core free of the process's searches (`cx::has_spare_core`: one
+/// core, or as many searches running as cores), or words Xapian cannot write out (a posting
 /// source of the shim's own). Xapian's queries count their references without atomics, so the
 /// helper gets a tree of its own, read back from `counted` written out.
 cx::Beside<std::pair<Xapian::doccount, bool>> count_beside(cx_database &database, cx::Snapshot &snapshot,
                                                            const cx_search_request &request, const Query &counted,
                                                            Xapian::doccount check_at_least) {
-    if (database.writable || database.sharded || database.remote || !cx::has_helpers()) return {};
+    if (database.writable || database.sharded || database.remote || !cx::has_spare_core()) return {};
     std::string written;
     try {
         written = counted.serialise();
@@ -626,6 +627,7 @@ cx_status cx_search(cx_database *database, const cx_search_request *request, cx_
     if (cx_status status = cx::require_open(database, out_error)) return status;
     if (request == nullptr) return cx::fail(CX_ERR_INVALID_ARGUMENT, "no request", out_error);
     if (!database->format_error.empty()) return cx::fail(database->format_status, database->format_error, out_error);
+    const cx::SearchRunning running;
     std::unique_ptr<cx_results> results;
     cx_status status = cx::with_retries(database, out_error, [&] {
         results = std::make_unique<cx_results>();
