@@ -14,7 +14,9 @@ using Query = Xapian::Query;
 
 class Rewrite {
   public:
-    explicit Rewrite(const Xapian::Database &reader) : reader_(reader), items_(reader.get_doccount()) {}
+    /// `gaps`: whether the index's document ids have gaps, where a term every item holds is given
+    /// as `MatchAll`.
+    Rewrite(const Xapian::Database &reader, bool gaps) : reader_(reader), items_(reader.get_doccount()), gaps_(gaps) {}
 
     /// `query` with its terms that weigh nothing (`weighs` false) and that every item holds given
     /// as `MatchAll`; `query` itself when none is.
@@ -22,16 +24,20 @@ class Rewrite {
         switch (query.get_type()) {
             case Query::LEAF_TERM: {
                 const std::string &term = *query.get_terms_begin();
-                return !weighs && !term.empty() && reader_.get_termfreq(term) == items_ ? match_all() : query;
+                return gaps_ && !weighs && !term.empty() && reader_.get_termfreq(term) == items_ ? match_all() : query;
             }
             case Query::OP_SCALE_WEIGHT:
                 // Weighing, its subquery was made matchable for its factor as the scale was built
                 // (`scaled`); weighing nothing, nothing under it weighs, whatever its factor.
                 return weighs ? query : (*this)(query.get_subquery(0), false);
+            case Query::OP_AND_MAYBE:
+                // Weighing nothing, it matches what its first subquery matches: the others, which
+                // only weigh (as-you-type's beginning term), are not read.
+                if (!weighs) return (*this)(query.get_subquery(0), false);
+                return each(query, [](size_t) { return true; });
             case Query::OP_AND:
             case Query::OP_OR:
             case Query::OP_XOR:
-            case Query::OP_AND_MAYBE:
                 return each(query, [weighs](size_t) { return weighs; });
             case Query::OP_FILTER:
             case Query::OP_AND_NOT:
@@ -52,6 +58,7 @@ class Rewrite {
   private:
     const Xapian::Database &reader_;
     Xapian::doccount items_;
+    bool gaps_;
 
     static bool same(const Query &a, const Query &b) { return a.internal.get() == b.internal.get(); }
 
@@ -70,45 +77,20 @@ class Rewrite {
 }  // namespace
 
 Query matchable(const Xapian::Database &reader, const Query &query, bool weighs) {
-    // Without gaps in the document ids, Xapian counts the items instead of reading their list.
-    if (reader.get_lastdocid() == reader.get_doccount()) return query;
-    return Rewrite(reader)(query, weighs);
+    // Without gaps in the document ids, Xapian counts the items instead of reading their list; a
+    // query weighing nothing still sheds what only weighs.
+    const bool gaps = reader.get_lastdocid() != reader.get_doccount();
+    if (!gaps && weighs) return query;
+    return Rewrite(reader, gaps)(query, weighs);
 }
 
 void set_matchable_query(Xapian::Enquire &enquire, const Xapian::Database &reader, const Query &query) {
     enquire.set_query(matchable(reader, query));
 }
 
-Query matching_part(const Query &query) {
-    switch (query.get_type()) {
-        case Query::OP_AND_MAYBE:
-            return matching_part(query.get_subquery(0));
-        case Query::OP_SCALE_WEIGHT:
-            return matching_part(query.get_subquery(0));
-        case Query::OP_AND:
-        case Query::OP_OR:
-        case Query::OP_XOR:
-        case Query::OP_FILTER:
-        case Query::OP_AND_NOT: {
-            std::vector<Query> parts;
-            bool changed = false;
-            for (size_t i = 0; i < query.get_num_subqueries(); ++i) {
-                const Query part = query.get_subquery(i);
-                parts.push_back(matching_part(part));
-                changed = changed || parts.back().internal.get() != part.internal.get();
-            }
-            return changed ? Query(query.get_type(), parts.begin(), parts.end()) : query;
-        }
-        default:
-            // Terms, synonyms (whose terms are leaves), phrases and windows (read for their
-            // positions), value ranges and posting sources: matched as they are.
-            return query;
-    }
-}
-
 void set_counting_query(Xapian::Enquire &enquire, const Xapian::Database &reader, const Query &query) {
     enquire.set_weighting_scheme(Xapian::BoolWeight());
-    enquire.set_query(matchable(reader, matching_part(query), false));
+    enquire.set_query(matchable(reader, query, false));
 }
 
 Query scaled(const Xapian::Database &reader, const Query &query, double factor) {

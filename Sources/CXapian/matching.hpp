@@ -21,7 +21,10 @@ inline Xapian::Query match_all() { return Xapian::Query(std::string()); }
 /// (under a filter, an exclusion or a weight scale of 0, outside a phrase; every term, when
 /// `weighs` is false) and that every item holds is given as what it matches, every item
 /// (`Query::MatchAll`). A weight scale's subquery was made so as the scale was built (`scaled`):
-/// where a scale weighs, it is taken as it is.
+/// where a scale weighs, it is taken as it is. Weighing nothing (`weighs` false), an `OP_AND_MAYBE`
+/// is given as its first subquery, which decides its matches: the others only weigh, and a count
+/// need not read them (as-you-type's words match, their beginning's term, every item holding a
+/// word so begun, only weighs).
 ///
 /// Xapian reads such a term from the list of all items, which it names after the term. In an
 /// index with gaps in its document ids (an item was removed) that list spans chunks of item
@@ -35,15 +38,8 @@ Xapian::Query matchable(const Xapian::Database &reader, const Xapian::Query &que
 /// Sets `enquire`'s query to `matchable(reader, query)`, for a weighted search.
 void set_matchable_query(Xapian::Enquire &enquire, const Xapian::Database &reader, const Xapian::Query &query);
 
-/// What of `query` decides its matches: an `OP_AND_MAYBE` matches what its first subquery matches
-/// (the others only weigh), and a weight scale what its subquery matches. A search weighing
-/// nothing need not read the rest (as-you-type's word matches by the words it begins and weighs
-/// by their beginning's term, whose list, every item holding a word so begun, a count would
-/// otherwise move along too).
-Xapian::Query matching_part(const Xapian::Query &query);
-
 /// Sets `enquire` to count the matches of `query`: weighing nothing (`BoolWeight`, under which
-/// Xapian weighs no term), its query `matchable(reader, matching_part(query), false)`.
+/// Xapian weighs no term), its query `matchable(reader, query, false)`.
 void set_counting_query(Xapian::Enquire &enquire, const Xapian::Database &reader, const Xapian::Query &query);
 
 /// `query` weighing `factor` times what it weighs (Xapian's `OP_SCALE_WEIGHT`), its subquery made

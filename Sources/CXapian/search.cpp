@@ -231,11 +231,12 @@ std::pair<Xapian::doccount, bool> count_matches(const Xapian::Database &reader, 
 /// reopened; null when it cannot be there (the reader reads a revision the index has moved past).
 Xapian::Database *counter_at_reader(cx_database &database) {
     try {
+        const Xapian::Database &reader = database.reader;
+        // A handle stays at its revision until reopened: one already at the reader's is not asked.
         if (!database.counter)
             database.counter = std::make_unique<Xapian::Database>(database.path);
-        else
+        else if (database.counter->get_revision() != reader.get_revision())
             database.counter->reopen();
-        const Xapian::Database &reader = database.reader;
         if (database.counter->get_revision() == reader.get_revision() &&
             database.counter->get_uuid() == reader.get_uuid())
             return database.counter.get();
