@@ -514,6 +514,11 @@ struct BatchTests {
         print(
             "BatchTests.shardMachineKilled(\(victim), large: \(large)): \(last) batches; caught up in \(Date().timeIntervalSince(caughtUp)) s"
         )
+        for machine in machines where !machine.replicator.exited.isEmpty {
+            print(
+                "BatchTests.shardMachineKilled: \(machine.replicator.log) exited on its own: \(machine.replicator.exited)"
+            )
+        }
         let watched = try watcher.stop()
         #expect(watched.partial.isEmpty, "\(watched.partial.prefix(5))")
         // A replica switching to a whole new copy, or catching up, is answered from the last batch

@@ -3,34 +3,72 @@ import SearchlightTesting
 import Testing
 
 /// `xapian-replicate` keeping a replica of the primary `master` in step, asking every second and
-/// applying changesets at once (`-r 0`: Searchlight's readers reopen when overtaken).
-final class Replicator {
+/// applying changesets at once (`-r 0`: Searchlight's readers reopen when overtaken), as
+/// docs/operations.md runs it: with a socket timeout (`-t`), so that a stalled connection is
+/// retried, and under a supervisor that starts it again a second after it exits on its own (it
+/// exits on any error but a network one), as systemd's `Restart=always` does.
+final class Replicator: @unchecked Sendable {
     private let arguments: [String]
+    /// Where its messages go, kept to be read beside a failing test.
+    let log: String
+    private let lock = NSLock()
     private var process: Process?
+    private var exits: [String] = []
 
     init(port: Int32, master: String, replica: String) throws {
-        arguments = ["-h", "127.0.0.1", "-p", String(port), "-m", master, "-i", "1", "-r", "0", "-q", replica]
+        arguments = [
+            "-h", "127.0.0.1", "-p", String(port), "-m", master, "-i", "1", "-r", "0", "-t", "10", "-q", replica,
+        ]
+        log = replica + ".replicate.log"
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         try start()
     }
+
+    /// How it exited on its own, each time, with its messages so far.
+    var exited: [String] { lock.withLock { exits } }
 
     /// Starts it again after ``kill()``.
     func start() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/xapian-replicate")
         process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        self.process = process
+        let messages = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        messages.seekToEndOfFile()
+        process.standardOutput = messages
+        process.standardError = messages
+        process.terminationHandler = { [weak self] ended in self?.exitedOnItsOwn(ended) }
+        try lock.withLock {
+            try process.run()
+            self.process = process
+        }
+    }
+
+    /// Starts it again a second after it exits, unless ``kill()`` ended it.
+    private func exitedOnItsOwn(_ ended: Process) {
+        let current = lock.withLock { () -> Bool in
+            guard process === ended else { return false }
+            let messages = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            exits.append("exit \(ended.terminationStatus): \(messages.suffix(300))")
+            return true
+        }
+        guard current else { return }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 1) { [weak self] in
+            guard let self, lock.withLock({ process === ended }) else { return }
+            try? start()
+        }
     }
 
     /// Kills it (-9), as a machine's crash would. SIGKILL also because the test process's blocked
     /// SIGTERM is inherited, and the replicator does not unblock it.
     func kill() {
-        guard let process else { return }
-        Foundation.kill(process.processIdentifier, SIGKILL)
+        guard
+            let process = lock.withLock({ () -> Process? in
+                defer { process = nil }
+                return process
+            })
+        else { return }
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
-        self.process = nil
     }
 
     deinit { kill() }

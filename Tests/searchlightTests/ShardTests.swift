@@ -573,6 +573,9 @@ struct ShardTests {
         stop.set()
         let failures = try reader.value()
         print("ShardTests.meaningCopiesReplicated: \(written) batches, \(kills) kills, \(searches.current) searches")
+        for replicator in copies + machines.map(\.replicator) where !replicator.exited.isEmpty {
+            print("ShardTests.meaningCopiesReplicated: \(replicator.log) exited on its own: \(replicator.exited)")
+        }
         #expect(failures.isEmpty, "\(failures.count) of \(searches.current): \(failures.prefix(3))")
         #expect(searches.current > 10)
         #expect(expected.ids.filter { $0.hasPrefix("replicated/") }.count == 3 * written, "\(expected.ids)")
