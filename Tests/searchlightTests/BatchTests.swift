@@ -485,9 +485,11 @@ struct BatchTests {
             || ((writer.last < 6 || watcher.checks < 25 || (large && switched.current < 20)) && kills < 80
                 && writer.last < 80)
         {
-            kills += 1
             try await Task.sleep(for: .milliseconds(Int.random(in: 50...500)))
-            let machine = machines.randomElement()!
+            // A replicator is killed again once it has run for 4 s (`Replicator.startedAgo`).
+            let victims = machines.filter { victim != .replicator || $0.replicator.startedAgo(atLeast: 4) }
+            guard let machine = victims.randomElement() else { continue }
+            kills += 1
             switch victim {
             case .replicator:
                 machine.replicator.kill()

@@ -14,6 +14,7 @@ final class Replicator: @unchecked Sendable {
     private let lock = NSLock()
     private var process: Process?
     private var exits: [String] = []
+    private var started = Date.distantPast
 
     init(port: Int32, master: String, replica: String) throws {
         arguments = [
@@ -26,6 +27,14 @@ final class Replicator: @unchecked Sendable {
 
     /// How it exited on its own, each time, with its messages so far.
     var exited: [String] { lock.withLock { exits } }
+
+    /// Whether it was last started (by ``start()``) at least `seconds` ago: long enough to have
+    /// caught up, the tests take it, before they kill it again. A replicator killed again and again
+    /// before it can finish (a full copy, on a busy machine) leaves its replica behind for longer
+    /// than a search waits for its shards to agree, as a machine that crashes in a loop would.
+    func startedAgo(atLeast seconds: TimeInterval) -> Bool {
+        lock.withLock { Date().timeIntervalSince(started) >= seconds }
+    }
 
     /// Starts it again after ``kill()``.
     func start() throws {
@@ -40,6 +49,7 @@ final class Replicator: @unchecked Sendable {
         try lock.withLock {
             try process.run()
             self.process = process
+            started = Date()
         }
     }
 

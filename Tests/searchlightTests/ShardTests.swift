@@ -552,7 +552,8 @@ struct ShardTests {
                 ["index", file, "--index", writer, "--now", corpusNow], environment: environment)
             while writing.isRunning {
                 try await Task.sleep(for: .milliseconds(Int.random(in: 50...400)))
-                let copy = copies.randomElement()!
+                // A replicator is killed again once it has run for 4 s (`Replicator.startedAgo`).
+                guard let copy = copies.filter({ $0.startedAgo(atLeast: 4) }).randomElement() else { continue }
                 copy.kill()
                 kills += 1
                 try await Task.sleep(for: .milliseconds(Int.random(in: 0...300)))
