@@ -170,15 +170,16 @@ public final class SearchableIndex: Sendable {
                 } catch  where Self.isMovedOn(error) && topology != nil {
                     // The shards moved on by more than a commit while the spare view found them
                     // holding different batches, or a shard machine's replica switched to a new
-                    // copy under the view: a view of one batch is waited for, opened afresh up to
-                    // `freshViews` times, as a replica may switch again meanwhile.
-                    var attempt = 1
+                    // copy under the view: a view of one batch is waited for, opened afresh 20 ms
+                    // apart for up to `remoteTimeout`, as a replica may switch again meanwhile or
+                    // apply the changesets it is catching up with one after another.
+                    let deadline = ContinuousClock.now.advanced(by: Self.remoteTimeout)
                     while true {
                         do throws(SearchlightError) {
                             database = try Self.openReader(path: path, topology: topology)
                             return try body(database)
-                        } catch  where Self.isMovedOn(error) && attempt < Self.freshViews {
-                            attempt += 1
+                        } catch  where Self.isMovedOn(error) && ContinuousClock.now < deadline {
+                            OSThread.sleep(for: .milliseconds(20))
                         }
                     }
                 }
@@ -187,9 +188,6 @@ public final class SearchableIndex: Sendable {
             throw Self.naming(unreachableShardOf: topology, in: error)
         }
     }
-
-    /// How many times a topology's read opens a fresh view when its shards move on under it.
-    static let freshViews = 4
 
     /// Whether a topology's read failed because its shards moved on under its view (a batch more
     /// than a commit ahead, or a replica switched to a new copy).
