@@ -486,8 +486,8 @@ struct BatchTests {
                 && writer.last < 80)
         {
             try await Task.sleep(for: .milliseconds(Int.random(in: 50...500)))
-            // A replicator is killed again once it has run for 4 s (`Replicator.startedAgo`).
-            let victims = machines.filter { victim != .replicator || $0.replicator.startedAgo(atLeast: 4) }
+            // A replicator is killed again once it has run for `Replicator.recovery`.
+            let victims = machines.filter { victim != .replicator || $0.replicator.hasRecovered }
             guard let machine = victims.randomElement() else { continue }
             kills += 1
             switch victim {
@@ -516,11 +516,7 @@ struct BatchTests {
         print(
             "BatchTests.shardMachineKilled(\(victim), large: \(large)): \(last) batches; caught up in \(Date().timeIntervalSince(caughtUp)) s"
         )
-        for machine in machines where !machine.replicator.exited.isEmpty {
-            print(
-                "BatchTests.shardMachineKilled: \(machine.replicator.log) exited on its own: \(machine.replicator.exited)"
-            )
-        }
+        for machine in machines { machine.replicator.printExits(in: "BatchTests.shardMachineKilled") }
         let watched = try watcher.stop()
         #expect(watched.partial.isEmpty, "\(watched.partial.prefix(5))")
         // A replica switching to a whole new copy, or catching up, is answered from the last batch

@@ -28,12 +28,19 @@ final class Replicator: @unchecked Sendable {
     /// How it exited on its own, each time, with its messages so far.
     var exited: [String] { lock.withLock { exits } }
 
-    /// Whether it was last started (by ``start()``) at least `seconds` ago: long enough to have
-    /// caught up, the tests take it, before they kill it again. A replicator killed again and again
-    /// before it can finish (a full copy, on a busy machine) leaves its replica behind for longer
-    /// than a search waits for its shards to agree, as a machine that crashes in a loop would.
-    func startedAgo(atLeast seconds: TimeInterval) -> Bool {
-        lock.withLock { Date().timeIntervalSince(started) >= seconds }
+    /// How long a replicator runs before the tests kill it again: long enough to have caught up. A
+    /// replicator killed again and again before it can finish (a full copy, on a busy machine)
+    /// leaves its replica behind for longer than a search waits for its shards to agree, as a
+    /// machine that crashes in a loop would.
+    static let recovery: TimeInterval = 4
+
+    /// Whether it was last started (by ``start()``) at least ``recovery`` ago.
+    var hasRecovered: Bool { lock.withLock { Date().timeIntervalSince(started) >= Self.recovery } }
+
+    /// Prints how it exited on its own, if it did, for `test`'s output.
+    func printExits(in test: String) {
+        let exits = exited
+        if !exits.isEmpty { print("\(test): \(log) exited on its own: \(exits)") }
     }
 
     /// Starts it again after ``kill()``.

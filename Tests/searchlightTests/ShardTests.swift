@@ -552,8 +552,8 @@ struct ShardTests {
                 ["index", file, "--index", writer, "--now", corpusNow], environment: environment)
             while writing.isRunning {
                 try await Task.sleep(for: .milliseconds(Int.random(in: 50...400)))
-                // A replicator is killed again once it has run for 4 s (`Replicator.startedAgo`).
-                guard let copy = copies.filter({ $0.startedAgo(atLeast: 4) }).randomElement() else { continue }
+                // A replicator is killed again once it has run for `Replicator.recovery`.
+                guard let copy = copies.filter(\.hasRecovered).randomElement() else { continue }
                 copy.kill()
                 kills += 1
                 try await Task.sleep(for: .milliseconds(Int.random(in: 0...300)))
@@ -574,8 +574,8 @@ struct ShardTests {
         stop.set()
         let failures = try reader.value()
         print("ShardTests.meaningCopiesReplicated: \(written) batches, \(kills) kills, \(searches.current) searches")
-        for replicator in copies + machines.map(\.replicator) where !replicator.exited.isEmpty {
-            print("ShardTests.meaningCopiesReplicated: \(replicator.log) exited on its own: \(replicator.exited)")
+        for replicator in copies + machines.map(\.replicator) {
+            replicator.printExits(in: "ShardTests.meaningCopiesReplicated")
         }
         #expect(failures.isEmpty, "\(failures.count) of \(searches.current): \(failures.prefix(3))")
         #expect(searches.current > 10)

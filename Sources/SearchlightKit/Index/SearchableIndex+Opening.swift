@@ -85,6 +85,9 @@ extension SearchableIndex {
 
     /// How long a remote shard may take to connect or to answer one call.
     static let remoteTimeout = Duration.seconds(10)
+    /// How long a topology's read waits before it opens a view again while its shards disagree or
+    /// move on under it (``openView(_:waiting:)``, ``read(_:)``).
+    static let movingPause = Duration.milliseconds(20)
 
     /// Opens one shard of a topology for reading: its folder as any index, or its server.
     static func openShardReader(_ shard: Topology.Shard, timeout: Duration = remoteTimeout)
@@ -123,7 +126,7 @@ extension SearchableIndex {
     }
 
     /// Opens a view of `topology`'s shards (``XapianDatabase/init(view:timeout:)``) whose shards
-    /// all hold one batch (``BatchJournal``), trying again every 20 ms for up to `waiting` while
+    /// all hold one batch (``BatchJournal``), trying again every ``movingPause`` for up to `waiting` while
     /// they hold different ones (a batch being committed, a replica catching up), while a shard
     /// cannot be opened (a replica switching to a whole new copy), or while one moves on as it is
     /// asked (a replica taking the next batches). With `waiting` nil, returns the first view
@@ -151,7 +154,7 @@ extension SearchableIndex {
                     throw error
                 }
             } catch  where isMovedOn(error) && ContinuousClock.now < deadline {
-                OSThread.sleep(for: .milliseconds(20))
+                OSThread.sleep(for: movingPause)
                 continue
             }
             if Set(batches).count == 1 {
@@ -167,7 +170,7 @@ extension SearchableIndex {
                         + "(\(listed.joined(separator: ", "))): a shard that is behind is a replica whose "
                         + "xapian-replicate is not running or cannot reach the writer", failure: .network)
             }
-            OSThread.sleep(for: .milliseconds(20))
+            OSThread.sleep(for: movingPause)
         }
     }
 

@@ -170,8 +170,8 @@ public final class SearchableIndex: Sendable {
                 } catch  where Self.isMovedOn(error) && topology != nil {
                     // The shards moved on by more than a commit while the spare view found them
                     // holding different batches, or a shard machine's replica switched to a new
-                    // copy under the view: a view of one batch is waited for, opened afresh 20 ms
-                    // apart for up to `remoteTimeout`, as a replica may switch again meanwhile or
+                    // copy under the view: a view of one batch is waited for, opened afresh
+                    // `movingPause` apart for up to `remoteTimeout`, as a replica may switch again meanwhile or
                     // apply the changesets it is catching up with one after another.
                     let deadline = ContinuousClock.now.advanced(by: Self.remoteTimeout)
                     while true {
@@ -179,7 +179,7 @@ public final class SearchableIndex: Sendable {
                             database = try Self.openReader(path: path, topology: topology)
                             return try body(database)
                         } catch  where Self.isMovedOn(error) && ContinuousClock.now < deadline {
-                            OSThread.sleep(for: .milliseconds(20))
+                            OSThread.sleep(for: Self.movingPause)
                         }
                     }
                 }
