@@ -12,6 +12,10 @@
 #include <string>
 #include <tuple>
 
+// Never a multiplication and an addition fused into one step where the source writes two: the
+// same results on processors with and without FMA.
+#pragma STDC FP_CONTRACT OFF
+
 namespace encoder {
 
 namespace {
@@ -26,8 +30,8 @@ void check(dnnl_status_t status, const char *doing) {
 /// (one float sum, or minimum, is a chain it keeps in order).
 constexpr size_t lanes = 16;
 
-/// `row`'s `depth` values as bytes: 0 for its smallest value (or 0, when none is below), 255 for
-/// its largest (or 0); its scale and zero point say how to read them back.
+/// `row`'s `depth` values as bytes: 0 for its smallest value (or 0, when none is below),
+/// `most_input` for its largest (or 0); its scale and zero point say how to read them back.
 CENCODER_WIDEST
 void quantize_row(const float *__restrict row, size_t depth, uint8_t *__restrict out, float &scale, int32_t &zero) {
     float lows[lanes] = {}, highs[lanes] = {};
@@ -42,11 +46,15 @@ void quantize_row(const float *__restrict row, size_t depth, uint8_t *__restrict
         highs[0] = std::max(highs[0], row[i]);
     }
     const float low = *std::min_element(lows, lows + lanes), high = *std::max_element(highs, highs + lanes);
-    scale = high > low ? (high - low) / 255.0f : 1.0f;
+    constexpr float most = float(Int8Weights::most_input);
+    scale = high > low ? (high - low) / most : 1.0f;
     const float inverse = 1.0f / scale;
     zero = int32_t(std::floor(-low * inverse + 0.5f));
     const float shift = float(zero) + 0.5f;
-    for (i = 0; i < depth; ++i) out[i] = uint8_t(std::clamp(std::floor(row[i] * inverse + shift), 0.0f, 255.0f));
+    for (i = 0; i < depth; ++i) {
+        const float step = row[i] * inverse;
+        out[i] = uint8_t(std::clamp(std::floor(step + shift), 0.0f, most));
+    }
 }
 
 /// A column of `depth` weights as signed bytes, its largest magnitude `most`; its scale says how
@@ -65,8 +73,6 @@ void quantize_column(const float *__restrict weight, size_t depth, float most, i
     const float inverse = 1.0f / scale;
     int32_t total = 0;
     for (i = 0; i < depth; ++i) {
-        // Multiplied, then rounded, as two steps (never one fused step): the same bytes on every
-        // processor, for the same file.
         const float step = weight[i] * inverse;
         const int8_t value = int8_t(std::clamp(std::floor(step + 0.5f), -most, most));
         out[i] = value;
@@ -97,6 +103,17 @@ void halves(const float *__restrict values, size_t count, uint16_t *__restrict o
         uint32_t bits;
         std::memcpy(&bits, &values[i], sizeof bits);
         out[i] = uint16_t((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+    }
+}
+
+/// `count` floats rounded as `halves` rounds them, kept as floats.
+CENCODER_WIDEST
+void rounded(const float *__restrict values, size_t count, float *__restrict out) {
+    for (size_t i = 0; i < count; ++i) {
+        uint32_t bits;
+        std::memcpy(&bits, &values[i], sizeof bits);
+        bits = (bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u;
+        std::memcpy(&out[i], &bits, sizeof bits);
     }
 }
 
@@ -165,26 +182,14 @@ void Int8Weights::quantize(const float *weight, size_t columns, size_t depth, ui
     int8_t *values = reinterpret_cast<int8_t *>(at);
     float *scales = reinterpret_cast<float *>(at + aligned(columns * depth));
     int32_t *sums = reinterpret_cast<int32_t *>(at + aligned(columns * depth) + aligned(columns * 4));
-    const float most = float(most_weight());
+    const float most = float(Int8Weights::most_weight);
     for (size_t n = 0; n < columns; ++n)
         quantize_column(weight + n * depth, depth, most, values + n * depth, scales[n], sums[n]);
 }
 
-/// With VNNI, the processor sums each product of an unsigned and a signed byte into 32 bits;
-/// without, oneDNN sums two of them in 16 bits first (`vpmaddubsw`), where 255 × 127 × 2 would
-/// saturate: weights then keep 7 bits, as oneDNN's int8 guide advises.
-int Int8Weights::most_weight() {
-#if defined(__x86_64__)
-    static const int most = __builtin_cpu_supports("avx512vnni") ? 127 : 63;
-    return most;
-#else
-    return 127;
-#endif
-}
-
-Dense::Dense(const float *weight, const float *bias, size_t columns, size_t depth)
-    : columns_(columns), depth_(depth), weight_(weight), bias_(bias), types_(float_types),
-      product_(&product(types_, columns, depth, 0)) {}
+Dense::Dense(const float *weight, const float *bias, size_t columns, size_t depth, bool bf16_inputs)
+    : columns_(columns), depth_(depth), weight_(weight), bias_(bias), bf16_inputs_(bf16_inputs),
+      types_(float_types), product_(&product(types_, columns, depth, 0)) {}
 
 Dense::Dense(Int8Weights weights, const float *bias, size_t columns, size_t depth)
     : columns_(columns), depth_(depth), bias_(bias), int8_(weights), types_(int8_types),
@@ -255,9 +260,12 @@ void Dense::apply(const float *in, size_t rows, float *out, Then then, DenseScra
             to_bf16(in, rows * depth_, scratch.halves_.data());
             std::fill(scratch.halves_.data() + rows * depth_, scratch.halves_.data() + padded * depth_, uint16_t(0));
             input = scratch.halves_.data();
-        } else if (padded > rows) {
+        } else if (padded > rows || bf16_inputs_) {
             hold(scratch.floats_, padded * depth_);
-            std::copy(in, in + rows * depth_, scratch.floats_.data());
+            if (bf16_inputs_)
+                round_to_bf16(in, rows * depth_, scratch.floats_.data());
+            else
+                std::copy(in, in + rows * depth_, scratch.floats_.data());
             std::fill(scratch.floats_.data() + rows * depth_, scratch.floats_.data() + padded * depth_, 0.0f);
             input = scratch.floats_.data();
         }
@@ -315,5 +323,7 @@ void Dense::run_product(void *in, const void *weights, void *out, size_t rows, D
 }
 
 void to_bf16(const float *values, size_t count, uint16_t *out) { halves(values, count, out); }
+
+void round_to_bf16(const float *values, size_t count, float *out) { rounded(values, count, out); }
 
 }  // namespace encoder

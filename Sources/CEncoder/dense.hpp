@@ -4,14 +4,19 @@
 // A layer's products are int8 (oneDNN's matrix product of unsigned 8-bit inputs by signed 8-bit
 // weights into 32-bit sums, four to five times the float product on one core), but for
 // attention's query, key and value, which int8 would cost the ranking (docs/design.md): that product
-// is bf16 on a processor that multiplies bf16 (oneDNN's product of bf16 inputs and weights into
-// float sums, twice the float product), float elsewhere. For int8, the weights
-// are quantized once, when the model loads, one scale per output column (each column's largest
-// magnitude maps to 127); each input row is quantized when the layer runs, its own scale and zero
-// point mapping its smallest and largest value to 0 and 255. Then an output is
+// reads its inputs and weights rounded to bf16, and sums in float (oneDNN's bf16 product on a
+// processor that multiplies bf16, twice the float product; elsewhere its float product over the
+// same rounded values, whose products are exact in float). For int8, the weights are quantized
+// once, when the model loads, one scale per output column (each column's largest magnitude maps to
+// 63); each input row is quantized when the layer runs, its own scale and zero point mapping its
+// smallest and largest value to 0 and 255. Then an output is
 //     (sum − zero × column's sum of weights) × row's scale × column's scale + bias,
-// exact but for the two roundings. The float precision runs the same layers on oneDNN's float
-// matrix product: the reference the int8 products are tested against.
+// exact but for the two roundings. Weights keep 7 bits so that two products summed in 16 bits, as
+// a processor without VNNI sums them (`vpmaddubsw`), never saturate (255 × 63 × 2 < 32,767): every
+// processor computes the same sums from the same rows, and so gives a text the same vector but for
+// the order of float sums (docs/design.md, *Meaning*). Inputs keep 8 bits: with 7, CACM's hybrid
+// ranking lost 4 %. The float precision runs the same layers on
+// oneDNN's float matrix product: the reference the int8 products are tested against.
 //
 // A model's int8 weights are laid out in one block (encoder.cpp), which the caller may keep in a
 // file and give back to the next encoder of the model, so that a process maps them rather than
@@ -71,22 +76,27 @@ struct Int8Weights {
     static Int8Weights at(const uint8_t *at, size_t columns, size_t depth);
 
     /// `weight` ([columns, depth]) quantized into the `size` bytes from `at`, each column's largest
-    /// magnitude `most_weight()`.
+    /// magnitude `most_weight`.
     static void quantize(const float *weight, size_t columns, size_t depth, uint8_t *at);
 
-    /// The largest magnitude a quantized weight takes on this processor: 127, or 63 without VNNI.
-    static int most_weight();
+    /// The largest magnitude a quantized weight takes, and the largest byte a quantized input row
+    /// takes (its smallest is 0), on every processor.
+    static constexpr int most_weight = 63, most_input = 255;
 };
 
 /// `count` floats as bf16 (their upper halves, rounded to the nearest, ties to even).
 void to_bf16(const float *values, size_t count, uint16_t *out);
 
+/// `count` floats rounded to bf16 as `to_bf16` does, kept as floats (their lower halves zero).
+void round_to_bf16(const float *values, size_t count, float *out);
+
 class Dense {
   public:
     /// A layer of `columns` outputs over `depth` inputs multiplying in float: `weight` is
     /// [columns, depth], as PyTorch's Linear keeps it, `bias` [columns]; both read in place (they
-    /// must outlive the layer).
-    Dense(const float *weight, const float *bias, size_t columns, size_t depth);
+    /// must outlive the layer). With `bf16_inputs`, its input is rounded to bf16 before the product
+    /// (`round_to_bf16`), as are its weights by the caller: the bf16 product, summed in float.
+    Dense(const float *weight, const float *bias, size_t columns, size_t depth, bool bf16_inputs = false);
     /// The same layer multiplying in int8, its weights read in place.
     Dense(Int8Weights weights, const float *bias, size_t columns, size_t depth);
     /// The same layer multiplying in bf16, its weights (`to_bf16` of the float ones) read in place.
@@ -106,6 +116,7 @@ class Dense {
     const float *weight_ = nullptr, *bias_;
     Int8Weights int8_{};
     const uint16_t *bf16_ = nullptr;
+    bool bf16_inputs_ = false;
 
     /// The types a product reads and writes: its input, its weights and its output.
     struct Types {

@@ -7,12 +7,14 @@
 #include <immintrin.h>
 
 extern "C" {
-__attribute__((target("avx512f"))) __m512 _ZGVeN16v_expf(__m512);
-__attribute__((target("avx512f"))) __m512 _ZGVeN16v_erff(__m512);
 __attribute__((target("avx2"))) __m256 _ZGVdN8v_expf(__m256);
 __attribute__((target("avx2"))) __m256 _ZGVdN8v_erff(__m256);
 }
 #endif
+
+// Never a multiplication and an addition fused into one step where the source writes two: the
+// same results on processors with and without FMA.
+#pragma STDC FP_CONTRACT OFF
 
 namespace encoder {
 
@@ -34,38 +36,6 @@ void gelu_one_at_a_time(float *x, size_t count) {
 #if defined(__x86_64__)
 // The last values of a row, fewer than a vector holds, are read under a mask, the lanes past the
 // row reading −∞: a row of any width runs on the vector functions alone.
-
-__attribute__((target("avx512f"))) void softmax_avx512(float *x, size_t count) {
-    const __m512 none = _mm512_set1_ps(-INFINITY);
-    const auto tail = __mmask16((1u << (count % 16)) - 1);
-    const size_t whole = count - count % 16;
-    __m512 largests = none;
-    for (size_t i = 0; i < whole; i += 16) largests = _mm512_max_ps(largests, _mm512_loadu_ps(x + i));
-    largests = _mm512_max_ps(largests, _mm512_mask_loadu_ps(none, tail, x + whole));
-    const __m512 largest = _mm512_set1_ps(_mm512_reduce_max_ps(largests));
-    __m512 sums = _mm512_setzero_ps();
-    for (size_t i = 0; i < whole; i += 16) {
-        const __m512 e = _ZGVeN16v_expf(_mm512_sub_ps(_mm512_loadu_ps(x + i), largest));
-        _mm512_storeu_ps(x + i, e);
-        sums = _mm512_add_ps(sums, e);
-    }
-    const __m512 last = _ZGVeN16v_expf(_mm512_sub_ps(_mm512_mask_loadu_ps(none, tail, x + whole), largest));
-    sums = _mm512_add_ps(sums, last);
-    const __m512 inverse = _mm512_set1_ps(1.0f / _mm512_reduce_add_ps(sums));
-    for (size_t i = 0; i < whole; i += 16) _mm512_storeu_ps(x + i, _mm512_mul_ps(_mm512_loadu_ps(x + i), inverse));
-    _mm512_mask_storeu_ps(x + whole, tail, _mm512_mul_ps(last, inverse));
-}
-
-__attribute__((target("avx512f"))) void gelu_avx512(float *x, size_t count) {
-    const __m512 half = _mm512_set1_ps(0.5f), one = _mm512_set1_ps(1.0f), root = _mm512_set1_ps(float(M_SQRT1_2));
-    size_t i = 0;
-    for (; i + 16 <= count; i += 16) {
-        const __m512 v = _mm512_loadu_ps(x + i);
-        const __m512 erf = _ZGVeN16v_erff(_mm512_mul_ps(v, root));
-        _mm512_storeu_ps(x + i, _mm512_mul_ps(_mm512_mul_ps(half, v), _mm512_add_ps(one, erf)));
-    }
-    gelu_one_at_a_time(x + i, count - i);
-}
 
 /// The sum (`add`) or the largest of a vector's eight values.
 __attribute__((target("avx2"))) float reduce(__m256 v, bool add) {
@@ -111,11 +81,13 @@ __attribute__((target("avx2"))) void gelu_avx2(float *x, size_t count) {
 }
 #endif
 
-/// The widest of `avx512`, `avx2` and `baseline` the processor runs.
+/// `avx2` where the processor runs it (AVX2 and FMA, as libmvec's 8-float functions ask), else
+/// `baseline`. Processors with AVX-512 run `avx2` too: libmvec's 16-float functions compute otherwise,
+/// and a text's vector would then depend on the processor.
 template <typename Function>
-Function widest(Function avx512, Function avx2, Function baseline) {
+Function chosen_for_processor(Function avx2, Function baseline) {
 #if defined(__x86_64__)
-    return __builtin_cpu_supports("avx512f") ? avx512 : __builtin_cpu_supports("avx2") ? avx2 : baseline;
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? avx2 : baseline;
 #else
     return baseline;
 #endif
@@ -126,7 +98,7 @@ Function widest(Function avx512, Function avx2, Function baseline) {
 void softmax(float *x, size_t count) {
     if (count == 0) return;
 #if defined(__x86_64__)
-    static const auto chosen = widest(softmax_avx512, softmax_avx2, softmax_one_at_a_time);
+    static const auto chosen = chosen_for_processor(softmax_avx2, softmax_one_at_a_time);
 #else
     static const auto chosen = softmax_one_at_a_time;
 #endif
@@ -135,7 +107,7 @@ void softmax(float *x, size_t count) {
 
 void gelu(float *x, size_t count) {
 #if defined(__x86_64__)
-    static const auto chosen = widest(gelu_avx512, gelu_avx2, gelu_one_at_a_time);
+    static const auto chosen = chosen_for_processor(gelu_avx2, gelu_one_at_a_time);
 #else
     static const auto chosen = gelu_one_at_a_time;
 #endif

@@ -1,8 +1,8 @@
 // elementwise.hpp — the encoder's functions of each value: softmax and GELU.
 //
-// Both run on glibc's vector functions (libmvec: `expf` and `erff` 16 floats at a time with
-// AVX-512, 8 with AVX2), chosen for the processor when first called; elsewhere on libm's, one value
-// a call.
+// Both run on glibc's vector functions (libmvec: `expf` and `erff` 8 floats at a time with AVX2,
+// on processors with AVX-512 too, so that both compute the same values), chosen when first
+// called; elsewhere on libm's, one value a call.
 
 #ifndef CENCODER_ELEMENTWISE_HPP
 #define CENCODER_ELEMENTWISE_HPP

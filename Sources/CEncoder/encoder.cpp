@@ -13,9 +13,11 @@
 // background embedding of new items): the weights are only read, and each call takes its scratch
 // spaces from a pool.
 //
-// Three of the four dense layers multiply in int8, the fourth in bf16 where the processor does
-// (dense.hpp), and attention in float, all on oneDNN: each thread that encodes sets OpenMP, which
-// oneDNN runs on, to one thread.
+// Three of the four dense layers multiply in int8, the fourth in bf16 (dense.hpp), both on oneDNN,
+// and attention in float: each thread that encodes sets OpenMP, which oneDNN runs on, to one
+// thread. A text's vector is the same whatever texts share its call: the only product whose
+// rounding could depend on where a text's rows lie among the call's (a float product's, which
+// oneDNN blocks by rows) runs over each text's rows alone.
 
 #include "CEncoder.h"
 
@@ -40,6 +42,10 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+// Never a multiplication and an addition fused into one step where the source writes two: the
+// same results on processors with and without FMA.
+#pragma STDC FP_CONTRACT OFF
 
 namespace {
 
@@ -159,8 +165,7 @@ struct ce_stop {
 /// The head of a model's int8 form (`ce_encoder_quantized`), 64 bytes. Each layer's weights follow,
 /// layer after layer: on a processor that multiplies bf16, its query, key and value weights stacked
 /// as bf16; then its attention output, intermediate and output weights (`Int8Weights`). (The query,
-/// key and value products are bf16, or float elsewhere: in int8 they cost CACM's hybrid ranking
-/// 3 %, docs/design.md.)
+/// key and value products are bf16: in int8 they cost CACM's hybrid ranking 3 %, docs/design.md.)
 struct QuantizedHead {
     char magic[8];
     uint32_t most, layers, hidden, intermediate, halves, unused_word;
@@ -181,8 +186,8 @@ struct ce_encoder {
     ce_shape shape;
     encoder::Precision precision = encoder::Precision::int8;
     const float *word, *position, *token_type, *norm_weight, *norm_bias;
-    /// Each layer's query, key and value biases, and (where they do not multiply in bf16, read
-    /// from the int8 form) weights, stacked: read in place by `Layer::qkv`.
+    /// Each layer's query, key and value biases, and (where the processor does not multiply bf16,
+    /// or with float products) weights, stacked: read in place by `Layer::qkv`.
     std::vector<std::vector<float>> stacked_weights, stacked_biases;
     /// The int8 weights quantized when the encoder was made; empty when it reads the caller's.
     std::vector<uint8_t> quantized;
@@ -222,7 +227,7 @@ struct ce_encoder {
         for (const auto &shape_ : shapes) per_layer += Int8Weights::size(shape_[0], shape_[1]);
         QuantizedHead head{};
         std::memcpy(head.magic, QuantizedHead::expected_magic, sizeof head.magic);
-        head.most = uint32_t(Int8Weights::most_weight());
+        head.most = uint32_t(Int8Weights::most_weight);
         head.layers = uint32_t(count);
         head.hidden = uint32_t(h);
         head.intermediate = uint32_t(m);
@@ -253,11 +258,14 @@ struct ce_encoder {
                 const float *part_weight = weight(lookup, context_, name + ".weight", h * h);
                 if (bf16)
                     encoder::to_bf16(part_weight, h * h, reinterpret_cast<uint16_t *>(&quantized[at]) + part * h * h);
+                else if (int8)
+                    encoder::round_to_bf16(part_weight, h * h, &qkv_weight[part * h * h]);
                 else
                     std::memcpy(&qkv_weight[part * h * h], part_weight, h * h * sizeof(float));
             }
+            // With int8, the bf16 product, or the float product of the same rounded values.
             Dense qkv = bf16 ? Dense(halves, qkv_bias.data(), 3 * h, h)
-                             : Dense(qkv_weight.data(), qkv_bias.data(), 3 * h, h);
+                             : Dense(qkv_weight.data(), qkv_bias.data(), 3 * h, h, int8);
             at += halves_size;
             const auto named = [&](const std::string &name, size_t columns, size_t depth) {
                 const float *weights = weight(lookup, context_, prefix + name + ".weight", columns * depth);
@@ -389,9 +397,11 @@ struct ce_encoder {
         const float scale = 1.0f / std::sqrt(float(head));
         for (const Layer &layer : layers) {
             if (stop != nullptr && stop->requested.load(std::memory_order_relaxed)) throw stopped();
-            layer.qkv.apply(hidden.data(), tokens, qkv.data(), Then::store, space.dense);
             for (size_t text = 0, first = 0; text < count; first += size_t(lengths[text]), ++text) {
                 const int length = lengths[text];
+                // Each text's rows a product of their own, first in it as when the text is alone
+                // (the top of the file).
+                layer.qkv.apply(&hidden[first * h], size_t(length), &qkv[first * 3 * h], Then::store, space.dense);
                 for (size_t part = 0; part < heads; ++part) {
                     const float *query = &qkv[first * 3 * h + part * head];
                     encoder::attend({query, query + h, query + 2 * h, 3 * h, &context[first * h + part * head], h},

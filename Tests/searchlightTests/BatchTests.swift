@@ -459,7 +459,8 @@ struct BatchTests {
         // written four batches under them (a large batch takes seconds on a busy machine) and the
         // watcher has asked 25 times (the service waits for its shards to agree while a replica
         // catches up, so an answer can take a second), while the batches stay fewer than the 100
-        // values a count lists: small batches half a second apart.
+        // values a count lists: small batches half a second apart. Bounded by time, not by a
+        // count of kills: on a slow machine fewer batches, answers and new copies come per kill.
         // Each replica's switches to a whole new copy (its stub naming the other copy), counted as
         // they happen: with large batches, at least 20 under the watcher.
         let stubs = machines.map { $0.replica + "/XAPIANDB" }
@@ -481,8 +482,9 @@ struct BatchTests {
         // Through batch 99 at most: a count lists 100 values, and a kill can outlast many batches.
         let writer = BatchWriter(batches, from: 2, through: 99, pause: large ? 0 : 0.5)
         var kills = 0
+        let killing = Date().addingTimeInterval(300)
         while kills < 20
-            || ((writer.last < 6 || watcher.checks < 25 || (large && switched.current < 20)) && kills < 80
+            || ((writer.last < 6 || watcher.checks < 25 || (large && switched.current < 20)) && Date() < killing
                 && writer.last < 80)
         {
             try await Task.sleep(for: .milliseconds(Int.random(in: 50...500)))

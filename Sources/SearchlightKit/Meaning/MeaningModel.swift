@@ -105,9 +105,10 @@ public final class MeaningModel: Sendable {
 
     /// How the model's dense layers multiply.
     public enum Precision: Sendable {
-        /// In 8-bit integers but for attention's query, key and value products (bf16 on a processor
-        /// with AVX512_BF16, float elsewhere): what Searchlight runs, two to three times the float
-        /// products' speed, each vector within a cosine of 0.99 of the float one. The weights are
+        /// In 8-bit integers but for attention's query, key and value products (bf16 inputs and
+        /// weights, summed in float): what Searchlight runs, two to three times the float
+        /// products' speed, each vector within a cosine of 0.99 of the float one, and the same on
+        /// every processor but for the order of float sums (docs/design.md, *Meaning*). The weights are
         /// quantized when the model is first loaded, and the result kept beside the record of verified files
         /// (`$XDG_CACHE_HOME/searchlight/all-MiniLM-L6-v2@53aa5117.int8`), with its digest in
         /// the record, for the next processes to map.
