@@ -61,8 +61,9 @@ typedef struct ce_encoder ce_encoder;
 /// How an encoder's dense layers multiply.
 typedef enum ce_precision : int32_t {
     /// 8-bit integers (oneDNN's products; the weights quantized when the encoder is made) for every
-    /// dense layer but attention's query, key and value, which are bf16 on a processor with
-    /// AVX512_BF16 and float elsewhere: what Searchlight runs.
+    /// dense layer but attention's query, key and value, whose inputs and weights are rounded to
+    /// bf16 and summed in float (bf16 products with AVX512_BF16): what Searchlight runs, the same
+    /// on every processor but for the order of float sums.
     CE_PRECISION_INT8 = 0,
     /// 32-bit floats (oneDNN's float products): the reference the int8 products are tested against.
     CE_PRECISION_FLOAT = 1,
@@ -71,8 +72,8 @@ typedef enum ce_precision : int32_t {
 /// Makes an encoder of `shape` from the weights `lookup` finds, its dense layers multiplying at
 /// `precision`. With int8, `quantized` (`quantized_size` bytes), when not NULL, is the model's int8
 /// form as an encoder of the same model gave it (`ce_encoder_quantized`), read in place rather than
-/// quantized again; one made for another shape or processor (one without VNNI keeps 7 bits a
-/// weight) is left unread, and the weights quantized. The weights and the int8 form it reads in
+/// quantized again; one made for another shape, bound or processor (one that multiplies bf16
+/// keeps the query, key and value weights in it) is left unread, and the weights quantized. The weights and the int8 form it reads in
 /// place must outlive the encoder.
 ce_status ce_encoder_create(
     ce_shape shape, ce_precision precision, ce_weight_lookup lookup, void *_Nullable context,
