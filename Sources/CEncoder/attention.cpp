@@ -4,10 +4,6 @@
 
 #include <algorithm>
 
-// Never a multiplication and an addition fused into one step where the source writes two: the
-// same results on processors with and without FMA.
-#pragma STDC FP_CONTRACT OFF
-
 namespace encoder {
 
 namespace {

@@ -12,10 +12,6 @@
 #include <string>
 #include <tuple>
 
-// Never a multiplication and an addition fused into one step where the source writes two: the
-// same results on processors with and without FMA.
-#pragma STDC FP_CONTRACT OFF
-
 namespace encoder {
 
 namespace {
@@ -96,23 +92,24 @@ void finish_row(const int32_t *__restrict sums, size_t columns, float scale, int
         for (size_t n = 0; n < columns; ++n) out[n] = value(n);
 }
 
-/// `count` floats as bf16: each one's upper half, rounded to the nearest (ties to even).
+/// `value`'s bits rounded to bf16 (to the nearest, ties to even): the upper half holds them.
+inline uint32_t bf16_rounded(float value) {
+    uint32_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    return bits + 0x7fffu + ((bits >> 16) & 1u);
+}
+
+/// `count` floats as bf16: each one's upper half, rounded.
 CENCODER_WIDEST
 void halves(const float *__restrict values, size_t count, uint16_t *__restrict out) {
-    for (size_t i = 0; i < count; ++i) {
-        uint32_t bits;
-        std::memcpy(&bits, &values[i], sizeof bits);
-        out[i] = uint16_t((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
-    }
+    for (size_t i = 0; i < count; ++i) out[i] = uint16_t(bf16_rounded(values[i]) >> 16);
 }
 
 /// `count` floats rounded as `halves` rounds them, kept as floats.
 CENCODER_WIDEST
 void rounded(const float *__restrict values, size_t count, float *__restrict out) {
     for (size_t i = 0; i < count; ++i) {
-        uint32_t bits;
-        std::memcpy(&bits, &values[i], sizeof bits);
-        bits = (bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u;
+        const uint32_t bits = bf16_rounded(values[i]) & 0xffff0000u;
         std::memcpy(&out[i], &bits, sizeof bits);
     }
 }
@@ -182,7 +179,7 @@ void Int8Weights::quantize(const float *weight, size_t columns, size_t depth, ui
     int8_t *values = reinterpret_cast<int8_t *>(at);
     float *scales = reinterpret_cast<float *>(at + aligned(columns * depth));
     int32_t *sums = reinterpret_cast<int32_t *>(at + aligned(columns * depth) + aligned(columns * 4));
-    const float most = float(Int8Weights::most_weight);
+    const float most = float(most_weight);
     for (size_t n = 0; n < columns; ++n)
         quantize_column(weight + n * depth, depth, most, values + n * depth, scales[n], sums[n]);
 }

@@ -15,8 +15,8 @@
 // a processor without VNNI sums them (`vpmaddubsw`), never saturate (255 × 63 × 2 < 32,767): every
 // processor computes the same sums from the same rows, and so gives a text the same vector but for
 // the order of float sums (docs/design.md, *Meaning*). Inputs keep 8 bits: with 7, CACM's hybrid
-// ranking lost 4 %. The float precision runs the same layers on
-// oneDNN's float matrix product: the reference the int8 products are tested against.
+// ranking lost 4 %. The float precision runs the same layers on oneDNN's float matrix product: the
+// reference the int8 products are tested against.
 //
 // A model's int8 weights are laid out in one block (encoder.cpp), which the caller may keep in a
 // file and give back to the next encoder of the model, so that a process maps them rather than

@@ -12,10 +12,6 @@ __attribute__((target("avx2"))) __m256 _ZGVdN8v_erff(__m256);
 }
 #endif
 
-// Never a multiplication and an addition fused into one step where the source writes two: the
-// same results on processors with and without FMA.
-#pragma STDC FP_CONTRACT OFF
-
 namespace encoder {
 
 namespace {

@@ -18,6 +18,11 @@
 #define CENCODER_WIDEST
 #endif
 
+// Never a multiplication and an addition fused into one step where the source writes two, in
+// every file of the encoder (each includes this header before its code): the clones above, and
+// processors with and without FMA, compute the same results.
+#pragma STDC FP_CONTRACT OFF
+
 namespace encoder {
 
 /// Softmax of `count` values in place: `x[i] = exp(x[i] − largest) / Σ exp(x[j] − largest)`.

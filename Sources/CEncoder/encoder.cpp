@@ -43,10 +43,6 @@
 #include <thread>
 #include <vector>
 
-// Never a multiplication and an addition fused into one step where the source writes two: the
-// same results on processors with and without FMA.
-#pragma STDC FP_CONTRACT OFF
-
 namespace {
 
 using encoder::Dense;
