@@ -71,7 +71,7 @@ void lower_to_idle() {
     pthread_setschedparam(pthread_self(), SCHED_IDLE, &none);
 }
 
-/// Thrown between two layers when a stop was asked for: the call returns `CE_STOPPED`.
+/// Thrown between two steps of a layer when a stop was asked for: the call returns `CE_STOPPED`.
 struct stopped {};
 
 char *copy_message(const std::string &message) {
@@ -356,7 +356,8 @@ struct ce_encoder {
     }
 
     /// Encodes `count` checked texts, whose tokens start at `ids`, into `out`, in `space`; throws
-    /// `stopped` at the next layer once `stop` is asked.
+    /// `stopped` at the next step of a layer (one text's attention, or one of the products over
+    /// every text) once `stop` is asked, so that a large group stops as soon as a small one.
     void encode_group(const int32_t *ids, const int32_t *lengths, size_t count, const ce_stop *stop, float *out,
                       Scratch &space) {
         const size_t h = size_t(shape.hidden), m = size_t(shape.intermediate);
@@ -391,9 +392,12 @@ struct ce_encoder {
         // oneDNN on this thread alone (see the top of the file).
         libraries().omp_threads(1);
         const float scale = 1.0f / std::sqrt(float(head));
-        for (const Layer &layer : layers) {
+        const auto stop_if_asked = [stop] {
             if (stop != nullptr && stop->requested.load(std::memory_order_relaxed)) throw stopped();
+        };
+        for (const Layer &layer : layers) {
             for (size_t text = 0, first = 0; text < count; first += size_t(lengths[text]), ++text) {
+                stop_if_asked();
                 const int length = lengths[text];
                 // Each text's rows a product of their own, first in it as when the text is alone
                 // (the top of the file).
@@ -405,11 +409,14 @@ struct ce_encoder {
                 }
             }
             // Attention's output, added to its input, then normalized.
+            stop_if_asked();
             layer.attention.apply(context.data(), tokens, hidden.data(), Then::add, space.dense);
             layer_norm(hidden.data(), tokens, h, layer.attention_norm_weight, layer.attention_norm_bias,
                        shape.layer_norm_epsilon);
             // The feed-forward block, likewise.
+            stop_if_asked();
             layer.intermediate.apply(hidden.data(), tokens, intermediate.data(), Then::gelu, space.dense);
+            stop_if_asked();
             layer.output.apply(intermediate.data(), tokens, hidden.data(), Then::add, space.dense);
             layer_norm(hidden.data(), tokens, h, layer.output_norm_weight, layer.output_norm_bias,
                        shape.layer_norm_epsilon);

@@ -91,7 +91,7 @@ struct MeaningService: Service {
     static let threads = CoreBudget.machine.serviceBuilders
 
     func run() async throws {
-        // A shutdown stops the model between two of its layers; the vectors it made are stored.
+        // A shutdown stops the model between two steps of a layer; the vectors it made are stored.
         let stop = EmbeddingStop()
         await cancelWhenGracefulShutdown {
             await withTaskCancellationHandler {

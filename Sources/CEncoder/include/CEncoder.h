@@ -91,7 +91,7 @@ const void *_Nullable ce_encoder_quantized(const ce_encoder *encoder, size_t *si
 int32_t ce_encoder_dimensions(const ce_encoder *encoder);
 
 /// What asks encodings to stop: any thread may ask (one that waits for a signal, say), and a
-/// call given it stops between two layers of the model, a fraction of a second later.
+/// call given it stops between two steps of one of the model's layers, a fraction of a second later.
 typedef struct ce_stop ce_stop;
 
 ce_stop *ce_stop_create(void);

@@ -298,7 +298,7 @@ public final class MeaningModel: Sendable {
     /// each matrix product, and its scratch memory stays about 40 MB. A call runs on at most
     /// `threads` threads, the caller's among them (0 for one a core).
     ///
-    /// Once `stop` is asked, the call in progress stops between two of the model's layers and the
+    /// Once `stop` is asked, the call in progress stops between two steps of a layer and the
     /// vectors made before it are returned: those of the first texts, fewer than `texts`.
     ///
     /// In the background (`inBackground`), the model runs on threads of its own at the scheduler's
@@ -409,7 +409,7 @@ private final class QueryBatches: @unchecked Sendable {
 
 /// Asks the vectors of meaning being made to stop, from any thread: a signal's handler, say.
 /// ``SearchableIndex/completeMeaning(using:chunk:stop:progress:)`` then commits the vectors made
-/// and returns within about a second (the model stops between two of its layers), and the next
+/// and returns within about a second (the model stops between two steps of a layer), and the next
 /// completion goes on from there.
 public final class EmbeddingStop: @unchecked Sendable {
     /// The encoder's flag, set and read atomically (`CEncoder.h`), which is what makes the

@@ -108,7 +108,7 @@ extension SearchableIndex {
     /// the index is then compacted (storing them leaves Xapian's blocks part empty).
     ///
     /// Once `stop` is asked, the vectors made are committed and the call returns within about a
-    /// second (the model stops between two of its layers), its report saying so (`stopped`),
+    /// second (the model stops between two steps of a layer), its report saying so (`stopped`),
     /// without compacting; the next call goes on.
     ///
     /// - Throws: ``SearchlightError/Code/meaningModelMismatch`` when the index's vectors were made
