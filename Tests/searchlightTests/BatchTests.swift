@@ -528,7 +528,7 @@ struct BatchTests {
         }
         print(
             "BatchTests.shardMachineKilled(\(victim), large: \(large)): \(copies) switches to a new copy; "
-                + "\(watched.failed.count) of \(watched.checks) checks failed"
+                + "\(watched.failed.count) of \(watched.checks) checks failed \(watched.failed.prefix(3))"
         )
         #expect(watched.checks > 20)
         for machine in machines {

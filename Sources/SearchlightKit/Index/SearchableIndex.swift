@@ -52,9 +52,6 @@ public final class SearchableIndex: Sendable {
         /// Whether its shards held different batches when last looked at.
         var mixed = false
         var opened = ContinuousClock.now
-        /// Since when it has failed to open or reopen, every time it was tried; nil when it last
-        /// succeeded.
-        var failingSince: ContinuousClock.Instant?
 
         /// Whether to open it afresh rather than reopen it: its shards held different batches, or
         /// it is ``freshness`` old. A shard server's connection reopens the database it opened,
@@ -200,7 +197,7 @@ public final class SearchableIndex: Sendable {
     /// that every shard holds (``moveView(_:_:)``).
     func refresh(_ database: inout XapianDatabase) throws(SearchlightError) {
         guard !database.isWritable else { return }
-        if let topology { return try moveView(&database, topology) }
+        if let topology { return moveView(&database, topology) }
         if isSuperseded(database) {
             database = try Self.openReader(path: path, topology: topology)
         } else {
@@ -214,12 +211,13 @@ public final class SearchableIndex: Sendable {
     /// the view's, the two change places. The view read never mixes batches.
     ///
     /// A spare view that cannot be brought up leaves the view as it is, answering from the batch
-    /// it has: a shard machine's replica switching to a whole new copy removes the copy its server
-    /// had open ("Failed to open glass revision file"), and a shard server restarting refuses
-    /// connections for a moment. The spare view is opened afresh on the next search; its failure
-    /// is reported once it has lasted ``remoteTimeout`` (a shard gone for good).
-    private func moveView(_ view: inout XapianDatabase, _ topology: Topology) throws(SearchlightError) {
-        try spare.withLock { spare throws(SearchlightError) in
+    /// it has for as long as its shards can give it: a shard machine's replica switching to a
+    /// whole new copy removes the copy its server had open ("Failed to open glass revision file"),
+    /// and a shard server restarting refuses connections for a moment. The spare view is opened
+    /// afresh on the next search. A shard gone for good fails the view's own reads
+    /// (``read(_:)``), which open a view afresh, waiting up to ``remoteTimeout``.
+    private func moveView(_ view: inout XapianDatabase, _ topology: Topology) {
+        spare.withLock { spare in
             do throws(SearchlightError) {
                 if let candidate = spare.view, !spare.isStale, !isSuperseded(candidate) {
                     try candidate.reopen()
@@ -231,7 +229,6 @@ public final class SearchableIndex: Sendable {
                 }
                 guard let candidate = spare.view else { return }
                 let batches = try candidate.shardBatches()
-                spare.failingSince = nil
                 spare.mixed = Set(batches).count > 1
                 guard !spare.mixed, batches[0] != view.batch || isSuperseded(view) else { return }
                 candidate.batch = batches[0]
@@ -240,12 +237,6 @@ public final class SearchableIndex: Sendable {
             } catch {
                 try? spare.view?.close()
                 spare.view = nil
-                let since = spare.failingSince ?? .now
-                spare.failingSince = since
-                if ContinuousClock.now - since >= Self.remoteTimeout {
-                    spare.failingSince = nil
-                    throw error
-                }
             }
         }
     }
