@@ -38,9 +38,14 @@ bool Highlighter::matches(const std::string &word) const {
             return !stem.empty() && stem.front() == word.front();
         }))
         return false;
-    return std::any_of(stemmers.begin(), stemmers.end(), [&](const Xapian::Stem &stemmer) {
+    if (const auto known = stemmed_.find(word); known != stemmed_.end()) return known->second;
+    const bool stems_to_one = std::any_of(stemmers.begin(), stemmers.end(), [&](const Xapian::Stem &stemmer) {
         return std::find(stems.begin(), stems.end(), stemmer(word)) != stems.end();
     });
+    // Bounded: a long page of long descriptions holds a few thousand words at most.
+    if (stemmed_.size() >= 8192) stemmed_.clear();
+    stemmed_.emplace(word, stems_to_one);
+    return stems_to_one;
 }
 
 Snippet make_snippet(const std::string &text, const Highlighter &highlighter, size_t max_chars) {
