@@ -82,13 +82,23 @@ Highlighter highlighter_of(const std::vector<std::string> &languages) {
 /// True for a query that matches nothing because its text held no word (punctuation alone).
 bool is_empty(const Query &query) { return query.empty(); }
 
+/// Whether the query of `nodes` holds one word or phrase, whatever filters beside it.
+bool one_word(const cx_query_node *nodes, size_t count) {
+    size_t words = 0;
+    for (size_t i = 0; i < count; ++i) {
+        const cx_node_kind kind = nodes[i].kind;
+        if (kind == CX_NODE_WORD || kind == CX_NODE_PREFIX || kind == CX_NODE_PARTIAL || kind == CX_NODE_PHRASE) ++words;
+    }
+    return words == 1;
+}
+
 class Builder {
   public:
     Builder(const cx_database &database, Snapshot &snapshot, const cx_query_node *nodes, size_t count, bool relaxed,
             cx_database *keeping, bool typos, const std::vector<std::string> &languages)
         : database_(database),
           snapshot_(snapshot),
-          terms_(database, factors_, languages, item_languages(database, snapshot)),
+          terms_(database, factors_, languages, item_languages(database, snapshot), one_word(nodes, count)),
           languages_(languages),
           nodes_(nodes),
           count_(count),

@@ -22,10 +22,11 @@ class LeafTerms {
     /// the weight scales made are recorded in `factors`.
     /// Words are read in each of `languages` (stemmings, `cx::stemmings`), as the items of each
     /// were indexed; `items` are the languages of `database`'s items (`item_languages`).
+    /// `one_word`: the query holds no other word or phrase (`expansion`).
     LeafTerms(const cx_database &database, ScaleFactors &factors, std::vector<std::string> languages,
-              const ItemLanguages &items)
+              const ItemLanguages &items, bool one_word)
         : view_(database), database_(database.reader), factors_(factors), languages_(std::move(languages)),
-          items_(items) {}
+          items_(items), one_word_(one_word) {}
 
     /// The words of a leaf, weighed: its word, prefix, as-you-type word or phrase.
     Xapian::Query words(const cx_query_node &leaf);
@@ -56,6 +57,8 @@ class LeafTerms {
     ScaleFactors &factors_;
     std::vector<std::string> languages_;
     const ItemLanguages &items_;
+    /// Whether the query holds no other word or phrase than the one read.
+    bool one_word_;
     std::map<std::pair<std::string, std::string>, bool> held_;
     /// One parser a language, for the words of every free-text field (one term space), and for
     /// the title's boolean terms; made on first use.
@@ -91,9 +94,11 @@ class LeafTerms {
     Query with_whole_word(const cx_query_node &leaf, const Query &query);
 
     /// An as-you-type or `word*` word as the most frequent words it begins, counted over the whole
-    /// database (ties in the words' order), each weighed as a word of its own; an empty query when
-    /// it is not one word (`is_one_word`). Xapian's own wildcards are never used: the words are
-    /// listed here, so that every reader of the query knows them.
+    /// database (ties in the words' order); an empty query when it is not one word
+    /// (`is_one_word`). Xapian's own wildcards are never used: the words are listed here, so that
+    /// every reader of the query knows them. Alone in its query, a plain word of five letters or
+    /// more weighs as its indexed beginning, which the impact tiers bound; beside other words, each
+    /// word it begins weighs as a word of its own.
     Query expansion(const cx_query_node &leaf);
 
     /// Whether `folded` is one word: a plain word, or text that Xapian's parser reads as one term

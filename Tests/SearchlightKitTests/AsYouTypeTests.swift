@@ -90,6 +90,27 @@ struct AsYouTypeTests {
         #expect(try test.index.ids("lights run") == ["whole", "longer"])
     }
 
+    @Test(
+        "beside other words, the words a last word of five letters or more begins weigh each as itself: the rarer ranks first"
+    )
+    func longBeginningBesideWords() throws {
+        let test = try TestIndex()
+        // `runways` is in 21 items, `runwayz` in one; both items with `kettle` are alike otherwise,
+        // the one with `runways` stored first.
+        let common = (0..<20).map { item("lamp/\($0)", title: "Lamp runways") }
+        try test.index.indexSearchableItems(
+            [item("common", title: "Kettle runways"), item("rare", title: "Kettle runwayz")] + common, now: now)
+        let page = try test.index.search(SearchQuery("kettle runwa", limit: 10, typos: false), now: now)
+        #expect(page.results.map(\.canonicalIdentifier) == ["rare", "common"])
+        #expect(page.results[0].score > page.results[1].score)
+        // Alone, the word weighs as its beginning (`runw`), which both words share, as the impact
+        // tiers bound it: the two items weigh the same, in the order they were stored.
+        let alone = try test.index.search(SearchQuery("runwa", limit: 30, typos: false), now: now).results
+        let two = alone.filter { ["common", "rare"].contains($0.canonicalIdentifier) }
+        #expect(two.map(\.canonicalIdentifier) == ["common", "rare"])
+        #expect(two.count == 2 && two[0].score == two[1].score)
+    }
+
     @Test("a beginning counts every word of an item it begins")
     func counted() throws {
         let test = try TestIndex()
