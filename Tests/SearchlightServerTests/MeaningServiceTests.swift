@@ -103,9 +103,11 @@ struct MeaningServiceTests {
         _ = await running.result
         let took = ContinuousClock.now - stopping
         print("MeaningServiceTests.stopsWhileEmbedding: stopping took \(took)")
-        // Well under a second on an idle machine (the model stops between two steps of a layer); the bound
-        // leaves room for a loaded one.
-        #expect(took < .seconds(8), "stopping took \(took)")
+        // About 10 ms on an idle machine (the model stops between two steps of a layer); beside the
+        // other suites of this process, which share its two cooperative threads and the cores, 13 s
+        // in a CI run. The batch cut below shows that the stop took effect; the bound, that the
+        // service returned without waiting long after it.
+        #expect(took < .seconds(30), "stopping took \(took)")
         let stopped = try await pool.read { index throws(SearchlightError) in try index.meaningStatus() }
         #expect(stopped.withMeaning < 160, "the batch in flight was cut: \(stopped)")
 

@@ -305,7 +305,9 @@ final class ShardMachine {
             "/usr/bin/xapian-replicate",
             ["-h", "127.0.0.1", "-p", String(replicationPort), "-m", "shard-\(shard)", "-o", "-q", replica])
         try #require(first.status == 0, "\(first.output)")
-        replicator = try Replicator(port: replicationPort, master: "shard-\(shard)", replica: replica)
+        replicator = try Replicator(
+            port: replicationPort, master: "shard-\(shard)", replica: replica,
+            primary: workspace.path + "/writer/shard-\(shard)")
         server = try LoopbackServer.shard(folder: replica)
     }
 

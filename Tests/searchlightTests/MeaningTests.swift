@@ -163,16 +163,23 @@ struct MeaningTests {
         #expect(try workspace.run(["index", workspace.path + "/in", "--no-meaning"]).status == 0)
         var made = 0
         // Three seconds reach the model on an idle machine; a run that stopped before it had made a
-        // vector leaves the next one longer.
+        // vector leaves the next one longer. The first is stopped once its progress shows vectors
+        // committed (a loaded CI run made none in the 3, 6, 9 and 12 s the four runs were given).
         var wait = 3.0
         let runs: [(arguments: [String], signal: Int32)] = [
-            (["embed", "--json"], SIGTERM), (["embed", "--json"], SIGINT),
+            (["embed", "--json", "--progress"], SIGTERM), (["embed", "--json"], SIGINT),
             (["index", workspace.path + "/in", "--json"], SIGTERM),
             (["index", workspace.path + "/in", "--watch", "--json"], SIGTERM),
         ]
         for (arguments, signal) in runs {
             let run = try SignalledRun(arguments + ["--index", workspace.index], environment: withMeaning)
             Thread.sleep(forTimeInterval: wait)
+            if arguments.contains("--progress") {
+                let deadline = Date().addingTimeInterval(300)
+                while run.errors.range(of: "Embedded [1-9]", options: .regularExpression) == nil, Date() < deadline {
+                    Thread.sleep(forTimeInterval: 0.2)
+                }
+            }
             let (status, seconds) = run.stop(signal)
             #expect(status == 0, "\(arguments) \(signal): \(run.errors)")
             // About a second; the bound leaves room for a loaded machine, where all 600 would take

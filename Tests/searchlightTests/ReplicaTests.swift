@@ -15,8 +15,15 @@ final class Replicator: @unchecked Sendable {
     private var process: Process?
     private var exits: [String] = []
     private var started = Date.distantPast
+    /// The database it copies (a folder the replication server serves), when given: it has
+    /// recovered only once its replica holds what that database held when it was started.
+    private let primary: String?
+    private let replica: String
+    private var target: Int?
 
-    init(port: Int32, master: String, replica: String) throws {
+    init(port: Int32, master: String, replica: String, primary: String? = nil) throws {
+        self.primary = primary
+        self.replica = replica
         arguments = [
             "-h", "127.0.0.1", "-p", String(port), "-m", master, "-i", "1", "-r", "0", "-t", "10", "-q", replica,
         ]
@@ -28,14 +35,31 @@ final class Replicator: @unchecked Sendable {
     /// How it exited on its own, each time, with its messages so far.
     var exited: [String] { lock.withLock { exits } }
 
-    /// How long a replicator runs before the tests kill it again: long enough to have caught up. A
-    /// replicator killed again and again before it can finish (a full copy, on a busy machine)
-    /// leaves its replica behind for longer than a search waits for its shards to agree, as a
-    /// machine that crashes in a loop would.
+    /// How long a replicator runs before the tests kill it again. A replicator killed again and
+    /// again before it can finish (a full copy, on a busy machine) leaves its replica behind for
+    /// longer than a search waits for its shards to agree, as a machine that crashes in a loop
+    /// would: with a `primary`, it must also have caught up (in a loaded CI run, a replica whose
+    /// replicator was killed every four seconds stayed tens of batches behind).
     static let recovery: TimeInterval = 4
 
-    /// Whether it was last started (by ``start()``) at least ``recovery`` ago.
-    var hasRecovered: Bool { lock.withLock { Date().timeIntervalSince(started) >= Self.recovery } }
+    /// Whether it was last started (by ``start()``) at least ``recovery`` ago and, with a
+    /// `primary`, its replica holds the revision the primary held then.
+    var hasRecovered: Bool {
+        let (since, target) = lock.withLock { (started, self.target) }
+        guard Date().timeIntervalSince(since) >= Self.recovery else { return false }
+        guard let target else { return true }
+        return (Self.revision(of: replica) ?? 0) >= target
+    }
+
+    /// A database's revision, as `xapian-delve` reports it (a replica keeps its primary's
+    /// revisions); nil when it cannot be read.
+    static func revision(of database: String) -> Int? {
+        guard let run = try? runProgram("/usr/bin/xapian-delve", [currentDatabase(database)]), run.status == 0 else {
+            return nil
+        }
+        let line = run.output.split(separator: "\n").first { $0.hasPrefix("revision = ") }
+        return line.flatMap { Int($0.dropFirst("revision = ".count)) }
+    }
 
     /// Prints how it exited on its own, if it did, for `test`'s output.
     func printExits(in test: String) {
@@ -53,10 +77,12 @@ final class Replicator: @unchecked Sendable {
         process.standardOutput = messages
         process.standardError = messages
         process.terminationHandler = { [weak self] ended in self?.exitedOnItsOwn(ended) }
+        let target = primary.flatMap { Self.revision(of: $0) }
         try lock.withLock {
             try process.run()
             self.process = process
             started = Date()
+            self.target = target
         }
     }
 

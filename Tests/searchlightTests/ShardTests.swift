@@ -492,7 +492,9 @@ struct ShardTests {
                 "/usr/bin/xapian-replicate",
                 ["-h", "127.0.0.1", "-p", String(master.port), "-m", "shard-\(shard).meaning", "-o", "-q", folder])
             try #require(first.status == 0, "\(first.output)")
-            return try Replicator(port: master.port, master: "shard-\(shard).meaning", replica: folder)
+            return try Replicator(
+                port: master.port, master: "shard-\(shard).meaning", replica: folder,
+                primary: workspace.path + "/writer/shard-\(shard).meaning")
         }
         let topology = try workspace.write("cluster", machines.map(\.server.shardLine).joined(separator: "\n") + "\n")
         _ = try workspace.write("cluster.meaning", (1...3).map { "auto search/shard-\($0)" }.joined(separator: "\n"))
