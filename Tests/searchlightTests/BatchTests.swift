@@ -485,12 +485,14 @@ struct BatchTests {
         let writer = BatchWriter(batches, from: 2, through: 99, pause: large ? 0 : 0.5)
         var kills = 0
         let killing = Date().addingTimeInterval(300)
-        while kills < 20
+        // A replicator whose replica never catches up is never killed again: the 20 kills end too.
+        let stalled = Date().addingTimeInterval(900)
+        while (kills < 20 && Date() < stalled)
             || ((writer.last < 6 || watcher.checks < 25 || (large && switched.current < 20)) && Date() < killing
                 && writer.last < 80)
         {
             try await Task.sleep(for: .milliseconds(Int.random(in: 50...500)))
-            // A replicator is killed again once it has run for `Replicator.recovery`.
+            // A replicator is killed again once it has recovered (`Replicator.hasRecovered`).
             let victims = machines.filter { victim != .replicator || $0.replicator.hasRecovered }
             guard let machine = victims.randomElement() else { continue }
             kills += 1
@@ -506,6 +508,7 @@ struct BatchTests {
             }
         }
         let last = writer.stop()
+        #expect(kills >= 20, "\(kills) kills: a machine did not recover to be killed again")
         #expect(last > 5, "the writer wrote \(last) batches")
         switching.set()
         let copies = try switches.value()

@@ -554,7 +554,7 @@ struct ShardTests {
                 ["index", file, "--index", writer, "--now", corpusNow], environment: environment)
             while writing.isRunning {
                 try await Task.sleep(for: .milliseconds(Int.random(in: 50...400)))
-                // A replicator is killed again once it has run for `Replicator.recovery`.
+                // A replicator is killed again once it has recovered (`Replicator.hasRecovered`).
                 guard let copy = copies.filter(\.hasRecovered).randomElement() else { continue }
                 copy.kill()
                 kills += 1
