@@ -10,6 +10,16 @@ public func currentDatabase(_ index: String) -> String {
     return index + "/" + stub.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
+/// The revision of the index's current database, as `xapian-delve` reports it; nil when it cannot
+/// be read.
+public func revision(of index: String) -> Int? {
+    guard let run = try? runProgram("/usr/bin/xapian-delve", [currentDatabase(index)]), run.status == 0 else {
+        return nil
+    }
+    let line = run.output.split(separator: "\n").first { $0.hasPrefix("revision = ") }
+    return line.flatMap { Int($0.dropFirst("revision = ".count)) }
+}
+
 /// Runs a program to completion, in `directory` when given: its exit status and what it printed on
 /// standard output and error together.
 public func runProgram(

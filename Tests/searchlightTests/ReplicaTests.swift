@@ -48,17 +48,8 @@ final class Replicator: @unchecked Sendable {
         let (since, target) = lock.withLock { (started, self.target) }
         guard Date().timeIntervalSince(since) >= Self.recovery else { return false }
         guard let target else { return true }
-        return (Self.revision(of: replica) ?? 0) >= target
-    }
-
-    /// A database's revision, as `xapian-delve` reports it (a replica keeps its primary's
-    /// revisions); nil when it cannot be read.
-    static func revision(of database: String) -> Int? {
-        guard let run = try? runProgram("/usr/bin/xapian-delve", [currentDatabase(database)]), run.status == 0 else {
-            return nil
-        }
-        let line = run.output.split(separator: "\n").first { $0.hasPrefix("revision = ") }
-        return line.flatMap { Int($0.dropFirst("revision = ".count)) }
+        // A replica keeps its primary's revisions.
+        return (revision(of: replica) ?? 0) >= target
     }
 
     /// Prints how it exited on its own, if it did, for `test`'s output.
@@ -77,7 +68,7 @@ final class Replicator: @unchecked Sendable {
         process.standardOutput = messages
         process.standardError = messages
         process.terminationHandler = { [weak self] ended in self?.exitedOnItsOwn(ended) }
-        let target = primary.flatMap { Self.revision(of: $0) }
+        let target = primary.flatMap { revision(of: $0) }
         try lock.withLock {
             try process.run()
             self.process = process
