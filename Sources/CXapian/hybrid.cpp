@@ -648,7 +648,9 @@ Xapian::Query unique_terms(const Xapian::Database &copy, const std::vector<Xapia
 std::vector<Xapian::Document> documents(const cx_database &database, const std::vector<Xapian::docid> &ids) {
     std::vector<Xapian::Document> found(ids.size());
     if (!database.remote || database.shards.empty()) {
-        for (size_t i = 0; i < ids.size(); ++i) found[i] = database.reader.get_document(ids[i]);
+        // Items of the revision read: opened as Xapian opens its matches' documents, without
+        // reading each one's length to learn that it exists.
+        for (size_t i = 0; i < ids.size(); ++i) found[i] = database.reader.get_document(ids[i], Xapian::DOC_ASSUME_VALID);
         return found;
     }
     // Xapian numbers the items of `n` shards in turn: item `d` of shard `s` is `(d - 1) × n + s + 1`.

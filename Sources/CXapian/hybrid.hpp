@@ -81,10 +81,10 @@ std::vector<std::pair<Xapian::docid, double>> nearest(cx_database &database, Sna
 std::vector<Xapian::docid> matching(const cx_database &database, const Xapian::Query &query,
                                     const std::vector<Xapian::docid> &ids);
 
-/// The documents `ids`, in their order. Over shard servers, from the vectors copies, which hold
-/// each item's stored data; an item a copy lacks (one not given a vector yet) from its server, each
-/// server asked on a thread of its own (Xapian 1.4 reads a remote document in a round trip of its
-/// own).
+/// The documents `ids`, items of the revision `database` reads (matches, or items it holds), in
+/// their order. Over shard servers, from the vectors copies, which hold each item's stored data;
+/// an item a copy lacks (one not given a vector yet) from its server, each server asked on a
+/// thread of its own (Xapian 1.4 reads a remote document in a round trip of its own).
 std::vector<Xapian::Document> documents(const cx_database &database, const std::vector<Xapian::docid> &ids);
 
 /// The stored vector of meaning of document `id`, as floats; empty when it has none.

@@ -98,7 +98,7 @@ class Builder {
             cx_database *keeping, bool typos, const std::vector<std::string> &languages)
         : database_(database),
           snapshot_(snapshot),
-          terms_(database, factors_, languages, item_languages(database, snapshot), one_word(nodes, count)),
+          terms_(database, snapshot, factors_, languages, one_word(nodes, count)),
           languages_(languages),
           nodes_(nodes),
           count_(count),
@@ -112,6 +112,9 @@ class Builder {
         built.matches_everything = count_ == 1 && nodes_[0].kind == CX_NODE_ALL;
         built.query = node(true);
         if (position_ != count_) throw Xapian::InvalidArgumentError("the query tree has nodes past its root");
+        const Query corrected = corrected_;
+        const bool apart = apart_;
+        typed_ = corrected_ = Query();
         built.highlighter = std::move(highlighter_);
         built.spellable = std::move(spellable_);
         if (corrects_held_) {
@@ -119,12 +122,24 @@ class Builder {
             position_ = 0;
             held_as_typed_ = true;
             built.as_typed = node(true);
+            if (apart) built.corrected = corrected.empty() ? Query::MatchNothing : corrected;
         }
         built.factors = std::move(factors_);
         return built;
     }
 
   private:
+    /// A node built (`query`); the same as the query as typed builds it, where that differs (the
+    /// corrections of the words the index holds left out; empty where it is `query`); and what it
+    /// matches outside it, through such a correction (empty for nothing).
+    struct Built {
+        Query query;
+        Query typed;
+        Query corrected;
+
+        const Query &as_typed() const { return typed.empty() ? query : typed; }
+    };
+
     const cx_database &database_;
     /// The snapshot the common words are read from, once a phrase needs them.
     Snapshot &snapshot_;
@@ -148,9 +163,15 @@ class Builder {
     /// Where the group being built gives its stop words, when it is a group of plain words of a
     /// relaxed question (`group`): its parent's, so that they weigh wherever the question's other
     /// words select. Null otherwise.
-    std::vector<Query> *stops_given_to_ = nullptr;
+    std::vector<Built> *stops_given_to_ = nullptr;
     /// Whether a word the index holds was given its corrections.
     bool corrects_held_ = false;
+    /// For the node just built, its query as typed and what it matches outside it (`Built`), and
+    /// whether every node so far let that be made: none put a correction of a word the index holds
+    /// under an exclusion, an exclusive or, a phrase's pairs or a description's filter.
+    Query typed_;
+    Query corrected_;
+    bool apart_ = true;
     /// The corrections found for each word (and whether it was typed last, as a beginning), and
     /// whether the index holds it, reused when the tree is built again.
     std::map<std::pair<std::string, bool>, std::pair<std::vector<Query>, bool>> corrections_;
@@ -163,18 +184,35 @@ class Builder {
     /// is checked on the words' positions, which keep the fields apart).
     Query text(const cx_query_node &leaf, bool positive) {
         Query query = terms_.words(leaf);
+        // The corrections of a word the index holds, which the query as typed lacks: what they
+        // match outside the word as typed.
+        Query typed = query, corrected;
         // An excluded word is excluded as typed: `-linkin` leaves `linking` be.
-        if (typos_ && positive) query = with_typos(leaf, query);
+        if (typos_ && positive) {
+            query = with_typos(leaf, query, corrected);
+            if (!corrected.empty()) corrected = Query(Query::OP_AND_NOT, corrected, typed);
+        }
         if (leaf.kind == CX_NODE_PHRASE)
-            if (const std::shared_ptr<const CommonWords> common = common_words(database_, snapshot_))
+            if (const std::shared_ptr<const CommonWords> common = common_words(database_, snapshot_)) {
                 query = with_pairs(query, *common);
+                if (!corrected.empty()) apart_ = false;
+            }
         if (const FieldFilter *filter = terms_.field_filter(leaf.field); filter != nullptr && !query.empty()) {
             const Query in_field = terms_.in_field(leaf, *filter);
-            if (!in_field.empty()) query = Query(Query::OP_FILTER, query, in_field);
+            if (!in_field.empty()) {
+                query = Query(Query::OP_FILTER, query, in_field);
+                if (!corrected.empty()) {
+                    typed = Query(Query::OP_FILTER, typed, in_field);
+                    corrected = Query(Query::OP_FILTER, corrected, in_field);
+                }
+            }
         } else if (leaf.field == CX_FIELD_DESCRIPTION && !query.empty()) {
             query = terms_.in_description(leaf, query);
+            if (!corrected.empty()) apart_ = false;
         }
         if (positive) remember(leaf, query);
+        typed_ = corrected.empty() ? Query() : typed;
+        corrected_ = corrected;
         return query;
     }
 
@@ -182,8 +220,9 @@ class Builder {
     /// for the as-you-type word, the words that begin so), the first letter kept, each as the
     /// indexer stemmed it: at most `most_typo_words`, weighing `typo_weight` beside a word the
     /// index holds (or begins), in full beside one it does not. A word the index holds is
-    /// matched as typed alone where `held_as_typed_` says so.
-    Query with_typos(const cx_query_node &leaf, const Query &query) {
+    /// matched as typed alone where `held_as_typed_` says so. `corrected_held`: the corrections
+    /// given a word the index holds, which the query as typed lacks.
+    Query with_typos(const cx_query_node &leaf, const Query &query, Query &corrected_held) {
         const std::string word = fold_lower(str(leaf.text));
         size_t letters = 0;
         for (Xapian::Utf8Iterator it(word); it != Xapian::Utf8Iterator(); ++it) ++letters;
@@ -196,6 +235,7 @@ class Builder {
         if (corrected.empty() || (held && held_as_typed_)) return query;
         corrects_held_ = corrects_held_ || held;
         const std::vector<Query> &terms = corrected;
+        if (held) corrected_held = Query(Query::OP_OR, terms.begin(), terms.end());
         return Query(Query::OP_OR, query,
                      factors_.scaled(database_.reader, Query(Query::OP_OR, terms.begin(), terms.end()),
                                      held ? typo_weight : 1.0));
@@ -207,7 +247,7 @@ class Builder {
     std::pair<std::vector<Query>, bool> corrections(const std::string &word, bool partial) {
         // Whether an item of `language` holds `term`, a form in it (`LeafTerms::held`).
         const auto held_in = [&](const std::string &term, const std::string &language) {
-            return languages_.size() == 1 ? database_.reader.term_exists(term) : terms_.held(term, language);
+            return languages_.size() == 1 ? term_frequency(database_, snapshot_, term) > 0 : terms_.held(term, language);
         };
         // The word's forms as the query reads it (`LeafTerms::parse`): in the languages whose
         // items hold them, else in the first.
@@ -322,6 +362,7 @@ class Builder {
     Query node(bool positive) {
         if (position_ >= count_) throw Xapian::InvalidArgumentError("the query tree ends inside a node");
         const cx_query_node &current = nodes_[position_++];
+        typed_ = corrected_ = Query();
         switch (current.kind) {
             case CX_NODE_ALL:
                 return cx::match_all();
@@ -363,27 +404,36 @@ class Builder {
     /// words select, as they would without the parentheses.
     Query group(const cx_query_node &current, bool positive) {
         const bool relaxed = relaxed_ && positive && current.kind == CX_NODE_AND;
-        std::vector<Query> *const given_to = relaxed ? stops_given_to_ : nullptr;
+        std::vector<Built> *const given_to = relaxed ? stops_given_to_ : nullptr;
         stops_given_to_ = nullptr;
         if (current.kind == CX_NODE_AND_NOT) {
             if (current.child_count == 0) throw Xapian::InvalidArgumentError("an exclusion without children");
             Query kept = node(positive);
+            const Built built{kept, typed_, corrected_};
             std::vector<Query> excluded;
             for (uint32_t i = 1; i < current.child_count; ++i) {
                 Query child = node(!positive);
+                // What a correction excludes, the query as typed may hold: it is not a part of
+                // this query, and the corrections' matches are counted with the whole query.
+                if (!corrected_.empty()) apart_ = false;
                 if (!is_empty(child)) excluded.push_back(child);
             }
+            typed_ = built.typed;
+            corrected_ = built.corrected;
             if (excluded.empty()) return kept;
-            return Query(Query::OP_AND_NOT, kept, flat_or(excluded));
+            const Query without = flat_or(excluded);
+            if (!typed_.empty()) typed_ = Query(Query::OP_AND_NOT, typed_, without);
+            if (!corrected_.empty()) corrected_ = Query(Query::OP_AND_NOT, corrected_, without);
+            return Query(Query::OP_AND_NOT, kept, without);
         }
         // A child whose text held no word (punctuation) neither matches nor blocks; with no child
         // left, the operator matches nothing. An exclusive or's words the index holds match as
         // typed: a correction could take an item out of its matches.
         const bool held_as_typed = held_as_typed_;
         if (current.kind == CX_NODE_XOR) held_as_typed_ = true;
-        std::vector<Query> children;
-        std::vector<Query> any_of;
-        std::vector<Query> stops;
+        std::vector<Built> children;
+        std::vector<Built> any_of;
+        std::vector<Built> stops;
         for (uint32_t i = 0; i < current.child_count; ++i) {
             const bool plain = relaxed && position_ < count_ && is_relaxable(nodes_, count_, position_);
             const bool stop = plain && is_stop_leaf();
@@ -391,7 +441,8 @@ class Builder {
             Query child = node(positive);
             stops_given_to_ = nullptr;
             if (is_empty(child)) continue;
-            (stop ? stops : plain ? any_of : children).push_back(child);
+            if (current.kind == CX_NODE_XOR && !corrected_.empty()) apart_ = false;
+            (stop ? stops : plain ? any_of : children).push_back({child, typed_, corrected_});
         }
         held_as_typed_ = held_as_typed;
         if (given_to != nullptr) {
@@ -399,14 +450,72 @@ class Builder {
             stops.clear();
         }
         if (any_of.empty()) std::swap(any_of, stops);
-        if (!any_of.empty())
-            children.push_back(stops.empty() ? flat_or(any_of)
-                                             : Query(Query::OP_AND_MAYBE, flat_or(any_of), flat_or(stops)));
+        if (!any_of.empty()) {
+            // Matched by the words of `any_of`, as their OR is; the stop words beside them only weigh.
+            const Built words = any(any_of);
+            children.push_back(stops.empty() ? words
+                                             : Built{Query(Query::OP_AND_MAYBE, words.query, flat_or(queries_of(stops))),
+                                                     words.typed, words.corrected});
+        }
+        typed_ = corrected_ = Query();
         if (children.empty()) return Query();
-        if (children.size() == 1) return children.front();
-        if (current.kind == CX_NODE_OR) return flat_or(children);
-        const Query::op op = current.kind == CX_NODE_AND ? Query::OP_AND : Query::OP_XOR;
-        return Query(op, children.begin(), children.end());
+        Built built = children.size() == 1 ? children.front() : current.kind == CX_NODE_OR ? any(children) : all(children);
+        if (children.size() > 1 && current.kind == CX_NODE_XOR) {
+            const std::vector<Query> queries = queries_of(children);
+            built = {Query(Query::OP_XOR, queries.begin(), queries.end()), Query(), Query()};
+        }
+        typed_ = built.typed;
+        corrected_ = built.corrected;
+        return built.query;
+    }
+
+    static std::vector<Query> queries_of(const std::vector<Built> &built) {
+        std::vector<Query> queries;
+        queries.reserve(built.size());
+        for (const Built &one : built) queries.push_back(one.query);
+        return queries;
+    }
+
+    /// The OR of `built`. A match outside it as typed matches one of them outside it as typed,
+    /// and none of the others as typed.
+    static Built any(const std::vector<Built> &built) {
+        Built made{flat_or(queries_of(built)), Query(), Query()};
+        if (std::all_of(built.begin(), built.end(), [](const Built &one) { return one.corrected.empty(); })) return made;
+        std::vector<Query> typed, corrected;
+        for (const Built &one : built) typed.push_back(one.as_typed());
+        made.typed = flat_or(typed);
+        for (size_t i = 0; i < built.size(); ++i) {
+            if (built[i].corrected.empty()) continue;
+            std::vector<Query> others;
+            for (size_t j = 0; j < built.size(); ++j)
+                if (j != i) others.push_back(typed[j]);
+            corrected.push_back(others.empty() ? built[i].corrected
+                                               : Query(Query::OP_AND_NOT, built[i].corrected, flat_or(others)));
+        }
+        made.corrected = flat_or(corrected);
+        return made;
+    }
+
+    /// The AND of `built`. A match outside it as typed matches, for the first of them it does
+    /// not match as typed, the ones before as typed, that one outside it as typed, and the ones
+    /// after whole: each of these ANDs is read from its correction's lists, the shortest, and no
+    /// match is in two of them.
+    static Built all(const std::vector<Built> &built) {
+        const std::vector<Query> queries = queries_of(built);
+        Built made{Query(Query::OP_AND, queries.begin(), queries.end()), Query(), Query()};
+        if (std::all_of(built.begin(), built.end(), [](const Built &one) { return one.corrected.empty(); })) return made;
+        std::vector<Query> typed, corrected;
+        for (const Built &one : built) typed.push_back(one.as_typed());
+        made.typed = Query(Query::OP_AND, typed.begin(), typed.end());
+        for (size_t i = 0; i < built.size(); ++i) {
+            if (built[i].corrected.empty()) continue;
+            std::vector<Query> parts(typed.begin(), typed.begin() + long(i));
+            parts.push_back(built[i].corrected);
+            parts.insert(parts.end(), queries.begin() + long(i) + 1, queries.end());
+            corrected.emplace_back(Query::OP_AND, parts.begin(), parts.end());
+        }
+        made.corrected = flat_or(corrected);
+        return made;
     }
 };
 

@@ -31,6 +31,12 @@ struct BuiltQuery {
     /// its corrections: what a search ranked by relevance ranks first, before the items only a
     /// correction finds (SPEC §2.1). Its matches are a part of `query`'s.
     std::optional<Xapian::Query> as_typed;
+    /// With `as_typed`, when the tree allows (no correction of a word the index holds under an
+    /// exclusion, an exclusive or, a phrase's pairs or `description:`): the items only a
+    /// correction finds, `query`'s matches outside `as_typed`'s, as a query led by the lists of
+    /// the corrections, which the count of those items reads (`run_typed_first`) rather than every
+    /// word's lists again. Its weights mean nothing: it is only counted.
+    std::optional<Xapian::Query> corrected;
     /// The factors of the query's weight scales (`as_typed`'s too).
     ScaleFactors factors;
 };

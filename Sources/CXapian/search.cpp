@@ -272,10 +272,12 @@ cx::Beside<std::pair<Xapian::doccount, bool>> count_beside(cx_database &database
 
 /// Runs the search of `built`: the page `request` asks for, in its order, and its counts over
 /// every match (for at most `checking_seconds`), or over every match of `counted` (words whose
-/// matches hold `built`'s) when given. `keeping` is `database` when the search keeps fields in
-/// memory (`cx::keeps_fields`), else null.
+/// matches hold `built`'s) when given; with `also_counted` (matches `built` lacks), the total
+/// counts its matches too. `keeping` is `database` when the search keeps fields in memory
+/// (`cx::keeps_fields`), else null.
 void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapshot, const cx_search_request &request,
-               const cx::BuiltQuery &built, cx_results &results, const Query *counted = nullptr) {
+               const cx::BuiltQuery &built, cx_results &results, const Query *counted = nullptr,
+               const Query *also_counted = nullptr) {
     const Xapian::Database &reader = database.reader;
     Xapian::Enquire enquire(reader);
     // The counts rewrite the query for themselves (`set_counting_query`), from the query as built.
@@ -297,12 +299,14 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
         counts = count_facets(database, keeping, request,
                               cx::visible_now(database, snapshot, request, counted ? *counted : built.query, false),
                               counting, results);
-    // Counted apart, the matches are counted beside the page when they can be.
+    // Counted apart, the matches are counted beside the page when they can be; so are the matches
+    // also counted.
+    const Query *beside_counted = apart ? counted : request.facet_count == 0 ? also_counted : nullptr;
     cx::Beside<std::pair<Xapian::doccount, bool>> beside;
-    if (apart) beside = count_beside(database, snapshot, request, *counted, check_at_least);
+    if (beside_counted) beside = count_beside(database, snapshot, request, *beside_counted, check_at_least);
     const auto count_apart = [&] {
         return beside.valid() ? beside.get()
-                              : count_matches(reader, cx::visible_now(database, snapshot, request, *counted),
+                              : count_matches(reader, cx::visible_now(database, snapshot, request, *beside_counted),
                                               check_at_least);
     };
     Xapian::MSet mset;
@@ -354,7 +358,13 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
     }
     // Counted apart, last: the count beside the page (`count_beside`) runs on while the page's
     // results are read.
-    if (apart) std::tie(results.total, results.estimated) = count_apart();
+    if (apart) {
+        std::tie(results.total, results.estimated) = count_apart();
+    } else if (beside_counted) {
+        const auto [more, estimated_more] = count_apart();
+        results.total += more;
+        results.estimated = results.estimated || estimated_more;
+    }
 }
 
 /// Whether a search of `built` ranks its matches as typed before the items only a correction finds
@@ -363,16 +373,62 @@ bool ranks_typed_first(const cx_search_request &request, const cx::BuiltQuery &b
     return built.as_typed && request.limit > 0 && request.sort_key_count == 0;
 }
 
+/// How many of the index's items `query` matches, were its words independent: each term's
+/// frequency read once a snapshot; what a term does not say (a phrase, a range), every item.
+double independent_matches(const cx_database &database, cx::Snapshot &snapshot, const Query &query) {
+    const double items = std::max(1.0, double(database.reader.get_doccount()));
+    const auto share = [&](const auto &self, const Query &part) -> double {
+        switch (part.get_type()) {
+            case Query::LEAF_TERM:
+                return part.get_terms_begin() == part.get_terms_end()
+                           ? 1.0
+                           : cx::term_frequency(database, snapshot, *part.get_terms_begin()) / items;
+            case Query::LEAF_MATCH_NOTHING:
+                return 0.0;
+            case Query::OP_AND:
+            case Query::OP_FILTER: {
+                double all = 1.0;
+                for (size_t i = 0; i < part.get_num_subqueries(); ++i) all *= self(self, part.get_subquery(i));
+                return all;
+            }
+            case Query::OP_OR:
+            case Query::OP_SYNONYM:
+            case Query::OP_MAX: {
+                double none = 1.0;
+                for (size_t i = 0; i < part.get_num_subqueries(); ++i) none *= 1.0 - self(self, part.get_subquery(i));
+                return 1.0 - none;
+            }
+            case Query::OP_AND_NOT:
+                return self(self, part.get_subquery(0)) * (1.0 - self(self, part.get_subquery(1)));
+            case Query::OP_AND_MAYBE:
+            case Query::OP_SCALE_WEIGHT:
+                return self(self, part.get_subquery(0));
+            default:
+                return 1.0;
+        }
+    };
+    return share(share, query) * items;
+}
+
 /// Runs the search of `built` (`ranks_typed_first`): its matches as typed (`BuiltQuery::as_typed`)
 /// first, ranked among themselves, then the items only a correction finds, ranked among themselves
 /// by the whole query, their scores at most the last score as typed above them on the page (SPEC
 /// §2.1, a match as typed ranks above a corrected one). The total and the counts are of every
-/// match. A page the matches as typed fill costs what the search without typos costs, and a count.
+/// match. Those of the whole query are counted beside the page, which stops once it has checked
+/// `matches_to_check` of them; where they are likely fewer, the matches as typed are counted by
+/// the page's own match, and beside it only what the corrections add (`BuiltQuery::corrected`),
+/// read from the corrections' lists rather than every word's again. A page the matches as typed
+/// fill costs what the search without typos costs, and that count.
 void run_typed_first(cx_database &database, cx_database *keeping, cx::Snapshot &snapshot,
                      const cx_search_request &request, const cx::BuiltQuery &built, cx_results &results) {
     cx::BuiltQuery typed = built;
     typed.query = *built.as_typed;
-    run_built(database, keeping, snapshot, request, typed, results, &built.query);
+    if (built.corrected && request.facet_count == 0 &&
+        independent_matches(database, snapshot, built.query) < matches_to_check(database.reader, request)) {
+        run_built(database, keeping, snapshot, request, typed, results, nullptr, &*built.corrected);
+    } else {
+        run_built(database, keeping, snapshot, request, typed, results, &built.query);
+    }
     const size_t shown = results.found.size();
     if (shown >= request.limit) return;
     // How many items match as typed: the page says, unless it starts past them.

@@ -71,4 +71,15 @@ const ItemLanguages &item_languages(const cx_database &database, Snapshot &snaps
     return *snapshot.languages;
 }
 
+bool held_in_stemming(const cx_database &database, Snapshot &snapshot, const std::string &form,
+                      const std::string &stemming) {
+    std::string key = stemming;
+    key.append(1, '\0').append(form);
+    if (const auto found = snapshot.held.find(key); found != snapshot.held.end()) return found->second;
+    const bool is = held_in_stemming(database, item_languages(database, snapshot), form, stemming);
+    if (snapshot.held.size() >= Snapshot::kept_held) snapshot.held.clear();
+    snapshot.held.emplace(std::move(key), is);
+    return is;
+}
+
 }  // namespace cx

@@ -66,6 +66,10 @@ struct Snapshot {
     /// `visible_domains` of them.
     std::shared_ptr<const ItemLanguages> languages;
     std::unordered_map<std::string, std::vector<std::string>> reading;
+    /// Whether an item read in a stemming holds a form (`held_in_stemming`), by the stemming and
+    /// the form, for at most `kept_held` of them: every search asks again about its words' typos.
+    std::unordered_map<std::string, bool> held;
+    static constexpr size_t kept_held = 4096;
     /// Whether a query matches an item a caller may see at a time (`matches_visible_item`), by the
     /// query, the caller and the time, for at most `kept_visible_matches` of them.
     std::unordered_map<std::string, bool> visible_matches;
@@ -79,6 +83,11 @@ std::shared_ptr<const CommonWords> common_words(const cx_database &database, Sna
 /// The languages of the items of the revision `snapshot` is of, which `database` reads, read once
 /// a snapshot.
 const ItemLanguages &item_languages(const cx_database &database, Snapshot &snapshot);
+
+/// Whether an item of the revision `snapshot` is of, read as `stemming`, holds `form`
+/// (`held_in_stemming`): asked once a snapshot.
+bool held_in_stemming(const cx_database &database, Snapshot &snapshot, const std::string &form,
+                      const std::string &stemming);
 
 /// The snapshot of the revision `database` reads (see `Snapshot`).
 std::shared_ptr<Snapshot> snapshot(cx_database &database);

@@ -18,6 +18,11 @@ bool is_cjk(unsigned cp) {
            (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x20000 && cp <= 0x2FA1F);
 }
 
+/// Whether an ASCII character is a word's (`Xapian::Unicode::is_wordchar`).
+bool is_ascii_word_char(unsigned c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
 struct Token {
     size_t begin, end;  // byte offsets
     bool matched;
@@ -62,10 +67,29 @@ Snippet make_snippet(const std::string &text, const Highlighter &highlighter, si
         in_word = false;
     };
     std::string previous_cjk;
-    for (Xapian::Utf8Iterator it(text); it != Xapian::Utf8Iterator(); ++it) {
-        size_t offset = static_cast<size_t>(it.raw() - text.data());
+    char_offsets.reserve(text.size());
+    for (size_t offset = 0, next; offset < text.size(); offset = next) {
         char_offsets.push_back(offset);
-        unsigned cp = *it;
+        unsigned cp = static_cast<unsigned char>(text[offset]);
+        if (cp < 0x80) {
+            // ASCII, most of most descriptions: a word's characters are its letters, digits and
+            // underscores, as Xapian's Unicode categories say.
+            next = offset + 1;
+            previous_cjk.clear();
+            if (is_ascii_word_char(cp)) {
+                if (!in_word) {
+                    in_word = true;
+                    word_begin = offset;
+                }
+                word.push_back(static_cast<char>(cp));
+            } else {
+                finish_word(offset);
+            }
+            continue;
+        }
+        Xapian::Utf8Iterator it(text.data() + offset, text.size() - offset);
+        cp = *it;
+        next = static_cast<size_t>((++it).raw() - text.data());
         if (is_cjk(cp)) {
             finish_word(offset);
             std::string character;

@@ -187,14 +187,6 @@ Query LeafTerms::parse(const std::string &text, unsigned flags, bool title) {
     return Query(words ? Query::OP_SYNONYM : Query::OP_OR, readings.begin(), readings.end());
 }
 
-bool LeafTerms::held(const std::string &form, const std::string &stemming) {
-    const auto key = std::make_pair(form, stemming);
-    if (const auto found = held_.find(key); found != held_.end()) return found->second;
-    const bool is = held_in_stemming(view_, items_, form, stemming);
-    held_.emplace(key, is);
-    return is;
-}
-
 Query LeafTerms::filter_beginning(const FieldFilter &filter, const std::string &word) const {
     const std::string begun = filter.prefix + word;
     std::vector<Query> terms;

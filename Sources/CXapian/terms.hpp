@@ -2,7 +2,6 @@
 // stands for.
 #pragma once
 
-#include <map>
 #include <memory>
 #include <utility>
 
@@ -10,6 +9,7 @@
 #include "language.hpp"
 #include "matching.hpp"
 #include "schema.hpp"
+#include "snapshot.hpp"
 
 namespace cx {
 
@@ -21,19 +21,22 @@ class LeafTerms {
     /// A prefix is expanded to the words it begins in `database` as a whole (see `build_query`);
     /// the weight scales made are recorded in `factors`.
     /// Words are read in each of `languages` (stemmings, `cx::stemmings`), as the items of each
-    /// were indexed; `items` are the languages of `database`'s items (`item_languages`).
-    /// `one_word`: the query holds no other word or phrase (`expansion`).
-    LeafTerms(const cx_database &database, ScaleFactors &factors, std::vector<std::string> languages,
-              const ItemLanguages &items, bool one_word)
-        : view_(database), database_(database.reader), factors_(factors), languages_(std::move(languages)),
-          items_(items), one_word_(one_word) {}
+    /// were indexed; `snapshot` is of the revision `database` reads, and says which forms its
+    /// items hold. `one_word`: the query holds no other word or phrase (`expansion`).
+    LeafTerms(const cx_database &database, Snapshot &snapshot, ScaleFactors &factors,
+              std::vector<std::string> languages, bool one_word)
+        : view_(database), database_(database.reader), snapshot_(snapshot), factors_(factors),
+          languages_(std::move(languages)), one_word_(one_word) {}
 
     /// The words of a leaf, weighed: its word, prefix, as-you-type word or phrase.
     Xapian::Query words(const cx_query_node &leaf);
 
-    /// Whether an item read as `stemming` holds `form` (`held_in_stemming`), asked once a query:
-    /// a word's forms are asked about when it is read and again when its typos are.
-    bool held(const std::string &form, const std::string &stemming);
+    /// Whether an item read as `stemming` holds `form` (`held_in_stemming`), asked once a
+    /// snapshot: a word's forms are asked about when it is read, again when its typos are, and
+    /// again by the next search.
+    bool held(const std::string &form, const std::string &stemming) {
+        return held_in_stemming(view_, snapshot_, form, stemming);
+    }
 
     /// The boolean terms that say a word is in `field`, for `title:`; null for every other field
     /// (descriptions: `in_description`).
@@ -54,12 +57,11 @@ class LeafTerms {
     /// The index, whose words a beginning is expanded to (`each_term`); `database_` reads it.
     const cx_database &view_;
     const Xapian::Database &database_;
+    Snapshot &snapshot_;
     ScaleFactors &factors_;
     std::vector<std::string> languages_;
-    const ItemLanguages &items_;
     /// Whether the query holds no other word or phrase than the one read.
     bool one_word_;
-    std::map<std::pair<std::string, std::string>, bool> held_;
     /// One parser a language, for the words of every free-text field (one term space), and for
     /// the title's boolean terms; made on first use.
     std::vector<std::unique_ptr<Parser>> parsers_;

@@ -161,6 +161,45 @@ struct TypoTests {
         for reader in readers { try reader.close() }
     }
 
+    @Test("the total counts each match once, as typed or through a correction, whatever the query's shape")
+    func totalOfEveryShape() throws {
+        let test = try TestIndex()
+        // "harbor" is one typo from "harbour", "garten" from "garden". The items only a correction
+        // finds are counted apart from the page's own count of the matches as typed.
+        let typed = (0..<3).map { item("typed-\($0)", title: "Harbour garden tour \($0)", mode: .public) }
+        try test.index.indexSearchableItems(
+            typed + [
+                item("typed-and-corrected", title: "Harbour garden by the harbor", mode: .public),
+                item("first-corrected", title: "Harbor garden", mode: .public),
+                item("second-corrected", title: "Harbour garten", mode: .public),
+                item("both-corrected", title: "Harbor garten", mode: .public),
+                item("bridge", title: "Harbour bridge", mode: .public),
+                item("bridge-corrected", title: "Harbor bridge", mode: .public),
+                item("hidden", title: "Harbor garden of another domain", domain: "com.other"),
+            ], now: now)
+        func total(_ text: String, typos: Bool = true) throws -> Int {
+            let page = try test.index.search(SearchQuery(text, limit: 100, typos: typos), now: now)
+            // Every match is listed once: the total is the page's length.
+            let listed = page.results.map(\.canonicalIdentifier)
+            #expect(Set(listed).count == listed.count, "\(text)")
+            #expect(page.total == listed.count, "\(text)")
+            // A page that starts past the matches as typed counts the same.
+            #expect(
+                try test.index.search(SearchQuery(text, limit: 2, offset: 5, typos: typos), now: now).total
+                    == page.total)
+            return page.total
+        }
+        #expect(try total("harbour garden") == 7)
+        #expect(try total("harbour garden", typos: false) == 4)
+        #expect(try total("harbour garden -tour") == 4)
+        #expect(try total("harbour AND (garden OR bridge)") == 9)
+        // A word under `title:` must be in the title as typed: its corrections select no more.
+        #expect(try total("title:harbour garden") == 5)
+        #expect(try total("harbour OR garden") == 9)
+        #expect(try total("garden harbour") == 7)
+        #expect(try total("\"harbour garden\"") == 4)
+    }
+
     @Test("an excluded word is excluded as typed, not its neighbours")
     func excludedAsTyped() throws {
         let test = try shelf()
