@@ -114,7 +114,6 @@ class Builder {
         if (position_ != count_) throw Xapian::InvalidArgumentError("the query tree has nodes past its root");
         const Query corrected = corrected_;
         const bool apart = apart_;
-        typed_ = corrected_ = Query();
         built.highlighter = std::move(highlighter_);
         built.spellable = std::move(spellable_);
         if (corrects_held_) {
@@ -459,8 +458,15 @@ class Builder {
         }
         typed_ = corrected_ = Query();
         if (children.empty()) return Query();
-        Built built = children.size() == 1 ? children.front() : current.kind == CX_NODE_OR ? any(children) : all(children);
-        if (children.size() > 1 && current.kind == CX_NODE_XOR) {
+        Built built;
+        if (children.size() == 1) {
+            built = children.front();
+        } else if (current.kind == CX_NODE_OR) {
+            built = any(children);
+        } else if (current.kind == CX_NODE_AND) {
+            built = all(children);
+        } else {
+            // An exclusive or gives no corrected part (`apart_` says so).
             const std::vector<Query> queries = queries_of(children);
             built = {Query(Query::OP_XOR, queries.begin(), queries.end()), Query(), Query()};
         }

@@ -272,8 +272,8 @@ cx::Beside<std::pair<Xapian::doccount, bool>> count_beside(cx_database &database
 
 /// Runs the search of `built`: the page `request` asks for, in its order, and its counts over
 /// every match (for at most `checking_seconds`), or over every match of `counted` (words whose
-/// matches hold `built`'s) when given; with `also_counted` (matches `built` lacks), the total
-/// counts its matches too. `keeping` is `database` when the search keeps fields in memory
+/// matches hold `built`'s) when given; with `also_counted` (matches `built` lacks; only without
+/// counts by value), the total counts its matches too. `keeping` is `database` when the search keeps fields in memory
 /// (`cx::keeps_fields`), else null.
 void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapshot, const cx_search_request &request,
                const cx::BuiltQuery &built, cx_results &results, const Query *counted = nullptr,
@@ -301,7 +301,7 @@ void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapsh
                               counting, results);
     // Counted apart, the matches are counted beside the page when they can be; so are the matches
     // also counted.
-    const Query *beside_counted = apart ? counted : request.facet_count == 0 ? also_counted : nullptr;
+    const Query *beside_counted = apart ? counted : also_counted;
     cx::Beside<std::pair<Xapian::doccount, bool>> beside;
     if (beside_counted) beside = count_beside(database, snapshot, request, *beside_counted, check_at_least);
     const auto count_apart = [&] {
