@@ -496,37 +496,39 @@ void keep_latest(std::map<std::string, std::pair<Xapian::rev, std::shared_ptr<co
     forget_written(uuid);
 }
 
+/// The near words of the revision `snapshot` is of, built once by `build` into `slot` of its kept
+/// fields, or read by `read` at every call where a revision keeps nothing (a writer, shards, a
+/// database without a UUID).
+template <typename Read, typename Build>
+std::shared_ptr<const NearWords> kept_near_words(const cx_database &database, Snapshot &snapshot,
+                                                 Once<NearWords> KeptFields::*slot, Read read, Build build) {
+    if (database.writable || database.sharded) return read();
+    std::unique_lock<std::mutex> lock(kept_lock);
+    const std::shared_ptr<KeptFields> entry = kept_of(database.reader, snapshot);
+    if (entry == nullptr) {
+        lock.unlock();
+        return read();
+    }
+    return built_once(lock, (*entry).*slot, build);
+}
+
 }  // namespace
 
 std::shared_ptr<const NearWords> kept_text_words(const cx_database &database, Snapshot &snapshot) {
     const Xapian::Database &reader = database.reader;
-    if (database.writable || database.sharded) return read_text_words(reader);
-    std::unique_lock<std::mutex> lock(kept_lock);
-    const std::shared_ptr<KeptFields> entry = kept_of(reader, snapshot);
-    if (entry == nullptr) {
-        lock.unlock();
-        return read_text_words(reader);
-    }
-    const std::string uuid = reader.get_uuid();
-    const Xapian::rev revision = snapshot.revision;
-    return built_once(lock, entry->text_words, [&] {
-        std::shared_ptr<const NearWords> words = derived_text_words(uuid, revision);
-        if (!words) words = read_text_words(reader);
-        keep_latest(latest_words, uuid, revision, words);
+    const auto read = [&] { return read_text_words(reader); };
+    return kept_near_words(database, snapshot, &KeptFields::text_words, read, [&] {
+        const std::string uuid = reader.get_uuid();
+        std::shared_ptr<const NearWords> words = derived_text_words(uuid, snapshot.revision);
+        if (!words) words = read();
+        keep_latest(latest_words, uuid, snapshot.revision, words);
         return words;
     });
 }
 
 std::shared_ptr<const NearWords> kept_spelling_words(const cx_database &database, Snapshot &snapshot) {
-    const Xapian::Database &reader = database.reader;
-    if (database.writable || database.sharded) return read_spelling_words(reader);
-    std::unique_lock<std::mutex> lock(kept_lock);
-    const std::shared_ptr<KeptFields> entry = kept_of(reader, snapshot);
-    if (entry == nullptr) {
-        lock.unlock();
-        return read_spelling_words(reader);
-    }
-    return built_once(lock, entry->spelling_words, [&] { return read_spelling_words(reader); });
+    const auto read = [&] { return read_spelling_words(database.reader); };
+    return kept_near_words(database, snapshot, &KeptFields::spelling_words, read, read);
 }
 
 void record_written(const std::string &uuid, Xapian::rev revision, Written record) {
