@@ -273,8 +273,8 @@ cx::Beside<std::pair<Xapian::doccount, bool>> count_beside(cx_database &database
 /// Runs the search of `built`: the page `request` asks for, in its order, and its counts over
 /// every match (for at most `checking_seconds`), or over every match of `counted` (words whose
 /// matches hold `built`'s) when given; with `also_counted` (matches `built` lacks; only without
-/// counts by value), the total counts its matches too. `keeping` is `database` when the search keeps fields in memory
-/// (`cx::keeps_fields`), else null.
+/// counts by value), the total counts its matches too. `keeping` is `database` when the search
+/// keeps fields in memory (`cx::keeps_fields`), else null.
 void run_built(cx_database &database, cx_database *keeping, cx::Snapshot &snapshot, const cx_search_request &request,
                const cx::BuiltQuery &built, cx_results &results, const Query *counted = nullptr,
                const Query *also_counted = nullptr) {
