@@ -527,9 +527,19 @@ struct BatchTests {
         let watched = try watcher.stop()
         #expect(watched.partial.isEmpty, "\(watched.partial.prefix(5))")
         // A replica switching to a whole new copy, or catching up, is answered from the last batch
-        // every shard holds; only a shard server that is down fails a search.
+        // every shard holds; only a shard server that is down fails a search. But a replica of small
+        // batches sent a whole copy stays behind until that copy has caught up: xapian-replicate's
+        // server sends one when the changeset it needs is not there yet (the writer writes a
+        // revision's changeset just after the revision, a moment a loaded machine widens). Once the
+        // other shards have moved on, a search then waits 10 s for them to agree and fails cleanly,
+        // naming each shard's batch (docs/operations.md).
         if victim == .replicator {
-            #expect(watched.failed.isEmpty, "\(watched.failed.count) failed: \(watched.failed.prefix(3))")
+            if large || copies == 0 {
+                #expect(watched.failed.isEmpty, "\(watched.failed.count) failed: \(watched.failed.prefix(3))")
+            } else {
+                let unclean = watched.failed.filter { !($0.contains("1010") && $0.contains("held different batches")) }
+                #expect(unclean.isEmpty, "\(unclean.count) failed otherwise: \(unclean.prefix(3))")
+            }
         }
         print(
             "BatchTests.shardMachineKilled(\(victim), large: \(large)): \(copies) switches to a new copy; "
